@@ -1,0 +1,135 @@
+# libndgpu build.
+#
+#   make            libndgpu.a + libndgpu.so (CUDA backend when nvcc is found)
+#   make test       deps, build, run the Check suite and the examples
+#   make asan       the whole suite under AddressSanitizer + UBSan
+#   make valgrind   the suite under valgrind memcheck (leaks are errors)
+#   make examples   build examples/*.c
+#   make run        the main job: build and run examples/quickstart
+#   make deps       install the Debian packages the build needs (as root)
+#
+# Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc;
+#          CUDA_ARCH=90 (one architecture keeps CI fast; e.g. "80 90");
+#          NATIVE=1 adds -march=native; DEBUG=1 builds -O0 -g;
+#          BUILD=dir chooses the build directory.
+
+SHELL := /bin/bash
+NDGPU_SOVERSION := 0
+NDGPU_VERSION := 0.1.0
+
+BUILD ?= build
+CC ?= cc
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_ARCH ?= 90
+
+ifeq ($(CUDA),0)
+  WITH_CUDA := 0
+else ifneq ($(NVCC),)
+  WITH_CUDA := 1
+else ifeq ($(CUDA),1)
+  $(error CUDA=1 but nvcc was not found)
+else
+  WITH_CUDA := 0
+endif
+
+OPT ?= -O2
+ifeq ($(DEBUG),1)
+  OPT := -O0 -g
+endif
+ifeq ($(NATIVE),1)
+  OPT += -march=native
+endif
+
+BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
+BLAS_LIBS := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
+
+WARN := -Wall -Wextra -Werror
+CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -fopenmp -D_GNU_SOURCE \
+              -Iinclude -Isrc $(BLAS_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
+LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lm -lpthread
+
+SRCS := $(wildcard src/*.c) $(wildcard src/cpu/*.c)
+CU_SRCS := $(wildcard src/cuda/*.cu)
+ifeq ($(WITH_CUDA),1)
+  CFLAGS_ALL += -DND_WITH_CUDA=1 -I$(CUDA_HOME)/include
+  NVCCFLAGS := -std=c++17 -O2 -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror -Werror all-warnings \
+               $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+               -DND_WITH_CUDA=1 -Iinclude -Isrc $(NVCC_EXTRA)
+  LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart
+  CU_OBJS := $(CU_SRCS:%.cu=$(BUILD)/%.o)
+else
+  CU_OBJS :=
+endif
+OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+
+LIB_A := $(BUILD)/libndgpu.a
+LIB_SO := $(BUILD)/libndgpu.so.$(NDGPU_VERSION)
+LIB_SONAME := libndgpu.so.$(NDGPU_SOVERSION)
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BIN := $(BUILD)/tests/ndgpu_tests
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
+
+.PHONY: all lib test check-run asan valgrind examples run clean deps
+all: lib
+lib: $(LIB_A) $(BUILD)/libndgpu.so
+
+$(BUILD)/%.o: %.c $(wildcard include/*.h src/*.h src/cpu/*.h) | $(BUILD)/.dirs
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/%.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh) | $(BUILD)/.dirs
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/.dirs:
+	mkdir -p $(BUILD)/src/cpu $(BUILD)/src/cuda $(BUILD)/tests $(BUILD)/examples
+	touch $@
+
+$(LIB_A): $(OBJS) $(CU_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(OBJS) $(CU_OBJS)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) $(SAN) -o $@ $^ $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+
+$(BUILD)/libndgpu.so: $(LIB_SO)
+	ln -sf libndgpu.so.$(NDGPU_VERSION) $(BUILD)/$(LIB_SONAME)
+	ln -sf libndgpu.so.$(NDGPU_VERSION) $@
+
+# The test binary links the static library (internal symbols reachable
+# through src/ headers for white-box tests).
+$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h) $(LIB_A)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -o $@ $(TEST_SRCS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+
+$(BUILD)/examples/%: examples/%.c $(LIB_A)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+
+examples: $(EXAMPLE_BINS)
+
+deps:
+	@bash tools/deps.sh
+
+# Check prints "NN%: Checks: N, Failures: F, Errors: E" as its last line.
+test: deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: $(TEST_BIN) $(EXAMPLE_BINS)
+	@bash tests/run_examples.sh $(BUILD)/examples
+	$(TEST_BIN)
+
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD)/examples/quickstart
+	$(BUILD)/examples/quickstart
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan CUDA=$(WITH_CUDA) OPT="-O1 -g" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
+
+valgrind: $(TEST_BIN)
+	CK_FORK=no valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	  --suppressions=tests/valgrind.supp $(TEST_BIN)
+
+clean:
+	rm -rf build build-asan build-*

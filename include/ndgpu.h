@@ -1,0 +1,470 @@
+/*
+ * libndgpu - a NumPy/CuPy-style n-dimensional array library in C.
+ *
+ * One public header. Conventions (see README.md and shared DESIGN.md):
+ *
+ *  - Every fallible function returns nd_status (ND_OK == 0). On failure
+ *    nothing leaks, *out is untouched, and nd_last_error() returns a
+ *    thread-local message naming the function and the offending argument.
+ *  - Results come back through an out-pointer, the first parameter:
+ *    nd_add(&c, a, b) reads "c = a + b".
+ *  - THE OUT-POINTER RULE (NumPy's out=): if *out == NULL the function
+ *    allocates the result and stores a new reference in *out (yours to
+ *    nd_release). If *out != NULL the result is written into *out, which
+ *    must have the result's shape, live on the same device and accept the
+ *    result dtype under "same_kind" casting (ND_ERR_SHAPE / ND_ERR_DEVICE /
+ *    ND_ERR_DTYPE otherwise). Exact aliasing of an input is allowed (in
+ *    place); partial overlap gives NumPy's result (inputs are copied first).
+ *    View-making functions follow the same rule: with *out != NULL the view's
+ *    elements are copied into *out.
+ *  - Every nd_array* the library gives you is yours: nd_release() it.
+ *  - The library never aborts, prints or exits.
+ *  - Thread-safe for distinct arrays.
+ */
+#ifndef NDGPU_H
+#define NDGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define ND_API
+#else
+#define ND_API __attribute__((visibility("default")))
+#endif
+
+#define ND_VERSION_MAJOR 0
+#define ND_VERSION_MINOR 1
+#define ND_VERSION_PATCH 0
+
+/** Maximum number of dimensions of an array. */
+#define ND_MAX_DIMS 32
+
+/* ------------------------------------------------------------------ */
+/* Status codes (numbers are stable)                                   */
+/* ------------------------------------------------------------------ */
+typedef enum nd_status {
+    ND_OK = 0,
+    ND_ERR_INVALID = 1,     /* bad argument value (NULL, range, ...) */
+    ND_ERR_SHAPE = 2,       /* shapes do not match / broadcast / bad axis */
+    ND_ERR_DTYPE = 3,       /* dtype not supported by the op, bad casting */
+    ND_ERR_DEVICE = 4,      /* device mismatch, missing or unusable GPU */
+    ND_ERR_NOMEM = 5,       /* allocation failed */
+    ND_ERR_BACKEND = 6,     /* BLAS / CUDA runtime error */
+    ND_ERR_IO = 7,          /* file or format error */
+    ND_ERR_UNSUPPORTED = 8, /* feature not compiled in / not implemented */
+    ND_ERR_INTERNAL = 9     /* a bug in libndgpu */
+} nd_status;
+
+/** Name of a status code, e.g. "ND_ERR_SHAPE". Never NULL. */
+ND_API const char *nd_status_name(nd_status s);
+/** Thread-local message of the last failure in this thread ("" if none).
+ *  Valid until the next libndgpu call in this thread. */
+ND_API const char *nd_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Library                                                             */
+/* ------------------------------------------------------------------ */
+/** Version string "MAJOR.MINOR.PATCH". */
+ND_API const char *nd_version(void);
+/** One-line description of the build: backends, BLAS and its core, CUDA. */
+ND_API const char *nd_build_info(void);
+/** Set the number of CPU threads (n >= 1; 0 = default = all cores or
+ *  ND_NUM_THREADS). ND_ERR_INVALID for n < 0. */
+ND_API nd_status nd_set_num_threads(int n);
+/** Number of CPU threads the CPU backend uses. */
+ND_API int nd_get_num_threads(void);
+
+/* ------------------------------------------------------------------ */
+/* dtypes                                                              */
+/* ------------------------------------------------------------------ */
+typedef enum nd_dtype {
+    ND_BOOL = 0,
+    ND_INT8,
+    ND_INT16,
+    ND_INT32,
+    ND_INT64,
+    ND_UINT8,
+    ND_UINT16,
+    ND_UINT32,
+    ND_UINT64,
+    ND_FLOAT16,
+    ND_BFLOAT16,
+    ND_FLOAT32,
+    ND_FLOAT64,
+    ND_NUM_DTYPES
+} nd_dtype;
+
+/** NumPy's name ("float32", "bfloat16", ...); "invalid" for bad values. */
+ND_API const char *nd_dtype_name(nd_dtype t);
+/** Size of one element in bytes; 0 for bad values. */
+ND_API size_t nd_dtype_size(nd_dtype t);
+/** Promotion of two array dtypes (NumPy 2 / NEP 50 table; bfloat16 with
+ *  float16 gives float32, with int8/uint8 bfloat16, with wider ints
+ *  float32/float64 as for float16). ND_ERR_INVALID on bad enums. */
+ND_API nd_status nd_result_type(nd_dtype *out, nd_dtype a, nd_dtype b);
+/** Whether `from` can be cast to `to` under NumPy's "same_kind" rule. */
+ND_API bool nd_can_cast_same_kind(nd_dtype from, nd_dtype to);
+
+/* ------------------------------------------------------------------ */
+/* Scalars (weak, as Python scalars in NumPy 2 / NEP 50)               */
+/* ------------------------------------------------------------------ */
+typedef enum nd_scalar_kind {
+    ND_SCALAR_NONE = 0, /* "no value" (e.g. a missing clip bound) */
+    ND_SCALAR_BOOL,
+    ND_SCALAR_INT,
+    ND_SCALAR_FLOAT
+} nd_scalar_kind;
+
+typedef struct nd_scalar {
+    nd_scalar_kind kind;
+    union {
+        bool b;
+        int64_t i;
+        double f;
+    } v;
+} nd_scalar;
+
+static inline nd_scalar nd_scalar_bool(bool b) { nd_scalar s; s.kind = ND_SCALAR_BOOL; s.v.b = b; return s; }
+static inline nd_scalar nd_scalar_int(int64_t i) { nd_scalar s; s.kind = ND_SCALAR_INT; s.v.i = i; return s; }
+static inline nd_scalar nd_scalar_float(double f) { nd_scalar s; s.kind = ND_SCALAR_FLOAT; s.v.f = f; return s; }
+static inline nd_scalar nd_scalar_none(void) { nd_scalar s; s.kind = ND_SCALAR_NONE; s.v.i = 0; return s; }
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+/* ------------------------------------------------------------------ */
+typedef enum nd_device_type { ND_DEVICE_CPU = 0, ND_DEVICE_CUDA = 1 } nd_device_type;
+typedef struct nd_device {
+    nd_device_type type;
+    int id;
+} nd_device;
+
+typedef struct nd_device_info {
+    char name[256];
+    nd_device_type type;
+    int id;
+    int cc_major, cc_minor;      /* compute capability (0 for the CPU) */
+    int multiprocessors;         /* SMs; logical cores for the CPU */
+    size_t total_memory;         /* bytes */
+    size_t free_memory;          /* bytes */
+    int memory_clock_khz;        /* 0 when unknown */
+    int memory_bus_width_bits;   /* 0 when unknown */
+    double peak_bandwidth_gbps;  /* 0 when unknown */
+} nd_device_info;
+
+static inline nd_device nd_cpu(void) { nd_device d; d.type = ND_DEVICE_CPU; d.id = 0; return d; }
+static inline nd_device nd_cuda(int id) { nd_device d; d.type = ND_DEVICE_CUDA; d.id = id; return d; }
+/** cuda:0 when a GPU is usable, else the CPU. ND_DEVICE=cpu|cuda:N overrides
+ *  (an unusable override falls back to the CPU). */
+ND_API nd_device nd_default_device(void);
+/** Number of usable CUDA devices; 0 (silently) in a CPU-only build or
+ *  when there is no driver or GPU. */
+ND_API int nd_cuda_device_count(void);
+/** Fill *info for dev. ND_ERR_INVALID (NULL), ND_ERR_DEVICE (no such
+ *  device), ND_ERR_UNSUPPORTED (CUDA not compiled in). */
+ND_API nd_status nd_device_get_info(nd_device_info *info, nd_device dev);
+/** Wait for all work queued on dev. */
+ND_API nd_status nd_synchronize(nd_device dev);
+
+/* ------------------------------------------------------------------ */
+/* Arrays                                                              */
+/* ------------------------------------------------------------------ */
+typedef struct nd_array nd_array;
+
+/** Add a reference; returns a. NULL is fine. */
+ND_API nd_array *nd_retain(nd_array *a);
+/** Drop a reference; the last one frees. NULL is fine. */
+ND_API void nd_release(nd_array *a);
+
+/* Creation. shape may be NULL when ndim == 0. Negative extents,
+ * ndim > ND_MAX_DIMS and overflowing sizes give ND_ERR_INVALID /
+ * ND_ERR_SHAPE; a CUDA device in a CPU-only build ND_ERR_UNSUPPORTED,
+ * a CUDA device without a GPU ND_ERR_DEVICE. All follow the out rule. */
+
+/** Uninitialised array. */
+ND_API nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
+/** Array of zeros. */
+ND_API nd_status nd_zeros(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
+/** Array of ones. */
+ND_API nd_status nd_ones(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
+/** Array filled with value (cast to dtype as NumPy's np.full does;
+ *  ND_ERR_INVALID for a NONE scalar or an integer out of range). */
+ND_API nd_status nd_full(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_scalar value, nd_device dev);
+/** 1-D array start, start+step, ... < stop (NumPy's arange: length
+ *  ceil((stop-start)/step)). ND_ERR_INVALID for step == 0 or non-finite. */
+ND_API nd_status nd_arange(nd_array **out, nd_dtype dtype, double start, double stop, double step, nd_device dev);
+/** num evenly spaced values over [start, stop] (or [start, stop) without
+ *  endpoint). num >= 0. */
+ND_API nd_status nd_linspace(nd_array **out, nd_dtype dtype, double start, double stop, int64_t num, bool endpoint, nd_device dev);
+/** n x m matrix with ones on diagonal k (m < 0 means m = n). */
+ND_API nd_status nd_eye(nd_array **out, nd_dtype dtype, int64_t n, int64_t m, int64_t k, nd_device dev);
+/** Uninitialised array with a's shape, dtype and device. */
+ND_API nd_status nd_empty_like(nd_array **out, const nd_array *a);
+/** Zeros with a's shape, dtype and device. */
+ND_API nd_status nd_zeros_like(nd_array **out, const nd_array *a);
+/** Ones with a's shape, dtype and device. */
+ND_API nd_status nd_ones_like(nd_array **out, const nd_array *a);
+/** Copy C-contiguous host data (nd_size * dtype size bytes) into a new
+ *  array on dev. data may be NULL only when the size is 0. */
+ND_API nd_status nd_from_host(nd_array **out, const void *data, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
+/** Copy of a (C-contiguous, same device). With *out != NULL, copies a
+ *  into *out (np.copyto: a broadcasts to out's shape, same_kind cast). */
+ND_API nd_status nd_copy(nd_array **out, const nd_array *a);
+/** a cast to dtype (any cast is allowed, as NumPy's astype with
+ *  casting="unsafe": float->int truncates toward zero, NaN/out of range
+ *  gives an implementation value without UB; float->bool is x != 0). */
+ND_API nd_status nd_astype(nd_array **out, const nd_array *a, nd_dtype dtype);
+/** Copy a's elements in C order into host memory dst of exactly nbytes
+ *  (== nd_nbytes(a)); works for any layout and device. */
+ND_API nd_status nd_copy_to_host(void *dst, const nd_array *a, size_t nbytes);
+/** Copy C-ordered host data of exactly nd_nbytes(a) bytes into a. */
+ND_API nd_status nd_copy_from_host(nd_array *a, const void *src, size_t nbytes);
+/** Copy of a on device dev (always a new array when *out == NULL). */
+ND_API nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev);
+
+/* Inspection. On a NULL array these return 0 / NULL / false. */
+ND_API int nd_ndim(const nd_array *a);
+/** Pointer to ndim extents, valid while a lives. */
+ND_API const int64_t *nd_shape(const nd_array *a);
+/** Pointer to ndim strides, in ELEMENTS (as DLPack), valid while a lives. */
+ND_API const int64_t *nd_strides(const nd_array *a);
+ND_API int64_t nd_size(const nd_array *a);
+/** nd_size * dtype size. */
+ND_API size_t nd_nbytes(const nd_array *a);
+ND_API nd_dtype nd_dtype_of(const nd_array *a);
+ND_API nd_device nd_device_of(const nd_array *a);
+/** Address of element [0,...,0] (host or device pointer). */
+ND_API void *nd_data(const nd_array *a);
+/** C-contiguous (size-1 axes' strides ignored). */
+ND_API bool nd_is_contiguous(const nd_array *a);
+/** Whether a lives in page-locked host memory (false without a GPU). */
+ND_API bool nd_is_pinned(const nd_array *a);
+
+/* ------------------------------------------------------------------ */
+/* Views and joins                                                     */
+/* ------------------------------------------------------------------ */
+/** "No value" for nd_range start/stop (Python's None). */
+#define ND_NONE INT64_MIN
+typedef struct nd_range {
+    int64_t start, stop, step; /* Python slice semantics; step != 0 */
+} nd_range;
+/** The whole axis, like ':' */
+#define ND_ALL ((nd_range){ND_NONE, ND_NONE, 1})
+
+/** New shape with the same size; one extent may be -1. A view when the
+ *  strides allow, else a copy. */
+ND_API nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t *shape);
+/** Permute axes (axes: a permutation of 0..ndim-1, negatives allowed; NULL
+ *  reverses). A view. */
+ND_API nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes);
+/** Basic slicing a[r0, r1, ...]; nranges <= ndim, missing axes are whole.
+ *  Negative indices and steps as in Python. A view. */
+ND_API nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_range *ranges);
+/** Remove size-1 axes (axes NULL: all of them; else each named axis must
+ *  have extent 1). A view. */
+ND_API nd_status nd_squeeze(nd_array **out, const nd_array *a, int naxes, const int *axes);
+/** Insert an axis of extent 1 at position axis (-ndim-1 <= axis <= ndim). */
+ND_API nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis);
+/** Broadcast a to shape (read-only view semantics: stride-0 axes). */
+ND_API nd_status nd_broadcast_to(nd_array **out, const nd_array *a, int ndim, const int64_t *shape);
+/** a itself (a new reference) if C-contiguous, else a C-contiguous copy. */
+ND_API nd_status nd_contiguous(nd_array **out, const nd_array *a);
+/** Join n >= 1 arrays along an existing axis (dtypes promoted). */
+ND_API nd_status nd_concatenate(nd_array **out, int n, const nd_array *const *arrays, int axis);
+/** Join n >= 1 same-shape arrays along a new axis. */
+ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, int axis);
+
+/* ------------------------------------------------------------------ */
+/* The op table                                                        */
+/* ------------------------------------------------------------------ */
+/*
+ * X(ENUM, name, kinds, rule) - the single list of elementwise ops.
+ *  kinds: input kinds with a loop: B bool, I signed, U unsigned, F float;
+ *         a lower-case b means bool inputs are computed as int8 (NumPy).
+ *  rule:  SAME  result dtype = (promoted) input dtype
+ *         FLOAT result is the smallest float that holds the input
+ *               (bool/int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
+ *         DIV   true division: integers -> float64, floats unchanged
+ *         BOOL  result is bool (computed in the promoted input dtype)
+ */
+#define ND_UNARY_OPS(X)                     \
+    X(NEG, negative, "IUF", SAME)           \
+    X(POSITIVE, positive, "IUF", SAME)      \
+    X(ABS, abs, "BIUF", SAME)               \
+    X(SIGN, sign, "IUF", SAME)              \
+    X(SQRT, sqrt, "BIUF", FLOAT)            \
+    X(CBRT, cbrt, "BIUF", FLOAT)            \
+    X(SQUARE, square, "bIUF", SAME)         \
+    X(RECIPROCAL, reciprocal, "bIUF", SAME) \
+    X(EXP, exp, "BIUF", FLOAT)              \
+    X(EXP2, exp2, "BIUF", FLOAT)            \
+    X(EXPM1, expm1, "BIUF", FLOAT)          \
+    X(LOG, log, "BIUF", FLOAT)              \
+    X(LOG2, log2, "BIUF", FLOAT)            \
+    X(LOG10, log10, "BIUF", FLOAT)          \
+    X(LOG1P, log1p, "BIUF", FLOAT)          \
+    X(SIN, sin, "BIUF", FLOAT)              \
+    X(COS, cos, "BIUF", FLOAT)              \
+    X(TAN, tan, "BIUF", FLOAT)              \
+    X(ARCSIN, arcsin, "BIUF", FLOAT)        \
+    X(ARCCOS, arccos, "BIUF", FLOAT)        \
+    X(ARCTAN, arctan, "BIUF", FLOAT)        \
+    X(SINH, sinh, "BIUF", FLOAT)            \
+    X(COSH, cosh, "BIUF", FLOAT)            \
+    X(TANH, tanh, "BIUF", FLOAT)            \
+    X(ARCSINH, arcsinh, "BIUF", FLOAT)      \
+    X(ARCCOSH, arccosh, "BIUF", FLOAT)      \
+    X(ARCTANH, arctanh, "BIUF", FLOAT)      \
+    X(SIGMOID, sigmoid, "BIUF", FLOAT)      \
+    X(RELU, relu, "IUF", SAME)              \
+    X(FLOOR, floor, "BIUF", SAME)           \
+    X(CEIL, ceil, "BIUF", SAME)             \
+    X(TRUNC, trunc, "BIUF", SAME)           \
+    X(RINT, rint, "BIUF", FLOAT)            \
+    X(LOGICAL_NOT, logical_not, "BIUF", BOOL) \
+    X(BITWISE_NOT, bitwise_not, "BIU", SAME) \
+    X(ISNAN, isnan, "BIUF", BOOL)           \
+    X(ISINF, isinf, "BIUF", BOOL)           \
+    X(ISFINITE, isfinite, "BIUF", BOOL)     \
+    X(SIGNBIT, signbit, "BIUF", BOOL)
+
+#define ND_BINARY_OPS(X)                          \
+    X(ADD, add, "BIUF", SAME)                     \
+    X(SUBTRACT, subtract, "IUF", SAME)            \
+    X(MULTIPLY, multiply, "BIUF", SAME)           \
+    X(DIVIDE, divide, "BIUF", DIV)                \
+    X(FLOOR_DIVIDE, floor_divide, "bIUF", SAME)   \
+    X(REMAINDER, remainder, "bIUF", SAME)         \
+    X(POWER, power, "bIUF", SAME)                 \
+    X(MAXIMUM, maximum, "BIUF", SAME)             \
+    X(MINIMUM, minimum, "BIUF", SAME)             \
+    X(FMAX, fmax, "BIUF", SAME)                   \
+    X(FMIN, fmin, "BIUF", SAME)                   \
+    X(ARCTAN2, arctan2, "BIUF", FLOAT)            \
+    X(HYPOT, hypot, "BIUF", FLOAT)                \
+    X(COPYSIGN, copysign, "BIUF", FLOAT)          \
+    X(EQUAL, equal, "BIUF", BOOL)                 \
+    X(NOT_EQUAL, not_equal, "BIUF", BOOL)         \
+    X(LESS, less, "BIUF", BOOL)                   \
+    X(LESS_EQUAL, less_equal, "BIUF", BOOL)       \
+    X(GREATER, greater, "BIUF", BOOL)             \
+    X(GREATER_EQUAL, greater_equal, "BIUF", BOOL) \
+    X(LOGICAL_AND, logical_and, "BIUF", BOOL)     \
+    X(LOGICAL_OR, logical_or, "BIUF", BOOL)       \
+    X(LOGICAL_XOR, logical_xor, "BIUF", BOOL)     \
+    X(BITWISE_AND, bitwise_and, "BIU", SAME)      \
+    X(BITWISE_OR, bitwise_or, "BIU", SAME)        \
+    X(BITWISE_XOR, bitwise_xor, "BIU", SAME)      \
+    X(LEFT_SHIFT, left_shift, "bIU", SAME)        \
+    X(RIGHT_SHIFT, right_shift, "bIU", SAME)
+
+#define ND_X_ENUM_UNARY(E, n, k, r) ND_UNARY_##E,
+#define ND_X_ENUM_BINARY(E, n, k, r) ND_BINARY_##E,
+typedef enum nd_unary_op { ND_UNARY_OPS(ND_X_ENUM_UNARY) ND_NUM_UNARY_OPS } nd_unary_op;
+typedef enum nd_binary_op { ND_BINARY_OPS(ND_X_ENUM_BINARY) ND_NUM_BINARY_OPS } nd_binary_op;
+
+/** NumPy name of an op ("negative", "add"); NULL for bad values. */
+ND_API const char *nd_unary_op_name(nd_unary_op op);
+ND_API const char *nd_binary_op_name(nd_binary_op op);
+
+/* ------------------------------------------------------------------ */
+/* Elementwise                                                         */
+/* ------------------------------------------------------------------ */
+/** out = op(a). ND_ERR_INVALID for a bad op, ND_ERR_DTYPE when the op has
+ *  no loop for a's dtype (e.g. negative on bool, bitwise_not on float). */
+ND_API nd_status nd_unary(nd_array **out, nd_unary_op op, const nd_array *a);
+/** out = op(a, b) with broadcasting and NEP 50 promotion. ND_ERR_SHAPE
+ *  when shapes do not broadcast, ND_ERR_DEVICE when devices differ. */
+ND_API nd_status nd_binary(nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b);
+/** out = op(a, s) with a weak Python-like scalar (NEP 50): int8 array +
+ *  int scalar stays int8 (ND_ERR_INVALID if the value does not fit), int
+ *  array + float scalar gives float64, float32 + float scalar float32. */
+ND_API nd_status nd_binary_scalar(nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s);
+/** out = op(s, a): the scalar on the left (e.g. 1 - a, 2 / a). */
+ND_API nd_status nd_scalar_binary(nd_array **out, nd_binary_op op, nd_scalar s, const nd_array *a);
+/** out = cond ? x : y (cond is cast to bool; x and y promoted; all three
+ *  broadcast). */
+ND_API nd_status nd_where(nd_array **out, const nd_array *cond, const nd_array *x, const nd_array *y);
+/** out = minimum(maximum(a, lo), hi), NumPy's clip; lo or hi may be NULL
+ *  (not both). NaN propagates. */
+ND_API nd_status nd_clip(nd_array **out, const nd_array *a, const nd_array *lo, const nd_array *hi);
+/** clip with weak scalar bounds; a bound of kind ND_SCALAR_NONE is absent. */
+ND_API nd_status nd_clip_scalar(nd_array **out, const nd_array *a, nd_scalar lo, nd_scalar hi);
+
+/* Named wrappers: nd_negative(&out, a), nd_exp(&out, a), ...,
+ * nd_add(&out, a, b), nd_less(&out, a, b), ... one per op of the table. */
+#define ND_X_DECL_UNARY(E, n, k, r) ND_API nd_status nd_##n(nd_array **out, const nd_array *a);
+#define ND_X_DECL_BINARY(E, n, k, r) ND_API nd_status nd_##n(nd_array **out, const nd_array *a, const nd_array *b);
+ND_UNARY_OPS(ND_X_DECL_UNARY)
+ND_BINARY_OPS(ND_X_DECL_BINARY)
+
+/* ------------------------------------------------------------------ */
+/* Reductions                                                          */
+/* ------------------------------------------------------------------ */
+#define ND_REDUCE_OPS(X) \
+    X(SUM, sum)          \
+    X(PROD, prod)        \
+    X(MEAN, mean)        \
+    X(MAX, max)          \
+    X(MIN, min)          \
+    X(ARGMAX, argmax)    \
+    X(ARGMIN, argmin)    \
+    X(ANY, any)          \
+    X(ALL, all)          \
+    X(VAR, var)          \
+    X(STD, std)
+#define ND_X_ENUM_REDUCE(E, n) ND_REDUCE_##E,
+typedef enum nd_reduce_op { ND_REDUCE_OPS(ND_X_ENUM_REDUCE) ND_NUM_REDUCE_OPS } nd_reduce_op;
+ND_API const char *nd_reduce_op_name(nd_reduce_op op);
+
+/** Reduce a over axes (axes == NULL: all axes; otherwise naxes distinct
+ *  axes, negatives allowed; naxes == 0 reduces nothing). keepdims keeps
+ *  reduced axes with extent 1. Result dtypes as NumPy: sum/prod of
+ *  bool/ints -> int64 (uint64 for unsigned), float16/bfloat16 accumulate
+ *  in float32; mean/var/std of ints -> float64; argmax/argmin -> int64
+ *  and take one axis or all; any/all -> bool. Empty reductions give the
+ *  identity where one exists, else ND_ERR_INVALID. var/std use ddof 0. */
+ND_API nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** var/std (or any op) with a delta degrees of freedom (ignored by ops
+ *  other than var/std). */
+ND_API nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims, int64_t ddof);
+#define ND_X_DECL_REDUCE(E, n) ND_API nd_status nd_##n(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+ND_REDUCE_OPS(ND_X_DECL_REDUCE)
+
+/* ------------------------------------------------------------------ */
+/* Linear algebra                                                      */
+/* ------------------------------------------------------------------ */
+/** NumPy matmul: 1-D operands are promoted (and the added axis removed),
+ *  batch dimensions broadcast. Transposed views go to BLAS as flags. */
+ND_API nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b);
+/** NumPy dot: scalar*array for 0-d, inner product for 1-D, matmul for
+ *  2-D, sum over the last axis of a and second-to-last of b otherwise. */
+ND_API nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b);
+/** c = alpha * op(a) @ op(b) + beta * c for 2-D a, b (op = transpose when
+ *  the flag is set). With *c == NULL a new c is allocated and beta ignored. */
+ND_API nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b, double beta);
+
+/* ------------------------------------------------------------------ */
+/* Random (Philox4x32-10, counter based; same numbers on every backend) */
+/* ------------------------------------------------------------------ */
+typedef struct nd_rng nd_rng;
+/** New generator: key = seed, counter = 0. */
+ND_API nd_status nd_rng_create(nd_rng **rng, uint64_t seed);
+ND_API void nd_rng_destroy(nd_rng *rng);
+/** Current stream position (in 128-bit Philox blocks). */
+ND_API uint64_t nd_rng_offset(const nd_rng *rng);
+ND_API nd_status nd_rng_set_offset(nd_rng *rng, uint64_t offset);
+/** Uniform [low, high) floats (float16/bfloat16/float32/float64). */
+ND_API nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double low, double high, nd_device dev);
+/** Normal(mean, stddev) floats by Box-Muller. */
+ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean, double stddev, nd_device dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NDGPU_H */

@@ -1,0 +1,457 @@
+/* The array object: buffers, headers, views, shapes, broadcasting, the
+ * out-pointer rule, inspection, devices and library information. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifdef ND_WITH_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Reference counting                                                  */
+/* ------------------------------------------------------------------ */
+static void buffer_release(nd_buffer *b)
+{
+    if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (b->release) {
+        b->release(b->ctx);
+    } else if (b->owns && b->ptr) {
+        const nd_backend *be = nd__backend(b->device);
+        if (be) be->free(b->device, b->ptr);
+    }
+    free(b);
+}
+
+nd_array *nd_retain(nd_array *a)
+{
+    if (a) atomic_fetch_add_explicit(&a->refcount, 1, memory_order_relaxed);
+    return a;
+}
+
+void nd_release(nd_array *a)
+{
+    if (!a) return;
+    if (atomic_fetch_sub_explicit(&a->refcount, 1, memory_order_acq_rel) != 1) return;
+    buffer_release(a->buf);
+    free(a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shapes                                                              */
+/* ------------------------------------------------------------------ */
+nd_status nd__check_shape(const char *func, int ndim, const int64_t *shape, nd_dtype dtype, int64_t *size)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        return nd__err(ND_ERR_INVALID, func, "ndim %d is out of range [0, %d]", ndim, ND_MAX_DIMS);
+    if (ndim > 0 && shape == NULL) return nd__err(ND_ERR_INVALID, func, "argument 'shape' is NULL with ndim %d", ndim);
+    if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_INVALID, func, "invalid dtype value %d", (int)dtype);
+    int64_t n = 1;
+    bool zero = false;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return nd__err(ND_ERR_INVALID, func, "negative dimensions are not allowed (shape[%d] = %lld)", i,
+                           (long long)shape[i]);
+        if (shape[i] == 0) zero = true;
+    }
+    /* overflow check over the non-zero extents, so (0, 2^62, 2^62) is still rejected like NumPy */
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] == 0) continue;
+        if (__builtin_mul_overflow(n, shape[i], &n))
+            return nd__err(ND_ERR_INVALID, func, "array is too big: the product of the shape overflows");
+    }
+    int64_t bytes;
+    if (__builtin_mul_overflow(n, (int64_t)nd__itemsize(dtype), &bytes))
+        return nd__err(ND_ERR_INVALID, func, "array is too big: %lld elements of %s overflow the byte count",
+                       (long long)n, nd_dtype_name(dtype));
+    if (size) *size = zero ? 0 : n;
+    return ND_OK;
+}
+
+void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        if (shape[i] > 1) s *= shape[i];
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+/* ------------------------------------------------------------------ */
+int nd_cuda_device_count(void)
+{
+#ifdef ND_WITH_CUDA
+    return nd__cuda_device_count();
+#else
+    return 0;
+#endif
+}
+
+nd_status nd__check_device(const char *func, nd_device dev)
+{
+    if (dev.type == ND_DEVICE_CPU) {
+        if (dev.id != 0) return nd__err(ND_ERR_DEVICE, func, "invalid CPU device id %d (only cpu:0 exists)", dev.id);
+        return ND_OK;
+    }
+    if (dev.type != ND_DEVICE_CUDA) return nd__err(ND_ERR_INVALID, func, "invalid device type %d", (int)dev.type);
+#ifndef ND_WITH_CUDA
+    return nd__err(ND_ERR_UNSUPPORTED, func, "device cuda:%d requested, but libndgpu was built without CUDA (CUDA=0)",
+                   dev.id);
+#else
+    int n = nd__cuda_device_count();
+    if (n == 0)
+        return nd__err(ND_ERR_DEVICE, func, "device cuda:%d requested, but no usable GPU was found (%s)", dev.id,
+                       nd__cuda_unavailable_reason());
+    if (dev.id < 0 || dev.id >= n)
+        return nd__err(ND_ERR_DEVICE, func, "device cuda:%d does not exist (%d CUDA device%s)", dev.id, n,
+                       n == 1 ? "" : "s");
+    if (nd__backend(dev) == NULL)
+        return nd__err(ND_ERR_UNSUPPORTED, func, "the CUDA backend has no array support yet (cuda:%d)", dev.id);
+    return ND_OK;
+#endif
+}
+
+const nd_backend *nd__backend(nd_device dev)
+{
+    if (dev.type == ND_DEVICE_CPU) return &nd__cpu_backend;
+#ifdef ND_WITH_CUDA
+    if (dev.type == ND_DEVICE_CUDA) return nd__cuda_backend();
+#endif
+    return NULL;
+}
+
+nd_device nd_default_device(void)
+{
+    const char *env = getenv("ND_DEVICE");
+    if (env && strcmp(env, "cpu") == 0) return nd_cpu();
+    if (env && strncmp(env, "cuda", 4) == 0) {
+        int id = 0;
+        if (env[4] == ':') id = atoi(env + 5);
+        if (id >= 0 && id < nd_cuda_device_count() && nd__backend(nd_cuda(id))) return nd_cuda(id);
+        return nd_cpu();
+    }
+    if (nd_cuda_device_count() > 0 && nd__backend(nd_cuda(0))) return nd_cuda(0);
+    return nd_cpu();
+}
+
+nd_status nd_device_get_info(nd_device_info *info, nd_device dev)
+{
+    ND_CHECK_PTR("nd_device_get_info", info, "info");
+    if (dev.type == ND_DEVICE_CPU) {
+        if (dev.id != 0) return nd__err(ND_ERR_DEVICE, "nd_device_get_info", "invalid CPU device id %d", dev.id);
+        nd_device_info r;
+        memset(&r, 0, sizeof r);
+        snprintf(r.name, sizeof r.name, "cpu");
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        if (f) {
+            char line[512];
+            while (fgets(line, sizeof line, f)) {
+                if (strncmp(line, "model name", 10) == 0) {
+                    char *c = strchr(line, ':');
+                    if (c) {
+                        c++;
+                        while (*c == ' ') c++;
+                        c[strcspn(c, "\n")] = '\0';
+                        snprintf(r.name, sizeof r.name, "%s", c);
+                    }
+                    break;
+                }
+            }
+            fclose(f);
+        }
+        r.type = ND_DEVICE_CPU;
+        r.multiprocessors = nd__num_threads();
+        long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && psz > 0) r.total_memory = (size_t)pages * (size_t)psz;
+        if (avail > 0 && psz > 0) r.free_memory = (size_t)avail * (size_t)psz;
+        *info = r;
+        return ND_OK;
+    }
+    if (dev.type != ND_DEVICE_CUDA)
+        return nd__err(ND_ERR_INVALID, "nd_device_get_info", "invalid device type %d", (int)dev.type);
+#ifdef ND_WITH_CUDA
+    return nd__cuda_device_info(info, dev.id);
+#else
+    return nd__err(ND_ERR_UNSUPPORTED, "nd_device_get_info", "libndgpu was built without CUDA (CUDA=0)");
+#endif
+}
+
+nd_status nd_synchronize(nd_device dev)
+{
+    if (dev.type == ND_DEVICE_CPU) {
+        if (dev.id != 0) return nd__err(ND_ERR_DEVICE, "nd_synchronize", "invalid CPU device id %d", dev.id);
+        return ND_OK; /* CPU work is synchronous */
+    }
+    nd_status st = nd__check_device("nd_synchronize", dev);
+    if (st) return st;
+    return nd__backend(dev)->synchronize(dev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Allocation and views                                                */
+/* ------------------------------------------------------------------ */
+static nd_array *header_new(nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    nd_array *a = malloc(sizeof *a);
+    if (!a) return NULL;
+    atomic_init(&a->refcount, 1);
+    a->dtype = dtype;
+    a->ndim = ndim;
+    a->size = 1;
+    for (int i = 0; i < ndim; i++) {
+        a->shape[i] = shape[i];
+        a->size *= shape[i];
+    }
+    a->offset = 0;
+    a->device = dev;
+    a->buf = NULL;
+    return a;
+}
+
+nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    const nd_backend *be = nd__backend(dev);
+    if (!be) return nd__err(ND_ERR_UNSUPPORTED, "nd_alloc", "no backend for this device");
+    nd_array *a = header_new(dtype, ndim, shape, dev);
+    nd_buffer *b = calloc(1, sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of host memory for an array header");
+    }
+    nd__contiguous_strides(ndim, shape, a->strides);
+    size_t nbytes = (size_t)a->size * nd__itemsize(dtype);
+    void *ptr = NULL;
+    nd_status st = be->alloc(dev, nbytes, &ptr);
+    if (st) {
+        free(a);
+        free(b);
+        return st;
+    }
+    atomic_init(&b->refcount, 1);
+    b->ptr = ptr;
+    b->nbytes = nbytes;
+    b->device = dev;
+    b->owns = true;
+    a->buf = b;
+    *out = a;
+    return ND_OK;
+}
+
+nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
+                   const int64_t *strides, int64_t offset)
+{
+    nd_array *v = header_new(dtype, ndim, shape, a->device);
+    if (!v) return nd__err(ND_ERR_NOMEM, "nd_view", "out of host memory for an array header");
+    for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
+    v->offset = offset;
+    v->buf = a->buf;
+    atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
+    *out = v;
+    return ND_OK;
+}
+
+/* Byte extent [lo, hi) touched by a (relative to the buffer base). */
+static void byte_extent(const nd_array *a, int64_t *lo, int64_t *hi)
+{
+    int64_t l = a->offset, h = a->offset;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] == 0) {
+            *lo = *hi = a->offset;
+            return;
+        }
+        int64_t span = (a->shape[i] - 1) * a->strides[i] * (int64_t)nd__itemsize(a->dtype);
+        if (span < 0) l += span;
+        else h += span;
+    }
+    *lo = l;
+    *hi = h + (int64_t)nd__itemsize(a->dtype);
+}
+
+bool nd__may_overlap(const nd_array *a, const nd_array *b)
+{
+    if (a->buf != b->buf || a->size == 0 || b->size == 0) return false;
+    int64_t al, ah, bl, bh;
+    byte_extent(a, &al, &ah);
+    byte_extent(b, &bl, &bh);
+    return al < bh && bl < ah;
+}
+
+bool nd__same_view(const nd_array *a, const nd_array *b)
+{
+    if (a->buf != b->buf || a->offset != b->offset || a->dtype != b->dtype || a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] != b->shape[i]) return false;
+        if (a->shape[i] > 1 && a->strides[i] != b->strides[i]) return false;
+    }
+    return true;
+}
+
+nd_status nd__broadcast_shapes(const char *func, int nd1, const int64_t *s1, int nd2, const int64_t *s2,
+                               int *out_ndim, int64_t *out_shape)
+{
+    int n = nd1 > nd2 ? nd1 : nd2;
+    for (int i = 0; i < n; i++) {
+        int i1 = nd1 - n + i, i2 = nd2 - n + i;
+        int64_t d1 = i1 >= 0 ? s1[i1] : 1, d2 = i2 >= 0 ? s2[i2] : 1;
+        if (d1 == d2 || d2 == 1) out_shape[i] = d1;
+        else if (d1 == 1) out_shape[i] = d2;
+        else {
+            char b1[400], b2[400];
+            return nd__err(ND_ERR_SHAPE, func, "shapes %s and %s do not broadcast", nd__fmt_shape(b1, sizeof b1, nd1, s1),
+                           nd__fmt_shape(b2, sizeof b2, nd2, s2));
+        }
+    }
+    *out_ndim = n;
+    return ND_OK;
+}
+
+nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const int64_t *shape)
+{
+    int64_t strides[ND_MAX_DIMS];
+    int lead = ndim - a->ndim;
+    if (lead < 0) return nd__err(ND_ERR_SHAPE, "nd_broadcast_to", "cannot broadcast to fewer dimensions");
+    for (int i = 0; i < ndim; i++) {
+        int j = i - lead;
+        if (j < 0) strides[i] = 0;
+        else if (a->shape[j] == shape[i]) strides[i] = a->strides[j];
+        else if (a->shape[j] == 1) strides[i] = 0;
+        else {
+            char b1[400], b2[400];
+            return nd__err(ND_ERR_SHAPE, "nd_broadcast_to", "shape %s cannot be broadcast to %s",
+                           nd__fmt_shape(b1, sizeof b1, a->ndim, a->shape), nd__fmt_shape(b2, sizeof b2, ndim, shape));
+        }
+    }
+    return nd__view(out, a, a->dtype, ndim, shape, strides, a->offset);
+}
+
+nd_status nd__prepare_out(const char *func, nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape,
+                          nd_device dev, nd_array **res, bool *fresh)
+{
+    if (*out == NULL) {
+        nd_status st = nd__alloc(res, dtype, ndim, shape, dev);
+        if (st) return nd__err_prefix(st, func);
+        *fresh = true;
+        return ND_OK;
+    }
+    nd_array *o = *out;
+    bool same = o->ndim == ndim;
+    for (int i = 0; same && i < ndim; i++) same = o->shape[i] == shape[i];
+    if (!same) {
+        char b1[400], b2[400];
+        return nd__err(ND_ERR_SHAPE, func, "'out' has shape %s, but the result has shape %s",
+                       nd__fmt_shape(b1, sizeof b1, o->ndim, o->shape), nd__fmt_shape(b2, sizeof b2, ndim, shape));
+    }
+    if (!nd__same_device(o->device, dev))
+        return nd__err(ND_ERR_DEVICE, func, "'out' is on %s:%d, but the result is on %s:%d",
+                       o->device.type == ND_DEVICE_CPU ? "cpu" : "cuda", o->device.id,
+                       dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", dev.id);
+    if (!nd_can_cast_same_kind(dtype, o->dtype))
+        return nd__err(ND_ERR_DTYPE, func, "cannot cast the result from %s to 'out' dtype %s with casting rule 'same_kind'",
+                       nd_dtype_name(dtype), nd_dtype_name(o->dtype));
+    *res = o;
+    *fresh = false;
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* nd_empty                                                            */
+/* ------------------------------------------------------------------ */
+nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    static const char *fn = "nd_empty";
+    ND_CHECK_PTR(fn, out, "out");
+    nd_status st = nd__check_shape(fn, ndim, shape, dtype, NULL);
+    if (st) return st;
+    st = nd__check_device(fn, dev);
+    if (st) return st;
+    if (*out) {
+        /* out rule: an existing array of the right shape is returned as is */
+        nd_array *res;
+        bool fresh;
+        return nd__prepare_out(fn, out, dtype, ndim, shape, dev, &res, &fresh);
+    }
+    st = nd__alloc(out, dtype, ndim, shape, dev);
+    return st ? nd__err_prefix(st, fn) : ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inspection                                                          */
+/* ------------------------------------------------------------------ */
+int nd_ndim(const nd_array *a) { return a ? a->ndim : 0; }
+const int64_t *nd_shape(const nd_array *a) { return a ? a->shape : NULL; }
+const int64_t *nd_strides(const nd_array *a) { return a ? a->strides : NULL; }
+int64_t nd_size(const nd_array *a) { return a ? a->size : 0; }
+size_t nd_nbytes(const nd_array *a) { return a ? (size_t)a->size * nd__itemsize(a->dtype) : 0; }
+nd_dtype nd_dtype_of(const nd_array *a) { return a ? a->dtype : ND_NUM_DTYPES; }
+nd_device nd_device_of(const nd_array *a) { return a ? a->device : nd_cpu(); }
+void *nd_data(const nd_array *a) { return a ? nd__ptr(a) : NULL; }
+bool nd_is_pinned(const nd_array *a) { return a ? a->buf->pinned : false; }
+
+bool nd_is_contiguous(const nd_array *a)
+{
+    if (!a) return false;
+    int64_t s = 1;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] == 0) return true;
+        if (a->shape[i] != 1 && a->strides[i] != s) return false;
+        s *= a->shape[i];
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Library information                                                 */
+/* ------------------------------------------------------------------ */
+#define ND_STR2(x) #x
+#define ND_STR(x) ND_STR2(x)
+const char *nd_version(void) { return ND_STR(ND_VERSION_MAJOR) "." ND_STR(ND_VERSION_MINOR) "." ND_STR(ND_VERSION_PATCH); }
+
+extern char *openblas_get_corename(void);
+extern char *openblas_get_config(void);
+
+const char *nd_build_info(void)
+{
+    static _Thread_local char buf[512];
+    const char *core = openblas_get_corename();
+#ifdef ND_WITH_CUDA
+    char cuda[128];
+    nd__cuda_build_info(cuda, sizeof cuda);
+#else
+    const char *cuda = "CUDA not compiled in";
+#endif
+    snprintf(buf, sizeof buf, "libndgpu %s; backends: cpu%s; BLAS: OpenBLAS (core %s); threads: %d; %s",
+             nd_version(),
+#ifdef ND_WITH_CUDA
+             ", cuda",
+#else
+             "",
+#endif
+             core ? core : "?", nd__num_threads(), cuda);
+    return buf;
+}
+
+nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    nd_array *a = header_new(dtype, ndim, shape, dev);
+    nd_buffer *b = calloc(1, sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return nd__err(ND_ERR_NOMEM, "nd_wrap", "out of host memory for an array header");
+    }
+    nd__contiguous_strides(ndim, shape, a->strides);
+    atomic_init(&b->refcount, 1);
+    b->ptr = ptr;
+    b->nbytes = (size_t)a->size * nd__itemsize(dtype);
+    b->device = dev;
+    b->owns = false;
+    a->buf = b;
+    *out = a;
+    return ND_OK;
+}

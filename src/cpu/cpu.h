@@ -1,0 +1,33 @@
+/* The CPU backend's entry points; src/cpu/backend.c assembles them into
+ * nd__cpu_backend. Each lives in the file named beside it. Arguments are
+ * already validated by the core (see nd_backend in src/internal.h). */
+#ifndef ND_CPU_H
+#define ND_CPU_H
+#include "internal.h"
+
+/* src/cpu/cast.c */
+ND_INTERNAL nd_status nd__cpu_cast(nd_array *dst, const nd_array *src);
+ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);
+/* src/cpu/elementwise.c */
+ND_INTERNAL nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a);
+ND_INTERNAL nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
+ND_INTERNAL nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
+/* src/cpu/reduce.c */
+ND_INTERNAL nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
+/* src/cpu/matmul.c */
+ND_INTERNAL nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b);
+ND_INTERNAL nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b,
+                                   double beta);
+/* src/cpu/random.c */
+ND_INTERNAL nd_status nd__cpu_random(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
+
+/* src/cpu/threads.c: run body(ctx, begin, end) over [0, n) split into
+ * contiguous chunks on up to nd__num_threads() threads when n * cost
+ * exceeds the parallel threshold (cost ~ work per element, 1 for a plain
+ * add), else inline on the calling thread. */
+typedef void (*nd_range_fn)(void *ctx, int64_t begin, int64_t end);
+ND_INTERNAL void nd__parallel_for(int64_t n, int64_t cost, nd_range_fn body, void *ctx);
+/* Run a 1-D loop over a whole nd_iter (outer axes iterated, innermost
+ * axis passed to loop), in parallel when large. */
+ND_INTERNAL void nd__iter_run(const nd_iter *it, nd_loop_fn loop, const void *ctx, int64_t cost);
+#endif

@@ -1,0 +1,236 @@
+/*
+ * libndgpu internals shared by the core and the backends. Never included
+ * by include/ndgpu.h.
+ *
+ * Division of labour:
+ *  - the core (the .c files in src/) validates arguments, computes result shapes and
+ *    dtypes, casts inputs to the loop dtype, allocates outputs and then
+ *    calls the backend of the arrays' device through nd_backend;
+ *  - a backend (src/cpu, src/cuda) never validates user input and never
+ *    sets a user-facing error except for resource failures (NOMEM, BACKEND).
+ */
+#ifndef ND_INTERNAL_H
+#define ND_INTERNAL_H
+
+#include "ndgpu.h"
+
+#include <stdarg.h>
+#ifdef __cplusplus
+/* nvcc compiles the CUDA backend as C++: same layout, C++ spelling. */
+#include <atomic>
+typedef std::atomic<long> nd_atomic_long;
+#else
+#include <stdatomic.h>
+typedef atomic_long nd_atomic_long;
+#endif
+
+#define ND_INTERNAL __attribute__((visibility("hidden")))
+
+#ifndef ND_LIKELY
+#define ND_LIKELY(x) __builtin_expect(!!(x), 1)
+#define ND_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Errors (src/error.c)                                                */
+/* ------------------------------------------------------------------ */
+/* Set the thread-local message "func: <formatted>" and return code. */
+ND_INTERNAL nd_status nd__err(nd_status code, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Clear the thread-local message (called on success paths where useful). */
+ND_INTERNAL void nd__clear_error(void);
+/* Prefix the current message with "func: " (used when an inner helper
+ * failed on behalf of a public function). Returns code. */
+ND_INTERNAL nd_status nd__err_prefix(nd_status code, const char *func);
+/* Format a shape as "(3,4)" into buf (returns buf). */
+ND_INTERNAL char *nd__fmt_shape(char *buf, size_t cap, int ndim, const int64_t *shape);
+
+#define ND_CHECK_PTR(func, p, name) \
+    do { if (ND_UNLIKELY((p) == NULL)) return nd__err(ND_ERR_INVALID, func, "argument '%s' is NULL", name); } while (0)
+
+/* ------------------------------------------------------------------ */
+/* dtypes (src/dtype.c)                                                */
+/* ------------------------------------------------------------------ */
+typedef enum { ND_KIND_BOOL = 0, ND_KIND_INT, ND_KIND_UINT, ND_KIND_FLOAT } nd_kind;
+
+static inline bool nd__dtype_valid(nd_dtype t) { return (unsigned)t < (unsigned)ND_NUM_DTYPES; }
+static inline nd_kind nd__kind(nd_dtype t)
+{
+    switch (t) {
+    case ND_BOOL: return ND_KIND_BOOL;
+    case ND_INT8: case ND_INT16: case ND_INT32: case ND_INT64: return ND_KIND_INT;
+    case ND_UINT8: case ND_UINT16: case ND_UINT32: case ND_UINT64: return ND_KIND_UINT;
+    default: return ND_KIND_FLOAT;
+    }
+}
+static inline size_t nd__itemsize(nd_dtype t)
+{
+    static const unsigned char sz[ND_NUM_DTYPES] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
+    return nd__dtype_valid(t) ? sz[t] : 0;
+}
+static inline bool nd__is_float(nd_dtype t) { return nd__kind(t) == ND_KIND_FLOAT; }
+static inline bool nd__is_integer(nd_dtype t) { nd_kind k = nd__kind(t); return k == ND_KIND_INT || k == ND_KIND_UINT; }
+/* The smallest float dtype that holds every value of t (NumPy's rule for
+ * float ufuncs: bool/int8/uint8 -> float16, 16-bit -> float32, wider ->
+ * float64; floats are unchanged). */
+ND_INTERNAL nd_dtype nd__float_for(nd_dtype t);
+/* Promotion of an array dtype with a weak scalar of kind k (NEP 50). */
+ND_INTERNAL nd_dtype nd__promote_weak(nd_dtype t, nd_scalar_kind k);
+/* Whether scalar s is representable in integer dtype t (for weak ints). */
+ND_INTERNAL bool nd__scalar_fits(nd_scalar s, nd_dtype t);
+/* Write s converted to dtype t into dst (one element; ints wrap, floats
+ * round to nearest even for half types). */
+ND_INTERNAL void nd__scalar_store(void *dst, nd_dtype t, nd_scalar s);
+/* Read one element of dtype t as double / as int64 (for tests, fills). */
+ND_INTERNAL double nd__load_f64(const void *src, nd_dtype t);
+
+/* ------------------------------------------------------------------ */
+/* Buffers and arrays (src/array.c)                                    */
+/* ------------------------------------------------------------------ */
+typedef struct nd_buffer {
+    nd_atomic_long refcount;
+    void *ptr;          /* base of the allocation */
+    size_t nbytes;
+    nd_device device;
+    bool pinned;        /* page-locked host memory */
+    bool owns;          /* free ptr with the backend on last release */
+    /* Optional custom release (imported memory, e.g. DLPack): called with
+     * ctx instead of the backend free when non-NULL. */
+    void (*release)(void *ctx);
+    void *ctx;
+} nd_buffer;
+
+struct nd_array {
+    nd_atomic_long refcount;
+    nd_dtype dtype;
+    int ndim;
+    int64_t shape[ND_MAX_DIMS];
+    int64_t strides[ND_MAX_DIMS]; /* in elements */
+    int64_t offset;               /* bytes from buf->ptr to element 0 */
+    int64_t size;                 /* product of shape */
+    nd_device device;
+    nd_buffer *buf;               /* never NULL */
+};
+
+/* Validate ndim/shape and compute size with overflow checks (also
+ * checks size * itemsize fits in int64). func names the caller. */
+ND_INTERNAL nd_status nd__check_shape(const char *func, int ndim, const int64_t *shape, nd_dtype dtype, int64_t *size);
+/* Validate a device (type, id, GPU present, backend compiled in). */
+ND_INTERNAL nd_status nd__check_device(const char *func, nd_device dev);
+/* Allocate a new C-contiguous array (no user validation beyond overflow). */
+ND_INTERNAL nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
+/* New header sharing a's buffer with the given geometry (a view). */
+ND_INTERNAL nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
+                               const int64_t *strides, int64_t offset);
+/* Array header over memory the library does not own (e.g. a user's
+ * host buffer): C-contiguous, freed by nobody. */
+ND_INTERNAL nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
+/* Fill C-contiguous strides for shape. */
+ND_INTERNAL void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+static inline char *nd__ptr(const nd_array *a) { return (char *)a->buf->ptr + a->offset; }
+static inline bool nd__same_device(nd_device x, nd_device y) { return x.type == y.type && x.id == y.id; }
+/* Whether a and b may share memory (same buffer and overlapping byte
+ * ranges; conservative). */
+ND_INTERNAL bool nd__may_overlap(const nd_array *a, const nd_array *b);
+/* Whether a and b describe exactly the same elements (same buffer,
+ * offset, dtype, shape and strides). */
+ND_INTERNAL bool nd__same_view(const nd_array *a, const nd_array *b);
+
+/* Broadcast two shapes (NumPy rules); ND_ERR_SHAPE with a message naming
+ * func on failure. out_shape has room for ND_MAX_DIMS. */
+ND_INTERNAL nd_status nd__broadcast_shapes(const char *func, int nd1, const int64_t *s1, int nd2, const int64_t *s2,
+                                           int *out_ndim, int64_t *out_shape);
+/* View of a broadcast to (ndim, shape) with stride-0 axes (no checks
+ * beyond compatibility). */
+ND_INTERNAL nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const int64_t *shape);
+
+/* The out-pointer rule. Given the result's shape/dtype/device, either
+ * allocate (when *out == NULL) a fresh result in *res, or check the user
+ * array *out (shape, device, same_kind) and set *res to it (a borrowed
+ * pointer). *fresh tells which. func names the caller. */
+ND_INTERNAL nd_status nd__prepare_out(const char *func, nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape,
+                                      nd_device dev, nd_array **res, bool *fresh);
+
+/* Cast/copy src into dst (same shape, or src broadcastable to dst's
+ * shape; any dtypes; same device; any strides). Handles overlap by
+ * copying through a temporary. Implemented in src/copy.c. */
+ND_INTERNAL nd_status nd__copy_into(nd_array *dst, const nd_array *src);
+/* a cast to dtype as a new C-contiguous array, or a new reference to a
+ * itself when it already has that dtype. */
+ND_INTERNAL nd_status nd__as_dtype(nd_array **out, const nd_array *a, nd_dtype dtype);
+/* 0-d array of dtype holding scalar s on dev. */
+ND_INTERNAL nd_status nd__scalar_array(nd_array **out, nd_scalar s, nd_dtype dtype, nd_device dev);
+
+/* ------------------------------------------------------------------ */
+/* Iteration-space simplification (src/iter.c), used by every backend  */
+/* ------------------------------------------------------------------ */
+#define ND_ITER_MAX_OPS 4
+typedef struct nd_iter {
+    int nops;
+    int ndim;                                  /* >= 1 after simplification */
+    int64_t size;                              /* total number of elements */
+    int64_t shape[ND_MAX_DIMS];                /* innermost axis LAST */
+    int64_t strides[ND_ITER_MAX_OPS][ND_MAX_DIMS]; /* BYTE strides */
+    char *data[ND_ITER_MAX_OPS];
+    size_t itemsize[ND_ITER_MAX_OPS];
+} nd_iter;
+
+/* Build an iteration over ops[0..nops) that all have shape (ndim, shape)
+ * (broadcast operands must already be broadcast views with stride 0):
+ * drops size-1 axes, orders axes by the strides of ops[0] (the output),
+ * merges axes contiguous for all operands. A 0-d iteration becomes one
+ * axis of extent 1. Operand 0 is the output. */
+ND_INTERNAL void nd__iter_init(nd_iter *it, int nops, const nd_array *const *ops);
+/* Whether every operand is contiguous in the (single) merged axis with
+ * stride == itemsize (or 0 for broadcast scalars). */
+ND_INTERNAL bool nd__iter_is_flat(const nd_iter *it);
+
+/* A 1-D strided inner loop, NumPy style: args[k] points at operand k's
+ * first element, steps[k] is its byte stride, n the count. */
+typedef void (*nd_loop_fn)(char **args, const int64_t *steps, int64_t n, const void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Backends                                                            */
+/* ------------------------------------------------------------------ */
+typedef struct nd_backend {
+    const char *name;
+    /* memory */
+    nd_status (*alloc)(nd_device dev, size_t nbytes, void **ptr);
+    void (*free)(nd_device dev, void *ptr);
+    /* contiguous byte copies; kind tells the direction of host pointers */
+    nd_status (*memcpy_h2d)(nd_device dev, void *dst, const void *src, size_t nbytes);
+    nd_status (*memcpy_d2h)(nd_device dev, void *dst, const void *src, size_t nbytes);
+    nd_status (*memcpy_d2d)(nd_device dev, void *dst, const void *src, size_t nbytes);
+    /* dst = (dst.dtype) src, same shape (src may be a broadcast view). */
+    nd_status (*cast)(nd_array *dst, const nd_array *src);
+    /* fill every element of dst with the bytes of one element at value
+     * (value is host memory of dst's itemsize). */
+    nd_status (*fill)(nd_array *dst, const void *value);
+    /* out = op(a): a has the loop dtype, out the op's result dtype, same
+     * shape (a may be a broadcast view). */
+    nd_status (*unary)(nd_unary_op op, nd_array *out, const nd_array *a);
+    nd_status (*binary)(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
+    /* out = cond ? x : y; cond bool; x, y, out same dtype; same shapes. */
+    nd_status (*where)(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
+    /* Reduction over the LAST naxes axes of a (the core transposes the
+     * reduced axes to the end); out has a's leading shape. */
+    nd_status (*reduce)(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
+    /* Batched matmul: out[b] = a[b] @ b[b]; all 3-D (batch, rows, cols),
+     * same dtype, batch already broadcast (stride 0 allowed). */
+    nd_status (*matmul)(nd_array *out, const nd_array *a, const nd_array *b);
+    /* c = alpha*op(a)@op(b) + beta*c, 2-D. */
+    nd_status (*gemm)(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b, double beta);
+    /* Philox random: fill contiguous out; dist 0 = uniform(p0, p1),
+     * 1 = normal(p0, p1); key/counter as in src/philox.h. */
+    nd_status (*random)(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
+    nd_status (*synchronize)(nd_device dev);
+} nd_backend;
+
+/* The backend of dev (NULL when not compiled in). */
+ND_INTERNAL const nd_backend *nd__backend(nd_device dev);
+ND_INTERNAL extern const nd_backend nd__cpu_backend;
+
+/* Threads (src/cpu/threads.c) */
+ND_INTERNAL int nd__num_threads(void);
+
+#endif /* ND_INTERNAL_H */

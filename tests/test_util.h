@@ -1,0 +1,41 @@
+/* Shared helpers for the Check suites. */
+#ifndef ND_TEST_UTIL_H
+#define ND_TEST_UTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndgpu.h"
+
+/* Assert a call returns ND_OK, printing nd_last_error() otherwise. */
+#define ND_OK_OR_FAIL(call)                                                              \
+    do {                                                                                 \
+        nd_status st_ = (call);                                                          \
+        ck_assert_msg(st_ == ND_OK, "%s -> %s: %s", #call, nd_status_name(st_), nd_last_error()); \
+    } while (0)
+
+/* Assert a call fails with status `code` and that nd_last_error() contains
+ * the substring `needle`. */
+#define ND_EXPECT_ERR(call, code, needle)                                                \
+    do {                                                                                 \
+        nd_status st_ = (call);                                                          \
+        ck_assert_msg(st_ == (code), "%s -> %s (want %s): %s", #call, nd_status_name(st_), \
+                      nd_status_name(code), nd_last_error());                            \
+        ck_assert_msg(strstr(nd_last_error(), (needle)) != NULL,                         \
+                      "%s: message '%s' lacks '%s'", #call, nd_last_error(), (needle));  \
+    } while (0)
+
+/* Every suite file defines one constructor; tests/test_main.c runs them. */
+Suite *suite_core(void);
+Suite *suite_dtype(void);
+Suite *suite_creation(void); /* not suite_create: that is Check's own function */
+Suite *suite_views(void);
+Suite *suite_elementwise(void);
+Suite *suite_reduce(void);
+Suite *suite_linalg(void);
+Suite *suite_random(void);
+
+#endif
