@@ -133,3 +133,6 @@ valgrind: $(TEST_BIN)
 
 clean:
 	rm -rf build build-asan build-*
+
+# Feature areas add their own targets in mk/*.mk (benchmarks, install, fuzz, docs ...).
+-include $(wildcard mk/*.mk)

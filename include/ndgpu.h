@@ -45,6 +45,9 @@ extern "C" {
 /** Maximum number of dimensions of an array. */
 #define ND_MAX_DIMS 32
 
+/** An n-dimensional array (opaque, reference counted). */
+typedef struct nd_array nd_array;
+
 /* ------------------------------------------------------------------ */
 /* Status codes (numbers are stable)                                   */
 /* ------------------------------------------------------------------ */
@@ -172,9 +175,93 @@ ND_API nd_status nd_device_get_info(nd_device_info *info, nd_device dev);
 ND_API nd_status nd_synchronize(nd_device dev);
 
 /* ------------------------------------------------------------------ */
+/* Memory: pools and statistics                                        */
+/* ------------------------------------------------------------------ */
+/* CUDA devices allocate through a caching pool (512-byte rounding, best
+ * fit, split and merge; freed blocks are reused by later allocations on
+ * the same stream). The CPU allocates with aligned_alloc and keeps the
+ * same accounting (cached is always 0 there). Environment ND_POOL=0
+ * bypasses the pools (every array is a cudaMalloc/cudaHostAlloc), so that
+ * compute-sanitizer and valgrind see every allocation. */
+typedef struct nd_memory_stats {
+    size_t in_use;             /* bytes held by live arrays */
+    size_t peak_in_use;        /* high-water mark since the last reset */
+    size_t cached;             /* bytes held by the pool but free */
+    size_t reserved;           /* in_use + cached */
+    size_t limit;              /* 0 = none */
+    size_t largest_free_block; /* largest cached block (fragmentation) */
+    uint64_t device_allocs;    /* allocations made from the system/driver */
+    uint64_t allocs;           /* allocations served */
+    bool pooled;               /* false when the pool is bypassed (ND_POOL=0 or the CPU) */
+} nd_memory_stats;
+/** Statistics of dev's allocator. ND_ERR_INVALID (NULL), device errors as
+ *  for nd_empty. */
+ND_API nd_status nd_memory_get_stats(nd_memory_stats *stats, nd_device dev);
+/** Return dev's cached, unused memory to the system (synchronises dev). */
+ND_API nd_status nd_memory_release_cached(nd_device dev);
+/** Cap the bytes dev's allocator may hold (0 = no limit). Allocations
+ *  beyond it fail with ND_ERR_NOMEM after the cache has been released. */
+ND_API nd_status nd_memory_set_limit(nd_device dev, size_t bytes);
+/** Restart peak_in_use from the current in_use. */
+ND_API nd_status nd_memory_reset_peak(nd_device dev);
+
+/* ------------------------------------------------------------------ */
+/* Streams and events                                                  */
+/* ------------------------------------------------------------------ */
+/* Every operation runs on the calling thread's current stream of the
+ * array's device. The default is the device's legacy default stream (all
+ * work on a device is ordered). CPU streams and events exist too: CPU work
+ * is synchronous, so they only order trivially, and CPU events time with
+ * the host clock, so event timing code runs unchanged on the CPU. */
+typedef struct nd_stream nd_stream;
+typedef struct nd_event nd_event;
+/** New stream on dev. */
+ND_API nd_status nd_stream_create(nd_stream **stream, nd_device dev);
+/** Destroy a stream (waits for its work; resets threads' current stream
+ *  only for the calling thread). NULL is fine. */
+ND_API nd_status nd_stream_destroy(nd_stream *stream);
+/** Wait until the stream's work is done. */
+ND_API nd_status nd_stream_synchronize(nd_stream *stream);
+/** The device a stream belongs to. */
+ND_API nd_device nd_stream_device(const nd_stream *stream);
+/** Make stream the calling thread's current stream on its device; NULL
+ *  resets every device of this thread to the default stream. */
+ND_API nd_status nd_set_stream(nd_stream *stream);
+/** The calling thread's current stream on dev (NULL = the default). */
+ND_API nd_stream *nd_get_stream(nd_device dev);
+/** New event on dev (timing enabled). */
+ND_API nd_status nd_event_create(nd_event **event, nd_device dev);
+/** Record the event on stream (NULL = the current stream of its device). */
+ND_API nd_status nd_event_record(nd_event *event, nd_stream *stream);
+/** Wait until the recorded work is done. ND_ERR_INVALID if never recorded. */
+ND_API nd_status nd_event_synchronize(nd_event *event);
+/** Milliseconds between two recorded events of the same device. */
+ND_API nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end);
+ND_API nd_status nd_event_destroy(nd_event *event);
+
+/* ------------------------------------------------------------------ */
+/* Pinned (page-locked) host memory and asynchronous copies            */
+/* ------------------------------------------------------------------ */
+/* Page-locked memory makes host<->device copies fast and lets them run
+ * asynchronously. Without a GPU (or in a CPU-only build) these fall back
+ * to ordinary memory, and nd_is_pinned() says so. */
+/** A CPU array in page-locked memory (ordinary memory without a GPU). */
+ND_API nd_status nd_empty_pinned(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape);
+/** nbytes of page-locked host memory (from the pinned pool). */
+ND_API nd_status nd_pinned_alloc(void **ptr, size_t nbytes);
+/** Free memory from nd_pinned_alloc (NULL is fine; other pointers are
+ *  ND_ERR_INVALID). */
+ND_API nd_status nd_pinned_free(void *ptr);
+/** Copy src into dst (same shape and dtype, any devices) on stream (NULL =
+ *  the current stream of the device side). Truly asynchronous only between
+ *  a device and PINNED host memory or device to device; with pageable host
+ *  memory, or on the CPU, it completes before returning. The caller must
+ *  keep both arrays alive and unmodified until the stream is synchronised. */
+ND_API nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream);
+
+/* ------------------------------------------------------------------ */
 /* Arrays                                                              */
 /* ------------------------------------------------------------------ */
-typedef struct nd_array nd_array;
 
 /** Add a reference; returns a. NULL is fine. */
 ND_API nd_array *nd_retain(nd_array *a);
@@ -463,6 +550,210 @@ ND_API nd_status nd_rng_set_offset(nd_rng *rng, uint64_t offset);
 ND_API nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double low, double high, nd_device dev);
 /** Normal(mean, stddev) floats by Box-Muller. */
 ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean, double stddev, nd_device dev);
+
+/* ------------------------------------------------------------------ */
+/* Files (.npy) and zero-copy interop (DLPack)                         */
+/* ------------------------------------------------------------------ */
+/*
+ * .npy files (NumPy's format, versions 1.0, 2.0 and 3.0).
+ *
+ * Saving always writes version 1.0 with exactly the header NumPy writes
+ * (the dict text, the growth-axis spaces, padding to a multiple of 64
+ * bytes, a final '\n'), in C order and little-endian, so a file is
+ * byte-identical to np.save's. dtype descriptors: '|b1', '|i1', '|u1',
+ * '<i2'..'<i8', '<u2'..'<u8', '<f2' (float16), '<f4', '<f8'.
+ *
+ * bfloat16: NumPy has no bfloat16. libndgpu saves it as '<V2' (two raw
+ * bytes per element, the bfloat16 bit pattern little-endian), which is
+ * exactly what np.save writes for an ml_dtypes.bfloat16 array (JAX,
+ * TensorFlow). NumPy loads such a file as void2 without pickle; view it
+ * with x.view(ml_dtypes.bfloat16) or x.view('<u2') (raw bits; the float32
+ * value is (bits.astype('<u4') << 16).view('<f4')). On load, '<V2' and
+ * '|V2' give bfloat16.
+ *
+ * Loading accepts: format 1.0/2.0/3.0 (3.0: UTF-8 header), any byte order
+ * ('<', '>', '|', '=' or none; big-endian data is byte-swapped), C or
+ * Fortran order (a Fortran-order file gives the same C-order array NumPy
+ * shows), 0-d and zero-size arrays. Bool bytes other than 0/1 load as 1.
+ * Bytes after the array data are ignored (as np.load does).
+ *
+ * The parser treats its input as hostile: the header may be at most
+ * 10,000 bytes (NumPy's max_header_size), the magic string, version,
+ * header length, padding (the header ends with '\n' after the dict) and
+ * the dict syntax are checked, the dict must have exactly the keys
+ * 'descr', 'fortran_order' and 'shape' (no duplicates), shape extents are
+ * non-negative decimal integers, and the element count and byte count are
+ * overflow-checked and compared with the file size before anything is
+ * allocated. Errors: ND_ERR_IO for any malformed or truncated file and
+ * for object (pickle) arrays ('|O'); ND_ERR_DTYPE for a well-formed dtype
+ * libndgpu lacks (complex, strings, structured, ...); ND_ERR_IO also for
+ * more than ND_MAX_DIMS dimensions. The message names the defect.
+ */
+
+/** Write a to path as a .npy file (format 1.0, C order). Any layout and
+ *  device (the data is gathered with nd_copy_to_host). ND_ERR_IO when the
+ *  file cannot be written (a partial file is removed). */
+ND_API nd_status nd_save_npy(const char *path, const nd_array *a);
+/** Load a .npy file into a new C-contiguous array on dev (read on the
+ *  host, then moved with nd_to_device). Follows the out rule: with
+ *  *out != NULL the loaded data is copied into *out (np.copyto). */
+ND_API nd_status nd_load_npy(nd_array **out, const char *path, nd_device dev);
+/** Like nd_load_npy, from the size bytes of a .npy file in memory (the
+ *  parser used by nd_load_npy; never reads outside [data, data + size)). */
+ND_API nd_status nd_load_npy_buffer(nd_array **out, const void *data, size_t size, nd_device dev);
+
+/*
+ * DLPack (https://dmlc.github.io/dlpack): the structs below are those of
+ * dlpack.h 1.1, under dlpack.h's own include guard, so including
+ * <dlpack/dlpack.h> before or after ndgpu.h gives one definition (include
+ * dlpack.h first if you need a newer one's additions).
+ *
+ * Export (nd_to_dlpack, nd_to_dlpack_legacy): the tensor shares a's
+ * memory and holds a reference to a (manager_ctx); calling its deleter
+ * once releases that reference (the memory lives until both the tensor
+ * and every libndgpu reference are gone). data points at element
+ * [0,...,0] and byte_offset is 0; shape and strides (in elements, never
+ * NULL) live inside the tensor's allocation. dtypes: bool -> kDLBool/8,
+ * intN -> kDLInt/N, uintN -> kDLUInt/N, float16 -> kDLFloat/16, bfloat16
+ * -> kDLBfloat/16, float32/64 -> kDLFloat/32/64; lanes 1. Devices: CPU ->
+ * kDLCPU (kDLCUDAHost when a is in pinned memory), cuda:N -> kDLCUDA/N.
+ * flags: DLPACK_FLAG_BITMASK_READ_ONLY is set only for broadcast views
+ * (an axis of stride 0 and extent > 1), else 0.
+ *
+ * Import (nd_from_dlpack, nd_from_dlpack_legacy): on success libndgpu owns
+ * t: the new array shares t's memory (no copy) and t's deleter is called
+ * when the last reference to that memory goes (with *out != NULL the data
+ * is copied into *out and the deleter is called before returning). On
+ * failure t is NOT consumed: its owner must still call its deleter. Every
+ * field is validated: NULL pointers, major version (must be 1), ndim in
+ * [0, ND_MAX_DIMS], non-negative shapes, overflow of sizes and strides,
+ * dtypes (lanes must be 1; codes/bits as above else ND_ERR_DTYPE),
+ * devices (kDLCPU id 0, kDLCUDAHost -> a pinned CPU array, kDLCUDA and
+ * kDLCUDAManaged -> cuda:N, which needs a CUDA build and a GPU; others
+ * ND_ERR_DEVICE). strides == NULL means C-contiguous; byte_offset is
+ * honoured. A READ_ONLY tensor is accepted, but libndgpu has no read-only
+ * arrays and does not enforce it: do not pass such an array as an out=
+ * argument or to nd_copy_from_host (copy it with nd_copy first if you
+ * need to write).
+ *
+ * Streams: CPU tensors have none. For CUDA tensors libndgpu follows the
+ * DLPack protocol: an exported tensor is ready once the work queued on
+ * the exporting thread's current stream (nd_set_stream) completes; the
+ * consumer must synchronise with that stream (or call nd_synchronize)
+ * before reading. An imported CUDA tensor must be ready for use on the
+ * importing thread's current stream (the producer synchronised, as the
+ * Python __dlpack__(stream=...) protocol arranges).
+ */
+#ifndef DLPACK_DLPACK_H_
+#define DLPACK_DLPACK_H_
+#ifdef __cplusplus
+#define DLPACK_EXTERN_C extern "C"
+#else
+#define DLPACK_EXTERN_C
+#endif
+#define DLPACK_MAJOR_VERSION 1
+#define DLPACK_MINOR_VERSION 1
+#define DLPACK_DLL
+
+typedef struct {
+    uint32_t major;
+    uint32_t minor;
+} DLPackVersion;
+
+#ifdef __cplusplus
+typedef enum : int32_t {
+#else
+typedef enum {
+#endif
+    kDLCPU = 1,
+    kDLCUDA = 2,
+    kDLCUDAHost = 3,
+    kDLOpenCL = 4,
+    kDLVulkan = 7,
+    kDLMetal = 8,
+    kDLVPI = 9,
+    kDLROCM = 10,
+    kDLROCMHost = 11,
+    kDLExtDev = 12,
+    kDLCUDAManaged = 13,
+    kDLOneAPI = 14,
+    kDLWebGPU = 15,
+    kDLHexagon = 16,
+    kDLMAIA = 17
+} DLDeviceType;
+
+typedef struct {
+    DLDeviceType device_type;
+    int32_t device_id;
+} DLDevice;
+
+typedef enum {
+    kDLInt = 0U,
+    kDLUInt = 1U,
+    kDLFloat = 2U,
+    kDLOpaqueHandle = 3U,
+    kDLBfloat = 4U,
+    kDLComplex = 5U,
+    kDLBool = 6U,
+    kDLFloat8_e3m4 = 7U,
+    kDLFloat8_e4m3 = 8U,
+    kDLFloat8_e4m3b11fnuz = 9U,
+    kDLFloat8_e4m3fn = 10U,
+    kDLFloat8_e4m3fnuz = 11U,
+    kDLFloat8_e5m2 = 12U,
+    kDLFloat8_e5m2fnuz = 13U,
+    kDLFloat8_e8m0fnu = 14U,
+    kDLFloat6_e2m3fn = 15U,
+    kDLFloat6_e3m2fn = 16U,
+    kDLFloat4_e2m1fn = 17U
+} DLDataTypeCode;
+
+typedef struct {
+    uint8_t code;   /* a DLDataTypeCode */
+    uint8_t bits;   /* bits per lane */
+    uint16_t lanes; /* vector lanes (1 for scalars) */
+} DLDataType;
+
+typedef struct {
+    void *data;           /* base pointer (device pointer for GPUs) */
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape;       /* ndim extents */
+    int64_t *strides;     /* ndim strides in elements, or NULL (C order) */
+    uint64_t byte_offset; /* bytes from data to element [0,...,0] */
+} DLTensor;
+
+/* Legacy (pre-1.0) managed tensor, Python capsule name "dltensor". */
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
+
+/* Versioned managed tensor (DLPack >= 1.0), capsule name "dltensor_versioned". */
+typedef struct DLManagedTensorVersioned {
+    DLPackVersion version;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensorVersioned *self);
+    uint64_t flags;
+    DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+#endif /* DLPACK_DLPACK_H_ */
+
+/** Export a as a DLPack 1.x tensor sharing a's memory (see above). The
+ *  caller (consumer) must call (*out)->deleter(*out) exactly once. */
+ND_API nd_status nd_to_dlpack(DLManagedTensorVersioned **out, nd_array *a);
+/** Export a as a legacy (pre-1.0) DLManagedTensor. */
+ND_API nd_status nd_to_dlpack_legacy(DLManagedTensor **out, nd_array *a);
+/** Import t without a copy (see above); consumes t only on success. */
+ND_API nd_status nd_from_dlpack(nd_array **out, DLManagedTensorVersioned *t);
+/** Import a legacy DLManagedTensor; consumes t only on success. */
+ND_API nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t);
 
 #ifdef __cplusplus
 }

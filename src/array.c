@@ -21,7 +21,7 @@ static void buffer_release(nd_buffer *b)
         b->release(b->ctx);
     } else if (b->owns && b->ptr) {
         const nd_backend *be = nd__backend(b->device);
-        if (be) be->free(b->device, b->ptr);
+        if (be) be->free(b->device, b->ptr, b->nbytes);
     }
     free(b);
 }

@@ -2,8 +2,15 @@
 #include <math.h>
 #include <string.h>
 
-#include "half.h"
+#include "convert.h"
 #include "internal.h"
+
+/* dtype enum values by their convert.h suffix */
+enum {
+    ND_DT_b1 = ND_BOOL, ND_DT_i8 = ND_INT8, ND_DT_i16 = ND_INT16, ND_DT_i32 = ND_INT32, ND_DT_i64 = ND_INT64,
+    ND_DT_u8 = ND_UINT8, ND_DT_u16 = ND_UINT16, ND_DT_u32 = ND_UINT32, ND_DT_u64 = ND_UINT64,
+    ND_DT_f16 = ND_FLOAT16, ND_DT_bf16 = ND_BFLOAT16, ND_DT_f32 = ND_FLOAT32, ND_DT_f64 = ND_FLOAT64
+};
 
 static const char *const dtype_names[ND_NUM_DTYPES] = {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -121,51 +128,23 @@ bool nd__scalar_fits(nd_scalar s, nd_dtype t)
 
 void nd__scalar_store(void *dst, nd_dtype t, nd_scalar s)
 {
-    /* Route through the cast machinery's scalar conversions so a scalar
-     * converts exactly as an array element of the source kind would. */
-    double f = 0.0;
-    int64_t i = 0;
-    bool is_float = false;
-    switch (s.kind) {
-    case ND_SCALAR_BOOL: i = s.v.b ? 1 : 0; break;
-    case ND_SCALAR_INT: i = s.v.i; break;
-    case ND_SCALAR_FLOAT: f = s.v.f; is_float = true; break;
-    default: break;
+    /* The same element conversions as array casts (src/convert.h): a bool
+     * scalar converts like a bool element, an int like int64, a float like
+     * float64. */
+#define STORE_CASE(D)                                                             \
+    case ND_DT_##D: {                                                             \
+        nd_##D##_t r = s.kind == ND_SCALAR_FLOAT ? nd_st_##D##_from_D(s.v.f)      \
+                       : s.kind == ND_SCALAR_INT ? nd_st_##D##_from_I(s.v.i)      \
+                                                 : nd_st_##D##_from_U(s.kind == ND_SCALAR_BOOL && s.v.b); \
+        memcpy(dst, &r, sizeof r);                                                \
+        break;                                                                    \
     }
-    if (is_float) {
-        int64_t iv;
-        switch (t) {
-        case ND_BOOL: { uint8_t b = f != 0.0; memcpy(dst, &b, 1); return; }
-        case ND_FLOAT16: { uint16_t h = nd_double_to_half(f); memcpy(dst, &h, 2); return; }
-        case ND_BFLOAT16: { uint16_t h = nd_double_to_bf16(f); memcpy(dst, &h, 2); return; }
-        case ND_FLOAT32: { float x = (float)f; memcpy(dst, &x, 4); return; }
-        case ND_FLOAT64: memcpy(dst, &f, 8); return;
-        case ND_UINT64:
-            if (f >= 9223372036854775808.0 && f < 18446744073709551616.0) {
-                uint64_t u = (uint64_t)f;
-                memcpy(dst, &u, 8);
-                return;
-            }
-            /* fall through */
-        default:
-            iv = (f >= -9223372036854775808.0 && f < 9223372036854775808.0) ? (int64_t)f : INT64_MIN;
-            i = iv;
-            break;
-        }
-    }
-    uint64_t u = (uint64_t)i;
     switch (t) {
-    case ND_BOOL: { uint8_t b = i != 0; memcpy(dst, &b, 1); break; }
-    case ND_INT8: case ND_UINT8: { uint8_t x = (uint8_t)u; memcpy(dst, &x, 1); break; }
-    case ND_INT16: case ND_UINT16: { uint16_t x = (uint16_t)u; memcpy(dst, &x, 2); break; }
-    case ND_INT32: case ND_UINT32: { uint32_t x = (uint32_t)u; memcpy(dst, &x, 4); break; }
-    case ND_INT64: case ND_UINT64: memcpy(dst, &u, 8); break;
-    case ND_FLOAT16: { uint16_t h = nd_double_to_half((double)i); memcpy(dst, &h, 2); break; }
-    case ND_BFLOAT16: { uint16_t h = nd_double_to_bf16((double)i); memcpy(dst, &h, 2); break; }
-    case ND_FLOAT32: { float x = (float)i; memcpy(dst, &x, 4); break; }
-    case ND_FLOAT64: { double x = (double)i; memcpy(dst, &x, 8); break; }
-    default: break;
+        ND_DTYPE_SUFFIXES(STORE_CASE)
+    default:
+        break;
     }
+#undef STORE_CASE
 }
 
 double nd__load_f64(const void *src, nd_dtype t)

@@ -3,7 +3,7 @@
 #ifndef ND_HOSTDEV_H
 #define ND_HOSTDEV_H
 #if defined(__CUDACC__)
-#define ND_HOSTDEV __host__ __device__ __forceinline__
+#define ND_HOSTDEV __host__ __device__
 #else
 #define ND_HOSTDEV
 #endif

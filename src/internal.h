@@ -24,6 +24,10 @@ typedef std::atomic<long> nd_atomic_long;
 typedef atomic_long nd_atomic_long;
 #endif
 
+#ifdef __cplusplus
+extern "C" { /* the CUDA backend (C++) calls the core's C functions */
+#endif
+
 #define ND_INTERNAL __attribute__((visibility("hidden")))
 
 #ifndef ND_LIKELY
@@ -196,7 +200,7 @@ typedef struct nd_backend {
     const char *name;
     /* memory */
     nd_status (*alloc)(nd_device dev, size_t nbytes, void **ptr);
-    void (*free)(nd_device dev, void *ptr);
+    void (*free)(nd_device dev, void *ptr, size_t nbytes);
     /* contiguous byte copies; kind tells the direction of host pointers */
     nd_status (*memcpy_h2d)(nd_device dev, void *dst, const void *src, size_t nbytes);
     nd_status (*memcpy_d2h)(nd_device dev, void *dst, const void *src, size_t nbytes);
@@ -230,7 +234,23 @@ typedef struct nd_backend {
 ND_INTERNAL const nd_backend *nd__backend(nd_device dev);
 ND_INTERNAL extern const nd_backend nd__cpu_backend;
 
+/* Streams (src/runtime.c): the calling thread's current stream handle on
+ * dev (a cudaStream_t for CUDA; NULL = the default stream). */
+ND_INTERNAL void *nd__current_stream(nd_device dev);
+/* The host allocator used for pinned memory: cudaHostAlloc through a pool
+ * when a GPU is usable, ordinary memory otherwise (src/runtime.c). Sets
+ * *pinned to whether the memory is page-locked. */
+ND_INTERNAL nd_status nd__host_pinned_alloc(size_t nbytes, void **ptr, bool *pinned, const char *func);
+ND_INTERNAL bool nd__host_pinned_free(void *ptr);
+/* CPU allocation accounting (src/cpu/backend.c) */
+ND_INTERNAL void nd__cpu_memory_stats(nd_memory_stats *s);
+ND_INTERNAL void nd__cpu_memory_set_limit(size_t bytes);
+ND_INTERNAL void nd__cpu_memory_reset_peak(void);
+
 /* Threads (src/cpu/threads.c) */
 ND_INTERNAL int nd__num_threads(void);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* ND_INTERNAL_H */

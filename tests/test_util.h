@@ -37,5 +37,9 @@ Suite *suite_elementwise(void);
 Suite *suite_reduce(void);
 Suite *suite_linalg(void);
 Suite *suite_random(void);
+Suite *suite_npy(void);
+Suite *suite_dlpack(void);
+Suite *suite_pool(void);
+Suite *suite_runtime(void);
 
 #endif

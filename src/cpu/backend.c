@@ -4,21 +4,55 @@
 
 #include "cpu/cpu.h"
 
+/* Accounting of host memory held by CPU arrays (no caching: glibc's
+ * allocator already caches small blocks; big ones go back to the system). */
+static atomic_size_t g_in_use, g_peak, g_limit;
+static atomic_ullong g_allocs;
+
+void nd__cpu_memory_stats(nd_memory_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->in_use = atomic_load(&g_in_use);
+    s->peak_in_use = atomic_load(&g_peak);
+    s->reserved = s->in_use;
+    s->limit = atomic_load(&g_limit);
+    s->device_allocs = s->allocs = atomic_load(&g_allocs);
+    s->pooled = false;
+}
+void nd__cpu_memory_set_limit(size_t bytes) { atomic_store(&g_limit, bytes); }
+void nd__cpu_memory_reset_peak(void) { atomic_store(&g_peak, atomic_load(&g_in_use)); }
+
 /* 64-byte aligned so vector loops and BLAS see aligned rows. */
 static nd_status cpu_alloc(nd_device dev, size_t nbytes, void **ptr)
 {
     (void)dev;
     size_t n = (nbytes + 63) & ~(size_t)63;
     if (n < nbytes) return nd__err(ND_ERR_NOMEM, "nd_alloc", "cannot allocate %zu bytes", nbytes);
+    size_t limit = atomic_load(&g_limit);
+    size_t now = atomic_fetch_add(&g_in_use, nbytes) + nbytes;
+    if (limit && now > limit) {
+        atomic_fetch_sub(&g_in_use, nbytes);
+        return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of memory allocating %zu bytes (in use %zu, cached 0, limit %zu bytes)",
+                       nbytes, now - nbytes, limit);
+    }
     void *p = aligned_alloc(64, n ? n : 64);
-    if (!p) return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of host memory allocating %zu bytes", nbytes);
+    if (!p) {
+        atomic_fetch_sub(&g_in_use, nbytes);
+        return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of host memory allocating %zu bytes (in use %zu)", nbytes,
+                       now - nbytes);
+    }
+    size_t peak = atomic_load(&g_peak);
+    while (now > peak && !atomic_compare_exchange_weak(&g_peak, &peak, now)) {
+    }
+    atomic_fetch_add(&g_allocs, 1);
     *ptr = p;
     return ND_OK;
 }
 
-static void cpu_free(nd_device dev, void *ptr)
+static void cpu_free(nd_device dev, void *ptr, size_t nbytes)
 {
     (void)dev;
+    atomic_fetch_sub(&g_in_use, nbytes);
     free(ptr);
 }
 

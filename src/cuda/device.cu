@@ -89,4 +89,4 @@ extern "C" void nd__cuda_build_info(char *buf, size_t cap)
         snprintf(buf, cap, "CUDA runtime %d.%d, no GPU: %s", rt / 1000, (rt % 1000) / 10, nd__cuda_unavailable_reason());
 }
 
-extern "C" const nd_backend *nd__cuda_backend(void) { return NULL; }
+

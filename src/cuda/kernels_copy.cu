@@ -1,0 +1,162 @@
+// Fill and cast kernels over any layout. The element conversions are the
+// CPU's (src/convert.h, ND_HOSTDEV); the iteration space is simplified on
+// the host by nd__iter_init exactly as for the CPU loops.
+#include <string.h>
+
+#include "convert.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_util.cuh"
+
+// The simplified iteration space, passed to kernels by value.
+struct nd_kiter {
+    int ndim;
+    int64_t n;
+    int64_t shape[ND_MAX_DIMS];
+    int64_t st[2][ND_MAX_DIMS]; // byte strides of operands 0 (output) and 1
+};
+
+static nd_kiter kiter_of(const nd_iter &it)
+{
+    nd_kiter k;
+    memset(&k, 0, sizeof k);
+    k.ndim = it.ndim;
+    k.n = it.size;
+    for (int d = 0; d < it.ndim; d++) {
+        k.shape[d] = it.shape[d];
+        for (int o = 0; o < it.nops && o < 2; o++) k.st[o][d] = it.strides[o][d];
+    }
+    return k;
+}
+
+__device__ __forceinline__ void kiter_offsets(const nd_kiter &it, int64_t i, int64_t &o0, int64_t &o1)
+{
+    o0 = 0;
+    o1 = 0;
+    for (int d = it.ndim - 1; d >= 0; --d) {
+        int64_t q = i / it.shape[d];
+        int64_t idx = i - q * it.shape[d];
+        i = q;
+        o0 += idx * it.st[0][d];
+        o1 += idx * it.st[1][d];
+    }
+}
+
+template <typename S, typename D, typename F>
+__global__ void cast_kernel(char *dst, const char *src, nd_kiter it, bool flat)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (flat) {
+        D *d = (D *)dst;
+        const S *s = (const S *)src;
+        for (; i < it.n; i += stride) d[i] = F::cvt(s[i]);
+        return;
+    }
+    for (; i < it.n; i += stride) {
+        int64_t o0, o1;
+        kiter_offsets(it, i, o0, o1);
+        *(D *)(dst + o0) = F::cvt(*(const S *)(src + o1));
+    }
+}
+
+template <typename T>
+__global__ void fill_kernel(char *dst, T value, nd_kiter it, bool flat)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (flat) {
+        for (; i < it.n; i += stride) ((T *)dst)[i] = value;
+        return;
+    }
+    for (; i < it.n; i += stride) {
+        int64_t o0, o1;
+        kiter_offsets(it, i, o0, o1);
+        *(T *)(dst + o0) = value;
+    }
+}
+
+typedef void (*cast_launcher)(char *, const char *, const nd_kiter &, bool, cudaStream_t);
+
+#define DEF_CAST_LAUNCHER(S, D)                                                                            \
+    struct cvt_##S##_##D {                                                                                 \
+        __device__ static nd_##D##_t cvt(nd_##S##_t x) { return nd_cvt_##S##_##D(x); }                    \
+    };                                                                                                     \
+    static void launch_cast_##S##_##D(char *dst, const char *src, const nd_kiter &it, bool flat, cudaStream_t s) \
+    {                                                                                                      \
+        cast_kernel<nd_##S##_t, nd_##D##_t, cvt_##S##_##D><<<nd_grid_for(it.n, 256), 256, 0, s>>>(dst, src, it, flat); \
+    }
+#define DEF_CAST_LAUNCHERS_FROM(S)                                                                        \
+    DEF_CAST_LAUNCHER(S, b1) DEF_CAST_LAUNCHER(S, i8) DEF_CAST_LAUNCHER(S, i16) DEF_CAST_LAUNCHER(S, i32)   \
+    DEF_CAST_LAUNCHER(S, i64) DEF_CAST_LAUNCHER(S, u8) DEF_CAST_LAUNCHER(S, u16) DEF_CAST_LAUNCHER(S, u32)  \
+    DEF_CAST_LAUNCHER(S, u64) DEF_CAST_LAUNCHER(S, f16) DEF_CAST_LAUNCHER(S, bf16) DEF_CAST_LAUNCHER(S, f32) \
+    DEF_CAST_LAUNCHER(S, f64)
+ND_DTYPE_SUFFIXES(DEF_CAST_LAUNCHERS_FROM)
+
+#define CAST_ROW(S)                                                                                           \
+    {launch_cast_##S##_b1, launch_cast_##S##_i8, launch_cast_##S##_i16, launch_cast_##S##_i32,                 \
+     launch_cast_##S##_i64, launch_cast_##S##_u8, launch_cast_##S##_u16, launch_cast_##S##_u32,                \
+     launch_cast_##S##_u64, launch_cast_##S##_f16, launch_cast_##S##_bf16, launch_cast_##S##_f32,              \
+     launch_cast_##S##_f64},
+static const cast_launcher cast_launchers[ND_NUM_DTYPES][ND_NUM_DTYPES] = {ND_DTYPE_SUFFIXES(CAST_ROW)};
+
+
+extern "C" nd_status nd__cuda_cast(nd_array *dst, const nd_array *src)
+{
+    if (dst->size == 0) return ND_OK;
+    const nd_array *ops[2] = {dst, src};
+    nd_iter it;
+    nd__iter_init(&it, 2, ops);
+    nd_kiter k = kiter_of(it);
+    bool flat = it.ndim == 1 && it.strides[0][0] == (int64_t)it.itemsize[0] && it.strides[1][0] == (int64_t)it.itemsize[1];
+    nd_device_guard g(dst->device.id);
+    cudaStream_t s = nd_stream_of(nd__current_stream(dst->device));
+    if (flat && dst->dtype == src->dtype) {
+        ND_CUDA_TRY(cudaMemcpyAsync(it.data[0], it.data[1], (size_t)it.size * it.itemsize[0], cudaMemcpyDeviceToDevice, s),
+                    "nd_copy");
+        return ND_OK;
+    }
+    cast_launchers[src->dtype][dst->dtype](it.data[0], it.data[1], k, flat, s);
+    ND_CUDA_TRY(cudaGetLastError(), "nd_astype");
+    return ND_OK;
+}
+
+extern "C" nd_status nd__cuda_fill(nd_array *dst, const void *value)
+{
+    if (dst->size == 0) return ND_OK;
+    const nd_array *ops[1] = {dst};
+    nd_iter it;
+    nd__iter_init(&it, 1, ops);
+    nd_kiter k = kiter_of(it);
+    bool flat = it.ndim == 1 && it.strides[0][0] == (int64_t)it.itemsize[0];
+    nd_device_guard g(dst->device.id);
+    cudaStream_t s = nd_stream_of(nd__current_stream(dst->device));
+    unsigned grid = nd_grid_for(it.size, 256);
+    switch (it.itemsize[0]) {
+    case 1: {
+        uint8_t v;
+        memcpy(&v, value, 1);
+        fill_kernel<uint8_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        break;
+    }
+    case 2: {
+        uint16_t v;
+        memcpy(&v, value, 2);
+        fill_kernel<uint16_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        break;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, value, 4);
+        fill_kernel<uint32_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        break;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, value, 8);
+        fill_kernel<uint64_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        break;
+    }
+    }
+    ND_CUDA_TRY(cudaGetLastError(), "nd_full");
+    return ND_OK;
+}

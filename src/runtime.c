@@ -1,0 +1,407 @@
+/* The runtime API: memory statistics and limits, streams, events, pinned
+ * host memory and asynchronous copies. CPU versions live here; CUDA
+ * versions are in src/cuda/ (runtime.cu) and are reached through
+ * cuda/cuda_backend.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "pool.h"
+#ifdef ND_WITH_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+#define ND_MAX_CUDA_DEVICES 64
+
+struct nd_stream {
+    nd_device dev;
+    void *handle; /* cudaStream_t; NULL for CPU streams */
+};
+
+struct nd_event {
+    nd_device dev;
+    void *handle; /* cudaEvent_t; NULL for CPU events */
+    double host_ms;
+    bool recorded;
+};
+
+static _Thread_local nd_stream *tl_stream[ND_MAX_CUDA_DEVICES];
+
+static nd_status check_dev(const char *fn, nd_device dev)
+{
+    nd_status st = nd__check_device(fn, dev);
+    if (st == ND_OK && dev.type == ND_DEVICE_CUDA && dev.id >= ND_MAX_CUDA_DEVICES)
+        st = nd__err(ND_ERR_DEVICE, fn, "cuda:%d is beyond the %d devices libndgpu supports", dev.id,
+                     ND_MAX_CUDA_DEVICES);
+    return st;
+}
+
+/* The device checks of the runtime API accept a CUDA device as soon as a
+ * GPU exists, even before the CUDA array backend is complete. */
+static nd_status check_runtime_dev(const char *fn, nd_device dev)
+{
+    if (dev.type == ND_DEVICE_CUDA) {
+#ifdef ND_WITH_CUDA
+        int n = nd__cuda_device_count();
+        if (n == 0)
+            return nd__err(ND_ERR_DEVICE, fn, "device cuda:%d requested, but no usable GPU was found (%s)", dev.id,
+                           nd__cuda_unavailable_reason());
+        if (dev.id < 0 || dev.id >= n || dev.id >= ND_MAX_CUDA_DEVICES)
+            return nd__err(ND_ERR_DEVICE, fn, "device cuda:%d does not exist (%d CUDA devices)", dev.id, n);
+        return ND_OK;
+#endif
+    }
+    return check_dev(fn, dev);
+}
+
+void *nd__current_stream(nd_device dev)
+{
+    if (dev.type != ND_DEVICE_CUDA || dev.id < 0 || dev.id >= ND_MAX_CUDA_DEVICES) return NULL;
+    nd_stream *s = tl_stream[dev.id];
+    return s ? s->handle : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory statistics                                                   */
+/* ------------------------------------------------------------------ */
+nd_status nd_memory_get_stats(nd_memory_stats *stats, nd_device dev)
+{
+    static const char *fn = "nd_memory_get_stats";
+    ND_CHECK_PTR(fn, stats, "stats");
+    nd_status st = check_runtime_dev(fn, dev);
+    if (st) return st;
+    if (dev.type == ND_DEVICE_CPU) {
+        nd__cpu_memory_stats(stats);
+        return ND_OK;
+    }
+#ifdef ND_WITH_CUDA
+    return nd__cuda_memory_stats(stats, dev.id);
+#else
+    return ND_ERR_INTERNAL;
+#endif
+}
+
+nd_status nd_memory_release_cached(nd_device dev)
+{
+    static const char *fn = "nd_memory_release_cached";
+    nd_status st = check_runtime_dev(fn, dev);
+    if (st) return st;
+    if (dev.type == ND_DEVICE_CPU) return ND_OK; /* nothing is cached on the CPU */
+#ifdef ND_WITH_CUDA
+    return nd__cuda_memory_release_cached(dev.id);
+#else
+    return ND_ERR_INTERNAL;
+#endif
+}
+
+nd_status nd_memory_set_limit(nd_device dev, size_t bytes)
+{
+    static const char *fn = "nd_memory_set_limit";
+    nd_status st = check_runtime_dev(fn, dev);
+    if (st) return st;
+    if (dev.type == ND_DEVICE_CPU) {
+        nd__cpu_memory_set_limit(bytes);
+        return ND_OK;
+    }
+#ifdef ND_WITH_CUDA
+    return nd__cuda_memory_set_limit(dev.id, bytes);
+#else
+    return ND_ERR_INTERNAL;
+#endif
+}
+
+nd_status nd_memory_reset_peak(nd_device dev)
+{
+    static const char *fn = "nd_memory_reset_peak";
+    nd_status st = check_runtime_dev(fn, dev);
+    if (st) return st;
+    if (dev.type == ND_DEVICE_CPU) {
+        nd__cpu_memory_reset_peak();
+        return ND_OK;
+    }
+#ifdef ND_WITH_CUDA
+    return nd__cuda_memory_reset_peak(dev.id);
+#else
+    return ND_ERR_INTERNAL;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Streams                                                             */
+/* ------------------------------------------------------------------ */
+nd_status nd_stream_create(nd_stream **stream, nd_device dev)
+{
+    static const char *fn = "nd_stream_create";
+    ND_CHECK_PTR(fn, stream, "stream");
+    nd_status st = check_runtime_dev(fn, dev);
+    if (st) return st;
+    nd_stream *s = calloc(1, sizeof *s);
+    if (!s) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
+    s->dev = dev;
+#ifdef ND_WITH_CUDA
+    if (dev.type == ND_DEVICE_CUDA) {
+        st = nd__cuda_stream_create(&s->handle, dev.id);
+        if (st) {
+            free(s);
+            return st;
+        }
+    }
+#endif
+    *stream = s;
+    return ND_OK;
+}
+
+nd_status nd_stream_synchronize(nd_stream *stream)
+{
+    ND_CHECK_PTR("nd_stream_synchronize", stream, "stream");
+#ifdef ND_WITH_CUDA
+    if (stream->dev.type == ND_DEVICE_CUDA) return nd__cuda_stream_synchronize(stream->handle, stream->dev.id);
+#endif
+    return ND_OK; /* CPU work is synchronous */
+}
+
+nd_status nd_stream_destroy(nd_stream *stream)
+{
+    if (!stream) return ND_OK;
+    nd_status st = ND_OK;
+    if (stream->dev.type == ND_DEVICE_CUDA && stream->dev.id >= 0 && stream->dev.id < ND_MAX_CUDA_DEVICES &&
+        tl_stream[stream->dev.id] == stream)
+        tl_stream[stream->dev.id] = NULL;
+#ifdef ND_WITH_CUDA
+    if (stream->dev.type == ND_DEVICE_CUDA) st = nd__cuda_stream_destroy(stream->handle, stream->dev.id);
+#endif
+    free(stream);
+    return st;
+}
+
+nd_device nd_stream_device(const nd_stream *stream) { return stream ? stream->dev : nd_cpu(); }
+
+nd_status nd_set_stream(nd_stream *stream)
+{
+    if (!stream) {
+        memset(tl_stream, 0, sizeof tl_stream);
+        return ND_OK;
+    }
+    if (stream->dev.type == ND_DEVICE_CUDA) tl_stream[stream->dev.id] = stream;
+    return ND_OK; /* a CPU stream is the synchronous CPU itself */
+}
+
+nd_stream *nd_get_stream(nd_device dev)
+{
+    if (dev.type != ND_DEVICE_CUDA || dev.id < 0 || dev.id >= ND_MAX_CUDA_DEVICES) return NULL;
+    return tl_stream[dev.id];
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+/* ------------------------------------------------------------------ */
+static double host_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+nd_status nd_event_create(nd_event **event, nd_device dev)
+{
+    static const char *fn = "nd_event_create";
+    ND_CHECK_PTR(fn, event, "event");
+    nd_status st = check_runtime_dev(fn, dev);
+    if (st) return st;
+    nd_event *e = calloc(1, sizeof *e);
+    if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
+    e->dev = dev;
+#ifdef ND_WITH_CUDA
+    if (dev.type == ND_DEVICE_CUDA) {
+        st = nd__cuda_event_create(&e->handle, dev.id);
+        if (st) {
+            free(e);
+            return st;
+        }
+    }
+#endif
+    *event = e;
+    return ND_OK;
+}
+
+nd_status nd_event_record(nd_event *event, nd_stream *stream)
+{
+    static const char *fn = "nd_event_record";
+    ND_CHECK_PTR(fn, event, "event");
+    if (stream && !nd__same_device(stream->dev, event->dev))
+        return nd__err(ND_ERR_DEVICE, fn, "the event and the stream belong to different devices");
+#ifdef ND_WITH_CUDA
+    if (event->dev.type == ND_DEVICE_CUDA) {
+        void *h = stream ? stream->handle : nd__current_stream(event->dev);
+        nd_status st = nd__cuda_event_record(event->handle, h, event->dev.id);
+        if (st) return st;
+        event->recorded = true;
+        return ND_OK;
+    }
+#endif
+    event->host_ms = host_now_ms();
+    event->recorded = true;
+    return ND_OK;
+}
+
+nd_status nd_event_synchronize(nd_event *event)
+{
+    static const char *fn = "nd_event_synchronize";
+    ND_CHECK_PTR(fn, event, "event");
+    if (!event->recorded) return nd__err(ND_ERR_INVALID, fn, "the event was never recorded");
+#ifdef ND_WITH_CUDA
+    if (event->dev.type == ND_DEVICE_CUDA) return nd__cuda_event_synchronize(event->handle, event->dev.id);
+#endif
+    return ND_OK;
+}
+
+nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end)
+{
+    static const char *fn = "nd_event_elapsed_ms";
+    ND_CHECK_PTR(fn, ms, "ms");
+    ND_CHECK_PTR(fn, start, "start");
+    ND_CHECK_PTR(fn, end, "end");
+    if (!nd__same_device(start->dev, end->dev))
+        return nd__err(ND_ERR_DEVICE, fn, "the two events belong to different devices");
+    if (!start->recorded || !end->recorded)
+        return nd__err(ND_ERR_INVALID, fn, "event '%s' was never recorded", start->recorded ? "end" : "start");
+#ifdef ND_WITH_CUDA
+    if (start->dev.type == ND_DEVICE_CUDA) return nd__cuda_event_elapsed(ms, start->handle, end->handle, start->dev.id);
+#endif
+    *ms = (float)(end->host_ms - start->host_ms);
+    return ND_OK;
+}
+
+nd_status nd_event_destroy(nd_event *event)
+{
+    if (!event) return ND_OK;
+#ifdef ND_WITH_CUDA
+    if (event->dev.type == ND_DEVICE_CUDA) nd__cuda_event_destroy(event->handle, event->dev.id);
+#endif
+    free(event);
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pinned host memory                                                  */
+/* ------------------------------------------------------------------ */
+static int plain_alloc(void *ctx, size_t n, void **p)
+{
+    (void)ctx;
+    *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
+    return *p ? 0 : 1;
+}
+static void plain_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static nd_pool *g_host_pool;
+static bool g_host_pinned;
+static pthread_once_t g_host_once = PTHREAD_ONCE_INIT;
+
+static void host_pool_init(void)
+{
+    const char *env = getenv("ND_POOL");
+    bool caching = !(env && strcmp(env, "0") == 0);
+    nd_pool_upstream up = {plain_alloc, plain_free, NULL};
+#ifdef ND_WITH_CUDA
+    if (nd__cuda_device_count() > 0) {
+        up.alloc = nd__cuda_host_upstream_alloc;
+        up.free = nd__cuda_host_upstream_free;
+        g_host_pinned = true;
+    }
+#endif
+    g_host_pool = nd__pool_create_ex(up, caching);
+}
+
+nd_status nd__host_pinned_alloc(size_t nbytes, void **ptr, bool *pinned, const char *func)
+{
+    pthread_once(&g_host_once, host_pool_init);
+    if (!g_host_pool) return nd__err(ND_ERR_NOMEM, func, "cannot create the pinned memory pool");
+    nd_status st = nd__pool_alloc(g_host_pool, nbytes, 0, ptr, func);
+    if (st == ND_OK && pinned) *pinned = g_host_pinned;
+    return st;
+}
+
+bool nd__host_pinned_free(void *ptr)
+{
+    pthread_once(&g_host_once, host_pool_init);
+    return g_host_pool && nd__pool_free(g_host_pool, ptr);
+}
+
+nd_status nd_pinned_alloc(void **ptr, size_t nbytes)
+{
+    ND_CHECK_PTR("nd_pinned_alloc", ptr, "ptr");
+    return nd__host_pinned_alloc(nbytes, ptr, NULL, "nd_pinned_alloc");
+}
+
+nd_status nd_pinned_free(void *ptr)
+{
+    if (!ptr) return ND_OK;
+    if (!nd__host_pinned_free(ptr))
+        return nd__err(ND_ERR_INVALID, "nd_pinned_free", "pointer %p did not come from nd_pinned_alloc", ptr);
+    return ND_OK;
+}
+
+static void pinned_release(void *ctx) { nd__host_pinned_free(ctx); }
+
+nd_status nd_empty_pinned(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape)
+{
+    static const char *fn = "nd_empty_pinned";
+    ND_CHECK_PTR(fn, out, "out");
+    int64_t size;
+    nd_status st = nd__check_shape(fn, ndim, shape, dtype, &size);
+    if (st) return st;
+    if (*out) { /* the out rule, as for nd_empty: an existing array is kept */
+        nd_array *res;
+        bool fresh;
+        return nd__prepare_out(fn, out, dtype, ndim, shape, nd_cpu(), &res, &fresh);
+    }
+    void *p;
+    bool pinned = false;
+    st = nd__host_pinned_alloc((size_t)size * nd__itemsize(dtype), &p, &pinned, fn);
+    if (st) return st;
+    nd_array *a;
+    st = nd__wrap(&a, p, dtype, ndim, shape, nd_cpu());
+    if (st) {
+        nd__host_pinned_free(p);
+        return nd__err_prefix(st, fn);
+    }
+    a->buf->release = pinned_release;
+    a->buf->ctx = p;
+    a->buf->pinned = pinned;
+    *out = a;
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous copies                                                 */
+/* ------------------------------------------------------------------ */
+nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream)
+{
+    static const char *fn = "nd_copy_async";
+    ND_CHECK_PTR(fn, dst, "dst");
+    ND_CHECK_PTR(fn, src, "src");
+    if (dst->dtype != src->dtype)
+        return nd__err(ND_ERR_DTYPE, fn, "dtypes differ (%s and %s)", nd_dtype_name(dst->dtype), nd_dtype_name(src->dtype));
+    if (dst->ndim != src->ndim || memcmp(dst->shape, src->shape, sizeof(int64_t) * (size_t)dst->ndim) != 0) {
+        char b1[400], b2[400];
+        return nd__err(ND_ERR_SHAPE, fn, "shapes differ: %s and %s", nd__fmt_shape(b1, sizeof b1, dst->ndim, dst->shape),
+                       nd__fmt_shape(b2, sizeof b2, src->ndim, src->shape));
+    }
+    if (stream && !nd__same_device(stream->dev, dst->device) && !nd__same_device(stream->dev, src->device))
+        return nd__err(ND_ERR_DEVICE, fn, "the stream belongs to neither array's device");
+#ifdef ND_WITH_CUDA
+    if (dst->device.type == ND_DEVICE_CUDA || src->device.type == ND_DEVICE_CUDA) {
+        nd_device d = dst->device.type == ND_DEVICE_CUDA ? dst->device : src->device;
+        void *h = stream ? stream->handle : nd__current_stream(d);
+        return nd__cuda_copy_async(dst, src, h);
+    }
+#endif
+    /* both on the CPU: a synchronous copy */
+    nd_status st = nd__copy_into(dst, src);
+    return st ? nd__err_prefix(st, fn) : ND_OK;
+}
