@@ -32,12 +32,9 @@ done:
     return st;
 }
 
-nd_status nd__as_dtype(nd_array **out, const nd_array *a, nd_dtype dtype)
+/* a (cast to dtype) copied into a new C-contiguous array *res. */
+static nd_status new_copy(nd_array **res, const nd_array *a, nd_dtype dtype)
 {
-    if (a->dtype == dtype) {
-        *out = nd_retain((nd_array *)a);
-        return ND_OK;
-    }
     nd_array *r;
     nd_status st = nd__alloc(&r, dtype, a->ndim, a->shape, a->device);
     if (st) return st;
@@ -46,8 +43,33 @@ nd_status nd__as_dtype(nd_array **out, const nd_array *a, nd_dtype dtype)
         nd_release(r);
         return st;
     }
-    *out = r;
+    *res = r;
     return ND_OK;
+}
+
+/* The out rule for copies: a (cast to dtype) into *out, or into a new array. */
+static nd_status copy_to_out(const char *fn, nd_array **out, const nd_array *a, nd_dtype dtype)
+{
+    nd_status st;
+    if (*out == NULL) {
+        st = new_copy(out, a, dtype);
+        return st ? nd__err_prefix(st, fn) : ND_OK;
+    }
+    nd_array *res;
+    bool fresh;
+    st = nd__prepare_out(fn, out, dtype, a->ndim, a->shape, a->device, &res, &fresh);
+    if (st) return st;
+    st = nd__copy_into(res, a);
+    return st ? nd__err_prefix(st, fn) : ND_OK;
+}
+
+nd_status nd__as_dtype(nd_array **out, const nd_array *a, nd_dtype dtype)
+{
+    if (a->dtype == dtype) {
+        *out = nd_retain((nd_array *)a);
+        return ND_OK;
+    }
+    return new_copy(out, a, dtype);
 }
 
 nd_status nd__scalar_array(nd_array **out, nd_scalar s, nd_dtype dtype, nd_device dev)
@@ -80,16 +102,7 @@ static nd_status contiguous_ref(nd_array **out, const nd_array *a)
         *out = nd_retain((nd_array *)a);
         return ND_OK;
     }
-    nd_array *r;
-    nd_status st = nd__alloc(&r, a->dtype, a->ndim, a->shape, a->device);
-    if (st) return st;
-    st = nd__copy_into(r, a);
-    if (st) {
-        nd_release(r);
-        return st;
-    }
-    *out = r;
-    return ND_OK;
+    return new_copy(out, a, a->dtype);
 }
 
 nd_status nd_from_host(nd_array **out, const void *data, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
@@ -129,18 +142,7 @@ nd_status nd_copy(nd_array **out, const nd_array *a)
     ND_CHECK_PTR(fn, out, "out");
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
-    if (*out == NULL) {
-        nd_array *r;
-        st = nd__alloc(&r, a->dtype, a->ndim, a->shape, a->device);
-        if (st) return nd__err_prefix(st, fn);
-        st = nd__copy_into(r, a);
-        if (st) {
-            nd_release(r);
-            return nd__err_prefix(st, fn);
-        }
-        *out = r;
-        return ND_OK;
-    }
+    if (*out == NULL) return copy_to_out(fn, out, a, a->dtype);
     /* np.copyto(out, a): a broadcasts to out, same_kind casting */
     nd_array *o = *out;
     int nd;
@@ -167,28 +169,10 @@ nd_status nd_astype(nd_array **out, const nd_array *a, nd_dtype dtype)
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
     if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_INVALID, fn, "invalid dtype value %d", (int)dtype);
-    if (*out) {
-        nd_array *o = *out;
-        if (o->dtype != dtype)
-            return nd__err(ND_ERR_DTYPE, fn, "'out' has dtype %s, but astype was asked for %s", nd_dtype_name(o->dtype),
-                           nd_dtype_name(dtype));
-        nd_array *res;
-        bool fresh;
-        st = nd__prepare_out(fn, out, dtype, a->ndim, a->shape, a->device, &res, &fresh);
-        if (st) return st;
-        st = nd__copy_into(res, a);
-        return st ? nd__err_prefix(st, fn) : ND_OK;
-    }
-    nd_array *r;
-    st = nd__alloc(&r, dtype, a->ndim, a->shape, a->device);
-    if (st) return nd__err_prefix(st, fn);
-    st = nd__copy_into(r, a);
-    if (st) {
-        nd_release(r);
-        return nd__err_prefix(st, fn);
-    }
-    *out = r;
-    return ND_OK;
+    if (*out && (*out)->dtype != dtype)
+        return nd__err(ND_ERR_DTYPE, fn, "'out' has dtype %s, but astype was asked for %s", nd_dtype_name((*out)->dtype),
+                       nd_dtype_name(dtype));
+    return copy_to_out(fn, out, a, dtype);
 }
 
 nd_status nd_copy_to_host(void *dst, const nd_array *a, size_t nbytes)
@@ -297,10 +281,5 @@ nd_status nd_contiguous(nd_array **out, const nd_array *a)
         st = contiguous_ref(out, a);
         return st ? nd__err_prefix(st, fn) : ND_OK;
     }
-    nd_array *res;
-    bool fresh;
-    st = nd__prepare_out(fn, out, a->dtype, a->ndim, a->shape, a->device, &res, &fresh);
-    if (st) return st;
-    st = nd__copy_into(res, a);
-    return st ? nd__err_prefix(st, fn) : ND_OK;
+    return copy_to_out(fn, out, a, a->dtype);
 }

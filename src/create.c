@@ -1,0 +1,500 @@
+/* Array creation: zeros, ones, full, arange, linspace, eye and the *_like
+ * functions. (nd_empty, nd_from_host and the copies live in array.c and
+ * copy.c.)
+ *
+ * Constant fills go through the backend's fill. Computed contents
+ * (arange, linspace, eye) are produced on the host, directly in the
+ * array's buffer on the CPU, else in a temporary copied with memcpy_h2d.
+ * With a user 'out' (the out rule) the result is made in the requested
+ * dtype first and then cast into 'out' with nd__copy_into, so the values
+ * are exactly those of the fresh result. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Element stores                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Store the low bits of v into an integer (or bool: v != 0) element. */
+static void store_bits(void *dst, nd_dtype t, uint64_t v)
+{
+    switch (nd__itemsize(t)) {
+    case 1: {
+        uint8_t x = t == ND_BOOL ? (uint8_t)(v != 0) : (uint8_t)v;
+        memcpy(dst, &x, 1);
+        break;
+    }
+    case 2: {
+        uint16_t x = (uint16_t)v;
+        memcpy(dst, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = (uint32_t)v;
+        memcpy(dst, &x, 4);
+        break;
+    }
+    default: memcpy(dst, &v, 8); break;
+    }
+}
+
+/* Store a double into a float element (correctly rounded, also for the
+ * 16-bit types). */
+static void store_f64(void *dst, nd_dtype t, double d)
+{
+    switch (t) {
+    case ND_FLOAT64: memcpy(dst, &d, 8); break;
+    case ND_FLOAT32: {
+        float f = (float)d;
+        memcpy(dst, &f, 4);
+        break;
+    }
+    case ND_FLOAT16: {
+        uint16_t h = nd_double_to_half(d);
+        memcpy(dst, &h, 2);
+        break;
+    }
+    default: {
+        uint16_t h = nd_double_to_bf16(d);
+        memcpy(dst, &h, 2);
+        break;
+    }
+    }
+}
+
+/* Range of integer dtype t as [lo, hi] in int64 / uint64. */
+static void int_range(nd_dtype t, int64_t *lo, uint64_t *hi)
+{
+    int bits = (int)nd__itemsize(t) * 8;
+    if (nd__kind(t) == ND_KIND_INT) {
+        *lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+        *hi = (UINT64_C(1) << (bits - 1)) - 1;
+    } else {
+        *lo = 0;
+        *hi = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    }
+}
+
+/* Convert a double to integer dtype t the way np.full / np.arange do for
+ * a Python float (truncation toward zero); NaN, inf and values outside
+ * the dtype are ND_ERR_INVALID (NumPy gives an unspecified value with a
+ * warning or raises). The bits (two's complement) go to *bits. */
+static nd_status f64_to_int(const char *fn, const char *what, double d, nd_dtype t, uint64_t *bits)
+{
+    if (!isfinite(d)) return nd__err(ND_ERR_INVALID, fn, "cannot convert %s %g to integer dtype %s", what, d, nd_dtype_name(t));
+    double tr = trunc(d);
+    int64_t lo;
+    uint64_t hi;
+    int_range(t, &lo, &hi);
+    /* hi + 1 is a power of two, exact in double */
+    double hi1 = ldexp(1.0, (int)nd__itemsize(t) * 8 - (nd__kind(t) == ND_KIND_INT ? 1 : 0));
+    if (tr < (double)lo || tr >= hi1)
+        return nd__err(ND_ERR_INVALID, fn, "%s %.17g is out of bounds for %s", what, d, nd_dtype_name(t));
+    if (tr >= 9223372036854775808.0) *bits = (uint64_t)tr;
+    else *bits = (uint64_t)(int64_t)tr;
+    return ND_OK;
+}
+
+/* One element of dtype t holding the weak scalar s (np.full rules). */
+static nd_status scalar_bytes(const char *fn, nd_scalar s, nd_dtype t, void *dst)
+{
+    nd_kind k = nd__kind(t);
+    switch (s.kind) {
+    case ND_SCALAR_BOOL:
+        if (k == ND_KIND_FLOAT) store_f64(dst, t, s.v.b ? 1.0 : 0.0);
+        else store_bits(dst, t, s.v.b ? 1 : 0);
+        return ND_OK;
+    case ND_SCALAR_INT: {
+        int64_t i = s.v.i;
+        if (k == ND_KIND_BOOL) {
+            store_bits(dst, t, i != 0);
+        } else if (k == ND_KIND_FLOAT) {
+            /* NumPy converts a Python int through float64 (so
+             * np.full(1, 2**62 + 2**38 + 1, np.float32) is 2**62) */
+            store_f64(dst, t, (double)i);
+        } else {
+            int64_t lo;
+            uint64_t hi;
+            int_range(t, &lo, &hi);
+            if (i < lo || (i >= 0 && (uint64_t)i > hi))
+                return nd__err(ND_ERR_INVALID, fn, "fill value %lld is out of bounds for %s", (long long)i,
+                               nd_dtype_name(t));
+            store_bits(dst, t, (uint64_t)i);
+        }
+        return ND_OK;
+    }
+    case ND_SCALAR_FLOAT: {
+        double f = s.v.f;
+        if (k == ND_KIND_BOOL) {
+            store_bits(dst, t, f != 0.0 || isnan(f));
+        } else if (k == ND_KIND_FLOAT) {
+            store_f64(dst, t, f);
+        } else {
+            uint64_t bits;
+            nd_status st = f64_to_int(fn, "fill value", f, t, &bits);
+            if (st) return st;
+            store_bits(dst, t, bits);
+        }
+        return ND_OK;
+    }
+    case ND_SCALAR_NONE: return nd__err(ND_ERR_INVALID, fn, "fill value is ND_SCALAR_NONE (no value)");
+    }
+    return nd__err(ND_ERR_INVALID, fn, "invalid scalar kind %d", (int)s.kind);
+}
+
+/* ------------------------------------------------------------------ */
+/* Drivers                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Common validation: out pointer, shape (and dtype), device. */
+static nd_status check_args(const char *fn, nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape,
+                            nd_device dev)
+{
+    ND_CHECK_PTR(fn, out, "out");
+    nd_status st = nd__check_shape(fn, ndim, shape, dtype, NULL);
+    if (st) return st;
+    return nd__check_device(fn, dev);
+}
+
+/* Fill a result of dtype t with the element at value (t's bytes). */
+static nd_status create_const(const char *fn, nd_array **out, nd_dtype t, int ndim, const int64_t *shape, nd_device dev,
+                              const void *value)
+{
+    nd_array *res;
+    bool fresh;
+    nd_status st = nd__prepare_out(fn, out, t, ndim, shape, dev, &res, &fresh);
+    if (st) return st;
+    const nd_backend *be = nd__backend(dev);
+    if (res->size > 0) {
+        if (res->dtype == t) {
+            st = be->fill(res, value);
+        } else {
+            /* 'out' of another dtype: make the 0-d value in t, then cast */
+            nd_array *s = NULL;
+            st = nd__alloc(&s, t, 0, NULL, dev);
+            if (!st) st = be->fill(s, value);
+            if (!st) st = nd__copy_into(res, s);
+            nd_release(s);
+        }
+    }
+    if (st) {
+        if (fresh) nd_release(res);
+        return nd__err_prefix(st, fn);
+    }
+    if (fresh) *out = res;
+    return ND_OK;
+}
+
+/* Writes n elements of dtype t to dst (host memory, C order). */
+typedef nd_status (*host_fill_fn)(const char *fn, void *dst, int64_t n, nd_dtype t, const void *ctx);
+
+static nd_status create_host(const char *fn, nd_array **out, nd_dtype t, int ndim, const int64_t *shape, nd_device dev,
+                             host_fill_fn fill, const void *ctx)
+{
+    nd_array *res;
+    bool fresh;
+    nd_status st = nd__prepare_out(fn, out, t, ndim, shape, dev, &res, &fresh);
+    if (st) return st;
+    nd_array *tgt = res;
+    if (!fresh) {
+        st = nd__alloc(&tgt, t, ndim, shape, dev);
+        if (st) return nd__err_prefix(st, fn);
+    }
+    int64_t n = tgt->size;
+    if (n > 0) {
+        if (dev.type == ND_DEVICE_CPU) {
+            st = fill(fn, nd__ptr(tgt), n, t, ctx);
+        } else {
+            size_t nbytes = (size_t)n * nd__itemsize(t);
+            void *host = malloc(nbytes);
+            if (!host) {
+                st = nd__err(ND_ERR_NOMEM, fn, "out of host memory for a %zu-byte staging buffer", nbytes);
+            } else {
+                st = fill(fn, host, n, t, ctx);
+                if (!st) st = nd__backend(dev)->memcpy_h2d(dev, nd__ptr(tgt), host, nbytes);
+                free(host);
+            }
+        }
+    }
+    if (!st && !fresh) st = nd__copy_into(res, tgt);
+    if (tgt != res || (st && fresh)) nd_release(tgt);
+    if (st) return nd__err_prefix(st, fn);
+    if (fresh) *out = res;
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* zeros / ones / full                                                 */
+/* ------------------------------------------------------------------ */
+nd_status nd_zeros(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    static const char *fn = "nd_zeros";
+    nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
+    if (st) return st;
+    uint64_t zero = 0; /* 0 and +0.0 are all-zero bits in every dtype */
+    return create_const(fn, out, dtype, ndim, shape, dev, &zero);
+}
+
+nd_status nd_ones(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    static const char *fn = "nd_ones";
+    nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
+    if (st) return st;
+    unsigned char one[8];
+    st = scalar_bytes(fn, nd_scalar_int(1), dtype, one);
+    if (st) return st;
+    return create_const(fn, out, dtype, ndim, shape, dev, one);
+}
+
+nd_status nd_full(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_scalar value, nd_device dev)
+{
+    static const char *fn = "nd_full";
+    nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
+    if (st) return st;
+    unsigned char v[8];
+    st = scalar_bytes(fn, value, dtype, v);
+    if (st) return st;
+    return create_const(fn, out, dtype, ndim, shape, dev, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* *_like                                                              */
+/* ------------------------------------------------------------------ */
+nd_status nd_empty_like(nd_array **out, const nd_array *a)
+{
+    static const char *fn = "nd_empty_like";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    nd_array *res;
+    bool fresh;
+    nd_status st = nd__prepare_out(fn, out, a->dtype, a->ndim, a->shape, a->device, &res, &fresh);
+    if (st) return st;
+    if (fresh) *out = res;
+    return ND_OK;
+}
+
+nd_status nd_zeros_like(nd_array **out, const nd_array *a)
+{
+    static const char *fn = "nd_zeros_like";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    uint64_t zero = 0;
+    return create_const(fn, out, a->dtype, a->ndim, a->shape, a->device, &zero);
+}
+
+nd_status nd_ones_like(nd_array **out, const nd_array *a)
+{
+    static const char *fn = "nd_ones_like";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    unsigned char one[8];
+    nd_status st = scalar_bytes(fn, nd_scalar_int(1), a->dtype, one);
+    if (st) return st;
+    return create_const(fn, out, a->dtype, a->ndim, a->shape, a->device, one);
+}
+
+/* ------------------------------------------------------------------ */
+/* arange                                                              */
+/* ------------------------------------------------------------------ */
+/* NumPy's algorithm (PyArray_ArangeObj + the dtype's fill function):
+ * element 0 is start and element 1 is start + step, both converted to
+ * the dtype; then delta = e1 - e0 is computed IN THE DTYPE and element i
+ * is e0 + i * delta (ints wrap, float16/bfloat16 compute in float32).
+ * This is what makes np.arange(0.5, 5, 1.5, dtype=int) give [0, 2, 4]. */
+typedef struct {
+    double start, step;
+    uint64_t b0, b1; /* integer dtypes: the converted first two elements */
+} arange_ctx;
+
+static nd_status arange_fill(const char *fn, void *dst, int64_t n, nd_dtype t, const void *vctx)
+{
+    (void)fn;
+    const arange_ctx *c = vctx;
+    char *p = dst;
+    switch (t) {
+    case ND_FLOAT64: {
+        double *y = dst;
+        y[0] = c->start;
+        if (n > 1) y[1] = c->start + c->step;
+        double d = n > 1 ? y[1] - y[0] : 0.0;
+        for (int64_t i = 2; i < n; i++) y[i] = c->start + (double)i * d;
+        break;
+    }
+    case ND_FLOAT32: {
+        float *y = dst;
+        y[0] = (float)c->start;
+        if (n > 1) y[1] = (float)(c->start + c->step);
+        float s = y[0], d = n > 1 ? y[1] - y[0] : 0.0f;
+        for (int64_t i = 2; i < n; i++) y[i] = s + (float)i * d;
+        break;
+    }
+    case ND_FLOAT16:
+    case ND_BFLOAT16: {
+        bool h = t == ND_FLOAT16;
+        uint16_t *y = dst;
+        y[0] = h ? nd_double_to_half(c->start) : nd_double_to_bf16(c->start);
+        if (n > 1) {
+            double v1 = c->start + c->step;
+            y[1] = h ? nd_double_to_half(v1) : nd_double_to_bf16(v1);
+        }
+        float s = h ? nd_half_to_float(y[0]) : nd_bf16_to_float(y[0]);
+        float d = n > 1 ? (h ? nd_half_to_float(y[1]) : nd_bf16_to_float(y[1])) - s : 0.0f;
+        for (int64_t i = 2; i < n; i++) {
+            float v = s + (float)i * d;
+            y[i] = h ? nd_float_to_half(v) : nd_float_to_bf16(v);
+        }
+        break;
+    }
+    default: { /* bool and integers */
+        size_t isz = nd__itemsize(t);
+        uint64_t d = c->b1 - c->b0;
+        store_bits(p, t, c->b0);
+        if (n > 1) store_bits(p + isz, t, c->b1);
+        for (int64_t i = 2; i < n; i++) store_bits(p + (size_t)i * isz, t, c->b0 + (uint64_t)i * d);
+        break;
+    }
+    }
+    return ND_OK;
+}
+
+nd_status nd_arange(nd_array **out, nd_dtype dtype, double start, double stop, double step, nd_device dev)
+{
+    static const char *fn = "nd_arange";
+    ND_CHECK_PTR(fn, out, "out");
+    if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_INVALID, fn, "invalid dtype value %d", (int)dtype);
+    if (!isfinite(step) || step == 0.0)
+        return nd__err(ND_ERR_INVALID, fn, "step must be finite and non-zero (got %g)", step);
+    if (!isfinite(start) || !isfinite(stop))
+        return nd__err(ND_ERR_INVALID, fn, "cannot compute length: start %g and stop %g must be finite", start, stop);
+    double q = (stop - start) / step;
+    if (!isfinite(q)) return nd__err(ND_ERR_INVALID, fn, "cannot compute length: (stop - start) / step overflows");
+    double len = ceil(q);
+    if (len >= 9223372036854775808.0)
+        return nd__err(ND_ERR_INVALID, fn, "maximum allowed size exceeded (length %.17g)", len);
+    int64_t n = len > 0 ? (int64_t)len : 0;
+    nd_status st = nd__check_shape(fn, 1, &n, dtype, NULL);
+    if (st) return st;
+    st = nd__check_device(fn, dev);
+    if (st) return st;
+
+    arange_ctx c = {start, step, 0, 0};
+    if (dtype == ND_BOOL) {
+        if (n > 2)
+            return nd__err(ND_ERR_DTYPE, fn, "arange is only supported for bool when the result has at most length 2 "
+                                             "(length %lld)", (long long)n);
+        c.b0 = start != 0.0;
+        c.b1 = start + step != 0.0;
+    } else if (nd__is_integer(dtype)) {
+        if (n > 0) {
+            st = f64_to_int(fn, "start", start, dtype, &c.b0);
+            if (st) return st;
+        }
+        if (n > 1) {
+            /* integral start and step: start + step in integers, exact
+             * beyond 2^53 (NumPy adds Python ints) */
+            int64_t i1;
+            if (start == trunc(start) && step == trunc(step) && fabs(start) < 9.2e18 && fabs(step) < 9.2e18 &&
+                !__builtin_add_overflow((int64_t)start, (int64_t)step, &i1) &&
+                scalar_bytes(fn, nd_scalar_int(i1), dtype, &c.b1) == ND_OK) {
+                /* c.b1 holds the element's low bytes; widen for the fill */
+                c.b1 = (uint64_t)i1;
+            } else {
+                st = f64_to_int(fn, "start + step", start + step, dtype, &c.b1);
+                if (st) return st;
+            }
+        }
+    }
+    int64_t shape[1] = {n};
+    return create_host(fn, out, dtype, 1, shape, dev, arange_fill, &c);
+}
+
+/* ------------------------------------------------------------------ */
+/* linspace                                                            */
+/* ------------------------------------------------------------------ */
+/* np.linspace (NumPy 2): computed in float64 as i * step + start (or
+ * (i / div) * delta + start when step underflows to 0), the last element
+ * set to stop when endpoint, floored for integer dtypes, then cast. */
+typedef struct {
+    double start, stop;
+    bool endpoint;
+} linspace_ctx;
+
+static nd_status linspace_fill(const char *fn, void *dst, int64_t num, nd_dtype t, const void *vctx)
+{
+    const linspace_ctx *c = vctx;
+    int64_t div = c->endpoint ? num - 1 : num;
+    double delta = c->stop - c->start;
+    double step = div > 0 ? delta / (double)div : NAN;
+    size_t isz = nd__itemsize(t);
+    nd_kind k = nd__kind(t);
+    char *p = dst;
+    for (int64_t i = 0; i < num; i++) {
+        double y;
+        if (div <= 0) y = (double)i * delta + c->start;
+        else if (step == 0.0) y = ((double)i / (double)div) * delta + c->start;
+        else y = (double)i * step + c->start;
+        if (c->endpoint && num > 1 && i == num - 1) y = c->stop;
+        if (k == ND_KIND_FLOAT) {
+            store_f64(p + (size_t)i * isz, t, y);
+        } else if (k == ND_KIND_BOOL) {
+            store_bits(p + (size_t)i * isz, t, y != 0.0 || isnan(y));
+        } else {
+            uint64_t bits;
+            nd_status st = f64_to_int(fn, "value", floor(y), t, &bits);
+            if (st) return st;
+            store_bits(p + (size_t)i * isz, t, bits);
+        }
+    }
+    return ND_OK;
+}
+
+nd_status nd_linspace(nd_array **out, nd_dtype dtype, double start, double stop, int64_t num, bool endpoint, nd_device dev)
+{
+    static const char *fn = "nd_linspace";
+    ND_CHECK_PTR(fn, out, "out");
+    if (num < 0) return nd__err(ND_ERR_INVALID, fn, "number of samples, %lld, must be non-negative", (long long)num);
+    nd_status st = check_args(fn, out, dtype, 1, &num, dev);
+    if (st) return st;
+    linspace_ctx c = {start, stop, endpoint};
+    return create_host(fn, out, dtype, 1, &num, dev, linspace_fill, &c);
+}
+
+/* ------------------------------------------------------------------ */
+/* eye                                                                 */
+/* ------------------------------------------------------------------ */
+typedef struct {
+    int64_t n, m, k;
+} eye_ctx;
+
+static nd_status eye_fill(const char *fn, void *dst, int64_t size, nd_dtype t, const void *vctx)
+{
+    (void)fn;
+    const eye_ctx *c = vctx;
+    size_t isz = nd__itemsize(t);
+    memset(dst, 0, (size_t)size * isz);
+    /* ones at (i, i + k) for i in [max(0, -k), min(n, m - k)); k in (-n, m) */
+    if (c->k >= c->m || c->k <= -c->n) return ND_OK;
+    unsigned char one[8];
+    if (nd__kind(t) == ND_KIND_FLOAT) store_f64(one, t, 1.0);
+    else store_bits(one, t, 1);
+    int64_t i0 = c->k < 0 ? -c->k : 0;
+    int64_t i1 = c->m - c->k < c->n ? c->m - c->k : c->n;
+    char *p = dst;
+    for (int64_t i = i0; i < i1; i++) memcpy(p + (size_t)(i * c->m + i + c->k) * isz, one, isz);
+    return ND_OK;
+}
+
+nd_status nd_eye(nd_array **out, nd_dtype dtype, int64_t n, int64_t m, int64_t k, nd_device dev)
+{
+    static const char *fn = "nd_eye";
+    if (m < 0) m = n;
+    int64_t shape[2] = {n, m};
+    nd_status st = check_args(fn, out, dtype, 2, shape, dev);
+    if (st) return st;
+    eye_ctx c = {n, m, k};
+    return create_host(fn, out, dtype, 2, shape, dev, eye_fill, &c);
+}
