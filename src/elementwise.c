@@ -1,0 +1,346 @@
+/*
+ * Elementwise ops, the core side: validation, broadcasting, NEP 50
+ * promotion (weak scalars), the loop dtype of each op (from the kinds and
+ * rule columns of ND_UNARY_OPS / ND_BINARY_OPS), the out-pointer rule and
+ * dispatch to the backend of the arrays' device. The ops themselves live
+ * in src/ops_math.h and the backends' loops.
+ *
+ * The clip and where entry points are in src/elementwise_select.c.
+ */
+#include <string.h>
+
+#include "elementwise.h"
+
+/* ------------------------------------------------------------------ */
+/* The op table, derived from the X-macro lists                        */
+/* ------------------------------------------------------------------ */
+#define ND_EW_UNAME(E, n, k, r) [ND_UNARY_##E] = #n,
+#define ND_EW_BNAME(E, n, k, r) [ND_BINARY_##E] = #n,
+#define ND_EW_UKINDS(E, n, k, r) [ND_UNARY_##E] = k,
+#define ND_EW_BKINDS(E, n, k, r) [ND_BINARY_##E] = k,
+#define ND_EW_URULE(E, n, k, r) [ND_UNARY_##E] = ND_EW_RULE_##r,
+#define ND_EW_BRULE(E, n, k, r) [ND_BINARY_##E] = ND_EW_RULE_##r,
+
+static const char *const unary_names[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_EW_UNAME)};
+static const char *const binary_names[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_EW_BNAME)};
+static const char *const unary_kinds[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_EW_UKINDS)};
+static const char *const binary_kinds[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_EW_BKINDS)};
+static const nd_ew_rule unary_rules[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_EW_URULE)};
+static const nd_ew_rule binary_rules[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_EW_BRULE)};
+
+const char *nd_unary_op_name(nd_unary_op op)
+{
+    return (unsigned)op < (unsigned)ND_NUM_UNARY_OPS ? unary_names[op] : NULL;
+}
+
+const char *nd_binary_op_name(nd_binary_op op)
+{
+    return (unsigned)op < (unsigned)ND_NUM_BINARY_OPS ? binary_names[op] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared helpers (declared in src/elementwise.h)                      */
+/* ------------------------------------------------------------------ */
+static const char *dev_name(nd_device d) { return d.type == ND_DEVICE_CPU ? "cpu" : "cuda"; }
+
+nd_status nd__ew_same_device(const char *func, const nd_array *a, const char *an, const nd_array *b, const char *bn)
+{
+    if (nd__same_device(a->device, b->device)) return ND_OK;
+    return nd__err(ND_ERR_DEVICE, func, "'%s' is on %s:%d but '%s' is on %s:%d", an, dev_name(a->device), a->device.id,
+                   bn, dev_name(b->device), b->device.id);
+}
+
+nd_status nd__ew_backend(const char *func, nd_device dev, const nd_backend **be)
+{
+    const nd_backend *b = nd__backend(dev);
+    if (b == NULL || b->unary == NULL || b->binary == NULL || b->where == NULL)
+        return nd__err(ND_ERR_UNSUPPORTED, func, "elementwise ops are not available on %s:%d", dev_name(dev), dev.id);
+    *be = b;
+    return ND_OK;
+}
+
+static bool same_shape(const nd_array *a, int ndim, const int64_t *shape)
+{
+    if (a->ndim != ndim) return false;
+    for (int i = 0; i < ndim; i++)
+        if (a->shape[i] != shape[i]) return false;
+    return true;
+}
+
+nd_status nd__ew_input(const char *func, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
+                       nd_array **cast, const nd_array **view)
+{
+    *cast = NULL;
+    const nd_array *src = a;
+    if (a->dtype != dtype) {
+        nd_status st = nd__as_dtype(cast, a, dtype);
+        if (st) return nd__err_prefix(st, func);
+        src = *cast;
+    }
+    if (!same_shape(src, ndim, shape)) {
+        nd_array *v;
+        nd_status st = nd__broadcast_view(&v, src, ndim, shape);
+        if (st) {
+            nd_release(*cast);
+            *cast = NULL;
+            return nd__err_prefix(st, func);
+        }
+        nd_release(*cast);
+        *cast = v;
+        src = v;
+    }
+    *view = src;
+    return ND_OK;
+}
+
+nd_status nd__ew_check_writable(const char *func, const nd_array *o)
+{
+    for (int i = 0; i < o->ndim; i++)
+        if (o->strides[i] == 0 && o->shape[i] > 1)
+            return nd__err(ND_ERR_INVALID, func,
+                           "'out' is a broadcast view (stride 0 on axis %d) and cannot be written", i);
+    return ND_OK;
+}
+
+bool nd__ew_needs_temp(const nd_array *r, nd_dtype res, int n, const nd_array *const *ins)
+{
+    if (r->dtype != res) return true;
+    for (int k = 0; k < n; k++)
+        if (ins[k] && nd__may_overlap(r, ins[k]) && !nd__same_view(r, ins[k])) return true;
+    return false;
+}
+
+/* The loop dtype and result dtype of an op for the promoted input dtype. */
+static nd_status resolve(const char *func, const char *opname, bool named, const char *kinds, nd_ew_rule rule,
+                         nd_dtype in, nd_dtype *loop, nd_dtype *res)
+{
+    char kc;
+    switch (nd__kind(in)) {
+    case ND_KIND_BOOL: kc = 'B'; break;
+    case ND_KIND_INT: kc = 'I'; break;
+    case ND_KIND_UINT: kc = 'U'; break;
+    default: kc = 'F'; break;
+    }
+    nd_dtype lt = in;
+    if (kc == 'B' && strchr(kinds, 'b') != NULL) {
+        lt = ND_INT8; /* NumPy computes these on bool as int8 */
+    } else if (strchr(kinds, kc) == NULL) {
+        if (named) return nd__err(ND_ERR_DTYPE, func, "no loop for dtype %s", nd_dtype_name(in));
+        return nd__err(ND_ERR_DTYPE, func, "op '%s' has no loop for dtype %s", opname, nd_dtype_name(in));
+    }
+    switch (rule) {
+    case ND_EW_RULE_SAME: *res = lt; break;
+    case ND_EW_RULE_FLOAT: lt = nd__float_for(lt); *res = lt; break;
+    case ND_EW_RULE_DIV:
+        if (!nd__is_float(lt)) lt = ND_FLOAT64;
+        *res = lt;
+        break;
+    default: *res = ND_BOOL; break;
+    }
+    *loop = lt;
+    return ND_OK;
+}
+
+/* Finish an op: on success hand a fresh result to the caller, else
+ * release it. */
+static nd_status finish(nd_status st, nd_array **out, nd_array *r, bool fresh)
+{
+    if (st == ND_OK) {
+        if (fresh) *out = r;
+        return ND_OK;
+    }
+    if (fresh) nd_release(r);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Unary                                                               */
+/* ------------------------------------------------------------------ */
+static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_unary_op op, const nd_array *a)
+{
+    ND_CHECK_PTR(func, out, "out");
+    if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS)
+        return nd__err(ND_ERR_INVALID, func, "invalid unary op %d", (int)op);
+    ND_CHECK_PTR(func, a, "a");
+    nd_dtype loop = ND_BOOL, res = ND_BOOL;
+    nd_status st = resolve(func, unary_names[op], named, unary_kinds[op], unary_rules[op], a->dtype, &loop, &res);
+    if (st) return st;
+    const nd_backend *be = NULL;
+    if ((st = nd__ew_backend(func, a->device, &be))) return st;
+    if (*out && (st = nd__ew_check_writable(func, *out))) return st;
+    nd_array *r;
+    bool fresh;
+    st = nd__prepare_out(func, out, res, a->ndim, a->shape, a->device, &r, &fresh);
+    if (st) return st;
+
+    nd_array *ca = NULL, *tmp = NULL;
+    const nd_array *va;
+    st = nd__ew_input(func, a, loop, a->ndim, a->shape, &ca, &va);
+    if (st) return finish(st, out, r, fresh);
+    nd_array *target = r;
+    if (!fresh && nd__ew_needs_temp(r, res, 1, &va)) {
+        st = nd__alloc(&tmp, res, r->ndim, r->shape, r->device);
+        if (st) {
+            nd__err_prefix(st, func);
+            goto done;
+        }
+        target = tmp;
+    }
+    st = be->unary(op, target, va);
+    if (st) {
+        nd__err_prefix(st, func);
+        goto done;
+    }
+    if (tmp && (st = nd__copy_into(r, tmp))) nd__err_prefix(st, func);
+done:
+    nd_release(tmp);
+    nd_release(ca);
+    return finish(st, out, r, fresh);
+}
+
+nd_status nd_unary(nd_array **out, nd_unary_op op, const nd_array *a) { return unary_impl("nd_unary", false, out, op, a); }
+
+/* ------------------------------------------------------------------ */
+/* Binary                                                              */
+/* ------------------------------------------------------------------ */
+nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_op op, const nd_array *a,
+                        const nd_array *b, nd_dtype in)
+{
+    nd_dtype loop = ND_BOOL, res = ND_BOOL;
+    nd_status st = resolve(func, binary_names[op], named, binary_kinds[op], binary_rules[op], in, &loop, &res);
+    if (st) return st;
+    if ((st = nd__ew_same_device(func, a, "a", b, "b"))) return st;
+    const nd_backend *be = NULL;
+    if ((st = nd__ew_backend(func, a->device, &be))) return st;
+    int ndim;
+    int64_t shape[ND_MAX_DIMS];
+    if ((st = nd__broadcast_shapes(func, a->ndim, a->shape, b->ndim, b->shape, &ndim, shape))) return st;
+    if (*out && (st = nd__ew_check_writable(func, *out))) return st;
+    nd_array *r;
+    bool fresh;
+    st = nd__prepare_out(func, out, res, ndim, shape, a->device, &r, &fresh);
+    if (st) return st;
+
+    nd_array *ca = NULL, *cb = NULL, *tmp = NULL;
+    const nd_array *v[2];
+    if ((st = nd__ew_input(func, a, loop, ndim, shape, &ca, &v[0]))) goto done;
+    if ((st = nd__ew_input(func, b, loop, ndim, shape, &cb, &v[1]))) goto done;
+    nd_array *target = r;
+    if (!fresh && nd__ew_needs_temp(r, res, 2, v)) {
+        st = nd__alloc(&tmp, res, ndim, shape, r->device);
+        if (st) {
+            nd__err_prefix(st, func);
+            goto done;
+        }
+        target = tmp;
+    }
+    st = be->binary(op, target, v[0], v[1]);
+    if (st) {
+        if (st == ND_ERR_INVALID && op == ND_BINARY_POWER)
+            nd__err(ND_ERR_INVALID, func, "Integers to negative integer powers are not allowed.");
+        else
+            nd__err_prefix(st, func);
+        goto done;
+    }
+    if (tmp && (st = nd__copy_into(r, tmp))) nd__err_prefix(st, func);
+done:
+    nd_release(tmp);
+    nd_release(cb);
+    nd_release(ca);
+    return finish(st, out, r, fresh);
+}
+
+static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_binary_op op, const nd_array *a,
+                             const nd_array *b)
+{
+    ND_CHECK_PTR(func, out, "out");
+    if ((unsigned)op >= (unsigned)ND_NUM_BINARY_OPS)
+        return nd__err(ND_ERR_INVALID, func, "invalid binary op %d", (int)op);
+    ND_CHECK_PTR(func, a, "a");
+    ND_CHECK_PTR(func, b, "b");
+    nd_dtype in;
+    nd_status st = nd_result_type(&in, a->dtype, b->dtype);
+    if (st) return nd__err_prefix(st, func);
+    return nd__ew_binary(func, named, out, op, a, b, in);
+}
+
+nd_status nd_binary(nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
+{
+    return binary_impl("nd_binary", false, out, op, a, b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Weak (Python) scalars, NEP 50                                       */
+/* ------------------------------------------------------------------ */
+/* Ops whose result NumPy 2 computes exactly for any Python integer (the
+ * comparisons and logical ops): an out-of-range scalar widens the loop. */
+static bool exact_for_any_int(nd_binary_op op)
+{
+    return op == ND_BINARY_EQUAL || op == ND_BINARY_NOT_EQUAL || op == ND_BINARY_LESS || op == ND_BINARY_LESS_EQUAL ||
+           op == ND_BINARY_GREATER || op == ND_BINARY_GREATER_EQUAL || op == ND_BINARY_LOGICAL_AND ||
+           op == ND_BINARY_LOGICAL_OR || op == ND_BINARY_LOGICAL_XOR;
+}
+
+nd_status nd__ew_check_scalar(const char *func, nd_scalar s, const char *name)
+{
+    if (s.kind == ND_SCALAR_BOOL || s.kind == ND_SCALAR_INT || s.kind == ND_SCALAR_FLOAT) return ND_OK;
+    if (s.kind == ND_SCALAR_NONE) return nd__err(ND_ERR_INVALID, func, "scalar '%s' has no value (ND_SCALAR_NONE)", name);
+    return nd__err(ND_ERR_INVALID, func, "scalar '%s' has an invalid kind %d", name, (int)s.kind);
+}
+
+nd_status nd__ew_out_of_bounds(const char *func, nd_scalar s, nd_dtype t)
+{
+    return nd__err(ND_ERR_INVALID, func, "Python integer %lld out of bounds for %s", (long long)s.v.i, nd_dtype_name(t));
+}
+
+nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s,
+                        bool scalar_left)
+{
+    ND_CHECK_PTR(func, out, "out");
+    if ((unsigned)op >= (unsigned)ND_NUM_BINARY_OPS)
+        return nd__err(ND_ERR_INVALID, func, "invalid binary op %d", (int)op);
+    ND_CHECK_PTR(func, a, "a");
+    nd_status st = nd__ew_check_scalar(func, s, "s");
+    if (st) return st;
+    nd_dtype in = nd__promote_weak(a->dtype, s.kind), loop = in, res = in;
+    /* the scalar must fit the dtype the loop reads it as (int8 / 300 is
+     * fine: true division loops in float64) */
+    st = resolve(func, binary_names[op], false, binary_kinds[op], binary_rules[op], in, &loop, &res);
+    if (st == ND_OK && !nd__scalar_fits(s, loop)) {
+        if (!exact_for_any_int(op)) return nd__ew_out_of_bounds(func, s, loop);
+        in = loop = in == ND_UINT64 ? ND_FLOAT64 : ND_INT64; /* these BOOL-rule ops loop in `in` */
+    }
+    /* the scalar goes straight to the loop dtype (uint8 array, -1.0 scalar
+     * for arctan2: float16 -1, not a wrapped 255) */
+    nd_array *sa;
+    if ((st = nd__scalar_array(&sa, s, loop, a->device))) return nd__err_prefix(st, func);
+    st = scalar_left ? nd__ew_binary(func, false, out, op, sa, a, in) : nd__ew_binary(func, false, out, op, a, sa, in);
+    nd_release(sa);
+    return st;
+}
+
+nd_status nd_binary_scalar(nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s)
+{
+    return nd__ew_scalar("nd_binary_scalar", out, op, a, s, false);
+}
+
+nd_status nd_scalar_binary(nd_array **out, nd_binary_op op, nd_scalar s, const nd_array *a)
+{
+    return nd__ew_scalar("nd_scalar_binary", out, op, a, s, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* Named wrappers: one per op of the table                             */
+/* ------------------------------------------------------------------ */
+#define ND_EW_UWRAP(E, n, k, r)                                       \
+    nd_status nd_##n(nd_array **out, const nd_array *a)               \
+    {                                                                 \
+        return unary_impl("nd_" #n, true, out, ND_UNARY_##E, a);      \
+    }
+#define ND_EW_BWRAP(E, n, k, r)                                                 \
+    nd_status nd_##n(nd_array **out, const nd_array *a, const nd_array *b)      \
+    {                                                                           \
+        return binary_impl("nd_" #n, true, out, ND_BINARY_##E, a, b);           \
+    }
+ND_UNARY_OPS(ND_EW_UWRAP)
+ND_BINARY_OPS(ND_EW_BWRAP)

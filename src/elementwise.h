@@ -1,0 +1,37 @@
+/* Internal helpers shared by src/elementwise.c (unary, binary, scalars,
+ * named wrappers) and src/elementwise_select.c (where, clip). */
+#ifndef ND_ELEMENTWISE_H
+#define ND_ELEMENTWISE_H
+#include "internal.h"
+
+/* The rule column of the op table (ND_EW_RULE_##rule). */
+typedef enum { ND_EW_RULE_SAME, ND_EW_RULE_FLOAT, ND_EW_RULE_DIV, ND_EW_RULE_BOOL } nd_ew_rule;
+
+/* ND_ERR_DEVICE unless a and b (named an, bn) live on the same device. */
+ND_INTERNAL nd_status nd__ew_same_device(const char *func, const nd_array *a, const char *an, const nd_array *b,
+                                         const char *bn);
+/* The backend of dev, ND_ERR_UNSUPPORTED when it has no elementwise ops. */
+ND_INTERNAL nd_status nd__ew_backend(const char *func, nd_device dev, const nd_backend **be);
+/* a cast to dtype (only when needed) and broadcast to (ndim, shape) (only
+ * when needed): *view is what the backend reads, *cast the new reference
+ * to release (NULL when a is used as is). */
+ND_INTERNAL nd_status nd__ew_input(const char *func, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
+                                   nd_array **cast, const nd_array **view);
+/* ND_ERR_INVALID when a user 'out' has a stride-0 axis of extent > 1. */
+ND_INTERNAL nd_status nd__ew_check_writable(const char *func, const nd_array *o);
+/* Whether the result must go through a temporary: r's dtype is not the
+ * result dtype, or r partially overlaps one of the n inputs (NULLs ok). */
+ND_INTERNAL bool nd__ew_needs_temp(const nd_array *r, nd_dtype res, int n, const nd_array *const *ins);
+/* op(a, b) with the promoted input dtype `in` already decided (op valid,
+ * a, b, out non-NULL). named: func is the op's own wrapper. */
+ND_INTERNAL nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_op op, const nd_array *a,
+                                    const nd_array *b, nd_dtype in);
+/* op(a, s) (op(s, a) when scalar_left) with a weak scalar; validates
+ * everything. */
+ND_INTERNAL nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s,
+                                    bool scalar_left);
+/* ND_ERR_INVALID unless s is a bool, int or float scalar. */
+ND_INTERNAL nd_status nd__ew_check_scalar(const char *func, nd_scalar s, const char *name);
+/* ND_ERR_INVALID "Python integer V out of bounds for T". */
+ND_INTERNAL nd_status nd__ew_out_of_bounds(const char *func, nd_scalar s, nd_dtype t);
+#endif
