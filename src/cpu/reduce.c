@@ -1,0 +1,492 @@
+/*
+ * CPU reductions (nd_backend.reduce): reduce the LAST naxes axes of a into
+ * the C-contiguous out (contract in src/reduce.c: a has its original
+ * dtype, out the result dtype).
+ *
+ * Plan:
+ *  1. simplify the geometry: drop extent-1 axes; for order-free ops turn
+ *     negative reduced strides around and sort the reduced axes by
+ *     stride; merge axes that are contiguous with each other;
+ *  2. pick the accumulator (rk_acc) and the loops (rk_ops);
+ *  3. one of two paths:
+ *     - "inner": each output reduces its own block; the innermost reduced
+ *       axis is a run summed pairwise (read in place when contiguous and
+ *       already of the accumulator type, else converted 1024 elements at
+ *       a time), runs of outer reduced axes are combined pairwise;
+ *     - "rows": when the last kept axis is closer in memory than every
+ *       reduced axis (e.g. sum over axis 0 of a C-contiguous matrix), a
+ *       tile of up to TW outputs accumulates whole rows with vector
+ *       loops, rows combined pairwise (16 sequential, then halves);
+ *  4. work is cut into units whose boundaries depend on the shape only
+ *     (never on the thread count) and partial results are combined in a
+ *     fixed pairwise order, so results are the same run to run and for
+ *     any number of threads;
+ *  5. finish: mean divides by n, var by max(n - ddof, 0), std takes the
+ *     square root, then the accumulator values are converted to out's
+ *     dtype (written in place when out already has the accumulator type).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/reduce.h"
+
+#define UNIT (1 << 16)        /* elements per unit of work (inner path) */
+#define RUNIT (1 << 18)       /* elements per row group (rows path) */
+#define BLK (8 * ND_RK_BLOCK) /* conversion block: 8 pairwise leaves */
+#define TW 4096               /* outputs per tile on the rows path */
+#define RLEAF 16              /* rows accumulated sequentially below the pairwise tree */
+#define MIN_ITEMS 64          /* rows path: split rows into groups below this many tiles */
+
+typedef struct {
+    const rk_ops *ops;
+    rk_acc acc;
+    size_t asz;
+    nd_dtype dt;
+    int64_t isz;
+    const char *base;
+    int nk, nr;
+    int64_t kshape[ND_MAX_DIMS], kstr[ND_MAX_DIMS]; /* kept axes, byte strides */
+    int64_t rshape[ND_MAX_DIMS], rstr[ND_MAX_DIMS]; /* reduced axes, innermost last */
+    int64_t nout, nred;
+    /* inner path */
+    int64_t n0, s0, nrows, nch, grows, U;
+    bool direct;
+    /* rows path */
+    int64_t nK, sK, lines, tiles, tw, rg, G; /* tw: tile width min(nK, TW) */
+    size_t tile; /* bytes of one scratch tile (>= tw * asz, 64-aligned) */
+    int levels;  /* depth of the pairwise tree over rg rows */
+    bool rdirect;
+    atomic_int fail;
+    /* results: acc-typed values (res) or indices (ires); centres for SQDEV */
+    char *res;
+    int64_t *ires;
+    const char *center;
+    rk_part *parts;
+    char *pacc;
+    int64_t *pidx;
+} rk_job;
+
+static inline int64_t off_of(int64_t i, int n, const int64_t *shape, const int64_t *str)
+{
+    int64_t off = 0;
+    for (int d = n - 1; d > 0 && i > 0; d--) {
+        off += (i % shape[d]) * str[d];
+        i /= shape[d];
+    }
+    return n > 0 ? off + i * str[0] : off; /* i < shape[0] by now */
+}
+
+static inline int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
+static inline int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
+static inline rk_val center_of(const rk_job *j, int64_t o)
+{
+    rk_val c;
+    memset(&c, 0, sizeof c);
+    if (j->center) memcpy(&c, j->center + (size_t)o * j->asz, j->asz);
+    return c;
+}
+
+static inline void put(const rk_job *j, int64_t o, const rk_part *p)
+{
+    if (j->ires) j->ires[o] = p->idx;
+    else memcpy(j->res + (size_t)o * j->asz, &p->v, j->asz);
+}
+
+/* ------------------------------------------------------------------ */
+/* Inner path                                                          */
+/* ------------------------------------------------------------------ */
+/* n <= BLK elements at p converted to the accumulator, then reduced
+ * (kept out of line: the buffer must not sit in every recursive frame). */
+static __attribute__((noinline)) rk_part load_leaf(const rk_job *j, const char *p, int64_t n, int64_t idx0, rk_val c)
+{
+    _Alignas(64) unsigned char buf[BLK * 8];
+    nd__rk_load(j->acc, buf, p, j->s0, n, j->dt);
+    return j->ops->leaf(buf, n, idx0, c);
+}
+
+/* Elements [s, e) of the run starting at p (stride j->s0 bytes). */
+static rk_part run_reduce(const rk_job *j, const char *p, int64_t s, int64_t e, int64_t idx0, rk_val c)
+{
+    if (j->direct) return j->ops->leaf(p + s * j->s0, e - s, idx0 + s, c);
+    if (e - s <= BLK) return load_leaf(j, p + s * j->s0, e - s, idx0 + s, c);
+    if (j->ops->pairwise) {
+        int64_t h = (e - s) / 2;
+        h -= h % 8;
+        rk_part l = run_reduce(j, p, s, s + h, idx0, c);
+        rk_part r = run_reduce(j, p, s + h, e, idx0, c);
+        j->ops->comb(&l, &r);
+        return l;
+    }
+    rk_part l = run_reduce(j, p, s, s + BLK, idx0, c);
+    for (int64_t b = s + BLK; b < e; b += BLK) {
+        rk_part r = run_reduce(j, p, b, min64(b + BLK, e), idx0, c);
+        j->ops->comb(&l, &r);
+    }
+    return l;
+}
+
+/* Rows [r0, r1) of the reduced block at pb (rows = all reduced axes but
+ * the innermost), each a whole run; combined pairwise. */
+static rk_part rows_of_runs(const rk_job *j, const char *pb, int64_t r0, int64_t r1, rk_val c)
+{
+    if (r1 - r0 == 1)
+        return run_reduce(j, pb + off_of(r0, j->nr - 1, j->rshape, j->rstr), 0, j->n0, r0 * j->n0, c);
+    int64_t h = (r1 - r0) / 2;
+    rk_part l = rows_of_runs(j, pb, r0, r0 + h, c);
+    rk_part r = rows_of_runs(j, pb, r0 + h, r1, c);
+    j->ops->comb(&l, &r);
+    return l;
+}
+
+/* Unit u of output o. */
+static rk_part unit_reduce(const rk_job *j, int64_t o, int64_t u)
+{
+    const char *pb = j->base + off_of(o, j->nk, j->kshape, j->kstr);
+    rk_val c = center_of(j, o);
+    if (j->nch > 1) {
+        int64_t r = u / j->nch, s = (u % j->nch) * UNIT;
+        const char *p = pb + off_of(r, j->nr - 1, j->rshape, j->rstr);
+        return run_reduce(j, p, s, min64(s + UNIT, j->n0), r * j->n0, c);
+    }
+    int64_t r0 = u * j->grows;
+    return rows_of_runs(j, pb, r0, min64(r0 + j->grows, j->nrows), c);
+}
+
+static void comb_tree(const rk_ops *ops, rk_part *p, int64_t n)
+{
+    if (n <= 1) return;
+    int64_t h = n / 2;
+    comb_tree(ops, p, h);
+    comb_tree(ops, p + h, n - h);
+    ops->comb(&p[0], &p[h]);
+}
+
+static void inner_direct_body(void *ctx, int64_t b, int64_t e)
+{
+    const rk_job *j = ctx;
+    for (int64_t o = b; o < e; o++) {
+        rk_part p = unit_reduce(j, o, 0);
+        put(j, o, &p);
+    }
+}
+
+static void inner_units_body(void *ctx, int64_t b, int64_t e)
+{
+    const rk_job *j = ctx;
+    for (int64_t it = b; it < e; it++) j->parts[it] = unit_reduce(j, it / j->U, it % j->U);
+}
+
+static void inner_comb_body(void *ctx, int64_t b, int64_t e)
+{
+    const rk_job *j = ctx;
+    for (int64_t o = b; o < e; o++) {
+        rk_part *p = j->parts + o * j->U;
+        comb_tree(j->ops, p, j->U);
+        put(j, o, p);
+    }
+}
+
+static nd_status inner_pass(rk_job *j)
+{
+    j->n0 = j->rshape[j->nr - 1];
+    j->s0 = j->rstr[j->nr - 1];
+    j->nrows = j->nred / j->n0;
+    j->direct = nd__rk_same(j->acc, j->dt) && j->s0 == j->isz;
+    if (j->n0 > UNIT) {
+        j->nch = (j->n0 + UNIT - 1) / UNIT;
+        j->grows = 1;
+        j->U = j->nrows * j->nch;
+    } else {
+        j->nch = 1;
+        j->grows = UNIT / j->n0;
+        j->U = (j->nrows + j->grows - 1) / j->grows;
+    }
+    if (j->U == 1) {
+        nd__parallel_for(j->nout, j->nred, inner_direct_body, j);
+        return ND_OK;
+    }
+    int64_t items = j->nout * j->U;
+    j->parts = malloc((size_t)items * sizeof *j->parts);
+    if (!j->parts) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld partial results", (long long)items);
+    nd__parallel_for(items, j->nred / j->U + 1, inner_units_body, j);
+    nd__parallel_for(j->nout, j->U, inner_comb_body, j);
+    free(j->parts);
+    j->parts = NULL;
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rows path                                                           */
+/* ------------------------------------------------------------------ */
+/* acc (and idx) = reduction of rows [r0, r1) over w columns at pb. lv:
+ * scratch tiles for the pairwise levels; rowbuf: conversion tile. */
+static void rows_block(const rk_job *j, const char *pb, int64_t w, const char *cent, int64_t r0, int64_t r1, char *acc,
+                       int64_t *idx, char *lv, char *rowbuf)
+{
+    const rk_ops *ops = j->ops;
+    if (ops->pairwise && r1 - r0 > RLEAF) {
+        int64_t h = (r1 - r0) / 2;
+        char *next = lv + j->tile;
+        rows_block(j, pb, w, cent, r0, r0 + h, acc, idx, next, rowbuf);
+        rows_block(j, pb, w, cent, r0 + h, r1, lv, NULL, next, rowbuf);
+        ops->row_comb(acc, idx, lv, NULL, w);
+        return;
+    }
+    for (int64_t r = r0; r < r1; r++) {
+        const char *p = pb + off_of(r, j->nr, j->rshape, j->rstr);
+        if (!j->rdirect) {
+            nd__rk_load(j->acc, rowbuf, p, j->sK, w, j->dt);
+            p = rowbuf;
+        }
+        if (r == r0) ops->row_first(acc, idx, p, w, r, cent);
+        else ops->row_acc(acc, idx, p, w, r, cent);
+    }
+}
+
+/* Item = (line, tile, group of rows): its first output and width. */
+static void rows_item(const rk_job *j, int64_t item, char *acc, int64_t *idx, char *lv, char *rowbuf, int64_t *o0,
+                      int64_t *w)
+{
+    int64_t g = item % j->G, lt = item / j->G;
+    int64_t t = lt % j->tiles, line = lt / j->tiles;
+    int64_t c0 = t * TW;
+    *w = min64(TW, j->nK - c0);
+    *o0 = line * j->nK + c0;
+    const char *pb = j->base + off_of(line, j->nk - 1, j->kshape, j->kstr) + c0 * j->sK;
+    const char *cent = j->center ? j->center + (size_t)*o0 * j->asz : NULL;
+    int64_t r0 = g * j->rg;
+    rows_block(j, pb, *w, cent, r0, min64(r0 + j->rg, j->nred), acc, idx, lv, rowbuf);
+}
+
+static void rows_body(void *ctx, int64_t b, int64_t e)
+{
+    rk_job *j = ctx;
+    size_t tile = j->tile;
+    char *s = malloc(tile * (size_t)(j->levels + 2) + (j->ires ? (size_t)j->tw * sizeof(int64_t) : 0));
+    if (!s) {
+        atomic_store(&j->fail, 1);
+        return;
+    }
+    char *acc = s, *rowbuf = s + tile, *lv = s + 2 * tile;
+    int64_t *idx = j->ires ? (int64_t *)(void *)(s + tile * (size_t)(j->levels + 2)) : NULL;
+    for (int64_t it = b; it < e; it++) {
+        int64_t o0, w;
+        if (j->G > 1) { /* partial tile of one row group */
+            rows_item(j, it, j->pacc + (size_t)(it * j->tw) * j->asz, j->pidx ? j->pidx + it * j->tw : NULL, lv, rowbuf,
+                      &o0, &w);
+            continue;
+        }
+        rows_item(j, it, acc, idx, lv, rowbuf, &o0, &w);
+        if (j->ires) memcpy(j->ires + o0, idx, (size_t)w * sizeof *idx);
+        else memcpy(j->res + (size_t)o0 * j->asz, acc, (size_t)w * j->asz);
+    }
+    free(s);
+}
+
+static void rowcomb_tree(const rk_job *j, char *acc, int64_t *idx, int64_t n, int64_t w)
+{
+    if (n <= 1) return;
+    int64_t h = n / 2;
+    char *acc2 = acc + (size_t)h * j->tw * j->asz;
+    int64_t *idx2 = idx ? idx + h * j->tw : NULL;
+    rowcomb_tree(j, acc, idx, h, w);
+    rowcomb_tree(j, acc2, idx2, n - h, w);
+    j->ops->row_comb(acc, idx, acc2, idx2, w);
+}
+
+static void rows_comb_body(void *ctx, int64_t b, int64_t e)
+{
+    const rk_job *j = ctx;
+    for (int64_t lt = b; lt < e; lt++) {
+        int64_t t = lt % j->tiles, line = lt / j->tiles;
+        int64_t c0 = t * TW, w = min64(TW, j->nK - c0), o0 = line * j->nK + c0;
+        char *acc = j->pacc + (size_t)(lt * j->G * j->tw) * j->asz;
+        int64_t *idx = j->pidx ? j->pidx + lt * j->G * j->tw : NULL;
+        rowcomb_tree(j, acc, idx, j->G, w);
+        if (j->ires) memcpy(j->ires + o0, idx, (size_t)w * sizeof *idx);
+        else memcpy(j->res + (size_t)o0 * j->asz, acc, (size_t)w * j->asz);
+    }
+}
+
+static nd_status rows_pass(rk_job *j)
+{
+    j->nK = j->kshape[j->nk - 1];
+    j->sK = j->kstr[j->nk - 1];
+    j->rdirect = nd__rk_same(j->acc, j->dt) && j->sK == j->isz;
+    j->lines = j->nout / j->nK;
+    j->tiles = (j->nK + TW - 1) / TW;
+    j->tw = min64(j->nK, TW);
+    j->tile = ((size_t)j->tw * j->asz + 63) & ~(size_t)63; /* scratch tiles stay aligned */
+    /* Few tiles: cut the rows into groups (sizes from the shape only). */
+    j->rg = j->nred;
+    if (j->lines * j->tiles < MIN_ITEMS) {
+        int64_t rg = RUNIT / j->tw;
+        if (rg < RLEAF) rg = RLEAF;
+        if (rg < j->rg) j->rg = rg;
+    }
+    j->G = (j->nred + j->rg - 1) / j->rg;
+    j->levels = 0;
+    for (int64_t r = j->rg; r > RLEAF; r = (r + 1) / 2) j->levels++;
+    int64_t items = j->lines * j->tiles * j->G;
+    int64_t cost = j->rg * j->tw;
+    atomic_init(&j->fail, 0);
+    if (j->G > 1) {
+        j->pacc = malloc((size_t)(items * j->tw) * j->asz);
+        j->pidx = j->ires ? malloc((size_t)(items * j->tw) * sizeof(int64_t)) : NULL;
+        if (!j->pacc || (j->ires && !j->pidx)) atomic_store(&j->fail, 1);
+    }
+    if (!atomic_load(&j->fail)) nd__parallel_for(items, cost, rows_body, j);
+    if (j->G > 1 && !atomic_load(&j->fail)) nd__parallel_for(j->lines * j->tiles, j->G * j->tw, rows_comb_body, j);
+    free(j->pacc);
+    free(j->pidx);
+    j->pacc = NULL;
+    j->pidx = NULL;
+    if (atomic_load(&j->fail)) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for reduction scratch tiles");
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Driver                                                              */
+/* ------------------------------------------------------------------ */
+/* Merge adjacent axes (outer first) when stride[i] == stride[i+1]*shape[i+1]. */
+static int merge_axes(int n, int64_t *shape, int64_t *str)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (m > 0 && str[m - 1] == str[i] * shape[i]) {
+            shape[m - 1] *= shape[i];
+            str[m - 1] = str[i];
+        } else {
+            shape[m] = shape[i];
+            str[m] = str[i];
+            m++;
+        }
+    }
+    return m;
+}
+
+static nd_status run_class(rk_job *j, rk_class cls)
+{
+    j->ops = nd__rk_ops(cls, j->acc);
+    if (!j->ops) return nd__err(ND_ERR_INTERNAL, "nd_reduce", "no CPU reduction loop for this dtype");
+    if (j->nred == 0) {
+        rk_val v = nd__rk_identity(cls, j->acc);
+        for (int64_t o = 0; o < j->nout; o++) memcpy(j->res + (size_t)o * j->asz, &v, j->asz);
+        return ND_OK;
+    }
+    bool rows = j->nk >= 1 && (j->nred == 1 || abs64(j->kstr[j->nk - 1]) < abs64(j->rstr[j->nr - 1]));
+    return rows ? rows_pass(j) : inner_pass(j);
+}
+
+nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof)
+{
+    rk_job *j = calloc(1, sizeof *j);
+    if (!j) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of host memory");
+    const int nd = a->ndim, nk0 = nd - naxes;
+    const bool is_arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
+    const bool stat = op == ND_REDUCE_MEAN || op == ND_REDUCE_VAR || op == ND_REDUCE_STD;
+    nd_status st = ND_OK;
+    char *own = NULL, *means = NULL;
+
+    j->dt = a->dtype;
+    j->isz = (int64_t)nd__itemsize(a->dtype);
+    j->base = nd__ptr(a);
+    j->nout = out->size;
+    if (j->nout == 0) goto done;
+
+    /* 1. geometry */
+    for (int i = 0; i < nk0; i++) {
+        if (a->shape[i] == 1) continue;
+        j->kshape[j->nk] = a->shape[i];
+        j->kstr[j->nk++] = a->strides[i] * j->isz;
+    }
+    j->nk = merge_axes(j->nk, j->kshape, j->kstr);
+    j->nred = 1;
+    for (int i = nk0; i < nd; i++) {
+        j->nred *= a->shape[i];
+        if (a->shape[i] == 1) continue;
+        int64_t s = a->strides[i] * j->isz;
+        if (!is_arg && s < 0) { /* order-free: walk the axis forwards */
+            j->base += (a->shape[i] - 1) * s;
+            s = -s;
+        }
+        j->rshape[j->nr] = a->shape[i];
+        j->rstr[j->nr++] = s;
+    }
+    if (!is_arg) /* innermost (smallest stride) last; insertion sort, stable */
+        for (int i = 1; i < j->nr; i++)
+            for (int k = i; k > 0 && j->rstr[k - 1] < j->rstr[k]; k--) {
+                int64_t t = j->rstr[k];
+                j->rstr[k] = j->rstr[k - 1];
+                j->rstr[k - 1] = t;
+                t = j->rshape[k];
+                j->rshape[k] = j->rshape[k - 1];
+                j->rshape[k - 1] = t;
+            }
+    j->nr = merge_axes(j->nr, j->rshape, j->rstr);
+    if (j->nr == 0) { /* one element per output */
+        j->nr = 1;
+        j->rshape[0] = 1;
+        j->rstr[0] = 0;
+    }
+
+    /* 2. accumulator and result storage */
+    if (nd__kind(j->dt) == ND_KIND_FLOAT) j->acc = j->dt == ND_FLOAT64 ? RK_F64 : RK_F32;
+    else if (stat) j->acc = RK_F64;
+    else j->acc = nd__kind(j->dt) == ND_KIND_INT ? RK_I64 : RK_U64;
+    j->asz = nd__rk_size(j->acc);
+    const nd_dtype odt = out->dtype;
+    if (is_arg) {
+        j->ires = (int64_t *)(void *)nd__ptr(out);
+    } else if ((j->acc == RK_F32 && odt == ND_FLOAT32) || (j->acc == RK_F64 && odt == ND_FLOAT64) ||
+               ((j->acc == RK_I64 || j->acc == RK_U64) && (odt == ND_INT64 || odt == ND_UINT64))) {
+        j->res = nd__ptr(out);
+    } else {
+        own = malloc((size_t)j->nout * j->asz);
+        if (!own) {
+            st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld results", (long long)j->nout);
+            goto done;
+        }
+        j->res = own;
+    }
+
+    /* 3. the passes */
+    static const rk_class cls_of[ND_NUM_REDUCE_OPS] = {
+        [ND_REDUCE_SUM] = RC_SUM,       [ND_REDUCE_PROD] = RC_PROD,     [ND_REDUCE_MEAN] = RC_SUM,
+        [ND_REDUCE_MAX] = RC_MAX,       [ND_REDUCE_MIN] = RC_MIN,       [ND_REDUCE_ARGMAX] = RC_ARGMAX,
+        [ND_REDUCE_ARGMIN] = RC_ARGMIN, [ND_REDUCE_ANY] = RC_ANY,       [ND_REDUCE_ALL] = RC_ALL,
+        [ND_REDUCE_VAR] = RC_SQDEV,     [ND_REDUCE_STD] = RC_SQDEV,
+    };
+    if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
+        means = malloc((size_t)j->nout * j->asz);
+        if (!means) {
+            st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld means", (long long)j->nout);
+            goto done;
+        }
+        char *res = j->res;
+        j->res = means;
+        st = run_class(j, RC_SUM);
+        if (st) goto done;
+        nd__rk_scale(j->acc, means, j->nout, (double)j->nred, false);
+        j->res = res;
+        j->center = means;
+    }
+    st = run_class(j, cls_of[op]);
+    if (st) goto done;
+
+    /* 4. finish */
+    if (op == ND_REDUCE_MEAN) {
+        nd__rk_scale(j->acc, j->res, j->nout, (double)j->nred, false);
+    } else if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
+        double den = (double)j->nred - (double)ddof;
+        nd__rk_scale(j->acc, j->res, j->nout, den > 0 ? den : 0.0, op == ND_REDUCE_STD);
+    }
+    if (own) nd__rk_store(nd__ptr(out), odt, j->acc, own, j->nout);
+
+done:
+    free(own);
+    free(means);
+    free(j);
+    return st;
+}

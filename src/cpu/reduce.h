@@ -1,0 +1,70 @@
+/* Private to the CPU reduction kernel (src/cpu/reduce*.c).
+ *
+ * The kernel computes in one of four accumulator types (rk_acc); input
+ * elements of other dtypes are converted into small L1-resident buffers
+ * (rk_load) before the loops run, so every loop below exists once per
+ * accumulator type rather than once per input dtype. When the input
+ * already has the accumulator's representation and is contiguous, the
+ * loops read it in place ("direct"). */
+#ifndef ND_CPU_REDUCE_H
+#define ND_CPU_REDUCE_H
+#include "cpu/cpu.h"
+
+typedef enum { RK_F32, RK_F64, RK_I64, RK_U64, RK_NACC } rk_acc;
+
+/* Terms per leaf of the pairwise sums (8 lanes x 16). */
+#define ND_RK_BLOCK 128
+/* What is computed over the reduced elements. mean is SUM then a
+ * division; var/std are SUM (for the mean) then SQDEV. */
+typedef enum { RC_SUM, RC_PROD, RC_MAX, RC_MIN, RC_ARGMAX, RC_ARGMIN, RC_ANY, RC_ALL, RC_SQDEV, RC_NCLASS } rk_class;
+
+typedef union {
+    float f;
+    double d;
+    int64_t i;
+    uint64_t u;
+} rk_val;
+/* A partial result: the value and, for argmax/argmin, the flat index. */
+typedef struct {
+    rk_val v;
+    int64_t idx;
+} rk_part;
+
+/* Reduce n >= 1 contiguous accumulator values p (idx0: flat index of
+ * p[0]; c: the centre for SQDEV). Float sums are pairwise. */
+typedef rk_part (*rk_leaf_fn)(const void *p, int64_t n, int64_t idx0, rk_val c);
+/* l = l (+) r, where l covers earlier elements than r (ties keep l). */
+typedef void (*rk_comb_fn)(rk_part *l, const rk_part *r);
+/* Tile operations of the outer-axis ("rows") path: w columns. row_first
+ * sets acc from row r (values p, centres c for SQDEV), row_acc folds row r
+ * into acc, row_comb folds the tile (acc2, idx2) of later rows into acc. */
+typedef void (*rk_row_fn)(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c);
+typedef void (*rk_rowcomb_fn)(void *acc, int64_t *idx, const void *acc2, const int64_t *idx2, int64_t w);
+
+typedef struct {
+    rk_leaf_fn leaf;
+    rk_comb_fn comb;
+    rk_row_fn row_first, row_acc;
+    rk_rowcomb_fn row_comb;
+    bool pairwise; /* float sums: combine in a balanced tree */
+} rk_ops;
+
+/* NULL when the class has no loop for that accumulator (SQDEV on ints). */
+ND_INTERNAL const rk_ops *nd__rk_ops(rk_class c, rk_acc a);
+static inline size_t nd__rk_size(rk_acc a) { return a == RK_F32 ? 4 : 8; }
+/* Whether dtype dt is stored exactly as accumulator a (read in place). */
+static inline bool nd__rk_same(rk_acc a, nd_dtype dt)
+{
+    return (a == RK_F32 && dt == ND_FLOAT32) || (a == RK_F64 && dt == ND_FLOAT64) ||
+           (a == RK_I64 && dt == ND_INT64) || (a == RK_U64 && (dt == ND_UINT64 || dt == ND_INT64));
+}
+/* dst[i] = (acc) src[i * stride], i < n; stride in bytes. */
+ND_INTERNAL void nd__rk_load(rk_acc a, void *dst, const char *src, int64_t stride, int64_t n, nd_dtype dt);
+/* Convert n accumulator values to the output dtype odt. */
+ND_INTERNAL void nd__rk_store(void *dst, nd_dtype odt, rk_acc a, const void *src, int64_t n);
+/* The value of one element: the identity of class c (empty reductions). */
+ND_INTERNAL rk_val nd__rk_identity(rk_class c, rk_acc a);
+/* In place over n accumulator values: x = x / den (mean, var); then
+ * sqrt when root (std). Float accumulators only. */
+ND_INTERNAL void nd__rk_scale(rk_acc a, void *x, int64_t n, double den, bool root);
+#endif
