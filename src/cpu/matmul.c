@@ -1,0 +1,402 @@
+/* CPU matrix products.
+ *
+ *  - float32/float64 go to OpenBLAS (cblas_sgemm/cblas_dgemm). A matrix
+ *    with unit column stride is passed as-is, one with unit row stride
+ *    (a transposed view) is passed with CblasTrans - neither is copied.
+ *    Only a matrix with neither unit stride (or a leading dimension that
+ *    BLAS cannot express: negative, zero, too small or over INT_MAX) is
+ *    packed into a contiguous scratch buffer first. An output with unit
+ *    row stride is computed as C^T = B^T A^T instead of being copied.
+ *  - float16/bfloat16 are widened to float32 scratch matrices, multiplied
+ *    with sgemm and rounded back (nearest even).
+ *  - Integer and bool products (and float matrices with a dimension over
+ *    INT_MAX, which BLAS cannot take) use the own i-k-j kernel below,
+ *    parallel over (batch, row) pairs.
+ *    Integers accumulate in uint32 (uint64 for 64-bit dtypes) and are
+ *    truncated to the dtype: the same result as NumPy's wrapping
+ *    accumulation in the dtype, without signed-overflow UB. Bool is the
+ *    logical or of ands.
+ *
+ * Batches of matrices small enough that OpenBLAS runs them on the calling
+ * thread alone (M*N*K <= 64^3; OpenBLAS has small-matrix kernels, so a
+ * call costs well under a microsecond) are spread over our threads, each
+ * thread issuing its own cblas calls. Larger matrices are issued one call
+ * after another from the calling thread and OpenBLAS threads each call
+ * itself, so the two thread pools never run at the same time.
+ */
+#include <cblas.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "half.h"
+
+/* A 2-D matrix: address of element (0,0) and strides in ELEMENTS. */
+typedef struct {
+    char *p;
+    int64_t rs, cs;
+} mview;
+
+static mview mat_of(const nd_array *x, int64_t batch)
+{
+    mview v;
+    v.p = nd__ptr(x) + batch * x->strides[0] * (int64_t)nd__itemsize(x->dtype);
+    v.rs = x->strides[1];
+    v.cs = x->strides[2];
+    return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Own kernel: out[r, j] = sum_k a[r, k] * b[k, j]                      */
+/* ------------------------------------------------------------------ */
+typedef struct {
+    const char *a, *b;
+    char *o;
+    int64_t M, N, K;
+    int64_t asb, ars, acs; /* element strides: batch, row, col */
+    int64_t bsb, brs, bcs;
+    int64_t osb, ors, ocs;
+} gen_ctx;
+
+#define GEN_TILE 256
+
+#define MAC_SUM(acc, x, y) ((acc) += (x) * (y))
+#define MAC_OR(acc, x, y) ((acc) |= (uint8_t)((x) & (y)))
+
+#define GEN_KERNEL(NAME, T, ACC, LOAD, STORE, MAC)                                                   \
+    static void NAME(void *vctx, int64_t begin, int64_t end)                                         \
+    {                                                                                                \
+        const gen_ctx *c = (const gen_ctx *)vctx;                                                    \
+        ACC acc[GEN_TILE];                                                                           \
+        for (int64_t r = begin; r < end; r++) {                                                      \
+            int64_t bi = r / c->M, i = r % c->M;                                                     \
+            const T *arow = (const T *)c->a + (bi * c->asb + i * c->ars);                              \
+            const T *bmat = (const T *)c->b + bi * c->bsb;                                           \
+            T *orow = (T *)c->o + (bi * c->osb + i * c->ors);                                        \
+            for (int64_t j0 = 0; j0 < c->N; j0 += GEN_TILE) {                                        \
+                int64_t nj = c->N - j0 < GEN_TILE ? c->N - j0 : GEN_TILE;                            \
+                for (int64_t j = 0; j < nj; j++) acc[j] = 0;                                         \
+                for (int64_t k = 0; k < c->K; k++) {                                                 \
+                    const ACC av = LOAD(arow[k * c->acs]);                                           \
+                    const T *brow = bmat + (k * c->brs + j0 * c->bcs);                               \
+                    if (c->bcs == 1) {                                                               \
+                        _Pragma("omp simd") for (int64_t j = 0; j < nj; j++) MAC(acc[j], av, LOAD(brow[j])); \
+                    } else {                                                                         \
+                        const int64_t s = c->bcs;                                                    \
+                        for (int64_t j = 0; j < nj; j++) MAC(acc[j], av, LOAD(brow[j * s]));         \
+                    }                                                                                \
+                }                                                                                    \
+                T *o = orow + j0 * c->ocs;                                                           \
+                for (int64_t j = 0; j < nj; j++) o[j * c->ocs] = STORE(acc[j]);                      \
+            }                                                                                        \
+        }                                                                                            \
+    }
+
+#define ID(x) (x)
+#define LD_U32(x) ((uint32_t)(x))
+#define LD_U64(x) ((uint64_t)(x))
+#define LD_BOOL(x) ((uint8_t)((x) != 0))
+
+GEN_KERNEL(gen_f32, float, float, ID, ID, MAC_SUM)
+GEN_KERNEL(gen_f64, double, double, ID, ID, MAC_SUM)
+GEN_KERNEL(gen_f16, uint16_t, float, nd_half_to_float, nd_float_to_half, MAC_SUM)
+GEN_KERNEL(gen_bf16, uint16_t, float, nd_bf16_to_float, nd_float_to_bf16, MAC_SUM)
+GEN_KERNEL(gen_i8, int8_t, uint32_t, LD_U32, (int8_t), MAC_SUM)
+GEN_KERNEL(gen_i16, int16_t, uint32_t, LD_U32, (int16_t), MAC_SUM)
+GEN_KERNEL(gen_i32, int32_t, uint32_t, LD_U32, (int32_t), MAC_SUM)
+GEN_KERNEL(gen_i64, int64_t, uint64_t, LD_U64, (int64_t), MAC_SUM)
+GEN_KERNEL(gen_u8, uint8_t, uint32_t, LD_U32, (uint8_t), MAC_SUM)
+GEN_KERNEL(gen_u16, uint16_t, uint32_t, LD_U32, (uint16_t), MAC_SUM)
+GEN_KERNEL(gen_u32, uint32_t, uint32_t, LD_U32, (uint32_t), MAC_SUM)
+GEN_KERNEL(gen_u64, uint64_t, uint64_t, LD_U64, (uint64_t), MAC_SUM)
+GEN_KERNEL(gen_bool, uint8_t, uint8_t, LD_BOOL, ID, MAC_OR)
+
+static nd_range_fn gen_kernel_for(nd_dtype t)
+{
+    switch (t) {
+    case ND_BOOL: return gen_bool;
+    case ND_INT8: return gen_i8;
+    case ND_INT16: return gen_i16;
+    case ND_INT32: return gen_i32;
+    case ND_INT64: return gen_i64;
+    case ND_UINT8: return gen_u8;
+    case ND_UINT16: return gen_u16;
+    case ND_UINT32: return gen_u32;
+    case ND_UINT64: return gen_u64;
+    case ND_FLOAT16: return gen_f16;
+    case ND_BFLOAT16: return gen_bf16;
+    case ND_FLOAT32: return gen_f32;
+    case ND_FLOAT64: return gen_f64;
+    default: return NULL;
+    }
+}
+
+static void run_generic(nd_array *out, const nd_array *a, const nd_array *b)
+{
+    gen_ctx c;
+    c.a = nd__ptr(a);
+    c.b = nd__ptr(b);
+    c.o = nd__ptr(out);
+    c.M = out->shape[1];
+    c.N = out->shape[2];
+    c.K = a->shape[2];
+    c.asb = a->strides[0], c.ars = a->strides[1], c.acs = a->strides[2];
+    c.bsb = b->strides[0], c.brs = b->strides[1], c.bcs = b->strides[2];
+    c.osb = out->strides[0], c.ors = out->strides[1], c.ocs = out->strides[2];
+    nd__parallel_for(out->shape[0] * c.M, c.N * c.K, gen_kernel_for(out->dtype), &c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Element access for the packing helpers                              */
+/* ------------------------------------------------------------------ */
+static inline double load_f(const char *p, nd_dtype t)
+{
+    switch (t) {
+    case ND_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return nd_half_to_float(h); }
+    case ND_BFLOAT16: { uint16_t h; memcpy(&h, p, 2); return nd_bf16_to_float(h); }
+    case ND_FLOAT32: { float f; memcpy(&f, p, 4); return f; }
+    default: { double d; memcpy(&d, p, 8); return d; }
+    }
+}
+
+static inline void store_f(char *p, nd_dtype t, double v)
+{
+    switch (t) {
+    case ND_FLOAT16: { uint16_t h = nd_float_to_half((float)v); memcpy(p, &h, 2); break; }
+    case ND_BFLOAT16: { uint16_t h = nd_float_to_bf16((float)v); memcpy(p, &h, 2); break; }
+    case ND_FLOAT32: { float f = (float)v; memcpy(p, &f, 4); break; }
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
+/* Contiguous row-major copy of v (rows x cols, dtype st) into dst of
+ * dtype dt (float32 or float64). */
+static void pack(void *dst, nd_dtype dt, mview v, nd_dtype st, int64_t rows, int64_t cols)
+{
+    int64_t is = (int64_t)nd__itemsize(st);
+    for (int64_t i = 0; i < rows; i++) {
+        const char *row = v.p + i * v.rs * is;
+        if (dt == ND_FLOAT32) {
+            float *d = (float *)dst + i * cols;
+            if (st == ND_FLOAT32 && v.cs == 1) memcpy(d, row, (size_t)cols * 4);
+            else for (int64_t j = 0; j < cols; j++) d[j] = (float)load_f(row + j * v.cs * is, st);
+        } else {
+            double *d = (double *)dst + i * cols;
+            if (st == ND_FLOAT64 && v.cs == 1) memcpy(d, row, (size_t)cols * 8);
+            else for (int64_t j = 0; j < cols; j++) d[j] = load_f(row + j * v.cs * is, st);
+        }
+    }
+}
+
+/* The reverse of pack: src (dtype sf, contiguous) into view v (dtype dt). */
+static void unpack(mview v, nd_dtype dt, const void *src, nd_dtype sf, int64_t rows, int64_t cols)
+{
+    int64_t is = (int64_t)nd__itemsize(dt);
+    for (int64_t i = 0; i < rows; i++) {
+        char *row = v.p + i * v.rs * is;
+        for (int64_t j = 0; j < cols; j++) {
+            double x = sf == ND_FLOAT32 ? (double)((const float *)src)[i * cols + j] : ((const double *)src)[i * cols + j];
+            store_f(row + j * v.cs * is, dt, x);
+        }
+    }
+}
+
+/* c = beta * c (beta == 0 writes zeros, NaN-free: BLAS semantics). */
+static void scale_view(mview v, nd_dtype t, int64_t rows, int64_t cols, double beta)
+{
+    int64_t is = (int64_t)nd__itemsize(t);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            char *p = v.p + (i * v.rs + j * v.cs) * is;
+            if (beta == 0.0 || !nd__is_float(t)) memset(p, 0, (size_t)is);
+            else store_f(p, t, beta * load_f(p, t));
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* BLAS path                                                           */
+/* ------------------------------------------------------------------ */
+enum { LAY_COPY = -1, LAY_N = 0, LAY_T = 1 };
+
+/* How BLAS can read a rows x cols matrix with element strides rs, cs:
+ * row-major (LAY_N, ld = row stride), as the transpose of a row-major
+ * cols x rows matrix (LAY_T, ld = column stride), or not at all. */
+static int layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld)
+{
+    int64_t mc = cols > 1 ? cols : 1, mr = rows > 1 ? rows : 1;
+    if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= mc)) {
+        *ld = rows <= 1 ? mc : rs;
+        if (*ld <= INT_MAX) return LAY_N;
+    }
+    if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= mr)) {
+        *ld = cols <= 1 ? mr : cs;
+        if (*ld <= INT_MAX) return LAY_T;
+    }
+    return LAY_COPY;
+}
+
+typedef struct {
+    void *buf[3];
+    size_t cap[3];
+} scratch;
+
+static void *scratch_get(scratch *s, int i, size_t bytes)
+{
+    if (bytes == 0) bytes = 1;
+    if (s->cap[i] < bytes) {
+        free(s->buf[i]);
+        s->buf[i] = malloc(bytes);
+        s->cap[i] = s->buf[i] ? bytes : 0;
+    }
+    return s->buf[i];
+}
+
+static void scratch_free(scratch *s)
+{
+    for (int i = 0; i < 3; i++) free(s->buf[i]);
+}
+
+static void blas_call(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,
+                      int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
+{
+    enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+    if (f64)
+        cblas_dgemm(CblasRowMajor, TA, TB, (blasint)M, (blasint)N, (blasint)K, alpha, (const double *)A, (blasint)lda,
+                    (const double *)B, (blasint)ldb, beta, (double *)C, (blasint)ldc);
+    else
+        cblas_sgemm(CblasRowMajor, TA, TB, (blasint)M, (blasint)N, (blasint)K, (float)alpha, (const float *)A,
+                    (blasint)lda, (const float *)B, (blasint)ldb, (float)beta, (float *)C, (blasint)ldc);
+}
+
+#define NOMEM_SCRATCH() false
+
+/* C (M x N) = alpha * A (M x K) @ B (K x N) + beta * C for one matrix of
+ * dtype t (float16/bfloat16/float32/float64), K >= 1, dims <= INT_MAX.
+ * Returns false when a scratch buffer could not be allocated (it may run
+ * on a worker thread, so it sets no error message itself). */
+static bool gemm_one(nd_dtype t, int64_t M, int64_t N, int64_t K, double alpha, mview A, mview B, double beta,
+                          mview C, scratch *s)
+{
+    if (t == ND_FLOAT16 || t == ND_BFLOAT16) {
+        float *fa = scratch_get(s, 0, (size_t)(M * K) * 4), *fb = scratch_get(s, 1, (size_t)(K * N) * 4);
+        float *fc = scratch_get(s, 2, (size_t)(M * N) * 4);
+        if (!fa || !fb || !fc) return NOMEM_SCRATCH();
+        pack(fa, ND_FLOAT32, A, t, M, K);
+        pack(fb, ND_FLOAT32, B, t, K, N);
+        if (beta != 0.0) pack(fc, ND_FLOAT32, C, t, M, N);
+        blas_call(false, false, false, M, N, K, alpha, fa, K, fb, N, beta, fc, N);
+        unpack(C, t, fc, ND_FLOAT32, M, N);
+        return true;
+    }
+    bool f64 = t == ND_FLOAT64;
+    size_t is = nd__itemsize(t);
+    int64_t lda, ldb, ldc;
+    int la = layout(M, K, A.rs, A.cs, &lda), lb = layout(K, N, B.rs, B.cs, &ldb);
+    const void *pa = A.p, *pb = B.p;
+    if (la == LAY_COPY) {
+        void *d = scratch_get(s, 0, (size_t)(M * K) * is);
+        if (!d) return NOMEM_SCRATCH();
+        pack(d, t, A, t, M, K);
+        pa = d, la = LAY_N, lda = K;
+    }
+    if (lb == LAY_COPY) {
+        void *d = scratch_get(s, 1, (size_t)(K * N) * is);
+        if (!d) return NOMEM_SCRATCH();
+        pack(d, t, B, t, K, N);
+        pb = d, lb = LAY_N, ldb = N;
+    }
+    int lc = layout(M, N, C.rs, C.cs, &ldc);
+    if (lc == LAY_N) {
+        blas_call(f64, la == LAY_T, lb == LAY_T, M, N, K, alpha, pa, lda, pb, ldb, beta, C.p, ldc);
+    } else if (lc == LAY_T) {
+        /* C^T (N x M, row-major) = op(B)^T @ op(A)^T */
+        blas_call(f64, lb != LAY_T, la != LAY_T, N, M, K, alpha, pb, ldb, pa, lda, beta, C.p, ldc);
+    } else {
+        void *d = scratch_get(s, 2, (size_t)(M * N) * is);
+        if (!d) return NOMEM_SCRATCH();
+        if (beta != 0.0) pack(d, t, C, t, M, N);
+        blas_call(f64, la == LAY_T, lb == LAY_T, M, N, K, alpha, pa, lda, pb, ldb, beta, d, N);
+        unpack(C, t, d, t, M, N);
+    }
+    return true;
+}
+
+static bool fits_int(int64_t M, int64_t N, int64_t K) { return M <= INT_MAX && N <= INT_MAX && K <= INT_MAX; }
+
+/* OpenBLAS runs a gemm with M*N*K at most this on the calling thread
+ * alone (SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD in its
+ * interface/gemm.c), so batches of such matrices can be spread over our
+ * threads without oversubscribing the cores. */
+#define BLAS_SINGLE_THREAD_MNK 262144.0
+
+typedef struct {
+    const nd_array *out, *a, *b;
+    nd_dtype t;
+    int64_t M, N, K;
+    atomic_int fail;
+} batch_ctx;
+
+static void batch_body(void *vctx, int64_t begin, int64_t end)
+{
+    batch_ctx *c = (batch_ctx *)vctx;
+    scratch s;
+    memset(&s, 0, sizeof s);
+    for (int64_t i = begin; i < end; i++) {
+        if (!gemm_one(c->t, c->M, c->N, c->K, 1.0, mat_of(c->a, i), mat_of(c->b, i), 0.0,
+                      mat_of(c->out, i), &s)) {
+            atomic_store(&c->fail, 1);
+            break;
+        }
+    }
+    scratch_free(&s);
+}
+
+nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
+{
+    int64_t nb = out->shape[0], M = out->shape[1], N = out->shape[2], K = a->shape[2];
+    if (nb == 0 || M == 0 || N == 0) return ND_OK;
+    nd_dtype t = out->dtype;
+    if (K == 0) {
+        for (int64_t i = 0; i < nb; i++) scale_view(mat_of(out, i), t, M, N, 0.0);
+        return ND_OK;
+    }
+    if (!nd__is_float(t) || !fits_int(M, N, K)) {
+        run_generic(out, a, b);
+        return ND_OK;
+    }
+    batch_ctx c;
+    c.out = out, c.a = a, c.b = b, c.t = t, c.M = M, c.N = N, c.K = K;
+    atomic_init(&c.fail, 0);
+    double mnk = (double)M * (double)N * (double)K;
+    if (nb > 1 && mnk <= BLAS_SINGLE_THREAD_MNK) nd__parallel_for(nb, (int64_t)mnk, batch_body, &c);
+    else batch_body(&c, 0, nb);
+    if (atomic_load(&c.fail)) return nd__err(ND_ERR_NOMEM, "nd_matmul", "out of host memory for a scratch matrix");
+    return ND_OK;
+}
+
+nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b, double beta)
+{
+    nd_dtype t = c->dtype;
+    int64_t M = c->shape[0], N = c->shape[1];
+    int64_t K = ta ? a->shape[0] : a->shape[1];
+    mview A = {nd__ptr(a), a->strides[0], a->strides[1]};
+    mview B = {nd__ptr(b), b->strides[0], b->strides[1]};
+    mview C = {nd__ptr(c), c->strides[0], c->strides[1]};
+    if (ta) { int64_t x = A.rs; A.rs = A.cs; A.cs = x; }
+    if (tb) { int64_t x = B.rs; B.rs = B.cs; B.cs = x; }
+    if (M == 0 || N == 0) return ND_OK;
+    if (!nd__is_float(t)) return nd__err(ND_ERR_INTERNAL, "nd__cpu_gemm", "gemm on %s", nd_dtype_name(t));
+    if (K == 0 || alpha == 0.0) {
+        /* BLAS semantics: alpha == 0 does not read A and B. */
+        if (beta != 1.0) scale_view(C, t, M, N, beta);
+        return ND_OK;
+    }
+    if (!fits_int(M, N, K))
+        return nd__err(ND_ERR_UNSUPPORTED, "nd_gemm", "matrix dimensions over INT_MAX are not supported by BLAS");
+    scratch s;
+    memset(&s, 0, sizeof s);
+    bool ok = gemm_one(t, M, N, K, alpha, A, B, beta, C, &s);
+    scratch_free(&s);
+    return ok ? ND_OK : nd__err(ND_ERR_NOMEM, "nd_gemm", "out of host memory for a scratch matrix");
+}
