@@ -1,0 +1,181 @@
+/*
+ * bench_common.h - shared machinery of the libndgpu benchmark binaries.
+ *
+ * Every binary: builds a list of cases (filtered by --filter and --device),
+ * then for each case creates random inputs (a counter-based generator that
+ * benchmarks/compare.py reproduces bit for bit in NumPy), runs the op once,
+ * checks the result against a plain C reference, times it (warm-up, then
+ * samples until --min-time is reached; median, min, max per call) and
+ * emits one table row on stdout and one JSON object per line in --json FILE.
+ *
+ * Only the public API (include/ndgpu.h) and cblas.h are used.
+ */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#include <ndgpu.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_MAX_INPUTS 3
+#define BENCH_DEV_CPU 1
+#define BENCH_DEV_CUDA 2
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+typedef struct bench_opts {
+    const char *prog;
+    bool quick;
+    int devices;          /* BENCH_DEV_* mask, after removing absent GPUs */
+    bool cuda_requested;  /* --device cuda|all asked for the GPU */
+    const char *json_path;
+    const char *filter;   /* substring of the case key, NULL = all */
+    int threads;          /* CPU threads for libndgpu and raw BLAS */
+    double min_time;      /* seconds of samples per case */
+    bool list;            /* --list: print the case keys and exit */
+} bench_opts;
+
+extern bench_opts g_opt;
+
+/* Parse the common options. usage_extra is printed after the common help.
+ * Exits (0 for --help, 2 for bad options). */
+void bench_init(int argc, char **argv, const char *name, const char *summary);
+/* Finish: close JSON, print the summary, return the exit code (1 when a
+ * result check failed or an op returned an error). */
+int bench_finish(void);
+
+/* ------------------------------------------------------------------ */
+/* Cases                                                               */
+/* ------------------------------------------------------------------ */
+typedef struct bench_case {
+    char key[192];        /* "op/dtype/shape/layout/device" (filter target) */
+    int kind;             /* meaning defined by the binary */
+    int op;
+    nd_dtype dtype;
+    int layout;
+    int64_t p[6];         /* sizes etc., meaning defined by the binary */
+    nd_device dev;
+} bench_case;
+
+/* Append c (its key must be filled) when it passes the filter. */
+void bench_add_case(const bench_case *c);
+int bench_num_cases(void);
+bench_case *bench_get_case(int i);
+/* Number of devices selected and the i-th. */
+int bench_num_devices(void);
+nd_device bench_device(int i);
+const char *bench_dev_name(nd_device d); /* "cpu" / "cuda:0" (static) */
+/* Progress line on stderr: "[name] case i/N key". */
+void bench_progress(int i, const bench_case *c);
+
+/* ------------------------------------------------------------------ */
+/* Inputs: reproducible random arrays                                  */
+/* ------------------------------------------------------------------ */
+typedef enum bench_view {
+    BV_NONE = 0, /* the base array itself */
+    BV_T,        /* transpose (all axes reversed) */
+    BV_STEP2,    /* every 2nd element along the last axis */
+} bench_view;
+
+typedef struct bench_input {
+    nd_dtype dtype;       /* ND_BOOL: value = u < 0.5 */
+    int ndim;
+    int64_t shape[4];     /* of the base array */
+    bench_view view;
+    uint64_t seed;
+    double lo, hi;        /* value = lo + (hi - lo) * u, u in [0, 1) */
+} bench_input;
+
+/* u in [0,1) from (seed, i): splitmix64 of (seed + i + 1) * golden. */
+double bench_u01(uint64_t seed, uint64_t i);
+/* The value of base element flat (as stored, i.e. rounded to dtype). */
+double bench_input_base_value(const bench_input *in, int64_t flat);
+/* Shape of the view; returns its rank. */
+int bench_input_view_shape(const bench_input *in, int64_t *shape);
+/* Number of elements of the base array and of the view. */
+int64_t bench_input_base_size(const bench_input *in);
+int64_t bench_input_view_size(const bench_input *in);
+/* Coefficients such that the view, broadcast (NumPy rules) to an output
+ * of rank out_ndim, holds at output index idx the base element
+ * sum_k coef[k] * idx[k]. */
+void bench_input_coefs(const bench_input *in, int out_ndim, int64_t *coef);
+/* Create the base array on dev and return the view (*view, a new
+ * reference). When host is not NULL, *host receives the base values as
+ * doubles (malloc'ed, the caller frees). Returns an nd_status; on failure
+ * the message is in nd_last_error() (or ND_ERR_NOMEM for host memory). */
+int bench_input_make(const bench_input *in, nd_device dev, nd_array **view, double **host);
+
+/* ------------------------------------------------------------------ */
+/* Timing                                                              */
+/* ------------------------------------------------------------------ */
+typedef struct bench_stats {
+    double median, min, max; /* seconds per call */
+    long calls;              /* timed calls */
+    long samples;            /* samples (each of `calls / samples` calls) */
+} bench_stats;
+
+double bench_now(void);
+/* fn(arg) runs the op once and returns an nd_status (ND_OK = 0). dev is
+ * synchronised after each sample (a GPU does the work, not just the
+ * launch). Returns the first non-OK status, or ND_OK. */
+typedef int (*bench_fn)(void *arg);
+int bench_measure(bench_fn fn, void *arg, nd_device dev, bench_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+typedef enum bench_status { BS_OK = 0, BS_WRONG, BS_ERROR, BS_SKIPPED } bench_status;
+
+typedef struct bench_record {
+    const char *bench;       /* "elementwise", ... */
+    char op[48];
+    char dtype[32];
+    char shape[64];
+    char layout[32];
+    char device[16];
+    double bytes;            /* bytes moved per call (0: n/a) */
+    double flops;            /* flops per call (0: n/a) */
+    bench_stats st;
+    bench_status status;
+    char message[512];
+    bool has_checksum;
+    double checksum[2];      /* sum(x), sum(x * (1 + i % 7)) in C order */
+    int ninputs;
+    bench_input inputs[BENCH_MAX_INPUTS];
+    char call[256];          /* JSON object text: how compare.py runs it */
+    char extra[256];         /* extra JSON members ("\"k\": v, ...") or "" */
+    char note[64];           /* free text shown in the table */
+} bench_record;
+
+/* Fill the common fields (bench, device) and zero the rest. */
+void bench_record_init(bench_record *r, const char *bench, const bench_case *c);
+/* Print the table row and write the JSON line. */
+void bench_emit(const bench_record *r);
+/* Mark r as failed with the library's last error. */
+void bench_fail_nd(bench_record *r, const char *what, nd_status s);
+/* Checksums of n doubles (C order). */
+void bench_checksum(const double *x, int64_t n, double out[2]);
+/* Copy a (any device, any dtype) to the host as doubles (malloc'ed;
+ * NULL on failure with r marked failed). */
+double *bench_fetch(const nd_array *a, bench_record *r);
+/* Shape text "4096x4096" / "()" */
+void bench_fmt_shape(char *buf, size_t cap, int ndim, const int64_t *shape);
+
+/* Compare got[i] with ref[i] within |got - ref| <= atol + rtol * |ref|
+ * (NaN equal to NaN). On failure r is marked BS_WRONG with the first bad
+ * index. Returns true when all match. */
+bool bench_check_close(bench_record *r, const double *got, const double *ref, int64_t n, double rtol, double atol);
+
+/* Half precision bits -> double (for checking float16 results). */
+double bench_half_to_double(uint16_t h);
+
+/* Environment as JSON (the first line of every JSON file). */
+void bench_write_env(const char *bench);
+/* BLAS core name from openblas_get_corename() (static). */
+const char *bench_blas_core(void);
+
+#endif /* BENCH_COMMON_H */

@@ -1,0 +1,35 @@
+# Benchmarks (benchmarks/README.md).
+#
+#   make bench        deps, build, the quick suite on every available device,
+#                     the NumPy (and CuPy on a GPU) comparison table, a JSON
+#                     record and a PNG plot in benchmarks/results/
+#   make bench-full   the same with the full case list and 0.2 s per case
+#   make bench-build  only build the benchmark binaries (build/benchmarks/)
+#
+# Options: BENCH_ARGS="--filter add --threads 2" is passed to compare.py.
+
+BENCH_NAMES := elementwise reduce matmul transfer overhead copy
+BENCH_BINS := $(BENCH_NAMES:%=$(BUILD)/benchmarks/bench_%)
+BENCH_COMMON_O := $(BUILD)/benchmarks/bench_common.o
+BENCH_ARGS ?=
+PYTHON ?= python3
+
+.PHONY: bench bench-full bench-build
+
+$(BENCH_COMMON_O): benchmarks/bench_common.c benchmarks/bench_common.h include/ndgpu.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/benchmarks/bench_%: benchmarks/bench_%.c benchmarks/bench_common.h $(BENCH_COMMON_O) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BENCH_COMMON_O) $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+
+bench-build: $(BENCH_BINS)
+
+bench: deps
+	@$(MAKE) --no-print-directory bench-build
+	$(PYTHON) benchmarks/compare.py --quick --bindir $(BUILD)/benchmarks $(BENCH_ARGS)
+
+bench-full: deps
+	@$(MAKE) --no-print-directory bench-build
+	$(PYTHON) benchmarks/compare.py --bindir $(BUILD)/benchmarks $(BENCH_ARGS)
