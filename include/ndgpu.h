@@ -515,7 +515,9 @@ ND_API const char *nd_reduce_op_name(nd_reduce_op op);
  *  bool/ints -> int64 (uint64 for unsigned), float16/bfloat16 accumulate
  *  in float32; mean/var/std of ints -> float64; argmax/argmin -> int64
  *  and take one axis or all; any/all -> bool. Empty reductions give the
- *  identity where one exists, else ND_ERR_INVALID. var/std use ddof 0. */
+ *  identity where one exists, else ND_ERR_INVALID. var/std use ddof 0.
+ *  With axes == NULL naxes is ignored (any value, even negative, means all
+ *  axes); with axes != NULL a negative naxes is ND_ERR_INVALID. */
 ND_API nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims);
 /** var/std (or any op) with a delta degrees of freedom (ignored by ops
  *  other than var/std). */
@@ -527,28 +529,70 @@ ND_REDUCE_OPS(ND_X_DECL_REDUCE)
 /* Linear algebra                                                      */
 /* ------------------------------------------------------------------ */
 /** NumPy matmul: 1-D operands are promoted (and the added axis removed),
- *  batch dimensions broadcast. Transposed views go to BLAS as flags. */
+ *  batch dimensions broadcast, result dtype nd_result_type(a, b) (bool @
+ *  bool is bool: the logical or of ands; integers wrap in the result
+ *  dtype). Transposed views go to BLAS as flags, not copies; K == 0 gives
+ *  zeros. ND_ERR_SHAPE for 0-d operands ("Input operand 0 does not have
+ *  enough dimensions ..."), mismatched core dimensions ("Input operand 1
+ *  has a mismatch in its core dimension 0 ... (size 3 is different from
+ *  4)") and batch shapes that do not broadcast. An out that overlaps an
+ *  input or has another dtype is computed through a temporary. */
 ND_API nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b);
 /** NumPy dot: scalar*array for 0-d, inner product for 1-D, matmul for
- *  2-D, sum over the last axis of a and second-to-last of b otherwise. */
+ *  2-D, sum over the last axis of a and second-to-last of b otherwise
+ *  (result shape a.shape[:-1] + b.shape[:-2] + b.shape[-1:]). ND_ERR_SHAPE
+ *  "shapes (2,3) and (4,5) not aligned: 3 (dim 1) != 4 (dim 0)". */
 ND_API nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b);
 /** c = alpha * op(a) @ op(b) + beta * c for 2-D a, b (op = transpose when
- *  the flag is set). With *c == NULL a new c is allocated and beta ignored. */
+ *  the flag is set). With *c == NULL a new c is allocated and beta ignored.
+ *  The promoted dtype of a and b must be a float dtype (ND_ERR_DTYPE for
+ *  integer/bool: use nd_matmul); an existing *c must be 2-D (M, N)
+ *  (ND_ERR_SHAPE), on the same device (ND_ERR_DEVICE) and of exactly that
+ *  promoted dtype (ND_ERR_DTYPE: c is updated in place, never cast). BLAS
+ *  conventions: beta == 0 does not read c (NaNs there vanish), alpha == 0
+ *  does not read a and b. float16/bfloat16 are computed in float32. */
 ND_API nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b, double beta);
 
 /* ------------------------------------------------------------------ */
 /* Random (Philox4x32-10, counter based; same numbers on every backend) */
 /* ------------------------------------------------------------------ */
+/*
+ * The stream (defined exactly in src/philox.h): key = (seed & 0xffffffff,
+ * seed >> 32); block j = Philox4x32-10(counter = (j & 0xffffffff, j >> 32,
+ * 0, 0), key), four 32-bit words. The generator's offset counts blocks.
+ * A call producing n elements uses E = 4 elements per block for
+ * float16/bfloat16/float32 and E = 2 for float64: element i (in C order
+ * of the result shape) comes from block offset + i / E, lane i % E, so it
+ * depends only on (seed, offset, i), and the call advances the offset by
+ * ceil(n / E). Two calls of n therefore equal one call of 2n when n is a
+ * multiple of E. Uniform values are bit-identical on every backend; normal
+ * values use the platform's log/sin/cos in double precision (at most a
+ * last-bit difference before rounding to the dtype). A generator is not
+ * safe to use from two threads at once.
+ */
 typedef struct nd_rng nd_rng;
-/** New generator: key = seed, counter = 0. */
+/** New generator: key = seed, counter (offset) = 0. ND_ERR_INVALID for a
+ *  NULL rng, ND_ERR_NOMEM. */
 ND_API nd_status nd_rng_create(nd_rng **rng, uint64_t seed);
+/** Free a generator (NULL is fine). */
 ND_API void nd_rng_destroy(nd_rng *rng);
-/** Current stream position (in 128-bit Philox blocks). */
+/** Current stream position (in 128-bit Philox blocks); 0 for NULL. */
 ND_API uint64_t nd_rng_offset(const nd_rng *rng);
+/** Move the stream position (any value; positions wrap mod 2^64). */
 ND_API nd_status nd_rng_set_offset(nd_rng *rng, uint64_t offset);
-/** Uniform [low, high) floats (float16/bfloat16/float32/float64). */
+/** Uniform [low, high) floats (float16/bfloat16/float32/float64;
+ *  ND_ERR_DTYPE otherwise): u in [0, 1) from 24 bits (53 for float64),
+ *  low + (high - low) * u in double, rounded to the dtype; values that
+ *  round onto high (or below low) are replaced by the nearest dtype value
+ *  inside [low, high). low == high gives low. ND_ERR_INVALID for
+ *  non-finite bounds, low > high, high - low overflowing, or bounds
+ *  beyond the dtype's finite range. With *out given (any float dtype,
+ *  any layout) the values are generated in dtype and cast; the offset
+ *  advances only on success. */
 ND_API nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double low, double high, nd_device dev);
-/** Normal(mean, stddev) floats by Box-Muller. */
+/** Normal(mean, stddev) floats by Box-Muller (u1 in (0, 1], no log 0),
+ *  computed in double and rounded to the dtype. ND_ERR_INVALID for
+ *  non-finite mean/stddev or stddev < 0 (stddev == 0 gives mean). */
 ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean, double stddev, nd_device dev);
 
 /* ------------------------------------------------------------------ */
@@ -596,7 +640,8 @@ ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, i
 ND_API nd_status nd_save_npy(const char *path, const nd_array *a);
 /** Load a .npy file into a new C-contiguous array on dev (read on the
  *  host, then moved with nd_to_device). Follows the out rule: with
- *  *out != NULL the loaded data is copied into *out (np.copyto). */
+ *  *out != NULL the data is copied into *out, which must have the file's
+ *  shape, live on dev and accept the file's dtype under "same_kind". */
 ND_API nd_status nd_load_npy(nd_array **out, const char *path, nd_device dev);
 /** Like nd_load_npy, from the size bytes of a .npy file in memory (the
  *  parser used by nd_load_npy; never reads outside [data, data + size)). */

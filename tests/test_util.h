@@ -41,5 +41,6 @@ Suite *suite_npy(void);
 Suite *suite_dlpack(void);
 Suite *suite_pool(void);
 Suite *suite_runtime(void);
+Suite *suite_gpu(void);
 
 #endif
