@@ -133,9 +133,13 @@ typedef struct nd_scalar {
     } v;
 } nd_scalar;
 
+/** A weak bool scalar (like Python's True/False). */
 static inline nd_scalar nd_scalar_bool(bool b) { nd_scalar s; s.kind = ND_SCALAR_BOOL; s.v.b = b; return s; }
+/** A weak integer scalar (like a Python int; int64 range). */
 static inline nd_scalar nd_scalar_int(int64_t i) { nd_scalar s; s.kind = ND_SCALAR_INT; s.v.i = i; return s; }
+/** A weak float scalar (like a Python float). */
 static inline nd_scalar nd_scalar_float(double f) { nd_scalar s; s.kind = ND_SCALAR_FLOAT; s.v.f = f; return s; }
+/** "No value" (e.g. a missing clip bound). */
 static inline nd_scalar nd_scalar_none(void) { nd_scalar s; s.kind = ND_SCALAR_NONE; s.v.i = 0; return s; }
 
 /* ------------------------------------------------------------------ */
@@ -160,7 +164,9 @@ typedef struct nd_device_info {
     double peak_bandwidth_gbps;  /* 0 when unknown */
 } nd_device_info;
 
+/** The CPU device (cpu:0). */
 static inline nd_device nd_cpu(void) { nd_device d; d.type = ND_DEVICE_CPU; d.id = 0; return d; }
+/** CUDA device number id (as numbered under CUDA_VISIBLE_DEVICES). */
 static inline nd_device nd_cuda(int id) { nd_device d; d.type = ND_DEVICE_CUDA; d.id = id; return d; }
 /** cuda:0 when a GPU is usable, else the CPU. ND_DEVICE=cpu|cuda:N overrides
  *  (an unusable override falls back to the CPU). */
@@ -237,6 +243,7 @@ ND_API nd_status nd_event_record(nd_event *event, nd_stream *stream);
 ND_API nd_status nd_event_synchronize(nd_event *event);
 /** Milliseconds between two recorded events of the same device. */
 ND_API nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end);
+/** Destroy an event (NULL is fine). */
 ND_API nd_status nd_event_destroy(nd_event *event);
 
 /* ------------------------------------------------------------------ */
@@ -315,15 +322,19 @@ ND_API nd_status nd_copy_from_host(nd_array *a, const void *src, size_t nbytes);
 ND_API nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev);
 
 /* Inspection. On a NULL array these return 0 / NULL / false. */
+/** Number of dimensions (0 for a 0-d array). */
 ND_API int nd_ndim(const nd_array *a);
 /** Pointer to ndim extents, valid while a lives. */
 ND_API const int64_t *nd_shape(const nd_array *a);
 /** Pointer to ndim strides, in ELEMENTS (as DLPack), valid while a lives. */
 ND_API const int64_t *nd_strides(const nd_array *a);
+/** Number of elements (product of the shape). */
 ND_API int64_t nd_size(const nd_array *a);
 /** nd_size * dtype size. */
 ND_API size_t nd_nbytes(const nd_array *a);
+/** Element type (ND_NUM_DTYPES for NULL). */
 ND_API nd_dtype nd_dtype_of(const nd_array *a);
+/** Device the array lives on. */
 ND_API nd_device nd_device_of(const nd_array *a);
 /** Address of element [0,...,0] (host or device pointer). */
 ND_API void *nd_data(const nd_array *a);
@@ -455,8 +466,9 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
 typedef enum nd_unary_op { ND_UNARY_OPS(ND_X_ENUM_UNARY) ND_NUM_UNARY_OPS } nd_unary_op;
 typedef enum nd_binary_op { ND_BINARY_OPS(ND_X_ENUM_BINARY) ND_NUM_BINARY_OPS } nd_binary_op;
 
-/** NumPy name of an op ("negative", "add"); NULL for bad values. */
+/** NumPy name of a unary op ("negative", "exp"); NULL for bad values. */
 ND_API const char *nd_unary_op_name(nd_unary_op op);
+/** NumPy name of a binary op ("add", "less"); NULL for bad values. */
 ND_API const char *nd_binary_op_name(nd_binary_op op);
 
 /* ------------------------------------------------------------------ */
@@ -507,6 +519,7 @@ ND_BINARY_OPS(ND_X_DECL_BINARY)
     X(STD, std)
 #define ND_X_ENUM_REDUCE(E, n) ND_REDUCE_##E,
 typedef enum nd_reduce_op { ND_REDUCE_OPS(ND_X_ENUM_REDUCE) ND_NUM_REDUCE_OPS } nd_reduce_op;
+/** Name of a reduction ("sum", "argmax"); NULL for bad values. */
 ND_API const char *nd_reduce_op_name(nd_reduce_op op);
 
 /** Reduce a over axes (axes == NULL: all axes; otherwise naxes distinct

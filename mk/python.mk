@@ -4,3 +4,5 @@
 .PHONY: python-test
 python-test: $(BUILD)/libndgpu.so
 	@NDGPU_LIB=$(abspath $(BUILD)/libndgpu.so) bash tests/test_python.sh
+
+extra-tests:: python-test

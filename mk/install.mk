@@ -1,0 +1,68 @@
+# Installation, pkg-config file, exported-symbol check and consumer test.
+#
+#   make install      PREFIX=/usr/local DESTDIR= : libndgpu.a, libndgpu.so.X.Y.Z
+#                     (+ the libndgpu.so.0 and libndgpu.so links), ndgpu.h,
+#                     ndgpu.pc, bin/ndgpu-info and the man page ndgpu(3)
+#   make uninstall    remove exactly those files (same PREFIX/DESTDIR)
+#   make test-symbols the shared library exports exactly the ND_API functions
+#                     declared in include/ndgpu.h (tests/test_symbols.sh)
+#   make test-install install into a temporary DESTDIR and build and run
+#                     examples/quickstart.c with pkg-config only (tests/test_install.sh)
+#
+# Directories follow the GNU conventions and can be overridden one by one:
+# BINDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+INSTALL ?= install
+
+# ndgpu.pc: OpenBLAS through its own .pc file when there is one; the CUDA
+# libraries (and their directory) only in a CUDA build.
+PC_REQUIRES_PRIVATE := $(if $(shell pkg-config --exists openblas 2>/dev/null && echo y),openblas,)
+PC_LIBS_PRIVATE := $(if $(PC_REQUIRES_PRIVATE),,-lopenblas) -lgomp -lm -lpthread
+ifeq ($(WITH_CUDA),1)
+  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+endif
+
+# Everything `make install` writes, relative to $(DESTDIR).
+INSTALLED_FILES := $(LIBDIR)/libndgpu.a $(LIBDIR)/libndgpu.so.$(NDGPU_VERSION) \
+                   $(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libndgpu.so \
+                   $(INCLUDEDIR)/ndgpu.h $(PKGCONFIGDIR)/ndgpu.pc \
+                   $(BINDIR)/ndgpu-info $(MANDIR)/man3/ndgpu.3
+
+.PHONY: install uninstall test-symbols test-install $(BUILD)/ndgpu.pc
+
+# Regenerated on every install: PREFIX and LIBDIR may differ between calls.
+$(BUILD)/ndgpu.pc: ndgpu.pc.in | $(BUILD)/.dirs
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	    -e 's|@VERSION@|$(NDGPU_VERSION)|g' -e 's|@REQUIRES_PRIVATE@|$(PC_REQUIRES_PRIVATE)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(strip $(PC_LIBS_PRIVATE))|g' $< > $@
+
+install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	              $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libndgpu.a
+	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libndgpu.so.$(NDGPU_VERSION)
+	ln -sf libndgpu.so.$(NDGPU_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libndgpu.so
+	$(INSTALL) -m 644 include/ndgpu.h $(DESTDIR)$(INCLUDEDIR)/ndgpu.h
+	$(INSTALL) -m 644 $(BUILD)/ndgpu.pc $(DESTDIR)$(PKGCONFIGDIR)/ndgpu.pc
+	$(INSTALL) -m 755 $(BUILD)/ndgpu-info $(DESTDIR)$(BINDIR)/ndgpu-info
+	$(INSTALL) -m 644 docs/ndgpu.3 $(DESTDIR)$(MANDIR)/man3/ndgpu.3
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
+
+test-symbols: $(BUILD)/libndgpu.so
+	@CC="$(CC)" bash tests/test_symbols.sh $(BUILD)/libndgpu.so include/ndgpu.h
+
+test-install: lib $(BUILD)/ndgpu-info
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" WITH_CUDA="$(WITH_CUDA)" CC="$(CC)" bash tests/test_install.sh
+
+extra-tests:: test-symbols test-install
