@@ -71,7 +71,8 @@ fi
 # 5. GPU benchmarks and the CuPy comparison, where they exist
 if [ -f benchmarks/compare.py ]; then
   t0=$(date +%s)
-  PYTHONUNBUFFERED=1 timeout 200 python3 benchmarks/compare.py --quick --device cuda --build build-gpu \
+  make -j16 BUILD=build-gpu CUDA=1 CUDA_ARCH=90 bench-build >>"$log" 2>&1
+  PYTHONUNBUFFERED=1 timeout 200 python3 benchmarks/compare.py --quick --rounds 1 --device cuda --build build-gpu \
     --out "$out" >"$out/bench-$day.txt" 2>&1
   say "- benchmarks + CuPy comparison: exit $? ($(( $(date +%s) - t0 )) s); table:"
   tail -n 40 "$out/bench-$day.txt" | sed 's/^/    /' | tee -a "$rec"
