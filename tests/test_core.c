@@ -315,6 +315,66 @@ START_TEST(parallel_strided_cast)
 }
 END_TEST
 
+/* Transposed copies and casts take the cache-blocked path (tiles of 32,
+ * in-register transposes for 4- and 8-byte copies, the strided loops for
+ * other sizes and casts): sizes that are not multiples of the tile, batch
+ * axes, negative strides and several dtypes, checked element by element. */
+static double tv(int64_t i, int64_t j, int64_t k, int64_t d1, int64_t d2) { return (double)(((i * d1 + j) * d2 + k) % 251 + 1); }
+
+START_TEST(blocked_transposed_copies)
+{
+    static const int64_t shapes[][3] = {{1, 64, 64}, {1, 65, 97}, {1, 33, 1000}, {1, 1000, 17}, {3, 70, 90}, {2, 128, 256}};
+    const nd_dtype ts[] = {ND_FLOAT32, ND_FLOAT64, ND_INT16, ND_UINT8, ND_INT32, ND_INT64};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        int64_t d0 = shapes[si][0], d1 = shapes[si][1], d2 = shapes[si][2], n = d0 * d1 * d2;
+        double *v = malloc(sizeof(double) * (size_t)n), *got = malloc(sizeof(double) * (size_t)n);
+        for (int64_t i = 0; i < d0; i++)
+            for (int64_t j = 0; j < d1; j++)
+                for (int64_t k = 0; k < d2; k++) v[(i * d1 + j) * d2 + k] = tv(i, j, k, d1, d2);
+        nd_array *base = NULL;
+        ND_OK_OR_FAIL(nd_from_host(&base, v, ND_FLOAT64, 3, shapes[si], nd_cpu()));
+        for (size_t ti = 0; ti < sizeof ts / sizeof ts[0]; ti++) {
+            nd_array *b = NULL, *t = NULL, *c = NULL, *cf = NULL, *rev = NULL, *c2 = NULL, *cast = NULL;
+            ND_OK_OR_FAIL(nd_astype(&b, base, ts[ti]));
+            ND_OK_OR_FAIL(nd_transpose(&t, b, (const int[]){0, 2, 1})); /* t[i][k][j] = v(i, j, k) */
+            ND_OK_OR_FAIL(nd_contiguous(&c, t));
+            ND_OK_OR_FAIL(nd_astype(&cf, c, ND_FLOAT64));
+            ND_OK_OR_FAIL(nd_copy_to_host(got, cf, sizeof(double) * (size_t)n));
+            int64_t bad = 0;
+            for (int64_t i = 0; i < d0; i++)
+                for (int64_t k = 0; k < d2; k++)
+                    for (int64_t j = 0; j < d1; j++) bad += got[(i * d2 + k) * d1 + j] != tv(i, j, k, d1, d2);
+            ck_assert_msg(bad == 0, "%s transposed copy of (%lld,%lld,%lld): %lld elements wrong", nd_dtype_name(ts[ti]),
+                          (long long)d0, (long long)d1, (long long)d2, (long long)bad);
+            /* reversed along the output's inner axis: a negative source stride */
+            const nd_range r[3] = {ND_ALL, ND_ALL, {ND_NONE, ND_NONE, -1}};
+            ND_OK_OR_FAIL(nd_slice(&rev, t, 3, r));
+            ND_OK_OR_FAIL(nd_contiguous(&c2, rev));
+            /* and a cast of the transposed view (the strided cast loop per tile row) */
+            ND_OK_OR_FAIL(nd_astype(&cast, rev, ND_FLOAT64));
+            ND_OK_OR_FAIL(nd_copy_to_host(got, cast, sizeof(double) * (size_t)n));
+            for (int64_t i = 0; i < d0; i++)
+                for (int64_t k = 0; k < d2; k++)
+                    for (int64_t j = 0; j < d1; j++) bad += got[(i * d2 + k) * d1 + j] != tv(i, d1 - 1 - j, k, d1, d2);
+            ck_assert_msg(bad == 0, "%s reversed transposed cast: %lld elements wrong", nd_dtype_name(ts[ti]), (long long)bad);
+            nd_release(cf);
+            cf = NULL;
+            ND_OK_OR_FAIL(nd_astype(&cf, c2, ND_FLOAT64));
+            ND_OK_OR_FAIL(nd_copy_to_host(got, cf, sizeof(double) * (size_t)n));
+            for (int64_t i = 0; i < d0; i++)
+                for (int64_t k = 0; k < d2; k++)
+                    for (int64_t j = 0; j < d1; j++) bad += got[(i * d2 + k) * d1 + j] != tv(i, d1 - 1 - j, k, d1, d2);
+            ck_assert_msg(bad == 0, "%s reversed transposed copy: %lld elements wrong", nd_dtype_name(ts[ti]), (long long)bad);
+            nd_array *all[] = {b, t, c, cf, rev, c2, cast};
+            for (size_t q = 0; q < sizeof all / sizeof all[0]; q++) nd_release(all[q]);
+        }
+        nd_release(base);
+        free(v);
+        free(got);
+    }
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     nd_array *a = NULL;
@@ -383,6 +443,7 @@ Suite *suite_core(void)
     tcase_add_test(tc, devices_and_library);
     tcase_add_test(tc, iteration_coalescing);
     tcase_add_test(tc, parallel_strided_cast);
+    tcase_add_test(tc, blocked_transposed_copies);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
     return s;

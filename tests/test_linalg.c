@@ -335,6 +335,50 @@ START_TEST(test_matmul_errors)
 }
 END_TEST
 
+/* Small float matrices take the own register-blocked kernel (on AVX2+FMA
+ * machines): odd sizes exercise the masked edges and the 4-row blocks,
+ * transposed operands the packing, and the result must not depend on the
+ * thread count. */
+START_TEST(test_matmul_small_kernel)
+{
+    static const int64_t dims[][3] = {{1, 1, 1},   {1, 9, 3},   {3, 5, 7},   {4, 8, 16},  {5, 17, 9},
+                                      {16, 16, 16}, {13, 33, 31}, {64, 8, 64}, {33, 64, 15}, {7, 1, 64}};
+    const nd_dtype ts[] = {ND_FLOAT32, ND_FLOAT64};
+    int nt0 = nd_get_num_threads();
+    for (size_t ti = 0; ti < 2; ti++)
+        for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++) {
+            nd_dtype t = ts[ti];
+            int64_t M = dims[di][0], N = dims[di][1], K = dims[di][2];
+            uint32_t seed = (uint32_t)(100 + 10 * di + ti);
+            nd_array *a = lu_rand(t, 3, SHP(37, M, K), seed), *b = lu_rand(t, 3, SHP(37, K, N), seed + 1);
+            nd_array *r = NULL, *r1 = NULL;
+            ND_OK_OR_FAIL(nd_matmul(&r, a, b));
+            lu_verify(a, b, r);
+            ND_OK_OR_FAIL(nd_set_num_threads(1));
+            ND_OK_OR_FAIL(nd_matmul(&r1, a, b));
+            ND_OK_OR_FAIL(nd_set_num_threads(nt0));
+            ck_assert_msg(memcmp(nd_data(r), nd_data(r1), (size_t)nd_nbytes(r)) == 0,
+                          "small matmul %lldx%lldx%lld differs between thread counts", (long long)M, (long long)N,
+                          (long long)K);
+            /* transposed operands (B columns not unit-stride) and a 2-D B broadcast over the batch */
+            nd_array *at0 = lu_rand(t, 3, SHP(37, K, M), seed + 2), *at = NULL, *bt0 = lu_rand(t, 2, SHP(N, K), seed + 3),
+                     *bt = NULL, *r2 = NULL;
+            ND_OK_OR_FAIL(nd_transpose(&at, at0, (const int[]){0, 2, 1}));
+            ND_OK_OR_FAIL(nd_transpose(&bt, bt0, NULL));
+            ND_OK_OR_FAIL(nd_matmul(&r2, at, bt));
+            lu_verify(at, bt, r2);
+            /* into a transposed out (C columns not unit-stride) */
+            nd_array *o0 = NULL, *o = NULL;
+            ND_OK_OR_FAIL(nd_zeros(&o0, t, 3, SHP(37, N, M), nd_cpu()));
+            ND_OK_OR_FAIL(nd_transpose(&o, o0, (const int[]){0, 2, 1}));
+            ND_OK_OR_FAIL(nd_matmul(&o, a, b));
+            lu_verify(a, b, o);
+            nd_array *all[] = {a, b, r, r1, at0, at, bt0, bt, r2, o0, o};
+            for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) nd_release(all[k]);
+        }
+}
+END_TEST
+
 void linalg_add_dot_gemm(Suite *s); /* tests/test_linalg_gemm.c */
 
 Suite *suite_linalg(void)
@@ -348,6 +392,7 @@ Suite *suite_linalg(void)
     tcase_add_test(tc, test_matmul_promotion);
     tcase_add_test(tc, test_matmul_layouts);
     tcase_add_test(tc, test_matmul_batch_layouts);
+    tcase_add_test(tc, test_matmul_small_kernel);
     tcase_add_test(tc, test_matmul_out);
     tcase_add_test(tc, test_matmul_out_alias);
     tcase_add_test(tc, test_matmul_errors);

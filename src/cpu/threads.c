@@ -1,12 +1,59 @@
 /* CPU threading: the thread count, a parallel-for with a size threshold
- * (no thread start-up for small arrays) and the nd_iter runner. */
-#include <omp.h>
+ * (no thread wake-up for small arrays) and the nd_iter runner.
+ *
+ * The parallel-for runs on a persistent pool of nd__num_threads() - 1
+ * worker threads plus the calling thread (no OpenMP team per call):
+ *
+ *  - a job is [0, n) cut into chunks whose number depends on n, the cost
+ *    and the thread count; threads claim chunks one at a time from one
+ *    atomic word, so whoever is running does the work. A worker that the
+ *    scheduler has not woken yet (a loaded machine) costs nothing: the
+ *    caller takes its chunks instead of waiting a scheduler tick for it;
+ *  - idle workers spin briefly on the job counter (back-to-back calls find
+ *    them awake), then sleep on a futex; the caller wakes them with one
+ *    system call only when some sleep;
+ *  - the caller waits (short spin, then futex) only for chunks that a
+ *    worker has already claimed;
+ *  - one job at a time: a call made while the pool is busy (another user
+ *    thread, or a nested call from inside a body) runs inline.
+ *
+ * Bodies see contiguous ranges [begin, end); which thread runs which
+ * range varies from call to call, so callers that need deterministic
+ * results (the reductions) make their work units and their combination
+ * order depend on the shape only - they already must for any thread
+ * count.
+ *
+ * The claim word packs (generation, number of chunks, next chunk): a
+ * claim that returns an index below the chunk count owns that chunk of
+ * the job that the generation names, and that job cannot finish (nor its
+ * description be overwritten) before the chunk is reported done. */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define cpu_relax() _mm_pause()
+#else
+#define cpu_relax() __asm__ __volatile__("" ::: "memory")
+#endif
 
 #include "cpu/cpu.h"
 
 /* Work below this many element-costs runs on the calling thread. */
 #define ND_PARALLEL_THRESHOLD (1 << 15)
+/* Chunks per participating thread (load balance on a noisy machine). */
+#define CHUNKS_PER_THREAD 4
+/* Polls (with a pause, ~60 ns on this AMD VM) before an idle worker /
+ * a waiting caller sleeps: ~120 us / ~30 us. Short, so that spinning
+ * threads do not steal the cores of a loaded machine for long. */
+#define WORKER_SPIN 2000
+#define CALLER_SPIN 500
+#define MAX_WORKERS 255
 
 static atomic_int nd_threads; /* 0 = not yet decided */
 
@@ -17,8 +64,15 @@ static int default_threads(void)
         int n = atoi(env);
         if (n > 0) return n;
     }
-    int n = omp_get_num_procs();
-    return n > 0 ? n : 1;
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int c = CPU_COUNT(&set);
+        if (c > 0) return c;
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }
 
 int nd__num_threads(void)
@@ -40,6 +94,144 @@ nd_status nd_set_num_threads(int n)
 
 int nd_get_num_threads(void) { return nd__num_threads(); }
 
+/* ------------------------------------------------------------------ */
+/* futex                                                               */
+/* ------------------------------------------------------------------ */
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+#ifdef __linux__
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+#else
+    (void)addr, (void)val;
+    sched_yield();
+#endif
+}
+
+static void futex_wake(_Atomic uint32_t *addr, int n)
+{
+#ifdef __linux__
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+#else
+    (void)addr, (void)n;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* The pool                                                            */
+/* ------------------------------------------------------------------ */
+#define GEN_SHIFT 40
+#define NCH_SHIFT 24
+#define IDX_MASK ((UINT64_C(1) << NCH_SHIFT) - 1)
+#define NCH_MAX 0xffff
+
+static struct {
+    _Alignas(64) _Atomic uint64_t claim; /* gen | nchunks | next chunk */
+    _Alignas(64) _Atomic uint32_t done;  /* chunks finished (futex of the caller) */
+    atomic_int caller_waiting;
+    _Alignas(64) _Atomic uint32_t wake;  /* bumped per job (futex of the workers) */
+    atomic_int sleepers;
+    atomic_int maxw;                     /* workers that may join the job */
+    atomic_int stop;
+    _Alignas(64) atomic_int busy;        /* one job at a time */
+    /* the job: written by the caller before the claim word is published */
+    nd_range_fn body;
+    void *ctx;
+    int64_t n, nchunks;
+    uint64_t gen;
+    /* workers */
+    int nworkers;
+    pid_t pid; /* process that started them (a forked child has none) */
+    pthread_t th[MAX_WORKERS];
+} P;
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* Run claimed chunks until none are left; returns once the word runs dry. */
+static void run_chunks(bool worker)
+{
+    for (;;) {
+        uint64_t old = atomic_fetch_add_explicit(&P.claim, 1, memory_order_acq_rel);
+        uint64_t nch = (old >> NCH_SHIFT) & NCH_MAX, idx = old & IDX_MASK;
+        if (idx >= nch) return;
+        int64_t n = P.n, c = (int64_t)idx, C = (int64_t)nch;
+        int64_t b = n * c / C, e = n * (c + 1) / C;
+        if (e > b) P.body(P.ctx, b, e);
+        uint32_t d = atomic_fetch_add(&P.done, 1) + 1; /* seq_cst: pairs with caller_waiting */
+        if (worker && d == (uint32_t)nch && atomic_load(&P.caller_waiting)) futex_wake(&P.done, 1);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    uint32_t seen = atomic_load_explicit(&P.wake, memory_order_acquire);
+    for (;;) {
+        uint32_t w;
+        int spins = 0;
+        while ((w = atomic_load_explicit(&P.wake, memory_order_acquire)) == seen) {
+            if (atomic_load_explicit(&P.stop, memory_order_relaxed)) return NULL;
+            if (++spins < WORKER_SPIN) {
+                cpu_relax();
+                continue;
+            }
+            atomic_fetch_add(&P.sleepers, 1);
+            if (atomic_load(&P.wake) == seen && !atomic_load(&P.stop)) futex_wait(&P.wake, seen);
+            atomic_fetch_sub(&P.sleepers, 1);
+            spins = WORKER_SPIN; /* woken: check, and sleep again if spurious */
+        }
+        seen = w;
+        if (atomic_load_explicit(&P.stop, memory_order_relaxed)) return NULL;
+        if (id < atomic_load_explicit(&P.maxw, memory_order_relaxed)) run_chunks(true);
+    }
+}
+
+static void pool_stop(void)
+{
+    if (P.nworkers == 0 || P.pid != getpid()) return;
+    atomic_store(&P.stop, 1);
+    atomic_fetch_add(&P.wake, 1);
+    futex_wake(&P.wake, MAX_WORKERS);
+    for (int i = 0; i < P.nworkers; i++) pthread_join(P.th[i], NULL);
+    P.nworkers = 0;
+    atomic_store(&P.stop, 0);
+}
+
+/* In a forked child the workers do not exist: start afresh. */
+static void pool_after_fork(void)
+{
+    P.nworkers = 0;
+    atomic_store(&P.busy, 0);
+    atomic_store(&P.sleepers, 0);
+    atomic_store(&P.caller_waiting, 0);
+    atomic_store(&P.stop, 0);
+}
+
+static void pool_init_once(void)
+{
+    pthread_atfork(NULL, NULL, pool_after_fork);
+    atexit(pool_stop);
+}
+
+/* Make sure want workers exist (called with the pool held); returns how
+ * many there are. */
+static int pool_grow(int want)
+{
+    if (want > MAX_WORKERS) want = MAX_WORKERS;
+    if (P.nworkers >= want) return P.nworkers;
+    pthread_once(&pool_once, pool_init_once);
+    if (P.nworkers == 0) P.pid = getpid();
+    pthread_attr_t attr;
+    bool attr_ok = pthread_attr_init(&attr) == 0;
+    if (attr_ok) pthread_attr_setstacksize(&attr, (size_t)8 << 20);
+    while (P.nworkers < want) {
+        if (pthread_create(&P.th[P.nworkers], attr_ok ? &attr : NULL, worker_main, (void *)(intptr_t)P.nworkers) != 0)
+            break;
+        P.nworkers++;
+    }
+    if (attr_ok) pthread_attr_destroy(&attr);
+    return P.nworkers;
+}
+
 void nd__parallel_for(int64_t n, int64_t cost, nd_range_fn body, void *ctx)
 {
     int nt = nd__num_threads();
@@ -50,15 +242,54 @@ void nd__parallel_for(int64_t n, int64_t cost, nd_range_fn body, void *ctx)
         if (n > 0) body(ctx, 0, n);
         return;
     }
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&P.busy, &expected, 1)) { /* nested, or another thread's job */
+        body(ctx, 0, n);
+        return;
+    }
     int64_t maxt = work / (ND_PARALLEL_THRESHOLD / 2);
     if (maxt < nt) nt = (int)(maxt < 2 ? 2 : maxt);
     if (nt > n) nt = (int)n;
-#pragma omp parallel num_threads(nt)
-    {
-        int t = omp_get_thread_num(), T = omp_get_num_threads();
-        int64_t b = n * t / T, e = n * (t + 1) / T;
-        if (e > b) body(ctx, b, e);
+    int nw = pool_grow(nt - 1);
+    if (nw < nt - 1) nt = nw + 1;
+    if (nt <= 1) {
+        atomic_store(&P.busy, 0);
+        body(ctx, 0, n);
+        return;
     }
+    int64_t nch = (int64_t)nt * CHUNKS_PER_THREAD;
+    if (nch > work / (ND_PARALLEL_THRESHOLD / 4)) nch = work / (ND_PARALLEL_THRESHOLD / 4);
+    if (nch < nt) nch = nt;
+    if (nch > n) nch = n;
+    if (nch > NCH_MAX) nch = NCH_MAX;
+
+    P.body = body;
+    P.ctx = ctx;
+    P.n = n;
+    P.nchunks = nch;
+    P.gen = (P.gen + 1) & ((UINT64_C(1) << (64 - GEN_SHIFT)) - 1);
+    atomic_store(&P.done, 0);
+    atomic_store(&P.maxw, nt - 1);
+    atomic_store_explicit(&P.claim, (P.gen << GEN_SHIFT) | ((uint64_t)nch << NCH_SHIFT), memory_order_release);
+    atomic_fetch_add(&P.wake, 1);
+    if (atomic_load(&P.sleepers) > 0) futex_wake(&P.wake, MAX_WORKERS);
+
+    run_chunks(false);
+
+    /* wait for chunks that workers claimed */
+    uint32_t d;
+    int spins = 0;
+    while ((d = atomic_load(&P.done)) != (uint32_t)nch) {
+        if (++spins < CALLER_SPIN) {
+            cpu_relax();
+            continue;
+        }
+        atomic_store(&P.caller_waiting, 1);
+        d = atomic_load(&P.done);
+        if (d != (uint32_t)nch) futex_wait(&P.done, d);
+        atomic_store(&P.caller_waiting, 0);
+    }
+    atomic_store_explicit(&P.busy, 0, memory_order_release);
 }
 
 typedef struct {
