@@ -5,24 +5,30 @@
  *   d2h host_ptr  nd_copy_to_host into pageable malloc() memory
  *   d2h out       nd_to_device(&host_arr, dev_arr, cpu) into an existing CPU array
  *   d2h alloc     nd_to_device into a new CPU array (+ nd_release)
+ *   h2d pinned_async  nd_copy_async(dev_arr, pinned host array, stream) + nd_stream_synchronize
+ *   d2h pinned_async  nd_copy_async(pinned host array, dev_arr, stream) + nd_stream_synchronize
+ *   h2d raw_pinned / d2h raw_pinned  cudaMemcpy from/to the same pinned buffer: the ceiling
  * Wall-clock timing with nd_synchronize after each sample. Every case is
  * checked once: the bytes that arrive are the bytes that were sent.
- *
- * Not measured yet (no public API for them in include/ndgpu.h): pinned
- * host buffers, asynchronous copies on streams, CUDA-event timing. The
- * binary says so and records them as skipped.
  *
  * On a machine without a GPU it prints that it has none and exits 0. */
 #include "bench_common.h"
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef ND_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
 
-enum { D_H2D_OUT, D_H2D_ALLOC, D_D2H_PTR, D_D2H_OUT, D_D2H_ALLOC, NDIRS };
-static const char *const dir_names[NDIRS] = {"h2d", "h2d", "d2h", "d2h", "d2h"};
-static const char *const dir_layouts[NDIRS] = {"out", "alloc", "host_ptr", "out", "alloc"};
-static const char *const dir_calls[NDIRS] = {"nd_to_device", "nd_to_device", "nd_copy_to_host", "nd_to_device",
-                                             "nd_to_device"};
+enum { D_H2D_OUT, D_H2D_ALLOC, D_D2H_PTR, D_D2H_OUT, D_D2H_ALLOC, D_H2D_PIN, D_D2H_PIN, D_H2D_RAW, D_D2H_RAW, NDIRS };
+static const char *const dir_names[NDIRS] = {"h2d", "h2d", "d2h", "d2h", "d2h", "h2d", "d2h", "h2d", "d2h"};
+static const char *const dir_layouts[NDIRS] = {"out",          "alloc",        "host_ptr",   "out",       "alloc",
+                                               "pinned_async", "pinned_async", "raw_pinned", "raw_pinned"};
+static const char *const dir_calls[NDIRS] = {"nd_to_device",  "nd_to_device",  "nd_copy_to_host",
+                                             "nd_to_device",  "nd_to_device",  "nd_copy_async",
+                                             "nd_copy_async", "cudaMemcpy",    "cudaMemcpy"};
+static bool is_h2d(int dir) { return dir == D_H2D_OUT || dir == D_H2D_ALLOC || dir == D_H2D_PIN || dir == D_H2D_RAW; }
+static bool uses_pinned(int dir) { return dir >= D_H2D_PIN; }
 
 typedef struct tr_call {
     int dir;
@@ -31,6 +37,7 @@ typedef struct tr_call {
     void *pageable;     /* malloc'ed target of d2h host_ptr */
     size_t nbytes;
     nd_device dev;
+    nd_stream *stream;  /* for the async cases */
 } tr_call;
 
 static int tr_run(void *p)
@@ -43,6 +50,25 @@ static int tr_run(void *p)
     case D_H2D_ALLOC: s = nd_to_device(&t, c->host_arr, c->dev); break;
     case D_D2H_PTR: return nd_copy_to_host(c->pageable, c->dev_arr, c->nbytes);
     case D_D2H_OUT: return nd_to_device(&c->host_arr, c->dev_arr, nd_cpu());
+    case D_H2D_PIN:
+        s = nd_copy_async(c->dev_arr, c->host_arr, c->stream);
+        return s ? s : nd_stream_synchronize(c->stream);
+    case D_D2H_PIN:
+        s = nd_copy_async(c->host_arr, c->dev_arr, c->stream);
+        return s ? s : nd_stream_synchronize(c->stream);
+#ifdef ND_WITH_CUDA
+    case D_H2D_RAW:
+        return cudaMemcpy(nd_data(c->dev_arr), nd_data(c->host_arr), c->nbytes, cudaMemcpyHostToDevice) == cudaSuccess
+                   ? ND_OK
+                   : ND_ERR_BACKEND;
+    case D_D2H_RAW:
+        return cudaMemcpy(nd_data(c->host_arr), nd_data(c->dev_arr), c->nbytes, cudaMemcpyDeviceToHost) == cudaSuccess
+                   ? ND_OK
+                   : ND_ERR_BACKEND;
+#else
+    case D_H2D_RAW:
+    case D_D2H_RAW: return ND_ERR_UNSUPPORTED;
+#endif
     default: s = nd_to_device(&t, c->dev_arr, nd_cpu()); break;
     }
     nd_release(t);
@@ -54,7 +80,7 @@ static void run_case(const bench_case *c)
     bench_record r;
     bench_record_init(&r, "transfer", c);
     int dir = c->op;
-    bool h2d = dir == D_H2D_OUT || dir == D_H2D_ALLOC;
+    bool h2d = is_h2d(dir);
     size_t nbytes = (size_t)c->p[0];
     int64_t n = (int64_t)(nbytes / 4); /* float32 elements */
     snprintf(r.op, sizeof r.op, "%s", dir_names[dir]);
@@ -81,7 +107,20 @@ static void run_case(const bench_case *c)
         bench_fail_nd(&r, "creating the input", s);
     if (s == ND_OK && (s = nd_copy_to_host(expect, src_host, nbytes)) != ND_OK)
         bench_fail_nd(&r, "nd_copy_to_host (cpu)", s);
-    if (s == ND_OK) {
+    if (s == ND_OK && uses_pinned(dir)) {
+        /* a pinned host array: the source (h2d) or a zeroed target (d2h) */
+        if ((s = nd_empty_pinned(&call.host_arr, ND_FLOAT32, 1, &n)) != ND_OK)
+            bench_fail_nd(&r, "nd_empty_pinned", s);
+        else if ((s = nd_copy(&call.host_arr, src_host)) != ND_OK)
+            bench_fail_nd(&r, "nd_copy into pinned", s);
+        else if (!h2d)
+            memset(nd_data(call.host_arr), 0, nbytes);
+        if (s == ND_OK && (s = nd_stream_create(&call.stream, c->dev)) != ND_OK) bench_fail_nd(&r, "nd_stream_create", s);
+        if (s == ND_OK && h2d && (s = nd_zeros(&call.dev_arr, ND_FLOAT32, 1, &n, c->dev)) != ND_OK)
+            bench_fail_nd(&r, "nd_zeros", s);
+        if (s == ND_OK && !h2d && (s = nd_to_device(&call.dev_arr, src_host, c->dev)) != ND_OK)
+            bench_fail_nd(&r, "nd_to_device (initial copy)", s);
+    } else if (s == ND_OK) {
         if (h2d) {
             call.host_arr = nd_retain(src_host);
             /* a zeroed device target: the checked call must fill it */
@@ -101,6 +140,10 @@ static void run_case(const bench_case *c)
         case D_H2D_ALLOC: s = nd_to_device(&target, call.host_arr, c->dev); break;
         case D_D2H_PTR: s = tr_run(&call); break;
         case D_D2H_OUT: s = tr_run(&call), target = nd_retain(call.host_arr); break;
+        case D_H2D_PIN:
+        case D_H2D_RAW: s = tr_run(&call), target = nd_retain(call.dev_arr); break;
+        case D_D2H_PIN:
+        case D_D2H_RAW: s = tr_run(&call), target = nd_retain(call.host_arr); break;
         default: s = nd_to_device(&target, call.dev_arr, nd_cpu()); break;
         }
         if (s != ND_OK) bench_fail_nd(&r, dir_calls[dir], s);
@@ -132,28 +175,16 @@ static void run_case(const bench_case *c)
                  (call.host_arr && nd_is_pinned(call.host_arr)) ? "true" : "false");
     bench_emit(&r);
     nd_release(src_host), nd_release(call.host_arr), nd_release(call.dev_arr);
+    nd_stream_destroy(call.stream);
     free(expect), free(call.pageable);
-}
-
-static void emit_unmeasured(nd_device dev, const char *what, const char *why)
-{
-    bench_case c = {.dtype = ND_FLOAT32, .dev = dev};
-    bench_record r;
-    bench_record_init(&r, "transfer", &c);
-    snprintf(r.op, sizeof r.op, "%s", what);
-    snprintf(r.shape, sizeof r.shape, "-");
-    snprintf(r.layout, sizeof r.layout, "-");
-    r.status = BS_SKIPPED;
-    snprintf(r.message, sizeof r.message, "%s", why);
-    bench_emit(&r);
 }
 
 int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_transfer",
                "Host <-> device copies of 1 KiB .. 1 GiB (--quick: up to 64 MiB) through nd_to_device (into an\n"
-               "existing array and allocating) and nd_copy_to_host (pageable host memory). Pinned memory,\n"
-               "async copies and CUDA events have no public API yet and are reported as not measured.\n"
+               "existing array and allocating), nd_copy_to_host (pageable host memory), nd_copy_async with\n"
+               "pinned host arrays on a stream, and raw cudaMemcpy from the same pinned buffers (the ceiling).\n"
                "Without a GPU: prints so and exits 0.");
     int ncuda = 0;
     for (int d = 0; d < bench_num_devices(); d++) ncuda += bench_device(d).type == ND_DEVICE_CUDA;
@@ -182,13 +213,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < bench_num_cases(); i++) {
         bench_progress(i, bench_get_case(i));
         run_case(bench_get_case(i));
-    }
-    if (!g_opt.list && !g_opt.filter) {
-        const char *why = "not measured: no public API for it in include/ndgpu.h yet";
-        emit_unmeasured(nd_cuda(0), "h2d_pinned", why);
-        emit_unmeasured(nd_cuda(0), "d2h_pinned", why);
-        emit_unmeasured(nd_cuda(0), "async_copy", why);
-        emit_unmeasured(nd_cuda(0), "cuda_events", why);
     }
     return bench_finish();
 }

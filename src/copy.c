@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "internal.h"
+#ifdef ND_WITH_CUDA
+#include "cuda/cuda_backend.h"
+#endif
 
 nd_status nd__copy_into(nd_array *dst, const nd_array *src)
 {
@@ -256,8 +259,12 @@ nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev)
                 st = nd__backend(dev)->memcpy_h2d(dev, nd__ptr(moved), nd__ptr(c), nb);
             else if (dev.type == ND_DEVICE_CPU)
                 st = nd__backend(a->device)->memcpy_d2h(a->device, nd__ptr(moved), nd__ptr(c), nb);
-            else
-                st = nd__err(ND_ERR_UNSUPPORTED, fn, "GPU to GPU transfers are not supported yet");
+            else /* GPU to GPU: a peer copy on the target's current stream */
+#ifdef ND_WITH_CUDA
+                st = nd__cuda_copy_async(moved, c, nd__current_stream(dev));
+#else
+                st = nd__err(ND_ERR_UNSUPPORTED, fn, "built without CUDA");
+#endif
         }
         if (!st && !fresh) st = nd__copy_into(res, moved);
     }
