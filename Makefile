@@ -9,7 +9,7 @@
 #   make deps       install the Debian packages the build needs (as root)
 #
 # Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc;
-#          CUDA_ARCH=90 (one architecture keeps CI fast; e.g. "80 90");
+#          CUDA_ARCH="80 90" (default; CI builds CUDA_ARCH=90 CUDA_PTX=0 to stay fast);
 #          NATIVE=1 adds -march=native; DEBUG=1 builds -O0 -g;
 #          BUILD=dir chooses the build directory.
 
@@ -21,7 +21,11 @@ BUILD ?= build
 CC ?= cc
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
-CUDA_ARCH ?= 90
+# GPU architectures: machine code for each, plus PTX of the last one so newer
+# GPUs can run it (CUDA_PTX=0 leaves it out). CI builds one architecture.
+CUDA_ARCH ?= 80 90
+CUDA_PTX ?= 1
+PTX_GENCODE = -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 
 ifeq ($(CUDA),0)
   WITH_CUDA := 0
@@ -58,6 +62,7 @@ ifeq ($(WITH_CUDA),1)
   CFLAGS_ALL += -DND_WITH_CUDA=1 -I$(CUDA_HOME)/include
   NVCCFLAGS := -std=c++17 -O2 -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror -Werror all-warnings \
                $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+               $(if $(filter 1,$(CUDA_PTX)),$(PTX_GENCODE)) \
                -DND_WITH_CUDA=1 -Iinclude -Isrc $(NVCC_EXTRA)
   LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart
   CU_OBJS := $(CU_SRCS:%.cu=$(BUILD)/%.o)
