@@ -141,6 +141,28 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
     return ND_OK;
 }
 
+/* resolve() memoised per (op, input dtype) for the successful cases:
+ * 0 = not yet known (or an error, which is recomputed for its message),
+ * else 1 + loop + 16 * res. Relaxed atomics: racing threads store the
+ * same value. */
+static _Atomic unsigned char unary_memo[ND_NUM_UNARY_OPS][ND_NUM_DTYPES];
+static _Atomic unsigned char binary_memo[ND_NUM_BINARY_OPS][ND_NUM_DTYPES];
+
+static inline nd_status resolve_memo(_Atomic unsigned char *slot, const char *func, const char *opname, bool named,
+                                     const char *kinds, nd_ew_rule rule, nd_dtype in, nd_dtype *loop, nd_dtype *res)
+{
+    unsigned m = atomic_load_explicit(slot, memory_order_relaxed);
+    if (ND_LIKELY(m != 0)) {
+        *loop = (nd_dtype)((m - 1) & 15);
+        *res = (nd_dtype)((m - 1) >> 4);
+        return ND_OK;
+    }
+    nd_status st = resolve(func, opname, named, kinds, rule, in, loop, res);
+    if (st == ND_OK)
+        atomic_store_explicit(slot, (unsigned char)(1 + (unsigned)*loop + 16 * (unsigned)*res), memory_order_relaxed);
+    return st;
+}
+
 /* Finish an op: on success hand a fresh result to the caller, else
  * release it. */
 static nd_status finish(nd_status st, nd_array **out, nd_array *r, bool fresh)
@@ -154,6 +176,34 @@ static nd_status finish(nd_status st, nd_array **out, nd_array *r, bool fresh)
 }
 
 /* ------------------------------------------------------------------ */
+/* The direct path: operands that need no cast, no broadcast and no    */
+/* temporary go straight to the backend (no allocation but a fresh     */
+/* result, no views, no iterator set-up in the core).                  */
+/* ------------------------------------------------------------------ */
+/* Whether x is C-contiguous with o's dtype-independent geometry (same
+ * shape as o) and on o's device. */
+static inline bool direct_operand(const nd_array *x, const nd_array *o)
+{
+    if (x->ndim != o->ndim || !nd__same_device(x->device, o->device)) return false;
+    int64_t s = 1;
+    for (int i = x->ndim - 1; i >= 0; i--) {
+        if (x->shape[i] != o->shape[i]) return false;
+        if (x->strides[i] != s && x->shape[i] != 1) return false;
+        s *= x->shape[i];
+    }
+    return true;
+}
+
+/* Whether the result o (contiguous, checked by the caller) and input x
+ * (contiguous, same shape) are either the same elements or disjoint. */
+static inline bool direct_no_overlap(const nd_array *o, const nd_array *x)
+{
+    uintptr_t po = (uintptr_t)nd__ptr(o), px = (uintptr_t)nd__ptr(x);
+    uintptr_t no = (uintptr_t)o->size * nd__itemsize(o->dtype), nx = (uintptr_t)x->size * nd__itemsize(x->dtype);
+    return (po == px && no == nx && o->dtype == x->dtype) || po + no <= px || px + nx <= po;
+}
+
+/* ------------------------------------------------------------------ */
 /* Unary                                                               */
 /* ------------------------------------------------------------------ */
 static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_unary_op op, const nd_array *a)
@@ -163,8 +213,20 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
         return nd__err(ND_ERR_INVALID, func, "invalid unary op %d", (int)op);
     ND_CHECK_PTR(func, a, "a");
     nd_dtype loop = ND_BOOL, res = ND_BOOL;
-    nd_status st = resolve(func, unary_names[op], named, unary_kinds[op], unary_rules[op], a->dtype, &loop, &res);
+    nd_status st = nd__dtype_valid(a->dtype)
+                       ? resolve_memo(&unary_memo[op][a->dtype], func, unary_names[op], named, unary_kinds[op],
+                                      unary_rules[op], a->dtype, &loop, &res)
+                       : resolve(func, unary_names[op], named, unary_kinds[op], unary_rules[op], a->dtype, &loop, &res);
     if (st) return st;
+    nd_array *o = *out;
+    if (a->dtype == loop && a->device.type == ND_DEVICE_CPU &&
+        (o == NULL || (o->dtype == res && direct_operand(o, o))) && direct_operand(a, o ? o : a) &&
+        (o == NULL || direct_no_overlap(o, a))) {
+        if (o == NULL && (st = nd__alloc(&o, res, a->ndim, a->shape, a->device))) return nd__err_prefix(st, func);
+        nd__cpu_unary_flat(op, loop, nd__ptr(o), nd__ptr(a), a->size);
+        *out = o;
+        return ND_OK;
+    }
     const nd_backend *be = NULL;
     if ((st = nd__ew_backend(func, a->device, &be))) return st;
     if (*out && (st = nd__ew_check_writable(func, *out))) return st;
@@ -207,9 +269,20 @@ nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_
                         const nd_array *b, nd_dtype in)
 {
     nd_dtype loop = ND_BOOL, res = ND_BOOL;
-    nd_status st = resolve(func, binary_names[op], named, binary_kinds[op], binary_rules[op], in, &loop, &res);
+    nd_status st = resolve_memo(&binary_memo[op][in], func, binary_names[op], named, binary_kinds[op],
+                                binary_rules[op], in, &loop, &res);
     if (st) return st;
     if ((st = nd__ew_same_device(func, a, "a", b, "b"))) return st;
+    nd_array *o = *out;
+    if (a->dtype == loop && b->dtype == loop && a->device.type == ND_DEVICE_CPU &&
+        (op != ND_BINARY_POWER || nd__is_float(loop)) && (o == NULL || (o->dtype == res && direct_operand(o, o))) &&
+        direct_operand(a, o ? o : a) && direct_operand(b, o ? o : a) &&
+        (o == NULL || (direct_no_overlap(o, a) && direct_no_overlap(o, b)))) {
+        if (o == NULL && (st = nd__alloc(&o, res, a->ndim, a->shape, a->device))) return nd__err_prefix(st, func);
+        nd__cpu_binary_flat(op, loop, nd__ptr(o), nd__ptr(a), nd__ptr(b), a->size);
+        *out = o;
+        return ND_OK;
+    }
     const nd_backend *be = NULL;
     if ((st = nd__ew_backend(func, a->device, &be))) return st;
     int ndim;
@@ -258,9 +331,22 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
         return nd__err(ND_ERR_INVALID, func, "invalid binary op %d", (int)op);
     ND_CHECK_PTR(func, a, "a");
     ND_CHECK_PTR(func, b, "b");
-    nd_dtype in;
-    nd_status st = nd_result_type(&in, a->dtype, b->dtype);
-    if (st) return nd__err_prefix(st, func);
+    nd_dtype in = a->dtype;
+    nd_array *o = *out;
+    if (ND_LIKELY(b->dtype == in && nd__dtype_valid(in) && a->device.type == ND_DEVICE_CPU && o != NULL)) {
+        /* the direct path, checked here before the general machinery */
+        unsigned m = atomic_load_explicit(&binary_memo[op][in], memory_order_relaxed);
+        if (m != 0 && (nd_dtype)((m - 1) & 15) == in && o->dtype == (nd_dtype)((m - 1) >> 4) &&
+            (op != ND_BINARY_POWER || nd__is_float(in)) && direct_operand(o, o) && direct_operand(a, o) &&
+            direct_operand(b, o) && direct_no_overlap(o, a) && direct_no_overlap(o, b)) {
+            nd__cpu_binary_flat(op, in, nd__ptr(o), nd__ptr(a), nd__ptr(b), o->size);
+            return ND_OK;
+        }
+    }
+    if (a->dtype != b->dtype || !nd__dtype_valid(in)) {
+        nd_status st = nd_result_type(&in, a->dtype, b->dtype);
+        if (st) return nd__err_prefix(st, func);
+    }
     return nd__ew_binary(func, named, out, op, a, b, in);
 }
 

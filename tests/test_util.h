@@ -42,5 +42,6 @@ Suite *suite_dlpack(void);
 Suite *suite_pool(void);
 Suite *suite_runtime(void);
 Suite *suite_gpu(void);
+Suite *suite_vmath(void);
 
 #endif

@@ -10,14 +10,35 @@
  * nd__iter_run (src/cpu/threads.c) walks the outer axes and parallelises.
  */
 #include <stdatomic.h>
+#include <string.h>
 
 #include "cpu.h"
+#include "cpu/vmath.h"
+#include "elementwise.h"
 #include "ops_math.h"
+
+/* ------------------------------------------------------------------ */
+/* The contiguous paths are compiled twice, for AVX2 and for the       */
+/* baseline ISA, and the AVX2 twin runs when the CPU has it. The build  */
+/* never contracts to FMA (-std=c11), so both give the same bits.       */
+/* ------------------------------------------------------------------ */
+#if defined(__x86_64__) || defined(__i386__)
+#define ND_CPU_AVX2_ATTR __attribute__((target("avx2")))
+#define ND_CPU_HAVE_AVX2() __builtin_cpu_supports("avx2")
+#else
+#define ND_CPU_AVX2_ATTR
+#define ND_CPU_HAVE_AVX2() 0
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Unary loops                                                         */
 /* ------------------------------------------------------------------ */
 #define ND_CPU_ULOOP(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule)                                   \
+    ND_CPU_AVX2_ATTR static void nd_cpu_uc2_##name##_##lsfx(ND_OP_OUT_##rule(ST) * o, const ST *a, int64_t n) \
+    {                                                                                              \
+        _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                        \
+            o[i] = ND_OP_STORE_##rule(STO, nd_op_##name##_##bsfx(LD(a[i])));                       \
+    }                                                                                              \
     static void nd_cpu_u_##name##_##lsfx(char **args, const int64_t *steps, int64_t n, const void *ctx) \
     {                                                                                              \
         typedef ND_OP_OUT_##rule(ST) nd_ot_;                                                       \
@@ -25,6 +46,10 @@
         if (steps[0] == (int64_t)sizeof(nd_ot_) && steps[1] == (int64_t)sizeof(ST)) {              \
             nd_ot_ *o = (nd_ot_ *)args[0];                                                         \
             const ST *a = (const ST *)args[1];                                                     \
+            if (ND_CPU_HAVE_AVX2()) {                                                              \
+                nd_cpu_uc2_##name##_##lsfx(o, a, n);                                               \
+                return;                                                                            \
+            }                                                                                      \
             _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                    \
                 o[i] = ND_OP_STORE_##rule(STO, nd_op_##name##_##bsfx(LD(a[i])));                   \
         } else if (steps[1] == 0) {                                                                \
@@ -42,10 +67,68 @@
 #define ND_CPU_UGEN(E, name, kinds, rule) ND_OP_RULE_##rule(ND_CPU_ULOOP, name, rule)
 ND_UNARY_OPS(ND_CPU_UGEN)
 
+/* float32 ops with a vectorised body in src/cpu/vmath.c: the contiguous
+ * path calls it on the whole row, the others gather into a small buffer
+ * first, so every layout gives the same bits. */
+typedef void (*nd_cpu_vfn)(float *, const float *, int64_t);
+
+static inline void nd_cpu_vrun(nd_cpu_vfn f, char **args, const int64_t *steps, int64_t n)
+{
+    if (steps[0] == (int64_t)sizeof(float) && steps[1] == (int64_t)sizeof(float)) {
+        f((float *)args[0], (const float *)args[1], n);
+        return;
+    }
+    char *po = args[0];
+    const char *pa = args[1];
+    if (steps[1] == 0) {
+        float v;
+        f(&v, (const float *)pa, 1);
+        for (int64_t i = 0; i < n; i++, po += steps[0]) *(float *)po = v;
+        return;
+    }
+    float buf[256];
+    while (n > 0) {
+        int64_t m = n < 256 ? n : 256;
+        for (int64_t i = 0; i < m; i++) buf[i] = *(const float *)(pa + i * steps[1]);
+        f(buf, buf, m);
+        for (int64_t i = 0; i < m; i++) *(float *)(po + i * steps[0]) = buf[i];
+        po += m * steps[0];
+        pa += m * steps[1];
+        n -= m;
+    }
+}
+
+#define ND_CPU_VLOOP(name)                                                                            \
+    static void nd_cpu_v_##name##_f32(char **args, const int64_t *steps, int64_t n, const void *ctx) \
+    {                                                                                                \
+        (void)ctx;                                                                                   \
+        nd_cpu_vrun(nd__v##name##_f32, args, steps, n);                                              \
+    }
+ND_CPU_VLOOP(exp)
+ND_CPU_VLOOP(tanh)
+ND_CPU_VLOOP(sigmoid)
+
+/* The vectorised float32 loop of op, NULL when it has none. */
+static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op)
+{
+    switch (op) {
+    case ND_UNARY_EXP: return nd_cpu_v_exp_f32;
+    case ND_UNARY_TANH: return nd_cpu_v_tanh_f32;
+    case ND_UNARY_SIGMOID: return nd_cpu_v_sigmoid_f32;
+    default: return NULL;
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Binary loops                                                        */
 /* ------------------------------------------------------------------ */
 #define ND_CPU_BLOOP(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule)                                   \
+    ND_CPU_AVX2_ATTR static void nd_cpu_bc2_##name##_##lsfx(ND_OP_OUT_##rule(ST) * o, const ST *a, const ST *b, \
+                                                            int64_t n)                             \
+    {                                                                                              \
+        _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                        \
+            o[i] = ND_OP_STORE_##rule(STO, nd_op_##name##_##bsfx(LD(a[i]), LD(b[i])));             \
+    }                                                                                              \
     static void nd_cpu_b_##name##_##lsfx(char **args, const int64_t *steps, int64_t n, const void *ctx) \
     {                                                                                              \
         typedef ND_OP_OUT_##rule(ST) nd_ot_;                                                       \
@@ -54,6 +137,10 @@ ND_UNARY_OPS(ND_CPU_UGEN)
         if (steps[0] == so && steps[1] == si && steps[2] == si) {                                  \
             nd_ot_ *o = (nd_ot_ *)args[0];                                                         \
             const ST *a = (const ST *)args[1], *b = (const ST *)args[2];                           \
+            if (ND_CPU_HAVE_AVX2()) {                                                              \
+                nd_cpu_bc2_##name##_##lsfx(o, a, b, n);                                            \
+                return;                                                                            \
+            }                                                                                      \
             _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                    \
                 o[i] = ND_OP_STORE_##rule(STO, nd_op_##name##_##bsfx(LD(a[i]), LD(b[i])));         \
         } else if (steps[0] == so && steps[1] == si && steps[2] == 0) {                            \
@@ -96,10 +183,20 @@ static const nd_loop_fn nd_cpu_binary_loops[ND_NUM_BINARY_OPS][ND_NUM_DTYPES] = 
 #define ND_COST_BOOL 1
 #define ND_COST_DIV 2
 #define ND_COST_FLOAT 16
+/* a float32 op with a vectorised body (src/cpu/vmath.c) */
+#define ND_COST_VECTOR 4
 #define ND_CPU_UCOST(E, name, kinds, rule) [ND_UNARY_##E] = ND_COST_##rule,
 #define ND_CPU_BCOST(E, name, kinds, rule) [ND_BINARY_##E] = ND_COST_##rule,
 static const unsigned char nd_cpu_unary_cost[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_CPU_UCOST)};
 static const unsigned char nd_cpu_binary_cost[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_CPU_BCOST)};
+#define ND_CPU_UISBOOL(E, name, kinds, rule) [ND_UNARY_##E] = ND_CPU_ISBOOL_##rule,
+#define ND_CPU_BISBOOL(E, name, kinds, rule) [ND_BINARY_##E] = ND_CPU_ISBOOL_##rule,
+#define ND_CPU_ISBOOL_SAME 0
+#define ND_CPU_ISBOOL_FLOAT 0
+#define ND_CPU_ISBOOL_DIV 0
+#define ND_CPU_ISBOOL_BOOL 1
+static const unsigned char nd_cpu_unary_rule_bool[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_CPU_UISBOOL)};
+static const unsigned char nd_cpu_binary_rule_bool[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_CPU_BISBOOL)};
 
 static int64_t nd_cpu_loop_cost(int64_t base, nd_dtype t)
 {
@@ -107,20 +204,232 @@ static int64_t nd_cpu_loop_cost(int64_t base, nd_dtype t)
     return (t == ND_FLOAT16 || t == ND_BFLOAT16) ? base + 4 : base;
 }
 
+/* Work (element-costs) below which a single-axis iteration calls its
+ * loop directly, without the thread runner's set-up. */
+#define ND_CPU_INLINE_WORK 4096
+
+/* 2-D iterations where an input walks the inner axis with a large stride
+ * and the outer axis with a small one (a transposed operand against a
+ * contiguous output) run in tiles of ND_CPU_TILE_I outer x ND_CPU_TILE_J
+ * inner elements: each such operand's tile is first copied, reading it
+ * along its own short stride, into a small buffer laid out in the
+ * iteration's order, and the loop then runs on the tile's rows with that
+ * operand contiguous. This avoids touching one cache line (and, for
+ * power-of-two strides, the same cache set) per element. */
+#define ND_CPU_TILE_I 64
+#define ND_CPU_TILE_J 64
+
+typedef struct {
+    const nd_iter *it;
+    nd_loop_fn loop;
+    const void *ctx;
+    unsigned gather; /* bit k: operand k is copied per tile */
+} nd_cpu_tiled_job;
+
+/* dst[ii * ND_CPU_TILE_J + jj] = src[ii * so + jj * si] for the tile. */
+static void nd_cpu_tile_copy(char *dst, const char *src, int64_t so, int64_t si, int64_t ci, int64_t cj, size_t isz)
+{
+    for (int64_t jj = 0; jj < cj; jj++) {
+        const char *p = src + jj * si;
+        switch (isz) {
+        case 1:
+            for (int64_t ii = 0; ii < ci; ii++) dst[ii * ND_CPU_TILE_J + jj] = p[ii * so];
+            break;
+        case 2:
+            for (int64_t ii = 0; ii < ci; ii++) memcpy(dst + (ii * ND_CPU_TILE_J + jj) * 2, p + ii * so, 2);
+            break;
+        case 4:
+            for (int64_t ii = 0; ii < ci; ii++) memcpy(dst + (ii * ND_CPU_TILE_J + jj) * 4, p + ii * so, 4);
+            break;
+        default:
+            for (int64_t ii = 0; ii < ci; ii++) memcpy(dst + (ii * ND_CPU_TILE_J + jj) * 8, p + ii * so, 8);
+            break;
+        }
+    }
+}
+
+static void nd_cpu_tiled_range(void *p, int64_t begin, int64_t end)
+{
+    const nd_cpu_tiled_job *job = p;
+    const nd_iter *it = job->it;
+    int nops = it->nops;
+    int64_t ni = it->shape[0], nj = it->shape[1];
+    int64_t steps[ND_ITER_MAX_OPS];
+    _Alignas(64) char bufs[ND_ITER_MAX_OPS - 1][ND_CPU_TILE_I * ND_CPU_TILE_J * 8];
+    for (int k = 0; k < nops; k++)
+        steps[k] = (job->gather >> k) & 1u ? (int64_t)it->itemsize[k] : it->strides[k][1];
+    for (int64_t bi = begin; bi < end; bi++) {
+        int64_t i0 = bi * ND_CPU_TILE_I, ci = ni - i0 < ND_CPU_TILE_I ? ni - i0 : ND_CPU_TILE_I;
+        for (int64_t j0 = 0; j0 < nj; j0 += ND_CPU_TILE_J) {
+            int64_t cj = nj - j0 < ND_CPU_TILE_J ? nj - j0 : ND_CPU_TILE_J;
+            for (int k = 1; k < nops; k++)
+                if ((job->gather >> k) & 1u)
+                    nd_cpu_tile_copy(bufs[k - 1], it->data[k] + i0 * it->strides[k][0] + j0 * it->strides[k][1],
+                                     it->strides[k][0], it->strides[k][1], ci, cj, it->itemsize[k]);
+            for (int64_t ii = 0; ii < ci; ii++) {
+                char *args[ND_ITER_MAX_OPS];
+                for (int k = 0; k < nops; k++)
+                    args[k] = (job->gather >> k) & 1u
+                                  ? bufs[k - 1] + ii * ND_CPU_TILE_J * (int64_t)it->itemsize[k]
+                                  : it->data[k] + (i0 + ii) * it->strides[k][0] + j0 * it->strides[k][1];
+                job->loop(args, steps, cj, job->ctx);
+            }
+        }
+    }
+}
+
+static int64_t nd_cpu_abs(int64_t x) { return x < 0 ? -x : x; }
+
+/* The inputs of a 2-D iteration whose inner stride is large and outer
+ * stride small (transposed operands), as a bit set; 0 when tiling is not
+ * worth it. */
+static unsigned nd_cpu_tile_gather(const nd_iter *it)
+{
+    if (it->ndim != 2 || it->shape[0] < 2 * ND_CPU_TILE_I || it->shape[1] < 2 * ND_CPU_TILE_J) return 0;
+    unsigned g = 0;
+    for (int k = 1; k < it->nops; k++) {
+        int64_t si = nd_cpu_abs(it->strides[k][1]), so = nd_cpu_abs(it->strides[k][0]);
+        if (si >= 256 && so < si && it->itemsize[k] <= 8) g |= 1u << k;
+    }
+    return g;
+}
+
+/* The flat case without an nd_iter: every operand C-contiguous with the
+ * output's shape. */
+typedef struct {
+    int nops;
+    char *data[ND_ITER_MAX_OPS];
+    int64_t steps[ND_ITER_MAX_OPS];
+    nd_loop_fn loop;
+    const void *ctx;
+} nd_cpu_flat_job;
+
+static void nd_cpu_flat_range(void *p, int64_t begin, int64_t end)
+{
+    const nd_cpu_flat_job *job = p;
+    char *args[ND_ITER_MAX_OPS];
+    for (int k = 0; k < job->nops; k++) args[k] = job->data[k] + begin * job->steps[k];
+    job->loop(args, job->steps, end - begin, job->ctx);
+}
+
+static bool nd_cpu_flat_operand(const nd_array *x, const nd_array *o)
+{
+    if (x->ndim != o->ndim) return false;
+    int64_t s = 1;
+    for (int i = x->ndim - 1; i >= 0; i--) {
+        if (x->shape[i] != o->shape[i]) return false;
+        if (x->strides[i] != s && x->shape[i] != 1) return false;
+        s *= x->shape[i];
+    }
+    return true;
+}
+
+/* Run loop over ops[0..nops) when they are all flat (then true), the
+ * small ones inline, the large ones split by the thread runner. */
+static bool nd_cpu_run_flat(int nops, const nd_array *const *ops, nd_loop_fn loop, const void *ctx, int64_t cost)
+{
+    for (int k = 0; k < nops; k++)
+        if (!nd_cpu_flat_operand(ops[k], ops[0])) return false;
+    if (ops[0]->size <= ND_CPU_INLINE_WORK && ops[0]->size * cost <= ND_CPU_INLINE_WORK) { /* small: inline */
+        char *args[ND_ITER_MAX_OPS];
+        int64_t steps[ND_ITER_MAX_OPS];
+        for (int k = 0; k < nops; k++) {
+            args[k] = nd__ptr(ops[k]);
+            steps[k] = (int64_t)nd__itemsize(ops[k]->dtype);
+        }
+        loop(args, steps, ops[0]->size, ctx);
+        return true;
+    }
+    nd_cpu_flat_job job;
+    job.nops = nops;
+    job.loop = loop;
+    job.ctx = ctx;
+    for (int k = 0; k < nops; k++) {
+        job.data[k] = nd__ptr(ops[k]);
+        job.steps[k] = (int64_t)nd__itemsize(ops[k]->dtype);
+    }
+    int64_t n = ops[0]->size;
+    nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
+    return true;
+}
+
+/* Run loop over the whole iteration: directly when it is one small row,
+ * tiled for transposed inputs, else through the threaded runner. */
+static void nd_cpu_run(const nd_iter *it, nd_loop_fn loop, const void *ctx, int64_t cost)
+{
+    if (it->ndim == 1 && it->size <= ND_CPU_INLINE_WORK && it->size * cost <= ND_CPU_INLINE_WORK) {
+        char *args[ND_ITER_MAX_OPS];
+        int64_t steps[ND_ITER_MAX_OPS];
+        for (int k = 0; k < it->nops; k++) {
+            args[k] = it->data[k];
+            steps[k] = it->strides[k][0];
+        }
+        loop(args, steps, it->size, ctx);
+        return;
+    }
+    unsigned gather = nd_cpu_tile_gather(it);
+    if (gather) {
+        nd_cpu_tiled_job job = {it, loop, ctx, gather};
+        int64_t nb = (it->shape[0] + ND_CPU_TILE_I - 1) / ND_CPU_TILE_I;
+        nd__parallel_for(nb, cost * ND_CPU_TILE_I * it->shape[1], nd_cpu_tiled_range, &job);
+        return;
+    }
+    nd__iter_run(it, loop, ctx, cost);
+}
+
 nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
 {
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS || !nd__dtype_valid(a->dtype))
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "bad op %d or dtype %d", (int)op, (int)a->dtype);
-    nd_loop_fn fn = nd_cpu_unary_loops[op][a->dtype];
+    nd_loop_fn fn = a->dtype == ND_FLOAT32 ? nd_cpu_vector_loop(op) : NULL;
+    int64_t cost = fn ? ND_COST_VECTOR : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
+    if (fn == NULL) fn = nd_cpu_unary_loops[op][a->dtype];
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "no loop for %s on %s", nd_unary_op_name(op),
                        nd_dtype_name(a->dtype));
     if (out->size == 0) return ND_OK;
     const nd_array *ops[2] = {out, a};
+    if (nd_cpu_run_flat(2, ops, fn, NULL, cost)) return ND_OK;
     nd_iter it;
     nd__iter_init(&it, 2, ops);
-    nd__iter_run(&it, fn, NULL, nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype));
+    nd_cpu_run(&it, fn, NULL, cost);
     return ND_OK;
+}
+
+/* The core's direct path (src/elementwise.c): n contiguous elements,
+ * inputs of dtype t, the output of the op's result dtype, no partial
+ * overlap. Not for integer power (its exponent scan). */
+void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n)
+{
+    nd_loop_fn fn = t == ND_FLOAT32 ? nd_cpu_vector_loop(op) : NULL;
+    int64_t cost = fn ? ND_COST_VECTOR : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
+    if (fn == NULL) fn = nd_cpu_unary_loops[op][t];
+    int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_unary_rule_bool[op] ? 1 : si;
+    if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
+        char *args[2] = {out, (char *)(uintptr_t)a};
+        const int64_t steps[2] = {so, si};
+        fn(args, steps, n, NULL);
+        return;
+    }
+    nd_cpu_flat_job job = {2, {out, (char *)(uintptr_t)a}, {so, si}, fn, NULL};
+    nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
+}
+
+void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n)
+{
+    nd_loop_fn fn = nd_cpu_binary_loops[op][t];
+    int64_t cost = nd_cpu_binary_cost[op];
+    if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
+    cost = nd_cpu_loop_cost(cost, t);
+    int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_binary_rule_bool[op] ? 1 : si;
+    if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
+        char *args[3] = {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b};
+        const int64_t steps[3] = {so, si, si};
+        fn(args, steps, n, NULL);
+        return;
+    }
+    nd_cpu_flat_job job = {3, {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b}, {so, si, si}, fn, NULL};
+    nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
 }
 
 /* ------------------------------------------------------------------ */
@@ -177,11 +486,13 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
     if (op == ND_BINARY_POWER && nd_cpu_has_negative(b))
         return nd__err(ND_ERR_INVALID, "power", "Integers to negative integer powers are not allowed.");
     const nd_array *ops[3] = {out, a, b};
-    nd_iter it;
-    nd__iter_init(&it, 3, ops);
     int64_t cost = nd_cpu_binary_cost[op];
     if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
-    nd__iter_run(&it, fn, NULL, nd_cpu_loop_cost(cost, a->dtype));
+    cost = nd_cpu_loop_cost(cost, a->dtype);
+    if (nd_cpu_run_flat(3, ops, fn, NULL, cost)) return ND_OK;
+    nd_iter it;
+    nd__iter_init(&it, 3, ops);
+    nd_cpu_run(&it, fn, NULL, cost);
     return ND_OK;
 }
 
@@ -224,8 +535,9 @@ nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const nd_array *x, 
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_where", "operands not of the loop dtypes");
     if (out->size == 0) return ND_OK;
     const nd_array *ops[4] = {out, cond, x, y};
+    if (nd_cpu_run_flat(4, ops, fn, NULL, 1)) return ND_OK;
     nd_iter it;
     nd__iter_init(&it, 4, ops);
-    nd__iter_run(&it, fn, NULL, 1);
+    nd_cpu_run(&it, fn, NULL, 1);
     return ND_OK;
 }
