@@ -143,10 +143,11 @@ asan:
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
 
 # valgrind memcheck suite by suite (definite/indirect leaks and memory
-# errors fail). The default list leaves out the three compute-heavy suites
-# (elementwise, reduce, linalg: 15k+ cases, minutes each under valgrind);
+# errors fail). The default list leaves out the four compute-heavy suites
+# (elementwise, reduce, linalg, vmath: 15k+ cases or ULP sweeps over
+# millions of values, minutes each under valgrind);
 # ASan+LSan in `make asan` covers every suite. VALGRIND_SUITES=all runs all.
-VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu vmath
+VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu
 ifeq ($(VALGRIND_SUITES),all)
   override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu vmath
 endif
