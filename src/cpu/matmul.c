@@ -393,8 +393,34 @@ __attribute__((target("avx2,fma"))) static inline __m256i lane_mask64(int64_t re
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(rem > 4 ? 4 : rem), idx);
 }
 
+/* One full 4 x 16 tile of C: unmasked loads and stores (masked stores are
+ * microcoded and slow on AMD cores, and the masks cost registers). */
+__attribute__((target("avx2,fma"), always_inline)) static inline void small_f32_full(
+    int64_t K, const float *const ar[4], int64_t acs, const float *bp, int64_t brs, float *cp, int64_t crs)
+{
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+    const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3];
+    for (int64_t k = 0; k < K; k++, bp += brs, a0 += acs, a1 += acs, a2 += acs, a3 += acs) {
+        __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8);
+        __m256 x = _mm256_broadcast_ss(a0);
+        c00 = _mm256_fmadd_ps(x, b0, c00), c01 = _mm256_fmadd_ps(x, b1, c01);
+        x = _mm256_broadcast_ss(a1);
+        c10 = _mm256_fmadd_ps(x, b0, c10), c11 = _mm256_fmadd_ps(x, b1, c11);
+        x = _mm256_broadcast_ss(a2);
+        c20 = _mm256_fmadd_ps(x, b0, c20), c21 = _mm256_fmadd_ps(x, b1, c21);
+        x = _mm256_broadcast_ss(a3);
+        c30 = _mm256_fmadd_ps(x, b0, c30), c31 = _mm256_fmadd_ps(x, b1, c31);
+    }
+    _mm256_storeu_ps(cp, c00), _mm256_storeu_ps(cp + 8, c01);
+    _mm256_storeu_ps(cp + crs, c10), _mm256_storeu_ps(cp + crs + 8, c11);
+    _mm256_storeu_ps(cp + 2 * crs, c20), _mm256_storeu_ps(cp + 2 * crs + 8, c21);
+    _mm256_storeu_ps(cp + 3 * crs, c30), _mm256_storeu_ps(cp + 3 * crs + 8, c31);
+}
+
 /* C (M x N, row stride crs, unit columns) = A (strides ars, acs) @ B (row
- * stride brs, unit columns). */
+ * stride brs, unit columns). Full 4 x 16 tiles take the unmasked path; the
+ * edges are masked. Both compute each element as the same k-ordered chain
+ * of FMAs, so the result does not depend on the path. */
 __attribute__((target("avx2,fma"))) static void small_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t ars,
                                                           int64_t acs, const float *B, int64_t brs, float *C, int64_t crs)
 {
@@ -402,6 +428,10 @@ __attribute__((target("avx2,fma"))) static void small_f32(int64_t M, int64_t N, 
         const float *ar[4];
         for (int r = 0; r < 4; r++) ar[r] = A + (i0 + r < M ? i0 + r : M - 1) * ars;
         for (int64_t j0 = 0; j0 < N; j0 += 16) {
+            if (i0 + 4 <= M && N - j0 >= 16) {
+                small_f32_full(K, ar, acs, B + j0, brs, C + i0 * crs + j0, crs);
+                continue;
+            }
             __m256i m0 = lane_mask32(N - j0), m1 = lane_mask32(N - j0 - 8);
             __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
             const float *bp = B + j0;
@@ -423,6 +453,29 @@ __attribute__((target("avx2,fma"))) static void small_f32(int64_t M, int64_t N, 
     }
 }
 
+/* One full 4 x 8 float64 tile (see small_f32_full). */
+__attribute__((target("avx2,fma"), always_inline)) static inline void small_f64_full(
+    int64_t K, const double *const ar[4], int64_t acs, const double *bp, int64_t brs, double *cp, int64_t crs)
+{
+    __m256d c00 = _mm256_setzero_pd(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+    const double *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3];
+    for (int64_t k = 0; k < K; k++, bp += brs, a0 += acs, a1 += acs, a2 += acs, a3 += acs) {
+        __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + 4);
+        __m256d x = _mm256_broadcast_sd(a0);
+        c00 = _mm256_fmadd_pd(x, b0, c00), c01 = _mm256_fmadd_pd(x, b1, c01);
+        x = _mm256_broadcast_sd(a1);
+        c10 = _mm256_fmadd_pd(x, b0, c10), c11 = _mm256_fmadd_pd(x, b1, c11);
+        x = _mm256_broadcast_sd(a2);
+        c20 = _mm256_fmadd_pd(x, b0, c20), c21 = _mm256_fmadd_pd(x, b1, c21);
+        x = _mm256_broadcast_sd(a3);
+        c30 = _mm256_fmadd_pd(x, b0, c30), c31 = _mm256_fmadd_pd(x, b1, c31);
+    }
+    _mm256_storeu_pd(cp, c00), _mm256_storeu_pd(cp + 4, c01);
+    _mm256_storeu_pd(cp + crs, c10), _mm256_storeu_pd(cp + crs + 4, c11);
+    _mm256_storeu_pd(cp + 2 * crs, c20), _mm256_storeu_pd(cp + 2 * crs + 4, c21);
+    _mm256_storeu_pd(cp + 3 * crs, c30), _mm256_storeu_pd(cp + 3 * crs + 4, c31);
+}
+
 __attribute__((target("avx2,fma"))) static void small_f64(int64_t M, int64_t N, int64_t K, const double *A, int64_t ars,
                                                           int64_t acs, const double *B, int64_t brs, double *C, int64_t crs)
 {
@@ -430,6 +483,10 @@ __attribute__((target("avx2,fma"))) static void small_f64(int64_t M, int64_t N, 
         const double *ar[4];
         for (int r = 0; r < 4; r++) ar[r] = A + (i0 + r < M ? i0 + r : M - 1) * ars;
         for (int64_t j0 = 0; j0 < N; j0 += 8) {
+            if (i0 + 4 <= M && N - j0 >= 8) {
+                small_f64_full(K, ar, acs, B + j0, brs, C + i0 * crs + j0, crs);
+                continue;
+            }
             __m256i m0 = lane_mask64(N - j0), m1 = lane_mask64(N - j0 - 4);
             __m256d c00 = _mm256_setzero_pd(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
             const double *bp = B + j0;
