@@ -87,7 +87,7 @@ lib: $(LIB_A) $(BUILD)/libndgpu.so
 $(BUILD)/%.o: %.c $(wildcard include/*.h src/*.h src/cpu/*.h) | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh) | $(BUILD)/.dirs
+$(BUILD)/%.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh src/cuda/*.h) | $(BUILD)/.dirs
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 $(BUILD)/.dirs:
@@ -147,9 +147,9 @@ asan:
 # (elementwise, reduce, linalg, vmath: 15k+ cases or ULP sweeps over
 # millions of values, minutes each under valgrind);
 # ASan+LSan in `make asan` covers every suite. VALGRIND_SUITES=all runs all.
-VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu
+VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu coverage
 ifeq ($(VALGRIND_SUITES),all)
-  override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu vmath
+  override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu gpu_ew gpu_reduce gpu_linalg gpu_random coverage vmath
 endif
 valgrind: $(TEST_BIN)
 	@set -eo pipefail; for s in $(VALGRIND_SUITES); do \

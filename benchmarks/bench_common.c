@@ -5,10 +5,14 @@
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef ND_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
 
 bench_opts g_opt;
 
@@ -40,6 +44,7 @@ static void usage(FILE *f, const char *summary)
             "                    the library default)\n"
             "  --min-time S      seconds of timed samples per case (default 0.2, quick 0.05)\n"
             "  --list            print the selected case keys and exit\n"
+            "  --assume-gpu      with --list: list the cuda:0 cases even without a GPU (dry run)\n"
             "Exit status: 0 when every case ran and its result matched the reference, 1 when a\n"
             "result was wrong or the library returned an error, 2 for bad options.\n",
             g_name, summary);
@@ -62,6 +67,8 @@ void bench_init(int argc, char **argv, const char *name, const char *summary)
             g_opt.quick = true;
         } else if (!strcmp(a, "--list")) {
             g_opt.list = true;
+        } else if (!strcmp(a, "--assume-gpu")) {
+            g_opt.assume_gpu = true;
         } else if (!strcmp(a, "--device") && val) {
             dev = val, i++;
         } else if (!strcmp(a, "--json") && val) {
@@ -99,7 +106,11 @@ void bench_init(int argc, char **argv, const char *name, const char *summary)
         exit(2);
     }
     g_opt.cuda_requested = (g_opt.devices & BENCH_DEV_CUDA) != 0;
-    if (g_opt.cuda_requested && nd_cuda_device_count() <= 0) {
+    if (g_opt.assume_gpu && !g_opt.list) {
+        fprintf(stderr, "%s: --assume-gpu only goes with --list\n", name);
+        exit(2);
+    }
+    if (g_opt.cuda_requested && nd_cuda_device_count() <= 0 && !g_opt.assume_gpu) {
         g_opt.devices &= ~BENCH_DEV_CUDA;
         fprintf(stderr, "%s: no GPU (nd_cuda_device_count() == 0): CUDA cases skipped\n", name);
     }
@@ -195,6 +206,8 @@ double bench_input_base_value(const bench_input *in, int64_t flat)
     double v = in->lo + (in->hi - in->lo) * u;
     switch (in->dtype) {
     case ND_FLOAT32: return (double)(float)v;
+    case ND_FLOAT16: return bench_round_half(v);
+    case ND_BFLOAT16: return bench_round_bf16(v);
     case ND_INT32: case ND_INT64: return floor(v);
     default: return v;
     }
@@ -267,6 +280,8 @@ int bench_input_make(const bench_input *in, nd_device dev, nd_array **view, doub
         case ND_BOOL: ((bool *)buf)[i] = v != 0; break;
         case ND_FLOAT32: ((float *)buf)[i] = (float)v; break;
         case ND_FLOAT64: ((double *)buf)[i] = v; break;
+        case ND_FLOAT16: ((uint16_t *)buf)[i] = bench_half_bits(v); break;
+        case ND_BFLOAT16: ((uint16_t *)buf)[i] = bench_bf16_bits(v); break;
         case ND_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
         case ND_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
         default: break;
@@ -402,6 +417,7 @@ void bench_fail_nd(bench_record *r, const char *what, nd_status s)
 void bench_checksum(const double *x, int64_t n, double out[2])
 {
     double s1 = 0, s2 = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s1, s2) if (n > 1000000)
     for (int64_t i = 0; i < n; i++) {
         s1 += x[i];
         s2 += x[i] * (double)(1 + i % 7);
@@ -417,6 +433,41 @@ double bench_half_to_double(uint16_t h)
     else if (e == 31) v = m ? NAN : INFINITY;
     else v = ldexp((double)(m | 1024), e - 25);
     return sign ? -v : v;
+}
+
+/* v rounded to `bits` significant bits, nearest even (the rounding of a
+ * conversion to a binary type with that precision, in its normal range). */
+static double round_sig(double v, int bits)
+{
+    if (v == 0 || !isfinite(v)) return v;
+    int e;
+    double m = frexp(v, &e); /* v = m 2^e, 0.5 <= |m| < 1 */
+    return ldexp(nearbyint(ldexp(m, bits)), e - bits);
+}
+
+double bench_round_half(double v) { return round_sig(v, 11); }
+double bench_round_bf16(double v) { return round_sig(v, 8); }
+
+uint16_t bench_half_bits(double v)
+{
+    v = bench_round_half(v);
+    uint16_t sign = signbit(v) ? 0x8000 : 0;
+    v = fabs(v);
+    if (v == 0) return sign;
+    if (!(v < 65520)) return (uint16_t)(sign | (isnan(v) ? 0x7e00 : 0x7c00));
+    int e;
+    double m = frexp(v, &e); /* v = (2m) 2^(e-1) */
+    int be = e - 1 + 15;
+    if (be <= 0) return (uint16_t)(sign | (uint16_t)nearbyint(ldexp(v, 24))); /* subnormal */
+    return (uint16_t)(sign | (uint16_t)(be << 10) | (uint16_t)nearbyint((2 * m - 1) * 1024));
+}
+
+uint16_t bench_bf16_bits(double v)
+{
+    float f = (float)bench_round_bf16(v); /* exact */
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint16_t)(u >> 16);
 }
 
 static double bf16_to_double(uint16_t h)
@@ -706,4 +757,122 @@ void bench_emit(const bench_record *r)
     if (r->extra[0]) fprintf(f, ", %s", r->extra);
     fprintf(f, "}\n");
     fflush(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The D2D copy ceiling                                                */
+/* ------------------------------------------------------------------ */
+static double g_d2d_gbps;   /* GB/s of the copy ceiling on cuda:0 (0: not measured) */
+static bool g_d2d_tried;
+
+void bench_extra_append(bench_record *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->extra);
+    if (len && len + 2 < sizeof r->extra) {
+        memcpy(r->extra + len, ", ", 3);
+        len += 2;
+    }
+    if (len >= sizeof r->extra) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->extra + len, sizeof r->extra - len, fmt, ap);
+    va_end(ap);
+}
+
+static void d2d_key(char *key, size_t cap, nd_device dev)
+{
+    snprintf(key, cap, "d2d_copy/float32/%d/raw/%s", BENCH_D2D_N, bench_dev_name(dev));
+}
+
+void bench_add_d2d_case(nd_device dev)
+{
+    if (dev.type != ND_DEVICE_CUDA) return;
+    bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_KIND_D2D, c.dtype = ND_FLOAT32, c.dev = dev, c.p[0] = BENCH_D2D_N;
+    d2d_key(c.key, sizeof c.key, dev);
+    bench_add_case(&c);
+}
+
+typedef struct d2d_call {
+    void *dst;
+    const void *src;
+    size_t nbytes;
+} d2d_call;
+
+static int d2d_run(void *p)
+{
+#ifdef ND_WITH_CUDA
+    d2d_call *c = p;
+    return cudaMemcpyAsync(c->dst, c->src, c->nbytes, cudaMemcpyDeviceToDevice, 0) == cudaSuccess ? ND_OK
+                                                                                                : ND_ERR_BACKEND;
+#else
+    (void)p;
+    return ND_ERR_UNSUPPORTED;
+#endif
+}
+
+void bench_run_d2d_case(const bench_case *c, const char *bench)
+{
+    g_d2d_tried = true;
+    bench_record r;
+    bench_record_init(&r, bench, c);
+    snprintf(r.op, sizeof r.op, "d2d_copy");
+    snprintf(r.dtype, sizeof r.dtype, "float32");
+    snprintf(r.shape, sizeof r.shape, "%d", BENCH_D2D_N);
+    snprintf(r.layout, sizeof r.layout, "raw");
+    snprintf(r.note, sizeof r.note, "(ceiling: cudaMemcpyAsync D2D)");
+    snprintf(r.extra, sizeof r.extra, "\"ceiling\": true");
+    const int64_t n = BENCH_D2D_N;
+    size_t nbytes = (size_t)n * 4;
+    r.bytes = 2.0 * (double)nbytes;
+    bench_input in;
+    memset(&in, 0, sizeof in);
+    in.dtype = ND_FLOAT32, in.ndim = 1, in.shape[0] = n, in.seed = 71, in.lo = 0.5, in.hi = 1.5;
+    nd_array *src = NULL, *dst = NULL;
+    void *h1 = NULL, *h2 = NULL;
+    int s = bench_input_make(&in, c->dev, &src, NULL);
+    if (s != ND_OK) bench_fail_nd(&r, "creating the source", s);
+    if (s == ND_OK && (s = nd_zeros(&dst, ND_FLOAT32, 1, &n, c->dev)) != ND_OK) bench_fail_nd(&r, "nd_zeros", s);
+    d2d_call call = {dst ? nd_data(dst) : NULL, src ? nd_data(src) : NULL, nbytes};
+    if (s == ND_OK && ((s = nd_synchronize(c->dev)) != ND_OK || (s = d2d_run(&call)) != ND_OK ||
+                       (s = nd_synchronize(c->dev)) != ND_OK))
+        bench_fail_nd(&r, "cudaMemcpyAsync", s);
+    if (s == ND_OK) { /* check once: the bytes arrived */
+        h1 = malloc(nbytes), h2 = malloc(nbytes);
+        if (!h1 || !h2) {
+            r.status = BS_ERROR;
+            snprintf(r.message, sizeof r.message, "out of host memory");
+        } else if ((s = nd_copy_to_host(h1, src, nbytes)) != ND_OK || (s = nd_copy_to_host(h2, dst, nbytes)) != ND_OK) {
+            bench_fail_nd(&r, "nd_copy_to_host", s);
+        } else if (memcmp(h1, h2, nbytes) != 0) {
+            r.status = BS_WRONG;
+            snprintf(r.message, sizeof r.message, "the copied bytes differ from the source");
+        }
+    }
+    free(h1), free(h2);
+    if (r.status == BS_OK && (s = bench_measure(d2d_run, &call, c->dev, &r.st)) != ND_OK)
+        bench_fail_nd(&r, "cudaMemcpyAsync", s);
+    if (r.status == BS_OK && r.st.median > 0) g_d2d_gbps = r.bytes / r.st.median * 1e-9;
+    bench_emit(&r);
+    nd_release(src), nd_release(dst);
+}
+
+void bench_note_copy_fraction(bench_record *r, nd_device dev, const char *bench)
+{
+    if (dev.type != ND_DEVICE_CUDA || r->status != BS_OK || !(r->st.median > 0) || r->bytes < BENCH_D2D_MIN_BYTES)
+        return;
+    if (!g_d2d_tried) {
+        bench_case c;
+        memset(&c, 0, sizeof c);
+        c.kind = BENCH_KIND_D2D, c.dtype = ND_FLOAT32, c.dev = dev, c.p[0] = BENCH_D2D_N;
+        d2d_key(c.key, sizeof c.key, dev);
+        fprintf(stderr, "[%s] measuring the copy ceiling first: %s\n", g_name, c.key);
+        bench_run_d2d_case(&c, bench);
+    }
+    if (!(g_d2d_gbps > 0)) return;
+    double frac = r->bytes / r->st.median * 1e-9 / g_d2d_gbps;
+    bench_extra_append(r, "\"fraction_of_copy\": %.4g, \"copy_gbps\": %.6g", frac, g_d2d_gbps);
+    size_t len = strlen(r->note);
+    snprintf(r->note + len, sizeof r->note - len, "%s(%.0f%% of D2D copy)", len ? " " : "", 100 * frac);
 }

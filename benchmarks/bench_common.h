@@ -37,6 +37,8 @@ typedef struct bench_opts {
     int threads;          /* CPU threads for libndgpu and raw BLAS */
     double min_time;      /* seconds of samples per case */
     bool list;            /* --list: print the case keys and exit */
+    bool assume_gpu;      /* --assume-gpu (with --list): list the cuda:0 cases even
+                           * without a GPU (a dry run of a GPU machine's plan) */
 } bench_opts;
 
 extern bench_opts g_opt;
@@ -172,6 +174,39 @@ bool bench_check_close(bench_record *r, const double *got, const double *ref, in
 
 /* Half precision bits -> double (for checking float16 results). */
 double bench_half_to_double(uint16_t h);
+/* v rounded to float16 / bfloat16 (nearest even; v in the normal range of
+ * the type), as a double, and the bits of such an exactly representable
+ * value. bench_worker.py rounds the same way (frexp/rint/ldexp). */
+double bench_round_half(double v);
+double bench_round_bf16(double v);
+uint16_t bench_half_bits(double v);
+uint16_t bench_bf16_bits(double v);
+
+/* ------------------------------------------------------------------ */
+/* The GPU's memory bandwidth ceiling: a raw device-to-device copy      */
+/* ------------------------------------------------------------------ */
+/* cudaMemcpyAsync (cudaMemcpyDeviceToDevice) of BENCH_D2D_N float32
+ * elements (1.024 GB) between two device arrays, timed like every case:
+ * "d2d_copy/float32/256000000/raw/<dev>", bytes = 2 x 1.024 GB (read +
+ * write). Large GPU cases report their GB/s as a fraction of it
+ * ("fraction_of_copy" in the JSON, "(93% of D2D copy)" in the table), the
+ * way bench_copy reports CPU copies against the STREAM triad. */
+#define BENCH_D2D_N 256000000
+#define BENCH_KIND_D2D 1000 /* bench_case.kind of the copy ceiling case */
+/* Bytes (read + written) from which a cuda case gets fraction_of_copy:
+ * arrays well beyond the L2 cache. */
+#define BENCH_D2D_MIN_BYTES (256.0 * 1024 * 1024)
+/* Append the copy ceiling case for dev (a CUDA device; nothing otherwise). */
+void bench_add_d2d_case(nd_device dev);
+/* Measure and emit it; remembers its GB/s for bench_note_copy_fraction. */
+void bench_run_d2d_case(const bench_case *c, const char *bench);
+/* For an ok, timed cuda record with bytes >= BENCH_D2D_MIN_BYTES: add
+ * "fraction_of_copy" and "copy_gbps" to r->extra and a note. The ceiling
+ * is measured here first when it has not run yet (e.g. --filter left it
+ * out). */
+void bench_note_copy_fraction(bench_record *r, nd_device dev, const char *bench);
+/* Append ", text" (or "text") to r->extra. */
+void bench_extra_append(bench_record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Environment as JSON (the first line of every JSON file). */
 void bench_write_env(const char *bench);

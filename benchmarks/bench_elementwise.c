@@ -1,8 +1,11 @@
 /* bench_elementwise - add, multiply, exp, tanh, where and astype f32->f16
  * through the public API, float32/float64, contiguous 1-D arrays of
- * 1 .. 1.6e7 elements (2.56e8 on a GPU, full runs), and 4096x4096 arrays
- * with a broadcast row (4096,), a broadcast column (4096,1), strided
- * inputs (every 2nd element) and a transposed input.
+ * 1 .. 1.6e7 elements (2.56e8 on a GPU: every op in full runs, add float32
+ * in --quick too), and 4096x4096 arrays with a broadcast row (4096,), a
+ * broadcast column (4096,1), strided inputs (every 2nd element) and a
+ * transposed input. On a GPU the raw device-to-device copy of 1.024 GB
+ * (cudaMemcpyAsync) is measured first, as the bandwidth ceiling: cases
+ * moving >= 256 MiB report their GB/s as a fraction of it.
  * Every case is checked once against a double-precision reference loop;
  * the timed calls write into an existing output (NumPy's out=). */
 #include "bench_common.h"
@@ -184,6 +187,7 @@ static void run_case(const bench_case *c)
         s = bench_measure(ew_run, &call, c->dev, &r.st);
         if (s != ND_OK) bench_fail_nd(&r, op_names[c->op], s);
     }
+    bench_note_copy_fraction(&r, c->dev, "elementwise");
     bench_emit(&r);
     for (int k = 0; k < 3; k++) nd_release(call.in[k]);
     nd_release(call.out);
@@ -193,12 +197,14 @@ int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_elementwise",
                "Elementwise ops (add, multiply, exp, tanh, where, astype f32->f16) over float32/float64:\n"
-               "contiguous n = 1, 100, 1e4, 1e5, 1e6, 1.6e7 (+2.56e8 on a GPU without --quick), and\n"
-               "4096x4096 with broadcast row/column, strided (every 2nd element) and transposed inputs.");
+               "contiguous n = 1, 100, 1e4, 1e5, 1e6, 1.6e7 (+2.56e8 on a GPU: all ops in full runs, add\n"
+               "float32 with --quick), and 4096x4096 with broadcast row/column, strided (every 2nd element)\n"
+               "and transposed inputs. GPU: the raw D2D copy (cudaMemcpyAsync, 1.024 GB) as the ceiling.");
     static const int64_t sizes[] = {1, 100, 10000, 100000, 1000000, 16000000, 256000000};
     const nd_dtype dtypes[2] = {ND_FLOAT32, ND_FLOAT64};
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
+        bench_add_d2d_case(dev); /* GPU only: the bandwidth ceiling, first */
         for (int layout = 0; layout < NLAYOUTS; layout++)
             for (int op = 0; op < NOPS; op++)
                 for (int t = 0; t < 2; t++) {
@@ -206,8 +212,11 @@ int main(int argc, char **argv)
                     if (!op_has_layout(op, layout)) continue;
                     int nsizes = layout == L_CONTIG ? 7 : 1;
                     for (int si = 0; si < nsizes; si++) {
+                        /* 2.56e8: GPU only; with --quick only add float32 (the
+                         * bandwidth goal, against the D2D copy) */
                         if (layout == L_CONTIG && sizes[si] > 16000000 &&
-                            (dev.type != ND_DEVICE_CUDA || g_opt.quick))
+                            (dev.type != ND_DEVICE_CUDA ||
+                             (g_opt.quick && (op != OP_ADD || dtypes[t] != ND_FLOAT32))))
                             continue;
                         bench_case c = {.op = op, .dtype = dtypes[t], .layout = layout, .dev = dev};
                         c.p[0] = sizes[si];
@@ -217,8 +226,10 @@ int main(int argc, char **argv)
                 }
     }
     for (int i = 0; i < bench_num_cases(); i++) {
-        bench_progress(i, bench_get_case(i));
-        run_case(bench_get_case(i));
+        bench_case *c = bench_get_case(i);
+        bench_progress(i, c);
+        if (c->kind == BENCH_KIND_D2D) bench_run_d2d_case(c, "elementwise");
+        else run_case(c);
     }
     return bench_finish();
 }

@@ -2,16 +2,22 @@
  * nd_add into an existing output and allocating (plus nd_release), nd_sum
  * allocating, for n = 1 and 100 float32 elements; nd_empty + nd_release
  * (the library's allocator / pool) for 1, 100 and 1e6 elements, against
- * raw malloc + free of the same size (the ceiling, CPU only). */
+ * raw malloc + free of the same size on the CPU and raw cudaMalloc +
+ * cudaFree on a GPU (the reference: what a cached pool saves). On a GPU
+ * the time per call is wall time over many calls with the device
+ * synchronised after each sample: what a caller pays per call. */
 #include "bench_common.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef ND_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
 
-enum { OP_ADD_OUT, OP_ADD_ALLOC, OP_SUM_ALLOC, OP_EMPTY, OP_MALLOC, NOPS };
-static const char *const op_names[NOPS] = {"add", "add", "sum", "empty+release", "malloc+free"};
-static const char *const op_layouts[NOPS] = {"out", "alloc", "alloc", "alloc", "raw"};
+enum { OP_ADD_OUT, OP_ADD_ALLOC, OP_SUM_ALLOC, OP_EMPTY, OP_MALLOC, OP_CUDA_MALLOC, NOPS };
+static const char *const op_names[NOPS] = {"add", "add", "sum", "empty+release", "malloc+free", "cudaMalloc+cudaFree"};
+static const char *const op_layouts[NOPS] = {"out", "alloc", "alloc", "alloc", "raw", "raw"};
 
 typedef struct ov_call {
     int op;
@@ -32,6 +38,16 @@ static int ov_run(void *p)
     case OP_ADD_ALLOC: s = nd_add(&t, c->a, c->b); break;
     case OP_SUM_ALLOC: s = nd_sum(&t, c->a, 0, NULL, false); break;
     case OP_EMPTY: s = nd_empty(&t, ND_FLOAT32, 1, &c->n, c->dev); break;
+    case OP_CUDA_MALLOC: {
+#ifdef ND_WITH_CUDA
+        void *m = NULL;
+        if (cudaMalloc(&m, (size_t)c->n * 4) != cudaSuccess) return ND_ERR_NOMEM;
+        g_sink = m;
+        return cudaFree(m) == cudaSuccess ? ND_OK : ND_ERR_BACKEND;
+#else
+        return ND_ERR_UNSUPPORTED;
+#endif
+    }
     default: {
         void *m = malloc((size_t)c->n * 4);
         if (!m) return ND_ERR_NOMEM;
@@ -105,8 +121,8 @@ static void run_case(const bench_case *c)
         }
         break;
     }
-    default:
-        snprintf(r.note, sizeof r.note, "(ceiling)");
+    default: /* raw malloc+free / cudaMalloc+cudaFree */
+        snprintf(r.note, sizeof r.note, "(%s)", c->op == OP_MALLOC ? "ceiling" : "raw reference");
         snprintf(r.extra, sizeof r.extra, "\"ceiling\": true");
         break;
     }
@@ -121,14 +137,16 @@ int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_overhead",
                "Per-call overhead of tiny ops: nd_add into an existing out and allocating, nd_sum allocating\n"
-               "(n = 1, 100 float32), nd_empty + nd_release (n = 1, 100, 1e6) against raw malloc + free.");
+               "(n = 1, 100 float32), nd_empty + nd_release (n = 1, 100, 1e6) against raw malloc + free\n"
+               "(CPU) and raw cudaMalloc + cudaFree (GPU).");
     static const int64_t tiny[] = {1, 100};
     static const int64_t alloc_sizes[] = {1, 100, 1000000};
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
         for (int op = 0; op < NOPS; op++) {
             if (op == OP_MALLOC && dev.type != ND_DEVICE_CPU) continue;
-            bool is_alloc = op == OP_EMPTY || op == OP_MALLOC;
+            if (op == OP_CUDA_MALLOC && dev.type != ND_DEVICE_CUDA) continue;
+            bool is_alloc = op == OP_EMPTY || op == OP_MALLOC || op == OP_CUDA_MALLOC;
             int nsz = is_alloc ? 3 : 2;
             for (int i = 0; i < nsz; i++) {
                 bench_case c = {.op = op, .dtype = ND_FLOAT32, .dev = dev};

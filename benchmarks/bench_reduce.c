@@ -1,8 +1,12 @@
 /* bench_reduce - sum, max, argmax, mean and var (ddof 0) over all axes,
  * axis 0 and axis 1 of a 4096x4096 array and over a 1.6e7-element
- * vector, float32/float64, through the public API. Each case is checked
- * once against a double-precision reference; the timed calls write into
- * an existing output. */
+ * vector, float32/float64, through the public API; on a GPU also sum
+ * float32 of a 2.56e8-element vector and over axis 0 / axis 1 of a
+ * 16384x16384 array (--quick too), with the raw device-to-device copy
+ * (cudaMemcpyAsync of 1.024 GB) measured first as the bandwidth ceiling:
+ * those cases report their GB/s (bytes read + written) as a fraction of
+ * it. Each case is checked once against a double-precision reference;
+ * the timed calls write into an existing output. */
 #include "bench_common.h"
 
 #include <math.h>
@@ -14,16 +18,28 @@ static const char *const op_names[NOPS] = {"sum", "max", "argmax", "mean", "var"
 static const nd_reduce_op nd_ops[NOPS] = {ND_REDUCE_SUM, ND_REDUCE_MAX, ND_REDUCE_ARGMAX, ND_REDUCE_MEAN,
                                           ND_REDUCE_VAR};
 /* layout: which axes (-1 = all) and the array: matrix or vector */
-enum { L_ALL, L_AXIS0, L_AXIS1, L_VEC, NLAYOUTS };
-static const char *const layout_names[NLAYOUTS] = {"all", "axis0", "axis1", "all"};
+/* L_BIG*: GPU only, sum float32: a 2.56e8 vector, 16384x16384 axis 0 / 1 */
+enum { L_ALL, L_AXIS0, L_AXIS1, L_VEC, L_BIGVEC, L_BIG0, L_BIG1, NLAYOUTS };
+static const char *const layout_names[NLAYOUTS] = {"all", "axis0", "axis1", "all", "all", "axis0", "axis1"};
 
 #define SIDE 4096
 #define VEC_N 16000000
+#define BIG_SIDE 16384
+#define BIG_VEC_N 256000000
+
+static bool is_big(int layout) { return layout >= L_BIGVEC; }
 
 static void case_shape(int layout, int *ndim, int64_t *shape)
 {
     if (layout == L_VEC) *ndim = 1, shape[0] = VEC_N;
+    else if (layout == L_BIGVEC) *ndim = 1, shape[0] = BIG_VEC_N;
+    else if (is_big(layout)) *ndim = 2, shape[0] = BIG_SIDE, shape[1] = BIG_SIDE;
     else *ndim = 2, shape[0] = SIDE, shape[1] = SIDE;
+}
+
+static int layout_axis(int layout)
+{
+    return (layout == L_AXIS0 || layout == L_BIG0) ? 0 : (layout == L_AXIS1 || layout == L_BIG1) ? 1 : -1;
 }
 
 typedef struct red_call {
@@ -41,40 +57,75 @@ static int red_run(void *p)
 
 /* Reference: reduce the host values (doubles) of a rows x cols matrix
  * (a vector is 1 x n) along `axis` (-1 all, 0 rows, 1 cols). Results as
- * NumPy gives them; float32 results rounded to float32. */
+ * NumPy gives them; float32 results rounded to float32. Axis 0 walks the
+ * rows in order over blocks of columns (no strided access: 16384x16384
+ * stays fast). */
+static double finish(int op, nd_dtype t, double s, double m, int64_t am, double q, int64_t len)
+{
+    double r;
+    switch (op) {
+    case OP_SUM: r = s; break;
+    case OP_MAX: r = m; break;
+    case OP_ARGMAX: r = (double)am; break;
+    case OP_MEAN: r = s / (double)len; break;
+    default: r = q / (double)len; break;
+    }
+    return (op != OP_ARGMAX && t == ND_FLOAT32) ? (double)(float)r : r;
+}
+
 static double *reference(int op, nd_dtype t, const double *x, int64_t rows, int64_t cols, int axis, int64_t *nout)
 {
     int64_t nres = axis < 0 ? 1 : axis == 0 ? cols : rows;
     int64_t len = axis < 0 ? rows * cols : axis == 0 ? rows : cols;
-    int64_t step = axis == 0 ? cols : 1; /* distance between reduced elements */
     double *ref = malloc((size_t)nres * sizeof(double));
     if (!ref) return NULL;
+    if (axis == 0) {
+        enum { BLK = 256 };
+#pragma omp parallel for schedule(static)
+        for (int64_t j0 = 0; j0 < cols; j0 += BLK) {
+            int64_t nb = cols - j0 < BLK ? cols - j0 : BLK;
+            double s[BLK], m[BLK], q[BLK];
+            int64_t am[BLK];
+            for (int64_t j = 0; j < nb; j++) s[j] = 0, m[j] = x[j0 + j], am[j] = 0, q[j] = 0;
+            for (int64_t k = 0; k < rows; k++) {
+                const double *p = x + k * cols + j0;
+                for (int64_t j = 0; j < nb; j++) {
+                    s[j] += p[j];
+                    if (p[j] > m[j]) m[j] = p[j], am[j] = k;
+                }
+            }
+            if (op == OP_VAR) {
+                for (int64_t k = 0; k < rows; k++) {
+                    const double *p = x + k * cols + j0;
+                    for (int64_t j = 0; j < nb; j++) {
+                        double d = p[j] - s[j] / (double)len;
+                        q[j] += d * d;
+                    }
+                }
+            }
+            for (int64_t j = 0; j < nb; j++) ref[j0 + j] = finish(op, t, s[j], m[j], am[j], q[j], len);
+        }
+        *nout = nres;
+        return ref;
+    }
 #pragma omp parallel for schedule(static)
     for (int64_t o = 0; o < nres; o++) {
-        const double *p = axis < 0 ? x : axis == 0 ? x + o : x + o * cols;
-        double s = 0, m = p[0];
+        const double *p = axis < 0 ? x : x + o * cols;
+        double s = 0, m = p[0], q = 0;
         int64_t am = 0;
         for (int64_t k = 0; k < len; k++) {
-            double v = p[k * step];
+            double v = p[k];
             s += v;
             if (v > m) m = v, am = k;
         }
-        double mean = s / (double)len, r;
-        switch (op) {
-        case OP_SUM: r = s; break;
-        case OP_MAX: r = m; break;
-        case OP_ARGMAX: r = (double)am; break;
-        case OP_MEAN: r = mean; break;
-        default: {
-            double q = 0;
+        if (op == OP_VAR) {
+            double mean = s / (double)len;
             for (int64_t k = 0; k < len; k++) {
-                double d = p[k * step] - mean;
+                double d = p[k] - mean;
                 q += d * d;
             }
-            r = q / (double)len;
         }
-        }
-        ref[o] = (op != OP_ARGMAX && t == ND_FLOAT32) ? (double)(float)r : r;
+        ref[o] = finish(op, t, s, m, am, q, len);
     }
     *nout = nres;
     return ref;
@@ -90,7 +141,7 @@ static void run_case(const bench_case *c)
     int64_t shape[2];
     case_shape(c->layout, &ndim, shape);
     bench_fmt_shape(r.shape, sizeof r.shape, ndim, shape);
-    int axis = c->layout == L_AXIS0 ? 0 : c->layout == L_AXIS1 ? 1 : -1;
+    int axis = layout_axis(c->layout);
     if (axis < 0) snprintf(r.call, sizeof r.call, "{\"fn\": \"%s\", \"axis\": null}", op_names[c->op]);
     else snprintf(r.call, sizeof r.call, "{\"fn\": \"%s\", \"axis\": %d}", op_names[c->op], axis);
 
@@ -136,6 +187,7 @@ static void run_case(const bench_case *c)
         s = bench_measure(red_run, &call, c->dev, &r.st);
         if (s != ND_OK) bench_fail_nd(&r, op_names[c->op], s);
     }
+    bench_note_copy_fraction(&r, c->dev, "reduce");
     bench_emit(&r);
     nd_release(call.a);
     nd_release(call.out);
@@ -145,12 +197,17 @@ int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_reduce",
                "Reductions (sum, max, argmax, mean, var) over float32/float64: all / axis 0 / axis 1 of a\n"
-               "4096x4096 array and all of a 1.6e7-element vector.");
+               "4096x4096 array and all of a 1.6e7-element vector. GPU only (--quick too): sum float32 of a\n"
+               "2.56e8 vector and over axis 0 / axis 1 of 16384x16384, against the raw D2D copy (1.024 GB).");
     const nd_dtype dtypes[2] = {ND_FLOAT32, ND_FLOAT64};
-    for (int d = 0; d < bench_num_devices(); d++)
+    for (int d = 0; d < bench_num_devices(); d++) {
+        bench_add_d2d_case(bench_device(d)); /* GPU only: the bandwidth ceiling, first */
         for (int layout = 0; layout < NLAYOUTS; layout++)
             for (int op = 0; op < NOPS; op++)
                 for (int t = 0; t < 2; t++) {
+                    if (is_big(layout) && (bench_device(d).type != ND_DEVICE_CUDA || op != OP_SUM ||
+                                           dtypes[t] != ND_FLOAT32))
+                        continue;
                     bench_case c = {.op = op, .dtype = dtypes[t], .layout = layout, .dev = bench_device(d)};
                     int ndim;
                     int64_t shape[2];
@@ -161,9 +218,12 @@ int main(int argc, char **argv)
                              layout_names[layout], bench_dev_name(c.dev));
                     bench_add_case(&c);
                 }
+    }
     for (int i = 0; i < bench_num_cases(); i++) {
-        bench_progress(i, bench_get_case(i));
-        run_case(bench_get_case(i));
+        bench_case *c = bench_get_case(i);
+        bench_progress(i, c);
+        if (c->kind == BENCH_KIND_D2D) bench_run_d2d_case(c, "reduce");
+        else run_case(c);
     }
     return bench_finish();
 }

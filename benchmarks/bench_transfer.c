@@ -1,5 +1,5 @@
-/* bench_transfer - host <-> device copies of 1 KiB .. 1 GiB (--quick: up to
- * 64 MiB) through the public API:
+/* bench_transfer - host <-> device copies of 1 KiB .. 1 GiB in steps of 4x
+ * (--quick: 1 KiB .. 64 MiB in steps of 16x) through the public API:
  *   h2d out       nd_to_device(&dev_arr, host_arr, cuda) into an existing device array
  *   h2d alloc     nd_to_device into a new device array (+ nd_release)
  *   d2h host_ptr  nd_copy_to_host into pageable malloc() memory
@@ -182,7 +182,7 @@ static void run_case(const bench_case *c)
 int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_transfer",
-               "Host <-> device copies of 1 KiB .. 1 GiB (--quick: up to 64 MiB) through nd_to_device (into an\n"
+               "Host <-> device copies of 1 KiB .. 1 GiB (--quick: 1 KiB .. 64 MiB, x16 steps) through nd_to_device (into an\n"
                "existing array and allocating), nd_copy_to_host (pageable host memory), nd_copy_async with\n"
                "pinned host arrays on a stream, and raw cudaMemcpy from the same pinned buffers (the ceiling).\n"
                "Without a GPU: prints so and exits 0.");
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
         if (dev.type != ND_DEVICE_CUDA) continue;
-        for (size_t b = 1024; b <= max_bytes; b *= 4)
+        for (size_t b = 1024; b <= max_bytes; b *= g_opt.quick ? 16 : 4) /* quick: 1 KiB, 16 KiB, .. 64 MiB */
             for (int dir = 0; dir < NDIRS; dir++) {
                 bench_case c = {.op = dir, .dtype = ND_FLOAT32, .dev = dev};
                 c.p[0] = (int64_t)b;

@@ -10,8 +10,26 @@ NumPy/CuPy equivalent of the record's "call" once, checksums its output,
 then times it with the same method as bench_measure (warm-up, calibrated
 calls per sample, samples until min-time and at least 3; median/min/max).
 OUT.jsonl: a first line describing the library (version, OpenBLAS core and
-threads read through ctypes, thread env variables), then one line per case
+threads read through ctypes, thread env variables; for CuPy the device, CUDA
+runtime and compute types), then one line per case
 {key, status, median_s, min_s, max_s, calls, samples, checksum, note}.
+
+CuPy: the inputs are generated on the device (the same uint64 arithmetic,
+bit for bit) and the output checksums are computed there, so the 2.56e8 and
+8192^2 cases cost milliseconds of setup, not seconds. Timing is the C
+side's: wall time of k calls followed by a device synchronize, per sample.
+float32 matmul runs with CuPy's compute type set per case through
+cupy._core._routines_linalg.set_compute_type(float32, ...):
+COMPUTE_TYPE_TF32 for records with call.tf32 (the TF32 case; what the
+CUPY_TF32=1 environment variable selects at import), COMPUTE_TYPE_DEFAULT
+(exact float32) otherwise, restored after the case. bfloat16 needs a CuPy
+that accepts ml_dtypes.bfloat16 arrays; otherwise the case says why.
+
+    python3 benchmarks/bench_worker.py --selftest
+
+checks the generator against a pure-Python splitmix64, the float16 /
+bfloat16 rounding, and every call kind on small NumPy inputs (no GPU
+needed).
 """
 import argparse
 import json
@@ -39,27 +57,66 @@ def _u01(np, seed, start, count):
     return (z >> np.uint64(11)).astype(np.float64) * (2.0 ** -53)
 
 
-def make_base(np, spec):
-    """The base array of an input spec, on the host, exactly as the C side
-    generates it (value = lo + (hi - lo) * u, rounded to the dtype)."""
+def round_sig(xp, v, bits):
+    """v (float64) rounded to `bits` significant bits, nearest even: the
+    value of a conversion to float16 (11) / bfloat16 (8) in their normal
+    range, exactly as bench_round_half/bf16 in bench_common.c. Done in
+    float64 so that no double rounding (float64 -> float32 -> 16 bit) can
+    differ from the C side."""
+    m, e = xp.frexp(v)
+    return xp.ldexp(xp.rint(xp.ldexp(m, bits)), e - bits)
+
+
+def bfloat16_dtype():
+    """NumPy's bfloat16 (ml_dtypes) or None."""
+    try:
+        import ml_dtypes
+        return ml_dtypes.bfloat16
+    except ImportError:
+        return None
+
+
+def make_base(np, spec, xp=None):
+    """The base array of an input spec, exactly as the C side generates it
+    (value = lo + (hi - lo) * u, rounded to the dtype). Generated with xp
+    (NumPy on the host, or CuPy on the device) in chunks."""
+    xp = xp or np
     shape = tuple(spec["shape"])
     n = 1
     for s in shape:
         n *= s
     dt = spec["dtype"]
-    out = np.empty(n, dtype=np.bool_ if dt == "bool" else dt)
-    chunk = 1 << 22
+    if dt == "bfloat16":
+        bf = bfloat16_dtype()
+        if bf is None:
+            raise Unsupported("bfloat16 needs the ml_dtypes package (pip install ml_dtypes)")
+        if xp is not np:
+            host = make_base(np, spec)  # round on the host, then try the device
+            try:
+                return xp.asarray(host)
+            except Exception as e:
+                raise Unsupported("CuPy %s has no bfloat16 arrays (%s: %s)"
+                                  % (getattr(xp, "__version__", "?"), type(e).__name__, str(e)[:80]))
+        store = bf
+    else:
+        store = np.bool_ if dt == "bool" else dt
+    out = xp.empty(n, dtype=store)
+    chunk = 1 << 22 if xp is np else 1 << 25
     lo, hi = spec["lo"], spec["hi"]
     for start in range(0, n, chunk):
         cnt = min(chunk, n - start)
-        u = _u01(np, spec["seed"], start, cnt)
+        u = _u01(xp, spec["seed"], start, cnt)
         if dt == "bool":
             out[start:start + cnt] = u < 0.5
         else:
             v = lo + (hi - lo) * u
             if dt in ("int32", "int64"):
-                v = np.floor(v)
-            out[start:start + cnt] = v.astype(dt)
+                v = xp.floor(v)
+            elif dt == "float16":
+                v = round_sig(xp, v, 11)
+            elif dt == "bfloat16":
+                v = round_sig(xp, v, 8)
+            out[start:start + cnt] = v.astype(store)
     return out.reshape(shape)
 
 
@@ -72,28 +129,63 @@ def apply_view(a, view):
 
 
 class InputCache:
-    def __init__(self, np, xp, limit_bytes=3 << 30):
-        self.np, self.xp, self.limit = np, xp, limit_bytes
+    """Base arrays by spec, on the device for CuPy (generated there) unless
+    on_device=False (host<->device copies start from a host array). When the
+    cache would exceed its limit it is emptied (and CuPy's pool freed)."""
+
+    def __init__(self, np, xp, limit_bytes=None):
+        self.np, self.xp = np, xp
+        self.limit = limit_bytes or ((4 << 30) if xp is not np else (3 << 30))
         self.d, self.bytes = {}, 0
+
+    def clear(self):
+        self.d.clear()
+        self.bytes = 0
+        if self.xp is not self.np:
+            self.xp.get_default_memory_pool().free_all_blocks()
 
     def get(self, spec, on_device=True):
         key = json.dumps([spec["dtype"], spec["shape"], spec["seed"], spec["lo"], spec["hi"], on_device])
         a = self.d.get(key)
         if a is None:
-            a = make_base(self.np, spec)
-            if on_device and self.xp is not self.np:
-                a = self.xp.asarray(a)
-            if self.bytes + a.nbytes > self.limit:
-                self.d.clear()
-                self.bytes = 0
+            nbytes = 1
+            for s in spec["shape"]:
+                nbytes *= s
+            nbytes *= 8
+            if self.bytes + nbytes > self.limit:
+                self.clear()
+            gen = self.xp if (on_device and self.xp is not self.np) else self.np
+            a = make_base(self.np, spec, gen)
             self.d[key] = a
             self.bytes += a.nbytes
         return apply_view(a, spec.get("view", "none"))
 
 
-def build_case(rec, np, xp, cache):
+def cupy_compute_type(xp, tf32):
+    """Set CuPy's float32 GEMM compute type (TF32 or the exact default);
+    returns (restore function, note)."""
+    try:
+        from cupy._core import _routines_linalg as lin
+    except ImportError as e:
+        if tf32:
+            raise Unsupported("cannot set CuPy's compute type (%s)" % e)
+        return (lambda: None), ""
+    want = getattr(lin, "COMPUTE_TYPE_TF32", 7) if tf32 else getattr(lin, "COMPUTE_TYPE_DEFAULT", 1)
+    old = lin.get_compute_type(xp.float32)
+    lin.set_compute_type(xp.float32, want)
+    got = lin.get_compute_type(xp.float32)
+    if got != want:
+        lin.set_compute_type(xp.float32, old)
+        raise Unsupported("CuPy refused compute type %s (has %s)" % (lin.compute_type_to_str(want),
+                                                                      lin.compute_type_to_str(got)))
+    return (lambda: lin.set_compute_type(xp.float32, old)), "CuPy " + str(lin.compute_type_to_str(want))
+
+
+def build_case(rec, np, xp, cache, cleanup=None):
     """Returns (timed_fn, result_fn, note). result_fn() gives the array to
-    checksum after the timed calls (or None)."""
+    checksum after the timed calls (or None). Functions appended to
+    cleanup undo per-case settings after the case (CuPy's compute type)."""
+    cleanup = cleanup if cleanup is not None else []
     call = rec.get("call") or {}
     fn = call.get("fn")
     if fn is None:
@@ -105,6 +197,13 @@ def build_case(rec, np, xp, cache):
         d = xp.asarray(h)
         target = call.get("target")
         res = [None]
+        if target in ("pinned_async", "raw_pinned"):  # from/to page-locked host memory, as libndgpu's case
+            import cupyx
+            hp = cupyx.empty_pinned(h.shape, h.dtype)
+            hp[...] = h
+            if fn == "h2d":
+                return (lambda: d.set(hp)), (lambda: d), "ndarray.set from pinned memory"
+            return (lambda: d.get(out=hp)), (lambda: hp), "ndarray.get(out=pinned)"
         if fn == "h2d" and target == "alloc":
             def run():
                 res[0] = xp.asarray(h)
@@ -138,8 +237,14 @@ def build_case(rec, np, xp, cache):
         out = xp.empty(r.shape, r.dtype)
         return (lambda: f(ins[0], axis=axis, out=out)), (lambda: out), ""
     if fn == "matmul":
+        note = ""
+        if xp is not np and ins[0].dtype == xp.float32:
+            restore, note = cupy_compute_type(xp, bool(call.get("tf32")))
+            cleanup.append(restore)
+        elif call.get("tf32"):
+            note = "NumPy: exact float32 (no TF32)"
         out = xp.matmul(*ins)
-        return (lambda: xp.matmul(ins[0], ins[1], out=out)), (lambda: out), ""
+        return (lambda: xp.matmul(ins[0], ins[1], out=out)), (lambda: out), note
     if fn == "copyto":
         out = xp.empty(ins[0].shape, ins[0].dtype)
         return (lambda: xp.copyto(out, ins[0])), (lambda: out), ""
@@ -198,14 +303,16 @@ def measure(fn, sync, min_time):
     return {"median_s": med, "min_s": samples[0], "max_s": samples[-1], "calls": ns * k, "samples": ns}
 
 
-def checksum(np, a):
-    a = np.asarray(a)
+def checksum(xp, a):
+    """[sum(x), sum(x * (1 + i % 7))] in float64 over x in C order, with xp
+    (NumPy, or CuPy on the device) in chunks."""
+    a = xp.asarray(a)
     flat = a.reshape(-1)
     s1 = s2 = 0.0
-    chunk = 1 << 22
+    chunk = 1 << 22 if xp.__name__ == "numpy" else 1 << 25
     for start in range(0, flat.size, chunk):
-        x = flat[start:start + chunk].astype(np.float64)
-        w = (np.arange(start, start + x.size, dtype=np.int64) % 7 + 1).astype(np.float64)
+        x = flat[start:start + chunk].astype(xp.float64)
+        w = (xp.arange(start, start + x.size, dtype=xp.int64) % 7 + 1).astype(xp.float64)
         s1 += float(x.sum())
         s2 += float((x * w).sum())
     return [s1, s2]
@@ -243,23 +350,181 @@ def blas_info(np):
     return info
 
 
+def cupy_meta(xp):
+    info = {}
+    try:
+        dev = xp.cuda.Device()
+        props = xp.cuda.runtime.getDeviceProperties(dev.id)
+        name = props.get("name", b"")
+        info["device"] = name.decode() if isinstance(name, bytes) else str(name)
+        info["compute_capability"] = dev.compute_capability
+        info["cuda_runtime"] = xp.cuda.runtime.runtimeGetVersion()
+        info["cuda_driver"] = xp.cuda.runtime.driverGetVersion()
+    except Exception as e:  # informational only
+        info["device_error"] = str(e)[:200]
+    try:
+        from cupy._core import _routines_linalg as lin
+        info["float32_compute_type_at_start"] = str(lin.compute_type_to_str(lin.get_compute_type(xp.float32)))
+    except Exception as e:
+        info["compute_type_error"] = str(e)[:200]
+    try:
+        from cupy._core import _accelerator
+        info["routine_accelerators"] = [str(a) for a in _accelerator.get_routine_accelerators()]
+        info["reduction_accelerators"] = [str(a) for a in _accelerator.get_reduction_accelerators()]
+    except Exception as e:
+        info["accelerators_error"] = str(e)[:200]
+    info["CUPY_TF32"] = os.environ.get("CUPY_TF32")
+    info["CUPY_ACCELERATORS"] = os.environ.get("CUPY_ACCELERATORS")
+    info["bfloat16"] = bfloat16_dtype() is not None
+    return info
+
+
+# What each libndgpu op is on the NumPy/CuPy side (for compare.py --dry-run;
+# build_case is what runs). Keys: the op part of the case key.
+EQUIVALENTS = {
+    "add": "add(a, b, out=)", "multiply": "multiply(a, b, out=)", "exp": "exp(a, out=)", "tanh": "tanh(a, out=)",
+    "where": "where(c, a, b) (allocates)", "astype": "copyto(out_f16, a)",
+    "sum": "sum(a, axis, out=)", "max": "max(a, axis, out=)", "argmax": "argmax(a, axis, out=)",
+    "mean": "mean(a, axis, out=)", "var": "var(a, axis, out=)",
+    "matmul": "matmul(a, b, out=)", "copy": "copyto(out, a)", "contiguous": "ascontiguousarray(a)",
+    "empty+release": "empty(n)", "h2d": "ndarray.set / cupy.asarray", "d2h": "ndarray.get",
+}
+CEILINGS = ("d2d_copy", "cblas_sgemm", "cblas_dgemm", "cublasGemmEx", "cublasGemmStridedBatchedEx", "triad",
+            "stream_copy", "malloc+free", "cudaMalloc+cudaFree")
+
+
+def describe_key(key, lib="cupy"):
+    """(equivalent call or None, why not) for a case key op/dtype/shape/layout/device."""
+    op, dtype, shape, layout, dev = key.split("/")
+    if op in CEILINGS:
+        return None, "ceiling (raw reference, no %s counterpart)" % lib
+    if op not in EQUIVALENTS:
+        return None, "NO %s EQUIVALENT for op %r" % (lib, op)
+    if lib == "numpy" and op in ("h2d", "d2h"):
+        return None, "host<->device copy: CuPy only"
+    eq = "%s.%s" % (lib, EQUIVALENTS[op])
+    if dtype == "bfloat16":
+        eq += " [bfloat16: needs ml_dtypes and a CuPy with bfloat16 arrays, else 'unsupported' with the reason]"
+    if layout == "tf32":
+        eq += " [CuPy compute type COMPUTE_TYPE_TF32 for float32]" if lib == "cupy" else " [exact float32]"
+    return eq, None
+
+
+def selftest():
+    """No GPU needed: the generator, the 16-bit rounding, every call kind."""
+    import numpy as np
+    fails = []
+
+    def check(cond, what):
+        print("selftest: %-70s %s" % (what, "ok" if cond else "FAILED"))
+        if not cond:
+            fails.append(what)
+
+    # 1. the vectorised generator equals a scalar splitmix64 (bench_u01)
+    def u01_ref(seed, i):
+        m = (1 << 64) - 1
+        z = ((seed + i + 1) * GOLDEN) & m
+        z = ((z ^ (z >> 30)) * MIX1) & m
+        z = ((z ^ (z >> 27)) * MIX2) & m
+        z ^= z >> 31
+        return (z >> 11) * 2.0 ** -53
+    got = _u01(np, 21, 1000, 5)
+    check(all(got[k] == u01_ref(21, 1000 + k) for k in range(5)), "_u01 == scalar splitmix64")
+    # 2. float16 / bfloat16 rounding: rint at 11 bits == NumPy's direct float64 -> float16
+    v = 0.5 + _u01(np, 5, 0, 1 << 16)
+    check(np.array_equal(round_sig(np, v, 11).astype(np.float16), v.astype(np.float16)),
+          "round_sig(11) == float64 -> float16 conversion (65536 values)")
+    r8 = round_sig(np, v, 8)
+    check(np.array_equal(r8.astype(np.float32).astype(np.float64), r8) and
+          bool(np.all((r8.astype(np.float32).view(np.uint32) & 0xFFFF) == 0)), "round_sig(8) is bfloat16-exact")
+    bf = bfloat16_dtype()
+    if bf is not None:
+        check(np.array_equal(r8.astype(bf).astype(np.float64), r8), "bfloat16 via ml_dtypes keeps the rounded value")
+    # 3. every call kind on small inputs, against a direct computation
+    cache = InputCache(np, np)
+
+    def spec(dtype, shape, seed, view="none"):
+        return {"dtype": dtype, "shape": list(shape), "view": view, "seed": seed, "lo": 0.5, "hi": 1.5}
+
+    def run(call, inputs, expect):
+        rec = {"call": call, "inputs": inputs, "key": "x", "label": "x"}
+        cl = []
+        fn, result, note = build_case(rec, np, np, cache, cl)
+        fn()
+        out = result() if result else None
+        for c in cl:
+            c()
+        st = measure(fn, lambda: None, 0.002)
+        ok = st["samples"] >= 3 and (expect is None or np.allclose(np.asarray(out, dtype=np.float64), expect,
+                                                                   rtol=1e-3))
+        check(ok, "%s %s" % (call["fn"], " ".join("%s%s" % (i["dtype"], i["shape"]) for i in inputs)))
+        return out
+    a32, b32 = spec("float32", (64, 64), 1), spec("float32", (64, 64), 2)
+    A, B = make_base(np, a32), make_base(np, b32)
+    run({"fn": "add"}, [a32, b32], A + B)
+    run({"fn": "add"}, [spec("float32", (64, 128), 1, "step2"), spec("float32", (64, 128), 2, "step2")],
+        make_base(np, spec("float32", (64, 128), 1))[:, ::2] + make_base(np, spec("float32", (64, 128), 2))[:, ::2])
+    run({"fn": "exp"}, [a32], np.exp(A))
+    run({"fn": "where"}, [spec("bool", (64, 64), 3), a32, b32], np.where(make_base(np, spec("bool", (64, 64), 3)), A, B))
+    run({"fn": "astype", "dtype": "float16"}, [a32], A.astype(np.float16))
+    for ax in (None, 0, 1):
+        run({"fn": "sum", "axis": ax}, [a32], A.sum(axis=ax))
+    run({"fn": "matmul"}, [a32, b32], A @ B)
+    run({"fn": "matmul", "tf32": True}, [a32, b32], A @ B)
+    h16 = spec("float16", (64, 64), 21)
+    H = make_base(np, h16)
+    check(H.dtype == np.float16, "float16 inputs are float16")
+    run({"fn": "matmul"}, [h16, spec("float16", (64, 64), 22)], H @ make_base(np, spec("float16", (64, 64), 22)))
+    run({"fn": "matmul"}, [spec("float32", (10, 16, 16), 21), spec("float32", (10, 16, 16), 22)], None)
+    run({"fn": "copyto"}, [spec("float32", (64, 64), 61, "T")], A.T * 0 + make_base(np, spec("float32", (64, 64), 61)).T)
+    run({"fn": "ascontiguousarray"}, [spec("float32", (64, 64), 61, "T")], None)
+    run({"fn": "add_alloc"}, [a32, b32], A + B)
+    run({"fn": "sum_alloc"}, [a32], A.sum())
+    run({"fn": "empty", "n": 100, "dtype": "float32"}, [], None)
+    try:
+        make_base(np, spec("bfloat16", (4, 4), 1))
+        check(bf is not None, "bfloat16 input without ml_dtypes raises Unsupported")
+    except Unsupported as e:
+        check(bf is None, "bfloat16 without ml_dtypes: Unsupported (%s)" % str(e)[:30])
+    # 4. checksums: chunked == direct
+    x = make_base(np, spec("float32", (3000,), 9))
+    cs = checksum(np, x)
+    w = np.arange(x.size) % 7 + 1
+    check(abs(cs[0] - float(x.astype(np.float64).sum())) < 1e-9 * abs(cs[0]) and
+          abs(cs[1] - float((x.astype(np.float64) * w).sum())) < 1e-9 * abs(cs[1]), "checksum")
+    # 5. every op of the GPU cases has an equivalent
+    for key in ("add/float32/256000000/contig/cuda:0", "sum/float32/16384x16384/axis0/cuda:0",
+                "matmul/float32/8192x8192/tf32/cuda:0", "matmul/bfloat16/8192x8192/contig/cuda:0",
+                "matmul/float32/1000x16x16/batched/cuda:0", "add/float32/1/out/cuda:0",
+                "empty+release/float32/1/alloc/cuda:0", "h2d/float32/16777216/pinned_async/cuda:0"):
+        eq, why = describe_key(key)
+        check(eq is not None, "CuPy equivalent of %s" % key)
+    print("selftest: %d failed" % len(fails))
+    return 1 if fails else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lib", choices=["numpy", "cupy"], required=True)
-    ap.add_argument("--cases", required=True)
-    ap.add_argument("--result", required=True)
+    ap.add_argument("--lib", choices=["numpy", "cupy"])
+    ap.add_argument("--cases")
+    ap.add_argument("--result")
     ap.add_argument("--min-time", type=float, default=0.2)
+    ap.add_argument("--selftest", action="store_true", help="check the worker with NumPy (no GPU needed)")
     args = ap.parse_args(argv)
+    if args.selftest:
+        return selftest()
+    if not (args.lib and args.cases and args.result):
+        ap.error("--lib, --cases and --result are required (or --selftest)")
     import numpy as np
+    extra = {}
     if args.lib == "cupy":
         import cupy as xp
         sync = lambda: xp.cuda.Device().synchronize()
-        to_host = xp.asnumpy
         version = xp.__version__
+        extra = cupy_meta(xp)
     else:
         xp = np
         sync = lambda: None
-        to_host = lambda a: a
         version = np.__version__
     with open(args.cases) as f:
         cases = json.load(f)
@@ -267,30 +532,40 @@ def main(argv=None):
     meta = {"type": "worker", "lib": args.lib, "version": version, "numpy_version": np.__version__,
             "python": platform.python_version(), "blas": blas_info(np),
             "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                                                   "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}}
+                                                   "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUPY_TF32")},
+            "timing": "wall clock of k calls + device synchronize per sample (as bench_measure)"}
+    meta.update(extra)
+    t_start = time.time()
     with open(args.result, "w") as out:
         out.write(json.dumps(meta) + "\n")
         for i, rec in enumerate(cases):
-            sys.stderr.write("[%s] case %d/%d %s\n" % (args.lib, i + 1, len(cases), rec["label"]))
+            sys.stderr.write("[%s] case %d/%d %s (%.1f s)\n" % (args.lib, i + 1, len(cases), rec["label"],
+                                                              time.time() - t_start))
             res = {"key": rec["key"]}
+            cleanup = []
             try:
-                run, result, note = build_case(rec, np, xp, cache)
+                run, result, note = build_case(rec, np, xp, cache, cleanup)
                 run()
                 sync()
                 if result is not None:
                     r = result()
-                    res["checksum"] = checksum(np, to_host(r))
+                    mod = np if (xp is np or isinstance(r, np.ndarray)) else xp
+                    res["checksum"] = checksum(mod, r)
                 res.update(measure(run, sync, args.min_time))
                 res["status"], res["note"] = "ok", note
             except Unsupported as e:
                 res["status"], res["message"] = "unsupported", str(e)
             except Exception as e:  # a failing case must not stop the others
                 res["status"], res["message"] = "error", "%s: %s" % (type(e).__name__, e)
+            finally:
+                for c in cleanup:
+                    try:
+                        c()
+                    except Exception as e:
+                        res.setdefault("message", "cleanup failed: %s" % e)
             out.write(json.dumps(res) + "\n")
             out.flush()
     return 0
-
-
 
 
 if __name__ == "__main__":

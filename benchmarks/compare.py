@@ -20,6 +20,19 @@ measurement, the ratios, versions, BLAS cores, thread counts), a .log with
 the binaries' tables and a .png plot (one bar per case, log ratio axis;
 needs matplotlib, installed with pip when missing unless --no-install).
 
+On a GPU the table ends with the goals of the CUDA backend (add and sum
+against the raw D2D copy's bandwidth, GEMM against raw cuBLAS, ratios to
+CuPy, tiny-op and pool times, transfers against raw pinned cudaMemcpy),
+each computed from this run's rows (GPU_GOALS below; also "goals" in the
+JSON).
+
+    python3 benchmarks/compare.py --dry-run --quick --device cuda
+
+runs nothing: it lists each binary's cases (--list --assume-gpu, so a
+machine without a GPU shows a GPU machine's plan), the NumPy/CuPy call each
+maps to, and which goal each goal case is, and fails when a goal's case or
+a GPU case's CuPy equivalent is missing.
+
 Exit status: 0 when everything ran and matched, 1 when a libndgpu case
 failed (error or wrong result) or disagreed with NumPy, 2 for setup errors.
 The NumPy/CuPy side is benchmarks/bench_worker.py, the plot benchmarks/plot.py.
@@ -39,6 +52,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer"]
+# Run order of --device cuda (cheapest goal groups first; copy has no goal).
+CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy"]
 
 
 def case_key(rec):
@@ -164,7 +179,9 @@ def checksum_rtol(rec):
     dt = rec["dtype"].split("->")[-1]
     if rec["op"] == "argmax":
         return 0.0
-    return {"float64": 1e-9, "float32": 2e-5, "float16": 1e-4}.get(dt, 1e-6)
+    if rec.get("layout") == "tf32":  # TF32 products: ~1e-3 per element, cuBLAS algorithms may differ
+        return 1e-3
+    return {"float64": 1e-9, "float32": 2e-5, "float16": 1e-4, "bfloat16": 1e-3}.get(dt, 1e-6)
 
 
 def close(a, b, rtol):
@@ -233,6 +250,7 @@ class State:
         self.np_best, self.cp_best, self.np_all, self.cp_all = {}, {}, [], []
         self.problems = []
         self.numpy_why = self.cupy_why = None
+        self.cupy_checked = False
         self.t_start = time.time()
         self.done = []
 
@@ -273,7 +291,9 @@ def merge(st):
                "message": r.get("message", ""), "median_s": r.get("median_s"), "min_s": r.get("min_s"),
                "max_s": r.get("max_s"), "gbps": r.get("gbps"), "gflops": r.get("gflops"),
                "blas_core": r.get("blas_core"), "ratio_to_raw": r.get("ratio_to_raw"),
-               "fraction_of_triad": r.get("fraction_of_triad"), "ceiling": bool(r.get("ceiling")),
+               "raw_median_s": r.get("raw_median_s"), "raw_op": r.get("raw_op"),
+               "fraction_of_triad": r.get("fraction_of_triad"), "fraction_of_copy": r.get("fraction_of_copy"),
+               "copy_gbps": r.get("copy_gbps"), "ceiling": bool(r.get("ceiling")),
                "round": r.get("round"), "ratio_numpy": None, "ratio_cupy": None, "numpy": None, "cupy": None,
                "numpy_why": None, "cupy_why": None, "checks": []}
         if r.get("status") in ("wrong", "error"):
@@ -333,6 +353,170 @@ def summarize(rows):
     return summary
 
 
+def case_size(shape):
+    n = 1
+    for part in str(shape).split("x"):
+        try:
+            n *= int(part)
+        except ValueError:
+            return 0
+    return n
+
+
+def sel(bench, op, dtype=None, shape=None, layout=None, min_size=0):
+    """Predicate on a row (or a parsed case key): each field a value, a
+    tuple of values or None (any)."""
+    def want(v, w):
+        return w is None or (v in w if isinstance(w, tuple) else v == w)
+
+    def pred(r):
+        return (r["bench"] == bench and want(r["op"], op) and want(r["dtype"], dtype) and want(r["shape"], shape)
+                and want(r["layout"], layout) and case_size(r["shape"]) >= min_size)
+    return pred
+
+
+# The GPU goals of the CUDA backend (issue "CUDA backend part 2" and part 1),
+# each evaluated on this run's cuda rows. metric: a row field ("ratio_cupy":
+# CuPy median / libndgpu median; "fraction_of_copy": GB/s / the raw D2D
+# copy's GB/s in the same binary; "ratio_to_raw": raw cuBLAS median /
+# nd_matmul median; "vs_raw_pinned": GB/s / raw pinned cudaMemcpy's GB/s,
+# same direction and size; "median_s": seconds per call). agg: "each" (one
+# line per case), "worst" (the worst case of the group), "largest" (each
+# op/layout at its largest size).
+GPU_GOALS = [
+    ("add float32 2.56e8: bandwidth vs raw D2D copy",
+     sel("elementwise", "add", "float32", "256000000", "contig"), "fraction_of_copy", ">=", 0.90, "each"),
+    ("add float32 2.56e8 vs CuPy", sel("elementwise", "add", "float32", "256000000", "contig"), "ratio_cupy", ">=",
+     1.0, "each"),
+    ("exp (contiguous, n >= 1e6) vs CuPy", sel("elementwise", "exp", layout="contig", min_size=1000000),
+     "ratio_cupy", ">=", 1.0, "worst"),
+    ("where (contiguous, n >= 1e6) vs CuPy", sel("elementwise", "where", layout="contig", min_size=1000000),
+     "ratio_cupy", ">=", 1.0, "worst"),
+    ("broadcast add (row, column) vs CuPy", sel("elementwise", "add", layout=("bcast_row", "bcast_col")),
+     "ratio_cupy", ">=", 1.0, "worst"),
+    ("strided add vs CuPy", sel("elementwise", "add", layout="strided"), "ratio_cupy", ">=", 1.0, "worst"),
+    ("sum float32 2.56e8: bandwidth vs raw D2D copy", sel("reduce", "sum", "float32", "256000000", "all"),
+     "fraction_of_copy", ">=", 0.85, "each"),
+    ("sum float32 16384^2 axis 0/1: bandwidth vs raw D2D copy",
+     sel("reduce", "sum", "float32", "16384x16384", ("axis0", "axis1")), "fraction_of_copy", ">=", 0.85, "each"),
+    ("sum float32 2.56e8, 16384^2 axis 0/1 vs CuPy",
+     sel("reduce", "sum", "float32", ("256000000", "16384x16384")), "ratio_cupy", ">=", 1.0, "each"),
+    ("GEMM n = 8192 (float32, TF32, float16, bfloat16) vs raw cuBLAS",
+     sel("matmul", "matmul", shape="8192x8192"), "ratio_to_raw", ">=", 0.98, "each"),
+    ("batched matmul 1000 x (16x16) vs CuPy", sel("matmul", "matmul", shape="1000x16x16", layout="batched"),
+     "ratio_cupy", ">=", 1.0, "each"),
+    ("tiny op (n = 1, 100): wall time per call", sel("overhead", ("add", "sum"), shape=("1", "100")),
+     "median_s", "<=", 5e-6, "each"),
+    ("pool alloc+free: nd_empty + nd_release per pair",
+     sel("overhead", "empty+release"), "median_s", "<=", 0.5e-6, "each"),
+    ("pinned H2D/D2H (nd_copy_async) vs raw pinned cudaMemcpy", sel("transfer", ("h2d", "d2h"), layout="pinned_async"),
+     "vs_raw_pinned", ">=", 0.9, "largest"),
+    ("pageable staged H2D/D2H vs raw pinned cudaMemcpy",
+     sel("transfer", ("h2d", "d2h"), layout=("out", "host_ptr")), "vs_raw_pinned", ">=", 0.7, "largest"),
+]
+
+
+def _derive(rows):
+    """Per-row values the goals need that no single record holds."""
+    raw_pinned, cuda_malloc = {}, {}
+    for r in rows:
+        if r["bench"] == "transfer" and r["layout"] == "raw_pinned" and r.get("gbps"):
+            raw_pinned[(r["device"], r["op"], r["shape"])] = r
+        if r["op"] == "cudaMalloc+cudaFree" and r.get("median_s"):
+            cuda_malloc[(r["device"], r["shape"])] = r
+    for r in rows:
+        ref = raw_pinned.get((r["device"], r["op"], r["shape"]))
+        if r["bench"] == "transfer" and ref and r.get("gbps") and r["layout"] != "raw_pinned":
+            r["vs_raw_pinned"] = r["gbps"] / ref["gbps"]
+            r["raw_pinned_gbps"] = ref["gbps"]
+        ref = cuda_malloc.get((r["device"], r["shape"]))
+        if r["op"] == "empty+release" and ref:
+            r["cuda_malloc_s"] = ref["median_s"]
+
+
+def fmt_goal_value(metric, v):
+    if v is None:
+        return "-"
+    if metric.startswith("fraction") or metric == "vs_raw_pinned":
+        return "%.0f%%" % (100 * v)
+    if metric == "median_s":
+        return fmt_time(v)
+    return "%.2fx" % v
+
+
+def evaluate_goals(rows):
+    """One entry per goal line: goal, case, value, target, met (None: not measured / no value), why, detail."""
+    _derive(rows)
+    cuda = [r for r in rows if r["device"].startswith("cuda")]
+    out = []
+    for what, pred, metric, cmp, target, agg in GPU_GOALS:
+        match = [r for r in cuda if pred(r)]
+        if agg == "largest":
+            best = {}
+            for r in match:
+                k = (r["op"], r["layout"], r["dtype"])
+                if k not in best or case_size(r["shape"]) > case_size(best[k]["shape"]):
+                    best[k] = r
+            match = list(best.values())
+        if not match:
+            out.append({"goal": what, "case": None, "metric": metric, "value": None, "target": target, "cmp": cmp,
+                        "met": None, "why": "not measured (no such case in this run)", "detail": ""})
+            continue
+        entries = []
+        for r in match:
+            v = r.get(metric)
+            why = ""
+            if v is None:
+                if r.get("status") != "ok":
+                    why = "libndgpu %s: %s" % (r.get("status"), (r.get("message") or "")[:80])
+                elif metric == "ratio_cupy":
+                    why = "CuPy: %s" % (r.get("cupy_why") or "no value")
+                else:
+                    why = "no %s in the record" % metric
+            met = None if v is None else (v >= target if cmp == ">=" else v <= target)
+            detail = []
+            if r.get("cupy") and metric != "ratio_cupy":
+                detail.append("CuPy %s" % fmt_time(r["cupy"].get("median_s")))
+            if metric == "fraction_of_copy" and r.get("copy_gbps"):
+                detail.append("%.0f of %.0f GB/s" % (r.get("gbps") or 0, r["copy_gbps"]))
+            if metric == "ratio_to_raw" and r.get("raw_median_s"):
+                detail.append("%s vs %s raw" % (fmt_time(r.get("median_s")), fmt_time(r["raw_median_s"])))
+            if metric == "vs_raw_pinned" and r.get("raw_pinned_gbps"):
+                detail.append("%.1f vs %.1f GB/s raw pinned" % (r.get("gbps") or 0, r["raw_pinned_gbps"]))
+            if r.get("cuda_malloc_s"):
+                detail.append("cudaMalloc+cudaFree %s" % fmt_time(r["cuda_malloc_s"]))
+            if metric == "ratio_cupy" and r.get("ratio_cupy"):
+                detail.append("%s vs CuPy %s" % (fmt_time(r.get("median_s")), fmt_time((r.get("cupy") or {}).get("median_s"))))
+            entries.append({"goal": what, "case": label(r), "metric": metric, "value": v, "target": target,
+                            "cmp": cmp, "met": met, "why": why, "detail": ", ".join(detail)})
+        if agg == "worst":
+            valued = [e for e in entries if e["value"] is not None]
+            if valued:
+                w = min(valued, key=lambda e: e["value"]) if cmp == ">=" else max(valued, key=lambda e: e["value"])
+                w = dict(w)
+                w["detail"] = ("worst of %d%s; " % (len(entries), "" if len(valued) == len(entries) else
+                                                     ", %d without a value" % (len(entries) - len(valued)))
+                               + w["detail"])
+                entries = [w]
+            else:
+                entries = entries[:1]
+        out += entries
+    return out
+
+
+def print_goals(goals):
+    if not goals:
+        return
+    print()
+    print("GPU goals (CUDA backend issues; computed from the rows above):")
+    for g in goals:
+        verdict = "MET" if g["met"] else ("MISSED" if g["met"] is False else "n/a")
+        print("  %-6s %-62s %8s (target %s %s)  %s%s%s" % (
+            verdict, g["goal"][:62], fmt_goal_value(g["metric"], g["value"]), g["cmp"],
+            fmt_goal_value(g["metric"], g["target"]), g["case"] or "", (": " if g["case"] else "") + g["why"],
+            ("; " + g["detail"]) if g["detail"] else ""))
+
+
 def print_table(rows, summary, st, threads, has_gpu):
     np_core = ((st.workers.get("numpy") or {}).get("blas") or {}).get("core", "?")
     our_core = (st.envs[0] if st.envs else {}).get("blas_core", "?")
@@ -362,9 +546,11 @@ def print_table(rows, summary, st, threads, has_gpu):
         if not chk:
             chk = ["ok" + (", matches " + "+".join(c.split()[1] for c in row["checks"]) if row["checks"] else "")]
         if row["ratio_to_raw"]:
-            chk.append("%.2fx raw BLAS" % row["ratio_to_raw"])
+            chk.append("%.2fx raw %s" % (row["ratio_to_raw"], "cuBLAS" if row["device"].startswith("cuda") else "BLAS"))
         if row["fraction_of_triad"]:
             chk.append("%.0f%% of triad" % (100 * row["fraction_of_triad"]))
+        if row["fraction_of_copy"]:
+            chk.append("%.0f%% of D2D copy" % (100 * row["fraction_of_copy"]))
         print(line + "  " + "; ".join(chk))
     print()
     for v in summary.values():
@@ -389,6 +575,7 @@ def output_path(args, kind, date):
 def write_record(st, args, threads, logpath, complete):
     rows, counts = merge(st)
     summary = summarize(rows)
+    goals = evaluate_goals(rows) if any(r["device"].startswith("cuda") for r in rows) else []
     nproc = os.cpu_count() or 1
     kind = machine_kind(st.envs, nproc)
     date = datetime.date.today().isoformat()
@@ -415,6 +602,7 @@ def write_record(st, args, threads, logpath, complete):
         "python": platform.python_version(),
         "counts": counts,
         "summary": summary,
+        "goals": goals,
         "problems": st.problems,
         "cases": rows,
         "raw": {"env": st.envs, "libndgpu": st.ours_all, "numpy": st.np_all, "cupy": st.cp_all},
@@ -429,7 +617,52 @@ def write_record(st, args, threads, logpath, complete):
         shutil.copyfile(logpath, stem + ".log")
     except OSError:
         pass
-    return rows, counts, summary, out_json, kind, env0
+    return rows, counts, summary, out_json, kind, env0, goals
+
+
+def dry_run(args, benches, bindir, log):
+    """List each binary's cases (as on a GPU machine), their NumPy/CuPy
+    equivalents and the goal cases; measure nothing."""
+    sys.path.insert(0, HERE)
+    import bench_worker
+    problems, planned = [], []
+    for bench in benches:
+        binpath = os.path.join(bindir, "bench_" + bench)
+        cmd = [binpath, "--list", "--assume-gpu", "--device", args.device]
+        if args.quick:
+            cmd.append("--quick")
+        if args.filter:
+            cmd += ["--filter", args.filter]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            problems.append("%s exited with %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-200:]))
+            continue
+        keys = [k for k in p.stdout.split() if k.count("/") == 4]
+        print("%s: %d cases (%s)" % (bench, len(keys), " ".join(cmd[1:])))
+        for key in keys:
+            op, dtype, shape, layout, dev = key.split("/")
+            lib = "cupy" if dev.startswith("cuda") else "numpy"
+            eq, why = bench_worker.describe_key(key, lib)
+            if eq is None and why.startswith("NO "):
+                problems.append("%s: %s" % (key, why))
+            planned.append({"bench": bench, "op": op, "dtype": dtype, "shape": shape, "layout": layout,
+                            "device": dev, "key": key})
+            print("  %-48s %s" % (key, eq or why))
+    print()
+    print("GPU goal cases in this plan:")
+    for what, pred, metric, cmp, target, agg in GPU_GOALS:
+        hits = [c["key"] for c in planned if c["device"].startswith("cuda") and pred(c)]
+        print("  %-62s %s" % (what[:62], ("%d case(s): %s" % (len(hits), ", ".join(hits[:4]) +
+                                                               (" ..." if len(hits) > 4 else "")))
+                                if hits else "MISSING"))
+        if not hits and args.device in ("cuda", "all") and not args.filter:
+            problems.append("goal %r has no case" % what)
+    ncuda = sum(1 for c in planned if c["device"].startswith("cuda"))
+    print()
+    print("compare: dry run: %d cases (%d on cuda:0), %d problems" % (len(planned), ncuda, len(problems)))
+    for pr in problems:
+        print("  problem: " + pr)
+    return 1 if problems else 0
 
 
 def main():
@@ -439,7 +672,9 @@ def main():
     ap.add_argument("--build", help="build directory: binaries in BUILD/benchmarks, built with "
                     "`make BUILD=BUILD bench-build` when missing")
     ap.add_argument("--bindir", help="where the bench_* binaries are (default build/benchmarks)")
-    ap.add_argument("--benches", default=",".join(BENCHES), help="comma-separated subset of " + ",".join(BENCHES))
+    ap.add_argument("--benches", default=None, help="comma-separated subset of " + ",".join(BENCHES) +
+                    " (default all; with --device cuda the groups with GPU goals run first: " +
+                    ",".join(CUDA_ORDER) + ")")
     ap.add_argument("--filter", help="passed to the binaries: case key substring")
     ap.add_argument("--device", default="all", choices=["cpu", "cuda", "all"])
     ap.add_argument("--threads", type=int, default=0,
@@ -453,6 +688,8 @@ def main():
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-install", action="store_true", help="never pip install numpy / matplotlib")
     ap.add_argument("--verbose", action="store_true", help="also print the binaries' own tables")
+    ap.add_argument("--dry-run", action="store_true", help="measure nothing: list the cases (as on a GPU machine), "
+                    "their NumPy/CuPy equivalents and the GPU goal cases")
     args = ap.parse_args()
 
     def log(msg):
@@ -460,7 +697,10 @@ def main():
         sys.stderr.flush()
 
     threads = args.threads or os.cpu_count() or 1
-    benches = [b for b in args.benches.split(",") if b]
+    if args.benches is None:  # on a GPU-only run the goal groups first: a timeout loses the least
+        benches = list(CUDA_ORDER if args.device == "cuda" else BENCHES)
+    else:
+        benches = [b for b in args.benches.split(",") if b]
     for b in benches:
         if b not in BENCHES:
             log("compare: unknown bench %r (choose from %s)" % (b, ", ".join(BENCHES)))
@@ -474,6 +714,8 @@ def main():
     if missing:
         log("compare: missing binaries in %s: %s (run `make bench-build`)" % (bindir, ", ".join(missing)))
         return 2
+    if args.dry_run:
+        return dry_run(args, benches, bindir, log)
 
     st = State()
     # Setup: NumPy (pip install if missing), CuPy (only if importable).
@@ -502,7 +744,8 @@ def main():
             binpath = os.path.join(bindir, "bench_" + bench)
             for rnd in range(1, args.rounds + 1):
                 jpath = os.path.join(tmpdir, "%s-%d.jsonl" % (bench, rnd))
-                log("compare: [%s] round %d/%d: libndgpu (%s)" % (bench, rnd, args.rounds, binpath))
+                log("compare: [%s] round %d/%d: libndgpu (%s) at %.1f s" % (bench, rnd, args.rounds, binpath,
+                                                                          time.time() - st.t_start))
                 rc, out, err = run_ours(binpath, args, threads, jpath, logf)
                 recs = read_jsonl(jpath)
                 if rc not in (0, 1):
@@ -526,13 +769,15 @@ def main():
                     if kind == "cupy":
                         if st.cupy_why:
                             continue
-                        ok, why = module_available_in_subprocess("cupy")
-                        if not ok:
-                            st.cupy_why = "CuPy not installed (%s)" % why
-                            continue
-                    log("compare: [%s] round %d/%d: %s (%d cases)" % (bench, rnd, args.rounds,
-                                                                      "NumPy" if kind == "numpy" else "CuPy",
-                                                                      len(cases)))
+                        if not st.cupy_checked:  # once per run: importing CuPy takes a second or two
+                            st.cupy_checked = True
+                            ok, why = module_available_in_subprocess("cupy")
+                            if not ok:
+                                st.cupy_why = "CuPy not installed (%s)" % why
+                                continue
+                    log("compare: [%s] round %d/%d: %s (%d cases) at %.1f s" % (
+                        bench, rnd, args.rounds, "NumPy" if kind == "numpy" else "CuPy", len(cases),
+                        time.time() - st.t_start))
                     meta, res, werr = run_worker(kind, cases, args, threads, tmpdir, "%s-%d" % (bench, rnd))
                     if meta:
                         st.workers[kind] = meta
@@ -541,6 +786,7 @@ def main():
                         log("compare: " + werr)
                     st.add_worker(kind, res, rnd)
             st.done.append(bench)
+            log("compare: [%s] done at %.1f s" % (bench, time.time() - st.t_start))
             logf.flush()
             write_record(st, args, threads, logpath, complete=False)  # a partial record survives a timeout
     except KeyboardInterrupt as e:
@@ -553,9 +799,10 @@ def main():
     if not has_gpu and st.cupy_why is None:
         st.cupy_why = "no GPU"
 
-    rows, counts, summary, out_json, kind, env0 = write_record(st, args, threads, logpath,
-                                                               complete=interrupted is None)
+    rows, counts, summary, out_json, kind, env0, goals = write_record(st, args, threads, logpath,
+                                                                      complete=interrupted is None)
     print_table(rows, summary, st, threads, has_gpu)
+    print_goals(goals)
     stem = os.path.splitext(out_json)[0]
     print()
     print("compare: wrote %s (+ %s)" % (out_json, os.path.basename(stem + ".log")))

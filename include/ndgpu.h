@@ -565,6 +565,15 @@ ND_API nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b);
  *  conventions: beta == 0 does not read c (NaNs there vanish), alpha == 0
  *  does not read a and b. float16/bfloat16 are computed in float32. */
 ND_API nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b, double beta);
+/** Whether float32 matmul/dot/gemm on a GPU may use TF32 tensor cores
+ *  (10-bit mantissa products, float32 accumulation; several times faster,
+ *  about 1e-3 relative error). Default false: float32 is computed exactly
+ *  as float32, as NumPy and CuPy do by default. Process-wide; the
+ *  environment variable ND_MATMUL_TF32=1 sets the initial value. The CPU
+ *  backend ignores it. */
+ND_API void nd_set_matmul_tf32(bool allow);
+/** The current TF32 setting (see nd_set_matmul_tf32). */
+ND_API bool nd_get_matmul_tf32(void);
 
 /* ------------------------------------------------------------------ */
 /* Random (Philox4x32-10, counter based; same numbers on every backend) */
@@ -578,10 +587,11 @@ ND_API nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha,
  * of the result shape) comes from block offset + i / E, lane i % E, so it
  * depends only on (seed, offset, i), and the call advances the offset by
  * ceil(n / E). Two calls of n therefore equal one call of 2n when n is a
- * multiple of E. Uniform values are bit-identical on every backend; normal
- * values use the platform's log/sin/cos in double precision (at most a
- * last-bit difference before rounding to the dtype). A generator is not
- * safe to use from two threads at once.
+ * multiple of E. Uniform and normal values are bit-identical on every
+ * backend: normal values use the library's own ln/sin/cos (src/philox.h:
+ * IEEE + - * / and sqrt only, no fused multiply-add, < 1 ulp), not the
+ * platform's libm. A generator is not safe to use from two threads at
+ * once.
  */
 typedef struct nd_rng nd_rng;
 /** New generator: key = seed, counter (offset) = 0. ND_ERR_INVALID for a

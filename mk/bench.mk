@@ -5,6 +5,9 @@
 #                     record and a PNG plot in benchmarks/results/
 #   make bench-full   the same with the full case list and 0.2 s per case
 #   make bench-build  only build the benchmark binaries (build/benchmarks/)
+#   make bench-dry-run  no measurement, no GPU needed: the NumPy/CuPy worker's
+#                     self-test, then the plan of a quick GPU run (every cuda
+#                     case, its CuPy equivalent, the GPU goal cases)
 #
 # Options: BENCH_ARGS="--filter add --threads 2" is passed to compare.py.
 
@@ -14,7 +17,7 @@ BENCH_COMMON_O := $(BUILD)/benchmarks/bench_common.o
 BENCH_ARGS ?=
 PYTHON ?= python3
 
-.PHONY: bench bench-full bench-build
+.PHONY: bench bench-full bench-build bench-dry-run
 
 $(BENCH_COMMON_O): benchmarks/bench_common.c benchmarks/bench_common.h include/ndgpu.h
 	@mkdir -p $(@D)
@@ -33,3 +36,7 @@ bench: deps
 bench-full: deps
 	@$(MAKE) --no-print-directory bench-build
 	$(PYTHON) benchmarks/compare.py --bindir $(BUILD)/benchmarks $(BENCH_ARGS)
+
+bench-dry-run: bench-build
+	$(PYTHON) benchmarks/bench_worker.py --selftest
+	$(PYTHON) benchmarks/compare.py --dry-run --quick --device cuda --bindir $(BUILD)/benchmarks

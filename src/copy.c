@@ -82,7 +82,9 @@ nd_status nd__scalar_array(nd_array **out, nd_scalar s, nd_dtype dtype, nd_devic
     if (st) return st;
     _Alignas(8) unsigned char v[8];
     nd__scalar_store(v, dtype, s);
-    st = nd__backend(dev)->memcpy_h2d(dev, nd__ptr(r), v, nd__itemsize(dtype));
+    /* fill passes the value by value to the device (a kernel argument on a
+     * GPU): no host-to-device copy, so no synchronisation per scalar op */
+    st = nd__backend(dev)->fill(r, v);
     if (st) {
         nd_release(r);
         return st;

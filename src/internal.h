@@ -196,6 +196,20 @@ typedef void (*nd_loop_fn)(char **args, const int64_t *steps, int64_t n, const v
 /* ------------------------------------------------------------------ */
 /* Backends                                                            */
 /* ------------------------------------------------------------------ */
+/* Kernel families, for nd_backend.supports (what the coverage test asks
+ * every compiled-in backend, even where its device is absent). */
+typedef enum {
+    ND_KERNEL_UNARY,  /* op = nd_unary_op, t = loop dtype */
+    ND_KERNEL_BINARY, /* op = nd_binary_op, t = loop dtype */
+    ND_KERNEL_WHERE,  /* op = 0, t = dtype of x, y and out */
+    ND_KERNEL_REDUCE, /* op = nd_reduce_op, t = input dtype */
+    ND_KERNEL_MATMUL, /* op = 0, t = dtype */
+    ND_KERNEL_GEMM,   /* op = 0, t = dtype */
+    ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / ND_RANDOM_NORMAL, t = dtype */
+    ND_KERNEL_CAST,   /* op = source dtype, t = destination dtype */
+    ND_NUM_KERNEL_KINDS
+} nd_kernel_kind;
+
 typedef struct nd_backend {
     const char *name;
     /* memory */
@@ -228,6 +242,9 @@ typedef struct nd_backend {
      * 1 = normal(p0, p1); key/counter as in src/philox.h. */
     nd_status (*random)(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
     nd_status (*synchronize)(nd_device dev);
+    /* Whether the backend has a kernel for (kind, op) on dtype t (see
+     * nd_kernel_kind). Answers without touching a device. */
+    bool (*supports)(nd_kernel_kind kind, int op, nd_dtype t);
 } nd_backend;
 
 /* The backend of dev (NULL when not compiled in). */
@@ -246,6 +263,10 @@ ND_INTERNAL bool nd__host_pinned_free(void *ptr);
 ND_INTERNAL void nd__cpu_memory_stats(nd_memory_stats *s);
 ND_INTERNAL void nd__cpu_memory_set_limit(size_t bytes);
 ND_INTERNAL void nd__cpu_memory_reset_peak(void);
+
+/* Matmul precision switch (src/linalg.c): whether float32 matmul may use
+ * TF32 tensor cores on the GPU (nd_set_matmul_tf32). */
+ND_INTERNAL bool nd__matmul_tf32(void);
 
 /* Threads (src/cpu/threads.c) */
 ND_INTERNAL int nd__num_threads(void);

@@ -374,7 +374,9 @@ ND_HOSTDEV static inline bool nd_op_right_shift_b(bool a, bool b) { return ND_NO
     X(ND_BFLOAT16, bf16, f32, uint16_t, float, ND_LD_BF16, ND_ST_BF16, __VA_ARGS__)     \
     X(ND_FLOAT32, f32, f32, float, float, ND_LD_ID, ND_ST_ID, __VA_ARGS__)              \
     X(ND_FLOAT64, f64, f64, double, double, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
-#define ND_OP_TYPES_ALL(X, ...)                                                         \
+/* bool and the integers (a separate list so that the CUDA backend can
+ * compile the loops of one rule in several files) */
+#define ND_OP_TYPES_INT(X, ...)                                                         \
     X(ND_BOOL, b, b, uint8_t, bool, ND_LD_BOOL, ND_ST_BOOL, __VA_ARGS__)                \
     X(ND_INT8, i8, i8, int8_t, int8_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)                 \
     X(ND_INT16, i16, i16, int16_t, int16_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)            \
@@ -383,8 +385,8 @@ ND_HOSTDEV static inline bool nd_op_right_shift_b(bool a, bool b) { return ND_NO
     X(ND_UINT8, u8, u8, uint8_t, uint8_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)              \
     X(ND_UINT16, u16, u16, uint16_t, uint16_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)         \
     X(ND_UINT32, u32, u32, uint32_t, uint32_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)         \
-    X(ND_UINT64, u64, u64, uint64_t, uint64_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)         \
-    ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+    X(ND_UINT64, u64, u64, uint64_t, uint64_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
+#define ND_OP_TYPES_ALL(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
 #define ND_OP_RULE_SAME(X, ...) ND_OP_TYPES_ALL(X, __VA_ARGS__)
 #define ND_OP_RULE_BOOL(X, ...) ND_OP_TYPES_ALL(X, __VA_ARGS__)
 #define ND_OP_RULE_FLOAT(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)

@@ -45,16 +45,6 @@ static double float_max(nd_dtype t)
     }
 }
 
-static int philox_class(nd_dtype t)
-{
-    switch (t) {
-    case ND_FLOAT16: return ND_PHILOX_F16;
-    case ND_BFLOAT16: return ND_PHILOX_BF16;
-    case ND_FLOAT32: return ND_PHILOX_F32;
-    default: return ND_PHILOX_F64;
-    }
-}
-
 /* Shared body of the two distributions. Parameters are validated by the
  * callers except the common ones (pointers, dtype, shape, device). */
 static nd_status random_fill(const char *func, nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim,
@@ -87,8 +77,7 @@ static nd_status random_fill(const char *func, nd_array **out, nd_rng *rng, nd_d
         if (fresh) nd_release(res);
         return nd__err_prefix(st, func);
     }
-    int epb = nd_philox_per_block(philox_class(dtype));
-    rng->offset += (uint64_t)((n + epb - 1) / epb);
+    rng->offset += (uint64_t)nd_philox_num_blocks(n, nd_philox_class_of(dtype));
     if (fresh) *out = res;
     return ND_OK;
 }

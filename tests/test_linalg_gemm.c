@@ -293,6 +293,35 @@ START_TEST(test_gemm_errors)
 }
 END_TEST
 
+/* The TF32 switch: off by default (exact float32), settable, and without
+ * effect on the CPU backend (a float32 matmul gives the same bits). */
+START_TEST(test_tf32_switch)
+{
+    ck_assert(!nd_get_matmul_tf32());
+    int64_t s2[2] = {33, 47};
+    nd_array *a = NULL, *b = NULL, *bt = NULL, *c0 = NULL, *c1 = NULL;
+    nd_rng *r = NULL;
+    ND_OK_OR_FAIL(nd_rng_create(&r, 5));
+    ND_OK_OR_FAIL(nd_random_normal(&a, r, ND_FLOAT32, 2, s2, 0, 1, nd_cpu()));
+    ND_OK_OR_FAIL(nd_random_normal(&b, r, ND_FLOAT32, 2, s2, 0, 1, nd_cpu()));
+    ND_OK_OR_FAIL(nd_transpose(&bt, b, NULL));
+    ND_OK_OR_FAIL(nd_matmul(&c0, a, bt));
+    nd_set_matmul_tf32(true);
+    ck_assert(nd_get_matmul_tf32());
+    ND_OK_OR_FAIL(nd_matmul(&c1, a, bt));
+    nd_set_matmul_tf32(false);
+    ck_assert(!nd_get_matmul_tf32());
+    ck_assert_int_eq(nd_size(c0), 33 * 33);
+    float h0[33 * 33], h1[33 * 33];
+    ND_OK_OR_FAIL(nd_copy_to_host(h0, c0, sizeof h0));
+    ND_OK_OR_FAIL(nd_copy_to_host(h1, c1, sizeof h1));
+    ck_assert(memcmp(h0, h1, sizeof h0) == 0);
+    nd_array *all[] = {a, b, bt, c0, c1};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) nd_release(all[i]);
+    nd_rng_destroy(r);
+}
+END_TEST
+
 void linalg_add_dot_gemm(Suite *s);
 void linalg_add_dot_gemm(Suite *s)
 {
@@ -304,5 +333,6 @@ void linalg_add_dot_gemm(Suite *s)
     tcase_add_test(tc, test_gemm_values);
     tcase_add_test(tc, test_gemm_special);
     tcase_add_test(tc, test_gemm_errors);
+    tcase_add_test(tc, test_tf32_switch);
     suite_add_tcase(s, tc);
 }

@@ -397,6 +397,151 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The transforms' own ln / sin / cos (src/philox.h)                  */
+/* ------------------------------------------------------------------ */
+
+/* Error of got in units of the last place of the double nearest ref. */
+static double ulp_error(double got, long double ref)
+{
+    double r = (double)ref;
+    if (r == 0) return got == 0 ? 0 : INFINITY;
+    int e;
+    frexp(r, &e);
+    return (double)(fabsl((long double)got - ref) / ldexpl(1.0L, e - 53));
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The long double references need x87's 64-bit mantissa (valgrind, for
+ * one, emulates long double as double: then the test says so and passes
+ * without measuring). */
+static int long_double_is_extended(void)
+{
+    volatile long double one = 1.0L, tiny = 0x1p-60L;
+    return one + tiny != one;
+}
+
+/* 10^6 points each, over the generator's domains: log on u1 in (0, 1]
+ * (the 53- and 32-bit grids of the generator and every binade down to
+ * 2^-53), sin/cos on t = 2 pi u2 in [0, 2 pi) plus the doubles next to
+ * k pi/2, where reduction cancels most. At most 2 ulp required (fdlibm's
+ * algorithms are below 1 ulp). */
+START_TEST(test_transcendental_accuracy)
+{
+    if (!long_double_is_extended()) {
+        printf("random: ln/sin/cos accuracy not measured (long double is not x87 extended here)\n");
+        return;
+    }
+    const int N = 1000000;
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    double worst[3] = {0, 0, 0}, at[3] = {0, 0, 0};
+    for (int i = 0; i < N; i++) {
+        uint64_t r = xorshift(&s);
+        double u1;
+        switch (i % 3) {
+        case 0: u1 = nd_philox_add(nd_philox_u53((uint32_t)(r >> 32), (uint32_t)r), 0x1p-53); break;
+        case 1: u1 = ((double)(uint32_t)r + 1.0) * 0x1p-32; break;
+        default: u1 = ldexp(1.0 + (double)(r >> 12) * 0x1p-52, -(int)(1 + r % 53)); break;
+        }
+        double e = ulp_error(nd_philox_log(u1), logl((long double)u1));
+        if (e > worst[0]) worst[0] = e, at[0] = u1;
+        double t;
+        if (i % 4 == 3) { /* within 1000 ulp of k pi / 2, k = 1..4 */
+            double k = (double)(1 + (r >> 40) % 4) * (M_PI / 2);
+            t = nd_philox_bitsd(nd_philox_dbits(k) + (uint64_t)((int64_t)((r >> 8) % 2001) - 1000));
+        } else {
+            t = nd_philox_mul(ND_PHILOX_2PI, nd_philox_u53((uint32_t)(r >> 32), (uint32_t)r));
+        }
+        double sn, cs;
+        nd_philox_sincos(t, &sn, &cs);
+        e = ulp_error(sn, sinl((long double)t));
+        if (e > worst[1]) worst[1] = e, at[1] = t;
+        e = ulp_error(cs, cosl((long double)t));
+        if (e > worst[2]) worst[2] = e, at[2] = t;
+    }
+    printf("random: max error over %d points: log %.3f ulp (at %a), sin %.3f ulp (at %a), cos %.3f ulp (at %a)\n", N,
+           worst[0], at[0], worst[1], at[1], worst[2], at[2]);
+    ck_assert_msg(worst[0] <= 2.0, "log: %.3f ulp at %a", worst[0], at[0]);
+    ck_assert_msg(worst[1] <= 2.0, "sin: %.3f ulp at %a", worst[1], at[1]);
+    ck_assert_msg(worst[2] <= 2.0, "cos: %.3f ulp at %a", worst[2], at[2]);
+    /* exact points: ln 1 = 0, ln 2^-k = -k ln 2 rounded, sin 0 = 0, cos 0 = 1 */
+    ck_assert(nd_philox_log(1.0) == 0.0);
+    ck_assert(nd_philox_log(0x1p-53) == (double)(-53.0L * 0.693147180559945309417232121458176568L));
+    double sn, cs;
+    nd_philox_sincos(0.0, &sn, &cs);
+    ck_assert(sn == 0.0 && cs == 1.0);
+    nd_philox_sincos(M_PI, &sn, &cs); /* sin of the double nearest pi, all digits */
+    ck_assert_msg(sn == 0x1.1a62633145c07p-53 && cs == -1.0, "sin(pi) %a cos(pi) %a", sn, cs);
+}
+END_TEST
+
+/* The arithmetic helpers round every operation: a*b + c through them is
+ * not fused (with an FMA the result would be 2^-60), so the host build
+ * does not contract (see "NO FUSED MULTIPLY-ADD" in src/philox.h). */
+START_TEST(test_helpers_do_not_fuse)
+{
+    volatile double a = 1.0 + 0x1p-30, c = -(1.0 + 0x1p-29);
+    ck_assert(nd_philox_add(nd_philox_mul(a, a), c) == 0.0);
+    ck_assert(nd_philox_sub(nd_philox_mul(a, a), -c) == 0.0);
+    ck_assert(nd_philox_div(1.0, 3.0) == 1.0 / 3.0 && nd_philox_sqrt(2.0) == 0x1.6a09e667f3bcdp+0);
+}
+END_TEST
+
+/* Moments and tails of 10^6 standard normals per float dtype after the
+ * switch to the header's ln/sin/cos: mean, variance, skewness, kurtosis
+ * and P(|z| > 1, 2, 3) within 5 sigma of the normal's values. */
+START_TEST(test_normal_moments)
+{
+    const int64_t n = 1000000;
+    const nd_dtype ts[] = {ND_FLOAT64, ND_FLOAT32, ND_BFLOAT16, ND_FLOAT16};
+    nd_rng *r = NULL;
+    ND_OK_OR_FAIL(nd_rng_create(&r, 0x5eed));
+    for (int k = 0; k < 4; k++) {
+        nd_array *a = gen(r, 1, ts[k], n, 0.0, 1.0);
+        double *v = values(a);
+        double m1 = 0, m2 = 0, m3 = 0, m4 = 0, mx = 0;
+        int64_t tail[3] = {0, 0, 0};
+        for (int64_t i = 0; i < n; i++) m1 += v[i];
+        m1 /= (double)n;
+        for (int64_t i = 0; i < n; i++) {
+            double d = v[i] - m1, d2 = d * d;
+            m2 += d2, m3 += d2 * d, m4 += d2 * d2;
+            for (int q = 0; q < 3; q++) tail[q] += fabs(v[i]) > q + 1;
+            mx = fmax(mx, fabs(v[i]));
+        }
+        m2 /= (double)n, m3 /= (double)n, m4 /= (double)n;
+        double skew = m3 / pow(m2, 1.5), kurt = m4 / (m2 * m2), sn = sqrt((double)n);
+        const char *name = nd_dtype_name(ts[k]);
+        /* the 16-bit grids add a variance of about ulp^2/12 (< 1e-5 at 1) */
+        ck_assert_msg(fabs(m1) < 5 / sn, "%s mean %g", name, m1);
+        ck_assert_msg(fabs(m2 - 1) < 5 * sqrt(2.0) / sn + 1e-4, "%s variance %g", name, m2);
+        ck_assert_msg(fabs(skew) < 5 * sqrt(6.0) / sn, "%s skewness %g", name, skew);
+        ck_assert_msg(fabs(kurt - 3) < 5 * sqrt(96.0) / sn, "%s kurtosis %g", name, kurt);
+        /* a value above the grid point q rounds from z > q + half a grid
+         * step (mantissa bits 52, 23, 7, 10) */
+        const int mant[4] = {52, 23, 7, 10};
+        for (int q = 1; q <= 3; q++) {
+            double half_step = ldexp(1.0, (q >= 2) - mant[k] - 1);
+            double p = erfc((q + half_step) / sqrt(2.0)), f = (double)tail[q - 1] / (double)n;
+            ck_assert_msg(fabs(f - p) < 5 * sqrt(p * (1 - p) / (double)n), "%s P(|z| > %d) = %g, want %g", name, q, f,
+                          p);
+        }
+        /* u1 >= 2^-53 (2^-32 for 16/32-bit dtypes) bounds |z| */
+        ck_assert_msg(mx <= (k == 0 ? 8.58 : 6.69), "%s max |z| %g", name, mx);
+        free(v);
+        nd_release(a);
+    }
+    nd_rng_destroy(r);
+}
+END_TEST
+
 Suite *suite_random(void)
 {
     Suite *s = suite_create("random");
@@ -410,6 +555,9 @@ Suite *suite_random(void)
     tcase_add_test(tc, test_range);
     tcase_add_test(tc, test_out_and_shapes);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_transcendental_accuracy);
+    tcase_add_test(tc, test_helpers_do_not_fuse);
+    tcase_add_test(tc, test_normal_moments);
     suite_add_tcase(s, tc);
     return s;
 }

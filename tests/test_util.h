@@ -38,6 +38,11 @@ Suite *suite_reduce(void);
 Suite *suite_linalg(void);
 Suite *suite_random(void);
 Suite *suite_npy(void);
+Suite *suite_gpu_ew(void);     /* tests/test_gpu_ew.c */
+Suite *suite_gpu_reduce(void); /* tests/test_gpu_reduce.c */
+Suite *suite_gpu_random(void); /* tests/test_gpu_random.c */
+Suite *suite_gpu_linalg(void); /* tests/test_gpu_linalg.c: matmul, gemm, random */
+Suite *suite_coverage(void);   /* tests/test_coverage.c */
 Suite *suite_dlpack(void);
 Suite *suite_pool(void);
 Suite *suite_runtime(void);

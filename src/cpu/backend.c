@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "philox.h"
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */
@@ -80,6 +81,22 @@ static nd_status cpu_synchronize(nd_device dev)
     return ND_OK;
 }
 
+static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
+{
+    if (!nd__dtype_valid(t)) return false;
+    switch (kind) {
+    case ND_KERNEL_UNARY:
+    case ND_KERNEL_BINARY: return nd__cpu_ew_supports(kind, op, t);
+    case ND_KERNEL_WHERE: return op == 0;
+    case ND_KERNEL_REDUCE: return (unsigned)op < (unsigned)ND_NUM_REDUCE_OPS;
+    case ND_KERNEL_MATMUL: return op == 0;
+    case ND_KERNEL_GEMM: return op == 0 && nd__is_float(t);
+    case ND_KERNEL_RANDOM: return (op == ND_RANDOM_UNIFORM || op == ND_RANDOM_NORMAL) && nd__is_float(t);
+    case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op);
+    default: return false;
+    }
+}
+
 const nd_backend nd__cpu_backend = {
     .name = "cpu",
     .alloc = cpu_alloc,
@@ -97,4 +114,5 @@ const nd_backend nd__cpu_backend = {
     .gemm = nd__cpu_gemm,
     .random = nd__cpu_random,
     .synchronize = cpu_synchronize,
+    .supports = cpu_supports,
 };

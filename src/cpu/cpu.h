@@ -12,6 +12,8 @@ ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);
 ND_INTERNAL nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a);
 ND_INTERNAL nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
 ND_INTERNAL nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
+/* Whether a unary/binary loop exists for op on loop dtype t. */
+ND_INTERNAL bool nd__cpu_ew_supports(nd_kernel_kind kind, int op, nd_dtype t);
 /* src/cpu/reduce.c */
 ND_INTERNAL nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
 /* src/cpu/matmul.c */

@@ -198,6 +198,14 @@ static const unsigned char nd_cpu_binary_cost[ND_NUM_BINARY_OPS] = {ND_BINARY_OP
 static const unsigned char nd_cpu_unary_rule_bool[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_CPU_UISBOOL)};
 static const unsigned char nd_cpu_binary_rule_bool[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_CPU_BISBOOL)};
 
+bool nd__cpu_ew_supports(nd_kernel_kind kind, int op, nd_dtype t)
+{
+    if (!nd__dtype_valid(t) || op < 0) return false;
+    if (kind == ND_KERNEL_UNARY) return op < ND_NUM_UNARY_OPS && nd_cpu_unary_loops[op][t] != NULL;
+    if (kind == ND_KERNEL_BINARY) return op < ND_NUM_BINARY_OPS && nd_cpu_binary_loops[op][t] != NULL;
+    return false;
+}
+
 static int64_t nd_cpu_loop_cost(int64_t base, nd_dtype t)
 {
     /* half types convert in software */

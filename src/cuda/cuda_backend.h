@@ -1,7 +1,7 @@
-/* The CUDA backend as seen from the core (C linkage; compiled by nvcc).
- * Part 1 (runtime): devices, memory pools, pinned memory, transfers,
- * streams and events, fill/copy/cast kernels. Ops without a CUDA kernel yet
- * return ND_ERR_UNSUPPORTED naming the op (part 2 adds them). */
+/* The CUDA backend as seen from the core (C linkage; compiled by nvcc):
+ * devices, memory pools, pinned memory, transfers, streams and events
+ * (part 1), and the compute kernels for every op (part 2). One .cu file per
+ * concern; src/cuda/backend.cu assembles the function table. */
 #ifndef ND_CUDA_BACKEND_H
 #define ND_CUDA_BACKEND_H
 #include "internal.h"
@@ -36,7 +36,31 @@ ND_INTERNAL nd_status nd__cuda_event_record(void *event, void *stream, int dev);
 ND_INTERNAL nd_status nd__cuda_event_synchronize(void *event, int dev);
 ND_INTERNAL nd_status nd__cuda_event_elapsed(float *ms, void *start, void *end, int dev);
 ND_INTERNAL void nd__cuda_event_destroy(void *event, int dev);
+/* src/cuda/kernels_elementwise*.cu: unary/binary/where kernels for every
+ * op of the op table (contract of nd_backend.unary/binary/where) */
+ND_INTERNAL nd_status nd__cuda_unary(nd_unary_op op, nd_array *out, const nd_array *a);
+ND_INTERNAL nd_status nd__cuda_binary(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
+ND_INTERNAL nd_status nd__cuda_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
+ND_INTERNAL bool nd__cuda_ew_supports(nd_kernel_kind kind, int op, nd_dtype t); /* UNARY, BINARY, WHERE */
+/* src/cuda/kernels_reduce.cu (contract of nd_backend.reduce, src/reduce.c) */
+ND_INTERNAL nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
+ND_INTERNAL bool nd__cuda_reduce_supports(int op, nd_dtype t);
+/* src/cuda/blas.cu: cuBLAS handles (per device, per thread, bound to the
+ * current stream), matmul and gemm (contract of nd_backend.matmul/gemm) */
+ND_INTERNAL nd_status nd__cuda_matmul(nd_array *out, const nd_array *a, const nd_array *b);
+ND_INTERNAL nd_status nd__cuda_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b,
+                                    double beta);
+ND_INTERNAL bool nd__cuda_blas_supports(nd_kernel_kind kind, nd_dtype t); /* MATMUL, GEMM */
+/* src/cuda/kernels_random.cu: Philox (contract of nd_backend.random) */
+ND_INTERNAL nd_status nd__cuda_random(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
+ND_INTERNAL bool nd__cuda_random_supports(int dist, nd_dtype t);
+/* src/cuda/kernels_copy.cu */
+ND_INTERNAL nd_status nd__cuda_cast(nd_array *dst, const nd_array *src);
+ND_INTERNAL nd_status nd__cuda_fill(nd_array *dst, const void *value);
 /* src/cuda/transfer.cu */
+ND_INTERNAL nd_status nd__cuda_memcpy_h2d(nd_device dev, void *dst, const void *src, size_t n);
+ND_INTERNAL nd_status nd__cuda_memcpy_d2h(nd_device dev, void *dst, const void *src, size_t n);
+ND_INTERNAL nd_status nd__cuda_memcpy_d2d(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream);
 #ifdef __cplusplus
 }

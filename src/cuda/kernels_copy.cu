@@ -6,40 +6,7 @@
 #include "convert.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-
-// The simplified iteration space, passed to kernels by value.
-struct nd_kiter {
-    int ndim;
-    int64_t n;
-    int64_t shape[ND_MAX_DIMS];
-    int64_t st[2][ND_MAX_DIMS]; // byte strides of operands 0 (output) and 1
-};
-
-static nd_kiter kiter_of(const nd_iter &it)
-{
-    nd_kiter k;
-    memset(&k, 0, sizeof k);
-    k.ndim = it.ndim;
-    k.n = it.size;
-    for (int d = 0; d < it.ndim; d++) {
-        k.shape[d] = it.shape[d];
-        for (int o = 0; o < it.nops && o < 2; o++) k.st[o][d] = it.strides[o][d];
-    }
-    return k;
-}
-
-__device__ __forceinline__ void kiter_offsets(const nd_kiter &it, int64_t i, int64_t &o0, int64_t &o1)
-{
-    o0 = 0;
-    o1 = 0;
-    for (int d = it.ndim - 1; d >= 0; --d) {
-        int64_t q = i / it.shape[d];
-        int64_t idx = i - q * it.shape[d];
-        i = q;
-        o0 += idx * it.st[0][d];
-        o1 += idx * it.st[1][d];
-    }
-}
+#include "cuda/kiter.cuh"
 
 template <typename S, typename D, typename F>
 __global__ void cast_kernel(char *dst, const char *src, nd_kiter it, bool flat)
@@ -53,9 +20,9 @@ __global__ void cast_kernel(char *dst, const char *src, nd_kiter it, bool flat)
         return;
     }
     for (; i < it.n; i += stride) {
-        int64_t o0, o1;
-        kiter_offsets(it, i, o0, o1);
-        *(D *)(dst + o0) = F::cvt(*(const S *)(src + o1));
+        int64_t off[2];
+        nd_kiter_offsets<2>(it, i, off);
+        *(D *)(dst + off[0]) = F::cvt(*(const S *)(src + off[1]));
     }
 }
 
@@ -69,9 +36,9 @@ __global__ void fill_kernel(char *dst, T value, nd_kiter it, bool flat)
         return;
     }
     for (; i < it.n; i += stride) {
-        int64_t o0, o1;
-        kiter_offsets(it, i, o0, o1);
-        *(T *)(dst + o0) = value;
+        int64_t off[1];
+        nd_kiter_offsets<1>(it, i, off);
+        *(T *)(dst + off[0]) = value;
     }
 }
 
@@ -106,8 +73,8 @@ extern "C" nd_status nd__cuda_cast(nd_array *dst, const nd_array *src)
     const nd_array *ops[2] = {dst, src};
     nd_iter it;
     nd__iter_init(&it, 2, ops);
-    nd_kiter k = kiter_of(it);
-    bool flat = it.ndim == 1 && it.strides[0][0] == (int64_t)it.itemsize[0] && it.strides[1][0] == (int64_t)it.itemsize[1];
+    nd_kiter k = nd_kiter_of(it);
+    bool flat = nd_kiter_flat(it);
     nd_device_guard g(dst->device.id);
     cudaStream_t s = nd_stream_of(nd__current_stream(dst->device));
     if (flat && dst->dtype == src->dtype) {
@@ -126,8 +93,8 @@ extern "C" nd_status nd__cuda_fill(nd_array *dst, const void *value)
     const nd_array *ops[1] = {dst};
     nd_iter it;
     nd__iter_init(&it, 1, ops);
-    nd_kiter k = kiter_of(it);
-    bool flat = it.ndim == 1 && it.strides[0][0] == (int64_t)it.itemsize[0];
+    nd_kiter k = nd_kiter_of(it);
+    bool flat = nd_kiter_flat(it);
     nd_device_guard g(dst->device.id);
     cudaStream_t s = nd_stream_of(nd__current_stream(dst->device));
     unsigned grid = nd_grid_for(it.size, 256);

@@ -1,0 +1,376 @@
+// Matrix products on the GPU: cuBLAS handles, float GEMM, the batch
+// engine (contract of nd_backend.matmul/gemm, src/internal.h).
+//
+// Handles. One cuBLAS handle per device and per thread, created lazily on
+// first use (cublasCreate with the device current) and destroyed when the
+// thread exits (a C++ thread_local destructor; skipped when the CUDA
+// runtime is already unloading at process exit). A handle is never shared
+// between threads, so no lock is taken; before each call it is bound to
+// the calling thread's current stream of the device (cublasSetStream), so
+// the product is ordered with the thread's other work exactly like a
+// kernel launch.
+//
+// Workspace: cuBLAS's default workspace (no cublasSetWorkspace). The
+// library allocates it itself and reuses it across calls; cublasSetStream,
+// which runs before every call, resets any user workspace to it anyway, so
+// a pooled one would have to be re-attached on every call. Nothing is
+// allocated by this file per call on the fast path (contiguous, transposed
+// or padded operands). Known limit: capturing these calls into a CUDA
+// graph would need a user workspace (not supported yet).
+//
+// Math mode: CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
+// on every handle: float32 is exact float32 (no TF32) and float16/bfloat16
+// accumulate in float32 all the way (split-K partial sums are not rounded
+// to the 16-bit output type), as the CPU backend computes them. float32
+// uses TF32 tensor cores only when nd_set_matmul_tf32(true) (or
+// ND_MATMUL_TF32=1) is in effect: compute type CUBLAS_COMPUTE_32F_FAST_TF32,
+// chosen per call. float64 computes in CUBLAS_COMPUTE_64F. Alpha and beta
+// are passed as float for the 32F compute types and as double for 64F.
+//
+// Layouts: see src/cuda/blas_plan.h (row-major as column-major without
+// copies; a copy only for a matrix no ld can describe). Batches: one
+// cublasGemmEx for a single product, one cublasGemmStridedBatchedEx for a
+// batch with batch strides >= 0 (stride 0 = a broadcast operand), pointer
+// arrays built on the device + cublasGemmBatchedEx for negative batch
+// strides. Dimensions, leading dimensions or batch counts over INT_MAX use
+// the 64-bit cuBLAS API (cublas*_64), so there is no size limit beyond
+// what cuBLAS itself reports (CUBLAS_STATUS_NOT_SUPPORTED ->
+// ND_ERR_UNSUPPORTED).
+//
+// Integer and bool matmul: src/cuda/kernels_matmul_int.cu.
+#include <cublas_v2.h>
+#include <limits.h>
+
+#include "cuda/blas_plan.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_util.cuh"
+#include "cuda/matmul_int.h"
+#include "half.h"
+
+// ------------------------------------------------------------------
+// Handles
+// ------------------------------------------------------------------
+#define ND_BLAS_MAX_DEVICES 64
+
+namespace {
+struct blas_handles {
+    cublasHandle_t h[ND_BLAS_MAX_DEVICES];
+    blas_handles() : h() {}
+    ~blas_handles()
+    {
+        int cur;
+        // at process exit the runtime may be gone already: then leak them
+        if (cudaGetDevice(&cur) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return;
+        }
+        for (int d = 0; d < ND_BLAS_MAX_DEVICES; d++) {
+            if (!h[d]) continue;
+            nd_device_guard g(d);
+            (void)cublasDestroy(h[d]);
+            h[d] = nullptr;
+        }
+    }
+};
+thread_local blas_handles tl_handles;
+} // namespace
+
+static nd_status blas_status(cublasStatus_t st, const char *fn, const char *what)
+{
+    if (st == CUBLAS_STATUS_SUCCESS) return ND_OK;
+    nd_status code = st == CUBLAS_STATUS_ALLOC_FAILED    ? ND_ERR_NOMEM
+                     : st == CUBLAS_STATUS_NOT_SUPPORTED ? ND_ERR_UNSUPPORTED
+                                                         : ND_ERR_BACKEND;
+    return nd__err(code, fn, "%s: %s (%s)", what, cublasGetStatusString(st), cublasGetStatusName(st));
+}
+#define ND_BLAS_TRY(call, fn)                                        \
+    do {                                                             \
+        cublasStatus_t b_ = (call);                                  \
+        if (b_ != CUBLAS_STATUS_SUCCESS) return blas_status(b_, fn, #call); \
+    } while (0)
+
+// The calling thread's handle for device dev (which must be current),
+// bound to stream s.
+static nd_status blas_handle(const char *fn, int dev, cudaStream_t s, cublasHandle_t *out)
+{
+    if (dev < 0 || dev >= ND_BLAS_MAX_DEVICES)
+        return nd__err(ND_ERR_DEVICE, fn, "cuda:%d: at most %d devices have cuBLAS handles", dev, ND_BLAS_MAX_DEVICES);
+    cublasHandle_t &h = tl_handles.h[dev];
+    if (!h) {
+        cublasHandle_t nh = nullptr;
+        ND_BLAS_TRY(cublasCreate(&nh), fn);
+        cublasStatus_t st = cublasSetMathMode(
+            nh, (cublasMath_t)(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            (void)cublasDestroy(nh);
+            return blas_status(st, fn, "cublasSetMathMode");
+        }
+        h = nh;
+    }
+    ND_BLAS_TRY(cublasSetStream(h, s), fn);
+    *out = h;
+    return ND_OK;
+}
+
+// ------------------------------------------------------------------
+// Helper kernels: pack/unpack, pointer arrays, scaling
+// ------------------------------------------------------------------
+// dst[view dv] = src[view sv] over n = nmat * rows * cols elements.
+template <typename T>
+__global__ void copy3_kernel(T *dst, nd_bp_view dv, const T *src, nd_bp_view sv, int64_t rows, int64_t cols, int64_t n)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        dst[nd_bp_strided_offset(i, rows, cols, dv)] = src[nd_bp_strided_offset(i, rows, cols, sv)];
+}
+
+static nd_status copy3(const char *fn, cudaStream_t s, size_t isz, void *dst, nd_bp_view dv, const void *src,
+                       nd_bp_view sv, int64_t nmat, int64_t rows, int64_t cols)
+{
+    int64_t n = nmat * rows * cols;
+    unsigned grid = nd_grid_for(n, 256);
+    switch (isz) {
+    case 2: copy3_kernel<uint16_t><<<grid, 256, 0, s>>>((uint16_t *)dst, dv, (const uint16_t *)src, sv, rows, cols, n); break;
+    case 4: copy3_kernel<uint32_t><<<grid, 256, 0, s>>>((uint32_t *)dst, dv, (const uint32_t *)src, sv, rows, cols, n); break;
+    default: copy3_kernel<uint64_t><<<grid, 256, 0, s>>>((uint64_t *)dst, dv, (const uint64_t *)src, sv, rows, cols, n); break;
+    }
+    ND_CUDA_TRY(cudaGetLastError(), fn);
+    return ND_OK;
+}
+
+struct ptr_bases {
+    char *base[3];
+    int64_t bstride[3]; // bytes
+};
+
+// arr[u * nb + i] = base[u] + i * bstride[u]
+__global__ void ptr_arrays_kernel(void **arr, ptr_bases p, int64_t nb)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nb; i += stride)
+        for (int u = 0; u < 3; u++) arr[u * nb + i] = p.base[u] + i * p.bstride[u];
+}
+
+// Element load/store as double for the float dtypes (the CPU's store_f).
+struct f16_io {
+    typedef uint16_t T;
+    __device__ static double ld(T x) { return nd_half_to_float(x); }
+    __device__ static T st(double v) { return nd_float_to_half((float)v); }
+};
+struct bf16_io {
+    typedef uint16_t T;
+    __device__ static double ld(T x) { return nd_bf16_to_float(x); }
+    __device__ static T st(double v) { return nd_float_to_bf16((float)v); }
+};
+struct f32_io {
+    typedef float T;
+    __device__ static double ld(T x) { return x; }
+    __device__ static T st(double v) { return (float)v; }
+};
+struct f64_io {
+    typedef double T;
+    __device__ static double ld(T x) { return x; }
+    __device__ static T st(double v) { return v; }
+};
+
+// c = beta * c over a rows x cols view (element strides rs, cs).
+template <typename IO>
+__global__ void scale_kernel(typename IO::T *c, nd_bp_view v, int64_t rows, int64_t cols, double beta)
+{
+    int64_t n = rows * cols, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        typename IO::T *p = c + nd_bp_strided_offset(i, rows, cols, v);
+        *p = IO::st(nd_bp_scale(IO::ld(*p), beta));
+    }
+}
+
+// ------------------------------------------------------------------
+// The cuBLAS call
+// ------------------------------------------------------------------
+static bool fits_int(int64_t x) { return x <= INT_MAX; }
+
+// X2 = alpha * op0(X0) @ op1(X1) + beta * X2 for the plan's batch. x[i]
+// points at X_i's first matrix; arr (pointer-array mode) holds 3*nb
+// device pointers.
+static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, const nd_bp_plan &p, void *const x[3],
+                           void **arr, double alpha, double beta)
+{
+    cudaDataType dt;
+    cublasComputeType_t ct;
+    switch (t) {
+    case ND_FLOAT16: dt = CUDA_R_16F, ct = CUBLAS_COMPUTE_32F; break;
+    case ND_BFLOAT16: dt = CUDA_R_16BF, ct = CUBLAS_COMPUTE_32F; break;
+    case ND_FLOAT32: dt = CUDA_R_32F, ct = nd__matmul_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; break;
+    case ND_FLOAT64: dt = CUDA_R_64F, ct = CUBLAS_COMPUTE_64F; break;
+    default: return nd__err(ND_ERR_INTERNAL, fn, "no cuBLAS GEMM for %s", nd_dtype_name(t));
+    }
+    const float af = (float)alpha, bf = (float)beta;
+    const void *pa = t == ND_FLOAT64 ? (const void *)&alpha : (const void *)&af;
+    const void *pb = t == ND_FLOAT64 ? (const void *)&beta : (const void *)&bf;
+    const cublasOperation_t o0 = p.op[0] ? CUBLAS_OP_T : CUBLAS_OP_N, o1 = p.op[1] ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT;
+    const bool small = fits_int(p.m) && fits_int(p.n) && fits_int(p.k) && fits_int(p.ld[0]) && fits_int(p.ld[1]) &&
+                       fits_int(p.ld[2]) && fits_int(p.nb);
+    if (p.ptr_arrays) {
+        const void *const *A = (const void *const *)arr, *const *B = (const void *const *)(arr + p.nb);
+        void *const *C = arr + 2 * p.nb;
+        if (small)
+            ND_BLAS_TRY(cublasGemmBatchedEx(h, o0, o1, (int)p.m, (int)p.n, (int)p.k, pa, A, dt, (int)p.ld[0], B, dt,
+                                            (int)p.ld[1], pb, C, dt, (int)p.ld[2], (int)p.nb, ct, algo),
+                        fn);
+        else
+            ND_BLAS_TRY(cublasGemmBatchedEx_64(h, o0, o1, p.m, p.n, p.k, pa, A, dt, p.ld[0], B, dt, p.ld[1], pb, C, dt,
+                                               p.ld[2], p.nb, ct, algo),
+                        fn);
+    } else if (p.nb == 1) {
+        if (small)
+            ND_BLAS_TRY(cublasGemmEx(h, o0, o1, (int)p.m, (int)p.n, (int)p.k, pa, x[0], dt, (int)p.ld[0], x[1], dt,
+                                     (int)p.ld[1], pb, x[2], dt, (int)p.ld[2], ct, algo),
+                        fn);
+        else
+            ND_BLAS_TRY(cublasGemmEx_64(h, o0, o1, p.m, p.n, p.k, pa, x[0], dt, p.ld[0], x[1], dt, p.ld[1], pb, x[2], dt,
+                                        p.ld[2], ct, algo),
+                        fn);
+    } else {
+        if (small)
+            ND_BLAS_TRY(cublasGemmStridedBatchedEx(h, o0, o1, (int)p.m, (int)p.n, (int)p.k, pa, x[0], dt, (int)p.ld[0],
+                                                   p.bs[0], x[1], dt, (int)p.ld[1], p.bs[1], pb, x[2], dt,
+                                                   (int)p.ld[2], p.bs[2], (int)p.nb, ct, algo),
+                        fn);
+        else
+            ND_BLAS_TRY(cublasGemmStridedBatchedEx_64(h, o0, o1, p.m, p.n, p.k, pa, x[0], dt, p.ld[0], p.bs[0], x[1],
+                                                      dt, p.ld[1], p.bs[1], pb, x[2], dt, p.ld[2], p.bs[2], p.nb, ct,
+                                                      algo),
+                        fn);
+    }
+    return ND_OK;
+}
+
+// ------------------------------------------------------------------
+// The batch engine
+// ------------------------------------------------------------------
+// C[b] = alpha * A[b] @ B[b] + beta * C[b], b < nb; base[u] points at
+// element (0,0,0) of user operand u (ND_BP_A/B/C), v[u] its strides.
+// M, N, K >= 1; float dtypes. Temporaries come from the device pool on
+// the current stream and are returned to it right after the launches
+// that use them (stream-ordered: no synchronisation).
+static nd_status run_gemm(const char *fn, nd_device dev, nd_dtype t, int64_t nb, int64_t M, int64_t N, int64_t K,
+                          double alpha, char *const base[3], const nd_bp_view v[3], double beta)
+{
+    nd_bp_plan p;
+    nd_bp_plan_make(&p, nb, M, N, K, v);
+    const size_t isz = nd__itemsize(t);
+    nd_device_guard guard(dev.id);
+    void *stream = nd__current_stream(dev);
+    cudaStream_t s = nd_stream_of(stream);
+    cublasHandle_t h = nullptr;
+    nd_status st = blas_handle(fn, dev.id, s, &h);
+    if (st != ND_OK) return st;
+
+    void *tmp[3] = {nullptr, nullptr, nullptr}, *use[3] = {nullptr, nullptr, nullptr}, *x[3];
+    void **arr = nullptr;
+    for (int u = 0; u < 3 && st == ND_OK; u++) {
+        char *src = base[u] + p.off[u] * (int64_t)isz;
+        use[u] = src;
+        if (!p.copy[u]) continue;
+        const int64_t rows = p.rows[u], cols = p.cols[u], nm = p.copy_nb[u];
+        st = nd__cuda_alloc(dev.id, (size_t)(nm * rows * cols) * isz, stream, &tmp[u]);
+        if (st != ND_OK) break;
+        use[u] = tmp[u];
+        if (u == ND_BP_C && beta == 0.0) continue; // C is not read
+        const nd_bp_view packed = {rows * cols, cols, 1};
+        nd_bp_view sv = v[u];
+        if (nm == 1) sv.bs = 0;
+        st = copy3(fn, s, isz, tmp[u], packed, src, sv, nm, rows, cols);
+    }
+    for (int i = 0; i < 3; i++) x[i] = use[nd_bp_user(&p, i)];
+    if (st == ND_OK && p.ptr_arrays) {
+        st = nd__cuda_alloc(dev.id, (size_t)(3 * p.nb) * sizeof(void *), stream, (void **)&arr);
+        if (st == ND_OK) {
+            ptr_bases pb;
+            for (int i = 0; i < 3; i++) pb.base[i] = (char *)x[i], pb.bstride[i] = p.bs[i] * (int64_t)isz;
+            ptr_arrays_kernel<<<nd_grid_for(p.nb, 256), 256, 0, s>>>(arr, pb, p.nb);
+            cudaError_t e = cudaGetLastError();
+            if (e != cudaSuccess) st = nd_cuda_status(e, fn, "ptr_arrays_kernel");
+        }
+    }
+    if (st == ND_OK) st = gemm_call(fn, h, t, p, x, arr, alpha, beta);
+    if (st == ND_OK && p.copy[ND_BP_C]) {
+        const int64_t rows = p.rows[ND_BP_C], cols = p.cols[ND_BP_C], nm = p.copy_nb[ND_BP_C];
+        const nd_bp_view packed = {rows * cols, cols, 1};
+        nd_bp_view dv = v[ND_BP_C];
+        if (nm == 1) dv.bs = 0;
+        st = copy3(fn, s, isz, base[ND_BP_C] + p.off[ND_BP_C] * (int64_t)isz, dv, tmp[ND_BP_C], packed, nm, rows,
+                   cols);
+    }
+    for (int u = 0; u < 3; u++)
+        if (tmp[u]) nd__cuda_free(dev.id, tmp[u]);
+    if (arr) nd__cuda_free(dev.id, arr);
+    return st;
+}
+
+static nd_bp_view view_of(const nd_array *x) { return nd_bp_view{x->strides[0], x->strides[1], x->strides[2]}; }
+
+extern "C" nd_status nd__cuda_matmul(nd_array *out, const nd_array *a, const nd_array *b)
+{
+    const int64_t nb = out->shape[0], M = out->shape[1], N = out->shape[2], K = a->shape[2];
+    if (nb == 0 || M == 0 || N == 0) return ND_OK;
+    if (K == 0) {
+        static const unsigned char zero[16] = {0};
+        return nd__cuda_fill(out, zero);
+    }
+    if (!nd__is_float(out->dtype)) return nd__cuda_matmul_int(out, a, b);
+    char *const base[3] = {nd__ptr(a), nd__ptr(b), nd__ptr(out)};
+    const nd_bp_view v[3] = {view_of(a), view_of(b), view_of(out)};
+    return run_gemm("nd_matmul", out->device, out->dtype, nb, M, N, K, 1.0, base, v, 0.0);
+}
+
+// c = beta * c (K == 0 or alpha == 0: A and B are not read).
+static nd_status scale_c(nd_array *c, double beta)
+{
+    if (beta == 1.0) return ND_OK;
+    if (beta == 0.0) {
+        static const unsigned char zero[16] = {0};
+        return nd__cuda_fill(c, zero); // zeros even where c held NaN (BLAS)
+    }
+    const int64_t M = c->shape[0], N = c->shape[1], n = M * N;
+    const nd_bp_view v = {0, c->strides[0], c->strides[1]};
+    nd_device_guard guard(c->device.id);
+    cudaStream_t s = nd_stream_of(nd__current_stream(c->device));
+    unsigned grid = nd_grid_for(n, 256);
+    void *p = nd__ptr(c);
+    switch (c->dtype) {
+    case ND_FLOAT16: scale_kernel<f16_io><<<grid, 256, 0, s>>>((uint16_t *)p, v, M, N, beta); break;
+    case ND_BFLOAT16: scale_kernel<bf16_io><<<grid, 256, 0, s>>>((uint16_t *)p, v, M, N, beta); break;
+    case ND_FLOAT32: scale_kernel<f32_io><<<grid, 256, 0, s>>>((float *)p, v, M, N, beta); break;
+    default: scale_kernel<f64_io><<<grid, 256, 0, s>>>((double *)p, v, M, N, beta); break;
+    }
+    ND_CUDA_TRY(cudaGetLastError(), "nd_gemm");
+    return ND_OK;
+}
+
+extern "C" nd_status nd__cuda_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b,
+                                   double beta)
+{
+    const int64_t M = c->shape[0], N = c->shape[1], K = ta ? a->shape[0] : a->shape[1];
+    if (M == 0 || N == 0) return ND_OK;
+    if (!nd__is_float(c->dtype)) return nd__err(ND_ERR_INTERNAL, "nd_gemm", "gemm on %s", nd_dtype_name(c->dtype));
+    if (K == 0 || alpha == 0.0) return scale_c(c, beta); // BLAS: alpha == 0 does not read a and b
+    char *const base[3] = {nd__ptr(a), nd__ptr(b), nd__ptr(c)};
+    const nd_bp_view v[3] = {
+        {0, a->strides[ta ? 1 : 0], a->strides[ta ? 0 : 1]},
+        {0, b->strides[tb ? 1 : 0], b->strides[tb ? 0 : 1]},
+        {0, c->strides[0], c->strides[1]},
+    };
+    return run_gemm("nd_gemm", c->device, c->dtype, 1, M, N, K, alpha, base, v, beta);
+}
+
+// Every dtype has a matmul (floats through cuBLAS, integers and bool
+// through the own kernel); gemm is float-only, as on the CPU.
+extern "C" bool nd__cuda_blas_supports(nd_kernel_kind kind, nd_dtype t)
+{
+    if (!nd__dtype_valid(t)) return false;
+    if (kind == ND_KERNEL_MATMUL) return true;
+    if (kind == ND_KERNEL_GEMM) return nd__is_float(t);
+    return false;
+}

@@ -1,0 +1,11 @@
+// CUDA binary kernels: the BOOL ops (comparisons, logical ops) on every dtype.
+// Generated from the op table by src/cuda/ew_kernels.cuh; the kernels of
+// one op table are split over several files so that make -j compiles them
+// in parallel.
+#include "cuda/ew_kernels.cuh"
+
+#define ND_CU_SEL_SAME(X, ...)
+#define ND_CU_SEL_BOOL(X, ...) ND_OP_RULE_BOOL(X, __VA_ARGS__)
+#define ND_CU_SEL_FLOAT(X, ...)
+#define ND_CU_SEL_DIV(X, ...)
+ND_CU_BINARY_PART(cmp)
