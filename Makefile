@@ -84,11 +84,15 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 all: lib
 lib: $(LIB_A) $(BUILD)/libndgpu.so
 
+# Header dependencies: -MMD -MP writes $(BUILD)/....d beside each object
+# (gcc and nvcc alike); the wildcard lists cover build dirs made before that.
 $(BUILD)/%.o: %.c $(wildcard include/*.h src/*.h src/cpu/*.h) | $(BUILD)/.dirs
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh src/cuda/*.h) | $(BUILD)/.dirs
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(BUILD)/%.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh) | $(BUILD)/.dirs
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+-include $(OBJS:.o=.d) $(CU_OBJS:.o=.d)
 
 $(BUILD)/.dirs:
 	mkdir -p $(BUILD)/src/cpu $(BUILD)/src/cuda $(BUILD)/tests $(BUILD)/examples
