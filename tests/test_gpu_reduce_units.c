@@ -126,6 +126,7 @@ START_TEST(arg_pairs_any_order)
 {
     uint64_t h = 12345;
     float x[64];
+    int64_t bad = 0;
     for (int rep = 0; rep < 20000; rep++) {
         int n = 1 + (int)(h % 64);
         for (int i = 0; i < n; i++) {
@@ -157,15 +158,16 @@ START_TEST(arg_pairs_any_order)
                 if (mx) nd_r_argmax_f32_merge(&v, r);
                 else nd_r_argmin_f32_merge(&v, r);
             }
-            ck_assert_int_eq(v.i, ref_arg(x, n, mx));
+            bad += v.i != ref_arg(x, n, mx);
             /* commutativity of each pair */
             for (int t = 1; t < G; t++) {
                 nd_rarg_f32 p1 = nd_rarg_f32_pick(part[0], part[t], mx), p2 = nd_rarg_f32_pick(part[t], part[0], mx);
-                ck_assert_int_eq(p1.i, p2.i);
+                bad += p1.i != p2.i;
             }
         }
         h ^= h >> 17;
     }
+    ck_assert_int_eq(bad, 0);
     /* integer ties: first index */
     nd_rarg_u64 u = nd_r_argmax_u64_init(), w = nd_r_argmax_u64_init();
     nd_r_argmax_u64_fold(&u, 7, 10, 0);
@@ -313,9 +315,11 @@ static void coverage(int64_t rows, int64_t cols, int axis)
         }
     }
     ck_assert_int_eq(parts, k.nout * k.nchunk); /* one state per (output, chunk) */
+    int64_t bad = 0, first = -1; /* one check at the end: ck_assert per element is slow */
     for (int64_t i = 0; i < k.nout * k.nred; i++)
-        ck_assert_msg(seen[i] == 1, "(%lld, %lld) axis %d: element %lld seen %d times", (long long)rows,
-                      (long long)cols, axis, (long long)i, seen[i]);
+        if (seen[i] != 1 && bad++ == 0) first = i;
+    ck_assert_msg(bad == 0, "(%lld, %lld) axis %d: %lld elements not seen once, the first %lld seen %d times",
+                  (long long)rows, (long long)cols, axis, (long long)bad, (long long)first, first >= 0 ? seen[first] : 1);
     free(seen);
 }
 
