@@ -16,8 +16,6 @@
  * (in place = the out-pointer rule with *out == an input). Memory grows
  * linearly with the batch: the per-sample cost is what limits the batch
  * size on a GPU, the weights are a fixed cost.
- * If nd_matmul or another op is not implemented on the GPU backend yet
- * (ND_ERR_UNSUPPORTED), the example names it and measures on the CPU.
  */
 // expect: batch_memory: ok
 #include <ndgpu.h>
@@ -99,12 +97,6 @@ int main(int argc, char **argv)
 
     static size_t peaks[2][NB];
     nd_status st = measure(dev, peaks);
-    if (st == ND_ERR_UNSUPPORTED && dev.type == ND_DEVICE_CUDA) {
-        printf("cuda:%d: an op is not implemented on the CUDA backend yet (%s): measuring on the CPU instead\n",
-               dev.id, g_err);
-        dev = nd_cpu();
-        st = measure(dev, peaks);
-    }
     if (st != ND_OK) {
         fprintf(stderr, "batch_memory failed: %s: %s\n", nd_status_name(st), g_err);
         return 1;

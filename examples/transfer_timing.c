@@ -21,8 +21,6 @@
  * matrix is a CPU array, pinned memory is ordinary memory, copies are
  * memcpy and CPU events time with the host clock) and says so: the numbers
  * are then host memory bandwidth, not PCIe.
- * If an op is not implemented on the GPU backend yet (ND_ERR_UNSUPPORTED),
- * the example says which and works around it.
  */
 // expect: transfer_timing: ok
 #include <ndgpu.h>
@@ -96,20 +94,7 @@ int main(int argc, char **argv)
     nd_rng *rng = NULL;
     nd_array *d = NULL;
     CHECK(nd_rng_create(&rng, 42));
-    nd_status st = nd_random_uniform(&d, rng, ND_FLOAT32, 2, shape, 0.0, 1.0, dev);
-    if (st != ND_OK && dev.type == ND_DEVICE_CUDA) {
-        /* E.g. ND_ERR_UNSUPPORTED: no random kernels on the GPU backend yet.
-         * Philox gives the same numbers everywhere: generate on the CPU and copy. */
-        printf("note: %s: %s\n      -> generated on the CPU and copied to the device\n", nd_status_name(st),
-               nd_last_error());
-        nd_array *h = NULL;
-        CHECK(nd_rng_set_offset(rng, 0));
-        CHECK(nd_random_uniform(&h, rng, ND_FLOAT32, 2, shape, 0.0, 1.0, nd_cpu()));
-        CHECK(nd_to_device(&d, h, dev));
-        nd_release(h);
-    } else {
-        CHECK(st);
-    }
+    CHECK(nd_random_uniform(&d, rng, ND_FLOAT32, 2, shape, 0.0, 1.0, dev));
     const size_t nbytes = nd_nbytes(d);
     printf("matrix: %dx%d float32 = %.1f MB on %s\n", N, N, nbytes / 1e6, dev.type == ND_DEVICE_CUDA ? "cuda:0" : "cpu");
 
