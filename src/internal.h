@@ -189,6 +189,26 @@ ND_INTERNAL void nd__iter_init(nd_iter *it, int nops, const nd_array *const *ops
  * stride == itemsize (or 0 for broadcast scalars). */
 ND_INTERNAL bool nd__iter_is_flat(const nd_iter *it);
 
+/* Merge adjacent axes (outer first) when str[i] == str[i+1] * shape[i+1]
+ * (any stride unit); returns the new count. Used by the CPU reduction
+ * driver and the CUDA reduction plan (src/cuda/reduce_plan.h), so both
+ * see the same geometry. */
+static inline int nd__merge_axes(int n, int64_t *shape, int64_t *str)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (m > 0 && str[m - 1] == str[i] * shape[i]) {
+            shape[m - 1] *= shape[i];
+            str[m - 1] = str[i];
+        } else {
+            shape[m] = shape[i];
+            str[m] = str[i];
+            m++;
+        }
+    }
+    return m;
+}
+
 /* A 1-D strided inner loop, NumPy style: args[k] points at operand k's
  * first element, steps[k] is its byte stride, n the count. */
 typedef void (*nd_loop_fn)(char **args, const int64_t *steps, int64_t n, const void *ctx);

@@ -349,22 +349,6 @@ static nd_status rows_pass(rk_job *j)
 /* ------------------------------------------------------------------ */
 /* Driver                                                              */
 /* ------------------------------------------------------------------ */
-/* Merge adjacent axes (outer first) when stride[i] == stride[i+1]*shape[i+1]. */
-static int merge_axes(int n, int64_t *shape, int64_t *str)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (m > 0 && str[m - 1] == str[i] * shape[i]) {
-            shape[m - 1] *= shape[i];
-            str[m - 1] = str[i];
-        } else {
-            shape[m] = shape[i];
-            str[m] = str[i];
-            m++;
-        }
-    }
-    return m;
-}
 
 static nd_status run_class(rk_job *j, rk_class cls)
 {
@@ -401,7 +385,7 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
         j->kshape[j->nk] = a->shape[i];
         j->kstr[j->nk++] = a->strides[i] * j->isz;
     }
-    j->nk = merge_axes(j->nk, j->kshape, j->kstr);
+    j->nk = nd__merge_axes(j->nk, j->kshape, j->kstr);
     j->nred = 1;
     for (int i = nk0; i < nd; i++) {
         j->nred *= a->shape[i];
@@ -424,7 +408,7 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
                 j->rshape[k] = j->rshape[k - 1];
                 j->rshape[k - 1] = t;
             }
-    j->nr = merge_axes(j->nr, j->rshape, j->rstr);
+    j->nr = nd__merge_axes(j->nr, j->rshape, j->rstr);
     if (j->nr == 0) { /* one element per output */
         j->nr = 1;
         j->rshape[0] = 1;

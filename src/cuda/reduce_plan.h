@@ -84,22 +84,6 @@ typedef struct nd_rk {
 
 static inline int64_t nd_rk_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* Merge adjacent axes (outer first) when str[i] == str[i+1] * shape[i+1]. */
-static inline int nd_rk_merge_axes(int n, int64_t *shape, int64_t *str)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (m > 0 && str[m - 1] == str[i] * shape[i]) {
-            shape[m - 1] *= shape[i];
-            str[m - 1] = str[i];
-        } else {
-            shape[m] = shape[i];
-            str[m] = str[i];
-            m++;
-        }
-    }
-    return m;
-}
 
 /* The simplified geometry of reducing the last naxes axes of (ndim,
  * shape, strides in ELEMENTS of isz bytes). keep_order: argmax/argmin. */
@@ -117,7 +101,7 @@ static inline void nd_rk_geometry(nd_rk *k, int ndim, const int64_t *shape, cons
         k->kshape[k->nk] = shape[i];
         k->kstr[k->nk++] = strides[i] * isz;
     }
-    k->nk = nd_rk_merge_axes(k->nk, k->kshape, k->kstr);
+    k->nk = nd__merge_axes(k->nk, k->kshape, k->kstr);
     for (int i = nk0; i < ndim; i++) {
         k->nred *= shape[i];
         if (shape[i] == 1) continue;
@@ -139,7 +123,7 @@ static inline void nd_rk_geometry(nd_rk *k, int ndim, const int64_t *shape, cons
                 k->rshape[m] = k->rshape[m - 1];
                 k->rshape[m - 1] = t;
             }
-    k->nr = nd_rk_merge_axes(k->nr, k->rshape, k->rstr);
+    k->nr = nd__merge_axes(k->nr, k->rshape, k->rstr);
     if (k->nk == 0) {
         k->nk = 1;
         k->kshape[0] = 1;
