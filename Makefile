@@ -27,7 +27,12 @@ CUDA_ARCH ?= 80 90
 CUDA_PTX ?= 1
 PTX_GENCODE = -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
 
-ifeq ($(CUDA),0)
+# CUDA_EMU=1: the CUDA backend compiled as C++ for the emulated GPU
+# (HIP-CPU; mk/emu.mk: make emu-test, emu-asan, gpu-check-emu). Test builds only.
+HIPCPU ?= ../shared/hip-cpu
+ifeq ($(CUDA_EMU),1)
+  WITH_CUDA := 1
+else ifeq ($(CUDA),0)
   WITH_CUDA := 0
 else ifneq ($(NVCC),)
   WITH_CUDA := 1
@@ -58,9 +63,29 @@ LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lm -lpthread
 
 SRCS := $(wildcard src/*.c) $(wildcard src/cpu/*.c)
 CU_SRCS := $(wildcard src/cuda/*.cu)
-ifeq ($(WITH_CUDA),1)
+ifeq ($(CUDA_EMU),1)
+  # tests/emu first on the include path: its cuda_runtime.h and cublas_v2.h
+  # stand in for the toolkit's (whose directory is not on the path at all).
+  # The emulated runtime and the cuBLAS stand-in go into this build's
+  # libndgpu.a/.so (a test build: never installed).
+  CFLAGS_ALL += -DND_WITH_CUDA=1 -DND_CUDA_EMU=1 -Itests/emu
+  CXX ?= g++
+  NVCC := $(CXX)
+  NVCCFLAGS := -x c++ -std=c++17 $(OPT) -ffp-contract=off -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
+               -Wno-unknown-pragmas -Wno-class-memaccess -DND_WITH_CUDA=1 -DND_CUDA_EMU=1 \
+               -Itests/emu -isystem $(HIPCPU)/include -Iinclude -Isrc $(BLAS_CFLAGS) $(SAN)
+  EMU_SRCS := $(wildcard tests/emu/*.cpp)
+  EMU_OBJS := $(EMU_SRCS:%.cpp=$(BUILD)/%.o)
+  LDLIBS_ALL += -ltbb -lstdc++
+  CU_OBJS := $(CU_SRCS:%.cu=$(BUILD)/%.o) $(EMU_OBJS)
+else ifeq ($(WITH_CUDA),1)
   CFLAGS_ALL += -DND_WITH_CUDA=1 -I$(CUDA_HOME)/include
-  NVCCFLAGS := -std=c++17 -O2 -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror -Werror all-warnings \
+  # -fmad=false: no a*b+c contracted into an FMA. The CPU backend compiles
+  # in ISO C mode (no contraction), and the scalar op bodies are shared, so
+  # the GPU computes the same function bit for bit; an op that wants an FMA
+  # calls fma() explicitly on both sides. The kernels are memory-bound, and
+  # matmul is cuBLAS, so this costs nothing measurable.
+  NVCCFLAGS := -std=c++17 -O2 -fmad=false -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror -Werror all-warnings \
                $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
                $(if $(filter 1,$(CUDA_PTX)),$(PTX_GENCODE)) \
                -DND_WITH_CUDA=1 -Iinclude -Isrc $(NVCC_EXTRA)
@@ -76,6 +101,8 @@ LIB_SO := $(BUILD)/libndgpu.so.$(NDGPU_VERSION)
 LIB_SONAME := libndgpu.so.$(NDGPU_SOVERSION)
 
 TEST_SRCS := $(wildcard tests/test_*.c)
+# Test kernels (tests/cuda/*.cu): compiled like src/cuda in CUDA builds.
+TEST_CU_OBJS := $(if $(filter 1,$(WITH_CUDA)),$(patsubst %.cu,$(BUILD)/%.o,$(wildcard tests/cuda/*.cu)))
 TEST_BIN := $(BUILD)/tests/ndgpu_tests
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
@@ -90,12 +117,17 @@ $(BUILD)/%.o: %.c $(wildcard include/*.h src/*.h src/cpu/*.h) | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh) | $(BUILD)/.dirs
+	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
--include $(OBJS:.o=.d) $(CU_OBJS:.o=.d)
+$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(wildcard tests/emu/*.h) | $(BUILD)/.dirs
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+-include $(OBJS:.o=.d) $(CU_OBJS:.o=.d) $(TEST_CU_OBJS:.o=.d)
 
 $(BUILD)/.dirs:
-	mkdir -p $(BUILD)/src/cpu $(BUILD)/src/cuda $(BUILD)/tests $(BUILD)/examples
+	mkdir -p $(BUILD)/src/cpu $(BUILD)/src/cuda $(BUILD)/tests/emu $(BUILD)/tests/cuda $(BUILD)/examples
 	touch $@
 
 $(LIB_A): $(OBJS) $(CU_OBJS)
@@ -110,8 +142,8 @@ $(BUILD)/libndgpu.so: $(LIB_SO)
 
 # The test binary links the static library (internal symbols reachable
 # through src/ headers for white-box tests).
-$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h) $(LIB_A)
-	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -o $@ $(TEST_SRCS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h) $(TEST_CU_OBJS) $(LIB_A)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -o $@ $(TEST_SRCS) $(TEST_CU_OBJS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
 
 $(BUILD)/examples/%: examples/%.c $(LIB_A)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)

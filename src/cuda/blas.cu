@@ -129,12 +129,13 @@ static nd_status copy3(const char *fn, cudaStream_t s, size_t isz, void *dst, nd
 {
     int64_t n = nmat * rows * cols;
     unsigned grid = nd_grid_for(n, 256);
+    cudaError_t e;
     switch (isz) {
-    case 2: copy3_kernel<uint16_t><<<grid, 256, 0, s>>>((uint16_t *)dst, dv, (const uint16_t *)src, sv, rows, cols, n); break;
-    case 4: copy3_kernel<uint32_t><<<grid, 256, 0, s>>>((uint32_t *)dst, dv, (const uint32_t *)src, sv, rows, cols, n); break;
-    default: copy3_kernel<uint64_t><<<grid, 256, 0, s>>>((uint64_t *)dst, dv, (const uint64_t *)src, sv, rows, cols, n); break;
+    case 2: e = nd_launch(copy3_kernel<uint16_t>, grid, 256, 0, s, (uint16_t *)dst, dv, (const uint16_t *)src, sv, rows, cols, n); break;
+    case 4: e = nd_launch(copy3_kernel<uint32_t>, grid, 256, 0, s, (uint32_t *)dst, dv, (const uint32_t *)src, sv, rows, cols, n); break;
+    default: e = nd_launch(copy3_kernel<uint64_t>, grid, 256, 0, s, (uint64_t *)dst, dv, (const uint64_t *)src, sv, rows, cols, n); break;
     }
-    ND_CUDA_TRY(cudaGetLastError(), fn);
+    ND_CUDA_TRY(e, fn);
     return ND_OK;
 }
 
@@ -289,8 +290,7 @@ static nd_status run_gemm(const char *fn, nd_device dev, nd_dtype t, int64_t nb,
         if (st == ND_OK) {
             ptr_bases pb;
             for (int i = 0; i < 3; i++) pb.base[i] = (char *)x[i], pb.bstride[i] = p.bs[i] * (int64_t)isz;
-            ptr_arrays_kernel<<<nd_grid_for(p.nb, 256), 256, 0, s>>>(arr, pb, p.nb);
-            cudaError_t e = cudaGetLastError();
+            cudaError_t e = nd_launch(ptr_arrays_kernel, nd_grid_for(p.nb, 256), 256, 0, s, arr, pb, p.nb);
             if (e != cudaSuccess) st = nd_cuda_status(e, fn, "ptr_arrays_kernel");
         }
     }
@@ -339,13 +339,14 @@ static nd_status scale_c(nd_array *c, double beta)
     cudaStream_t s = nd_stream_of(nd__current_stream(c->device));
     unsigned grid = nd_grid_for(n, 256);
     void *p = nd__ptr(c);
+    cudaError_t e;
     switch (c->dtype) {
-    case ND_FLOAT16: scale_kernel<f16_io><<<grid, 256, 0, s>>>((uint16_t *)p, v, M, N, beta); break;
-    case ND_BFLOAT16: scale_kernel<bf16_io><<<grid, 256, 0, s>>>((uint16_t *)p, v, M, N, beta); break;
-    case ND_FLOAT32: scale_kernel<f32_io><<<grid, 256, 0, s>>>((float *)p, v, M, N, beta); break;
-    default: scale_kernel<f64_io><<<grid, 256, 0, s>>>((double *)p, v, M, N, beta); break;
+    case ND_FLOAT16: e = nd_launch(scale_kernel<f16_io>, grid, 256, 0, s, (uint16_t *)p, v, M, N, beta); break;
+    case ND_BFLOAT16: e = nd_launch(scale_kernel<bf16_io>, grid, 256, 0, s, (uint16_t *)p, v, M, N, beta); break;
+    case ND_FLOAT32: e = nd_launch(scale_kernel<f32_io>, grid, 256, 0, s, (float *)p, v, M, N, beta); break;
+    default: e = nd_launch(scale_kernel<f64_io>, grid, 256, 0, s, (double *)p, v, M, N, beta); break;
     }
-    ND_CUDA_TRY(cudaGetLastError(), "nd_gemm");
+    ND_CUDA_TRY(e, "nd_gemm");
     return ND_OK;
 }
 

@@ -1,7 +1,7 @@
 // Helpers shared by the CUDA backend's .cu files.
 #ifndef ND_CUDA_UTIL_CUH
 #define ND_CUDA_UTIL_CUH
-#include <cuda_runtime.h>
+#include "cuda/cuda_seam.h"
 
 #include "internal.h"
 

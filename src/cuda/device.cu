@@ -1,6 +1,6 @@
 // CUDA device discovery and information. Never fails loudly: a machine
 // without a driver or GPU simply has 0 devices.
-#include <cuda_runtime.h>
+#include "cuda/cuda_seam.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -149,8 +149,7 @@ template <class F> static nd_status nd_ew_launch(const nd_ew_args &a, cudaStream
     if (a.plan.vec != nd_ew_traits<F>::N)
         return nd__err(ND_ERR_INTERNAL, name, "vector width %d planned for a kernel of width %d", a.plan.vec,
                        nd_ew_traits<F>::N);
-    nd_ew_kernel<F><<<a.plan.grid, ND_EW_BLOCK, 0, s>>>(a);
-    ND_CUDA_TRY(cudaGetLastError(), name);
+    ND_CUDA_TRY(nd_launch(nd_ew_kernel<F>, a.plan.grid, ND_EW_BLOCK, 0, s, a), name);
     return ND_OK;
 }
 

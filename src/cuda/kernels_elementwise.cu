@@ -103,6 +103,7 @@ __device__ __forceinline__ bool nd_cu_bad_exp(int64_t b) { return nd_op_power_ba
 template <typename T>
 __global__ void __launch_bounds__(ND_EW_BLOCK) nd_negscan_kernel(const __grid_constant__ nd_ew_args a, int *flag)
 {
+    ND_SYNC_KERNEL();
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t nth = (int64_t)gridDim.x * blockDim.x;
     bool any = false;
@@ -152,8 +153,7 @@ static nd_status has_negative(const nd_array *b, bool *neg)
     int host = 0;
     cudaError_t e = cudaMemsetAsync(flag, 0, sizeof(int), s);
     if (e == cudaSuccess) {
-        kern<<<args.plan.grid, ND_EW_BLOCK, 0, s>>>(args, flag);
-        e = cudaGetLastError();
+        e = nd_launch(kern, args.plan.grid, ND_EW_BLOCK, 0, s, args, flag);
     }
     if (e == cudaSuccess) e = cudaMemcpyAsync(&host, flag, sizeof(int), cudaMemcpyDeviceToHost, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);

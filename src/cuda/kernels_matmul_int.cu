@@ -12,6 +12,7 @@
 #define ND_MMI_KERNEL(SUF, ACC)                                                                      \
     __global__ void __launch_bounds__(ND_MMI_THREADS) mmi_kernel_##SUF(const __grid_constant__ nd_mmi_args g)               \
     {                                                                                                \
+        ND_SYNC_KERNEL();                                                                            \
         __shared__ ACC As[ND_MMI_TK][ND_MMI_TM + 1];                                                 \
         __shared__ ACC Bs[ND_MMI_TK][ND_MMI_TN + 1];                                                 \
         const int tid = (int)threadIdx.x;                                                            \
@@ -54,8 +55,8 @@ extern "C" nd_status nd__cuda_matmul_int(nd_array *out, const nd_array *a, const
     dim3 gd(grid[0], grid[1], grid[2]);
     nd_device_guard guard(out->device.id);
     cudaStream_t s = nd_stream_of(nd__current_stream(out->device));
-    if (is == 8) mmi_kernel_u64<<<gd, ND_MMI_THREADS, 0, s>>>(g);
-    else mmi_kernel_u32<<<gd, ND_MMI_THREADS, 0, s>>>(g);
-    ND_CUDA_TRY(cudaGetLastError(), "nd_matmul");
+    ND_CUDA_TRY(is == 8 ? nd_launch(mmi_kernel_u64, gd, ND_MMI_THREADS, 0, s, g)
+                        : nd_launch(mmi_kernel_u32, gd, ND_MMI_THREADS, 0, s, g),
+                "nd_matmul");
     return ND_OK;
 }

@@ -23,12 +23,12 @@ __global__ void __launch_bounds__(ND_PHILOX_THREADS)
     nd_philox_thread_fill(&c, CLS, DIST, data, nblocks, tid, nthreads);
 }
 
-typedef void (*philox_launcher)(void *, const nd_philox_call &, int64_t, cudaStream_t);
+typedef cudaError_t (*philox_launcher)(void *, const nd_philox_call &, int64_t, cudaStream_t);
 
 template <int CLS, int DIST>
-static void launch_philox(void *data, const nd_philox_call &c, int64_t nblocks, cudaStream_t s)
+static cudaError_t launch_philox(void *data, const nd_philox_call &c, int64_t nblocks, cudaStream_t s)
 {
-    philox_kernel<CLS, DIST><<<nd_philox_grid(nblocks), ND_PHILOX_THREADS, 0, s>>>(data, c, nblocks);
+    return nd_launch(philox_kernel<CLS, DIST>, nd_philox_grid(nblocks), ND_PHILOX_THREADS, 0, s, data, c, nblocks);
 }
 
 // [dist][class]
@@ -56,8 +56,7 @@ extern "C" nd_status nd__cuda_random(nd_array *out, int dist, uint64_t seed, uin
     int64_t nblocks = nd_philox_num_blocks(out->size, cls);
     nd_device_guard g(out->device.id);
     cudaStream_t s = nd_stream_of(nd__current_stream(out->device));
-    philox_launchers[dist][cls](nd__ptr(out), c, nblocks, s);
-    ND_CUDA_TRY(cudaGetLastError(), func);
+    ND_CUDA_TRY(philox_launchers[dist][cls](nd__ptr(out), c, nblocks, s), func);
     return ND_OK;
 }
 

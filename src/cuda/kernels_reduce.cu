@@ -43,12 +43,8 @@ static nd_status run_pass(nd_rk &k, nd_dtype dt, int cls, int dev, cudaStream_t 
         nd_status st = nd__cuda_alloc(dev, (size_t)(k.nout * k.nchunk) * l.ssize, (void *)s, &k.part);
         if (st) return st; // the pool's message (the core names the caller)
     }
-    l.first(k, s);
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess && k.part) {
-        l.combine(k, s);
-        e = cudaGetLastError();
-    }
+    cudaError_t e = l.first(k, s);
+    if (e == cudaSuccess && k.part) e = l.combine(k, s);
     if (k.part) nd__cuda_free(dev, k.part); // stream-ordered: reused only by later work on s
     k.part = NULL;
     return nd_cuda_status(e, fn, "reduction kernel launch");

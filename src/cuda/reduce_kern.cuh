@@ -6,7 +6,7 @@
 // described at the top of reduce_plan.h.
 #ifndef ND_CUDA_REDUCE_KERN_CUH
 #define ND_CUDA_REDUCE_KERN_CUH
-#include <cuda_runtime.h>
+#include "cuda/cuda_seam.h"
 
 #include "convert.h"
 #include "cuda/cuda_util.cuh"
@@ -14,7 +14,7 @@
 
 // Launchers of one (dtype, class): the first pass (inner or outer path,
 // partials or final outputs) and the combine pass; ssize = sizeof(state).
-typedef void (*nd_rk_launch_fn)(const nd_rk &k, cudaStream_t s);
+typedef cudaError_t (*nd_rk_launch_fn)(const nd_rk &k, cudaStream_t s);
 struct nd_rk_launcher {
     nd_rk_launch_fn first, combine;
     size_t ssize;
@@ -26,7 +26,7 @@ nd_rk_launcher nd__rk_launcher_f(nd_dtype dt, int cls);
 nd_rk_launcher nd__rk_launcher_s(nd_dtype dt, int cls);
 nd_rk_launcher nd__rk_launcher_u(nd_dtype dt, int cls);
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(ND_CUDA_EMU)
 // ---- loads: storage dtype -> compute type ------------------------------
 template <int DT> struct RLd;
 #define NDR_LD(DT, suf, CT)                                                              \
@@ -178,6 +178,7 @@ __device__ __forceinline__ void nd_remit(const nd_rk &k, int64_t o, int64_t kc, 
 template <int DT, int CLS>
 __global__ void __launch_bounds__(NDR_BLOCK, NDR_MINB) nd_rk_inner(const nd_rk k)
 {
+    ND_SYNC_KERNEL();
     typedef RLd<DT> Ld;
     typedef ROp<typename Ld::C, CLS> O;
     typedef typename O::S S;
@@ -207,6 +208,7 @@ __global__ void __launch_bounds__(NDR_BLOCK, NDR_MINB) nd_rk_inner(const nd_rk k
 template <int DT, int CLS>
 __global__ void __launch_bounds__(NDR_BLOCK, NDR_MINB) nd_rk_outer(const nd_rk k)
 {
+    ND_SYNC_KERNEL();
     typedef RLd<DT> Ld;
     typedef ROp<typename Ld::C, CLS> O;
     typedef typename O::S S;
@@ -237,6 +239,7 @@ __global__ void __launch_bounds__(NDR_BLOCK, NDR_MINB) nd_rk_outer(const nd_rk k
 template <typename C, int CLS>
 __global__ void __launch_bounds__(NDR_BLOCK) nd_rk_combine(const nd_rk k)
 {
+    ND_SYNC_KERNEL();
     typedef ROp<C, CLS> O;
     typedef typename O::S S;
     const S *P = (const S *)k.part;
@@ -257,16 +260,16 @@ __global__ void __launch_bounds__(NDR_BLOCK) nd_rk_combine(const nd_rk k)
 }
 
 template <int DT, int CLS>
-static void nd_rk_launch_first(const nd_rk &k, cudaStream_t s)
+static cudaError_t nd_rk_launch_first(const nd_rk &k, cudaStream_t s)
 {
     const unsigned grid = nd_rk_grid(k.items);
-    if (k.path == NDR_OUTER) nd_rk_outer<DT, CLS><<<grid, NDR_BLOCK, 0, s>>>(k);
-    else nd_rk_inner<DT, CLS><<<grid, NDR_BLOCK, 0, s>>>(k);
+    if (k.path == NDR_OUTER) return nd_launch(nd_rk_outer<DT, CLS>, grid, NDR_BLOCK, 0, s, k);
+    return nd_launch(nd_rk_inner<DT, CLS>, grid, NDR_BLOCK, 0, s, k);
 }
 template <int DT, int CLS>
-static void nd_rk_launch_combine(const nd_rk &k, cudaStream_t s)
+static cudaError_t nd_rk_launch_combine(const nd_rk &k, cudaStream_t s)
 {
-    nd_rk_combine<typename RLd<DT>::C, CLS><<<nd_rk_grid(k.citems), NDR_BLOCK, 0, s>>>(k);
+    return nd_launch(nd_rk_combine<typename RLd<DT>::C, CLS>, nd_rk_grid(k.citems), NDR_BLOCK, 0, s, k);
 }
 template <int DT, int CLS>
 static nd_rk_launcher nd_rk_entry()
@@ -282,5 +285,5 @@ static nd_rk_launcher nd_rk_entry()
 // the template parameter of the function the switch is in).
 #define NDR_ENTRY_CASE(CLSID, cls, ck) \
     case CLSID: return nd_rk_entry<DT, CLSID>();
-#endif // __CUDACC__
+#endif // __CUDACC__ || ND_CUDA_EMU
 #endif

@@ -1,0 +1,42 @@
+# The emulated GPU (tests/emu, src/cuda/cuda_seam.h; README "What runs where").
+#
+#   make emu-test       the CUDA backend compiled as C++ against HIP-CPU
+#                       ($(HIPCPU)) + the emulated CUDA runtime and cuBLAS
+#                       stand-in (tests/emu), and the whole Check suite and
+#                       the examples with cuda:0 = that device (build-emu/)
+#   make emu-asan       the same under AddressSanitizer + UBSan (device
+#                       buffers are host memory: an out-of-bounds device
+#                       access is caught, like compute-sanitizer's memcheck)
+#   make gpu-check-emu  tools/gpu-check.sh against the emulated device (every
+#                       step runs; the record goes to build-emu/gpu-check/)
+#
+# HIPCPU=path overrides where HIP-CPU is (default ../shared/hip-cpu).
+# Needs Debian's libtbb-dev (HIP-CPU runs blocks through C++17 parallel
+# algorithms); as root `make emu-deps` installs it.
+EMU_BUILD ?= build-emu
+EMU_ASAN_BUILD ?= build-emu-asan
+
+.PHONY: emu-test emu-asan gpu-check-emu emu-deps emu-check-hipcpu
+emu-check-hipcpu:
+	@if [ ! -f "$(HIPCPU)/include/hip/hip_runtime.h" ]; then \
+	  echo "emu: HIP-CPU not found at $(HIPCPU) (expected $(HIPCPU)/include/hip/hip_runtime.h)." >&2; \
+	  echo "emu: the emulated GPU needs HIP-CPU (ROCm/HIP-CPU, header-only); point HIPCPU=/path/to/hip-cpu at it." >&2; \
+	  exit 1; fi
+
+emu-deps: deps
+	@dpkg-query -W -f='$${Status}' libtbb-dev 2>/dev/null | grep -q "install ok installed" && exit 0; \
+	if [ "$$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then \
+	  echo "emu: installing libtbb-dev"; export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -q >/dev/null && apt-get install -y -q libtbb-dev >/dev/null; \
+	else echo "emu: missing libtbb-dev: sudo apt-get install -y libtbb-dev" >&2; exit 1; fi
+
+emu-test: emu-check-hipcpu emu-deps
+	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 check-run
+
+emu-asan: emu-check-hipcpu emu-deps
+	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
+
+gpu-check-emu: emu-check-hipcpu emu-deps
+	@$(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 lib
+	GPU_CHECK_EMU=1 BUILD=$(EMU_BUILD) bash tools/gpu-check.sh
