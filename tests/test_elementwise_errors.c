@@ -229,6 +229,6 @@ TCase *ew_tcase_errors(void)
     tcase_add_test(tc, shapes_that_do_not_broadcast);
     tcase_add_test(tc, bad_out_arrays_are_untouched);
     tcase_add_test(tc, partial_overlap_and_cast_out);
-    if (nd_cuda_device_count() > 0) tcase_add_test(tc, device_mismatch);
+    if (nd_test_gpu_count() > 0) tcase_add_test(tc, device_mismatch);
     return tc;
 }

@@ -693,7 +693,7 @@ static void run_device(nd_device dev, const char *devname)
 START_TEST(harness_cpu) { run_device(nd_cpu(), "cpu"); }
 END_TEST
 
-START_TEST(harness_cuda) { run_device(nd_cuda(0), "cuda"); }
+START_TEST(harness_cuda) { run_device(nd_cuda(0), "cuda:0"); }
 END_TEST
 
 TCase *ew_tcase_harness(void)
@@ -701,7 +701,7 @@ TCase *ew_tcase_harness(void)
     TCase *tc = tcase_create("harness");
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, harness_cpu);
-    if (nd_cuda_device_count() > 0) {
+    if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, harness_cuda);
     } else {
         printf("elementwise harness: cuda backend SKIPPED (no GPU)\n");

@@ -421,16 +421,20 @@ END_TEST
 void gpu_ew_add_device_tests(Suite *s)
 {
 #ifndef GPU_EW_DRY_RUN
-    if (nd_cuda_device_count() == 0) {
+    if (nd_test_gpu_count() == 0) {
         printf("gpu_ew: CUDA elementwise kernel tests SKIPPED (no GPU)\n");
         return;
     }
 #endif
     TCase *tc = tcase_create("device");
     tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, large_flat_arrays_with_odd_offsets);
-    tcase_add_test(tc, large_strided_arrays);
-    tcase_add_test(tc, operand_beyond_2gb_takes_64bit_indices);
+    if (nd_test_large()) {
+        tcase_add_test(tc, large_flat_arrays_with_odd_offsets);
+        tcase_add_test(tc, large_strided_arrays);
+        tcase_add_test(tc, operand_beyond_2gb_takes_64bit_indices);
+    } else {
+        printf("gpu_ew: the three large-array tests SKIPPED (ND_TEST_LARGE=0)\n");
+    }
     tcase_add_test(tc, unaligned_views_on_every_dtype);
     tcase_add_test(tc, where_on_every_dtype_and_layout);
     tcase_add_test(tc, integer_power_negative_exponent_fails_before_writing);

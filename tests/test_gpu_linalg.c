@@ -801,7 +801,7 @@ Suite *suite_gpu_linalg(void)
     tcase_add_test(tc, plan_gemm_exhaustive);
     tcase_add_test(tc, int_kernel_replay);
     suite_add_tcase(s, tc);
-    if (nd_cuda_device_count() == 0 && !DRY_RUN) {
+    if (nd_test_gpu_count() == 0 && !DRY_RUN) {
         printf("gpu_linalg suite: GPU tests SKIPPED (no GPU)\n");
         return s;
     }

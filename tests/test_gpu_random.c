@@ -338,7 +338,7 @@ Suite *suite_gpu_random(void)
     tcase_add_test(cpu, launch_geometry);
     tcase_add_test(cpu, cuda_backend_entry_points);
     suite_add_tcase(s, cpu);
-    if (nd_cuda_device_count() == 0) {
+    if (nd_test_gpu_count() == 0) {
         printf("gpu_random suite: GPU tests SKIPPED (no GPU)\n");
         return s;
     }

@@ -328,7 +328,7 @@ Suite *suite_gpu_reduce(void)
     Suite *s = suite_create("gpu_reduce");
     suite_add_tcase(s, tcase_gpu_reduce_units());
     suite_add_tcase(s, tcase_gpu_reduce_emu());
-    if (nd_cuda_device_count() == 0) {
+    if (nd_test_gpu_count() == 0) {
         printf("gpu_reduce suite: GPU tests SKIPPED (no GPU); the CPU emulation of the kernels runs\n");
         return s;
     }
@@ -338,7 +338,8 @@ Suite *suite_gpu_reduce(void)
     tcase_add_test(tc, gpu_odd_shapes);
     tcase_add_test(tc, gpu_empty_and_zero_size);
     tcase_add_test(tc, gpu_nans_and_ties);
-    tcase_add_test(tc, gpu_large);
+    if (nd_test_large()) tcase_add_test(tc, gpu_large);
+    else printf("gpu_reduce: gpu_large SKIPPED (ND_TEST_LARGE=0)\n");
     tcase_add_test(tc, gpu_determinism);
     suite_add_tcase(s, tc);
     return s;

@@ -40,10 +40,12 @@ START_TEST(cpu_memory_stats_and_limit)
     ck_assert_uint_eq(s2.peak_in_use, s2.in_use);
     ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
     ND_EXPECT_ERR(nd_memory_get_stats(NULL, nd_cpu()), ND_ERR_INVALID, "'stats'");
-    ND_EXPECT_ERR(nd_memory_get_stats(&s2, nd_cuda(0)), NO_GPU_STATUS, "cuda:0");
-    ND_EXPECT_ERR(nd_memory_set_limit(nd_cuda(0), 1), NO_GPU_STATUS, "nd_memory_set_limit");
-    ND_EXPECT_ERR(nd_memory_release_cached(nd_cuda(0)), NO_GPU_STATUS, "nd_memory_release_cached");
-    ND_EXPECT_ERR(nd_memory_reset_peak(nd_cuda(0)), NO_GPU_STATUS, "nd_memory_reset_peak");
+    if (nd_cuda_device_count() == 0) { /* without a GPU (with one: suite gpu) */
+        ND_EXPECT_ERR(nd_memory_get_stats(&s2, nd_cuda(0)), NO_GPU_STATUS, "cuda:0");
+        ND_EXPECT_ERR(nd_memory_set_limit(nd_cuda(0), 1), NO_GPU_STATUS, "nd_memory_set_limit");
+        ND_EXPECT_ERR(nd_memory_release_cached(nd_cuda(0)), NO_GPU_STATUS, "nd_memory_release_cached");
+        ND_EXPECT_ERR(nd_memory_reset_peak(nd_cuda(0)), NO_GPU_STATUS, "nd_memory_reset_peak");
+    }
 }
 END_TEST
 
@@ -76,10 +78,12 @@ START_TEST(cpu_streams_and_events_time_the_host)
     ND_EXPECT_ERR(nd_stream_synchronize(NULL), ND_ERR_INVALID, "'stream'");
     nd_stream *g = NULL;
     nd_event *ge = NULL;
-    ND_EXPECT_ERR(nd_stream_create(&g, nd_cuda(0)), NO_GPU_STATUS, "nd_stream_create");
-    ND_EXPECT_ERR(nd_event_create(&ge, nd_cuda(0)), NO_GPU_STATUS, "nd_event_create");
-    ck_assert_ptr_null(g);
-    ck_assert_ptr_null(ge);
+    if (nd_cuda_device_count() == 0) { /* without a GPU (with one: suite gpu) */
+        ND_EXPECT_ERR(nd_stream_create(&g, nd_cuda(0)), NO_GPU_STATUS, "nd_stream_create");
+        ND_EXPECT_ERR(nd_event_create(&ge, nd_cuda(0)), NO_GPU_STATUS, "nd_event_create");
+        ck_assert_ptr_null(g);
+        ck_assert_ptr_null(ge);
+    }
     ND_OK_OR_FAIL(nd_event_destroy(e0));
     ND_OK_OR_FAIL(nd_event_destroy(e1));
     ND_OK_OR_FAIL(nd_stream_destroy(s));

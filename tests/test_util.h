@@ -4,11 +4,32 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ndgpu.h"
+
+/* The number of usable CUDA devices, for deciding in a suite constructor
+ * which tests to add. Check forks a child per test, and a CUDA driver
+ * initialised in a parent is unusable in its forked children (every call
+ * fails with cudaErrorInitializationError), so the runner (test_main.c)
+ * never lets the parent touch CUDA: it asks nd_cuda_device_count() once in
+ * a forked probe child and caches the answer. With CK_FORK=no everything
+ * runs in one process and the count is asked directly. Tests that run in
+ * the child may call nd_cuda_device_count() themselves. */
+int nd_test_gpu_count(void);
+
+/* Whether the very large cases run (30M-element arrays, operands spanning
+ * over 2 GiB): ND_TEST_LARGE=0 leaves them out (tools/gpu-check.sh does so
+ * under compute-sanitizer, where they would take minutes); the suites then
+ * say so rather than count them as passed. */
+static inline int nd_test_large(void)
+{
+    const char *e = getenv("ND_TEST_LARGE");
+    return !(e && strcmp(e, "0") == 0);
+}
 
 /* Assert a call returns ND_OK, printing nd_last_error() otherwise. */
 #define ND_OK_OR_FAIL(call)                                                              \

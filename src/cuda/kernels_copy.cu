@@ -42,15 +42,15 @@ __global__ void fill_kernel(char *dst, T value, nd_kiter it, bool flat)
     }
 }
 
-typedef void (*cast_launcher)(char *, const char *, const nd_kiter &, bool, cudaStream_t);
+typedef cudaError_t (*cast_launcher)(char *, const char *, const nd_kiter &, bool, cudaStream_t);
 
 #define DEF_CAST_LAUNCHER(S, D)                                                                            \
     struct cvt_##S##_##D {                                                                                 \
         __device__ static nd_##D##_t cvt(nd_##S##_t x) { return nd_cvt_##S##_##D(x); }                    \
     };                                                                                                     \
-    static void launch_cast_##S##_##D(char *dst, const char *src, const nd_kiter &it, bool flat, cudaStream_t s) \
+    static cudaError_t launch_cast_##S##_##D(char *dst, const char *src, const nd_kiter &it, bool flat, cudaStream_t s) \
     {                                                                                                      \
-        cast_kernel<nd_##S##_t, nd_##D##_t, cvt_##S##_##D><<<nd_grid_for(it.n, 256), 256, 0, s>>>(dst, src, it, flat); \
+        return nd_launch(cast_kernel<nd_##S##_t, nd_##D##_t, cvt_##S##_##D>, nd_grid_for(it.n, 256), 256, 0, s, dst, src, it, flat); \
     }
 #define DEF_CAST_LAUNCHERS_FROM(S)                                                                        \
     DEF_CAST_LAUNCHER(S, b1) DEF_CAST_LAUNCHER(S, i8) DEF_CAST_LAUNCHER(S, i16) DEF_CAST_LAUNCHER(S, i32)   \
@@ -65,6 +65,25 @@ ND_DTYPE_SUFFIXES(DEF_CAST_LAUNCHERS_FROM)
      launch_cast_##S##_u64, launch_cast_##S##_f16, launch_cast_##S##_bf16, launch_cast_##S##_f32,              \
      launch_cast_##S##_f64},
 static const cast_launcher cast_launchers[ND_NUM_DTYPES][ND_NUM_DTYPES] = {ND_DTYPE_SUFFIXES(CAST_ROW)};
+
+// Same-dtype copies move bits, whatever the layout (as the CPU backend
+// does): a float16/bfloat16 signalling NaN must not go through float and
+// come back quieted (7c01 -> 7e01), and -0.0, payloads and subnormals stay
+// exactly as they are for every dtype.
+template <typename U>
+struct bits_id {
+    __device__ static U cvt(U x) { return x; }
+};
+static cudaError_t launch_bits(size_t isz, char *dst, const char *src, const nd_kiter &it, bool flat, cudaStream_t s)
+{
+    const unsigned grid = nd_grid_for(it.n, 256);
+    switch (isz) {
+    case 1: return nd_launch(cast_kernel<uint8_t, uint8_t, bits_id<uint8_t>>, grid, 256, 0, s, dst, src, it, flat);
+    case 2: return nd_launch(cast_kernel<uint16_t, uint16_t, bits_id<uint16_t>>, grid, 256, 0, s, dst, src, it, flat);
+    case 4: return nd_launch(cast_kernel<uint32_t, uint32_t, bits_id<uint32_t>>, grid, 256, 0, s, dst, src, it, flat);
+    default: return nd_launch(cast_kernel<uint64_t, uint64_t, bits_id<uint64_t>>, grid, 256, 0, s, dst, src, it, flat);
+    }
+}
 
 
 extern "C" nd_status nd__cuda_cast(nd_array *dst, const nd_array *src)
@@ -82,8 +101,11 @@ extern "C" nd_status nd__cuda_cast(nd_array *dst, const nd_array *src)
                     "nd_copy");
         return ND_OK;
     }
-    cast_launchers[src->dtype][dst->dtype](it.data[0], it.data[1], k, flat, s);
-    ND_CUDA_TRY(cudaGetLastError(), "nd_astype");
+    if (dst->dtype == src->dtype) {
+        ND_CUDA_TRY(launch_bits(it.itemsize[0], it.data[0], it.data[1], k, flat, s), "nd_copy");
+        return ND_OK;
+    }
+    ND_CUDA_TRY(cast_launchers[src->dtype][dst->dtype](it.data[0], it.data[1], k, flat, s), "nd_astype");
     return ND_OK;
 }
 
@@ -98,32 +120,33 @@ extern "C" nd_status nd__cuda_fill(nd_array *dst, const void *value)
     nd_device_guard g(dst->device.id);
     cudaStream_t s = nd_stream_of(nd__current_stream(dst->device));
     unsigned grid = nd_grid_for(it.size, 256);
+    cudaError_t e;
     switch (it.itemsize[0]) {
     case 1: {
         uint8_t v;
         memcpy(&v, value, 1);
-        fill_kernel<uint8_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        e = nd_launch(fill_kernel<uint8_t>, grid, 256, 0, s, it.data[0], v, k, flat);
         break;
     }
     case 2: {
         uint16_t v;
         memcpy(&v, value, 2);
-        fill_kernel<uint16_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        e = nd_launch(fill_kernel<uint16_t>, grid, 256, 0, s, it.data[0], v, k, flat);
         break;
     }
     case 4: {
         uint32_t v;
         memcpy(&v, value, 4);
-        fill_kernel<uint32_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        e = nd_launch(fill_kernel<uint32_t>, grid, 256, 0, s, it.data[0], v, k, flat);
         break;
     }
     default: {
         uint64_t v;
         memcpy(&v, value, 8);
-        fill_kernel<uint64_t><<<grid, 256, 0, s>>>(it.data[0], v, k, flat);
+        e = nd_launch(fill_kernel<uint64_t>, grid, 256, 0, s, it.data[0], v, k, flat);
         break;
     }
     }
-    ND_CUDA_TRY(cudaGetLastError(), "nd_full");
+    ND_CUDA_TRY(e, "nd_full");
     return ND_OK;
 }
