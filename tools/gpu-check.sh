@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
 # The GPU check: run on a machine with an NVIDIA GPU in ONE call (< 8 min).
-#   here:     bash tools/gpu-deps.sh            (fetch OpenBLAS/Check .debs into .gpu-deps/)
+#   here:     make gpu-deps                     (OpenBLAS/Check .debs and the commit id into .gpu-deps/)
 #   device:   run(command="bash tools/gpu-check.sh", carry=[".gpu-deps"], timeout_s=540)
 #   then:     copy the record from the returned files into benchmarks/results/ and commit it.
-# It builds the library for sm_90 with the CUDA backend, runs the whole
-# Check suite (the gpu suite included), runs the GPU suites again under
-# compute-sanitizer (memcheck, racecheck, initcheck) with ND_POOL=0, runs the
-# GPU benchmarks and the CuPy comparison where they exist, and writes one
-# dated record: $OUT/gpu-check-<date>.md (or benchmarks/results/ without $OUT).
+# It builds the library for sm_90 with the CUDA backend, runs the GPU suites
+# and the elementwise harness on cuda:0 (not the CPU-heavy suites: `make
+# test` covers those everywhere), runs the GPU suites again under
+# compute-sanitizer (memcheck, racecheck, initcheck) with ND_POOL=0 and
+# without the very large cases (ND_TEST_LARGE=0), runs the GPU benchmarks and
+# the CuPy comparison, and writes one dated record with each step's time:
+# $OUT/gpu-check-<date>.md (or benchmarks/results/ without $OUT).
+#
+# GPU_CHECK_EMU=1 (make gpu-check-emu): the same steps against the emulated
+# GPU (build-emu, CUDA_EMU=1): the sanitizer steps run their suites without
+# compute-sanitizer (there is none; `make emu-asan` is the memcheck there) and
+# the benchmark step runs a few cases only. It proves the script, not the GPU.
+#
+# Check forks a child per test; the runner never initialises CUDA in the
+# parent (tests/test_main.c: the device count comes from a forked probe), so
+# the forked children can use the GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+emu=${GPU_CHECK_EMU:-0}
 out=${OUT:-benchmarks/results}
+[ "$emu" = 1 ] && out=${OUT:-${BUILD:-build-emu}/gpu-check}
 mkdir -p "$out"
 day=$(date -u +%Y-%m-%d)
 rec="$out/gpu-check-$day.md"
@@ -35,9 +48,21 @@ export PATH="/usr/local/cuda/bin:$PATH"
 
 say "# libndgpu GPU check, $day"
 say ""
-say "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')"
-say "- nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -n 1)"
-say "- nvcc: $(nvcc --version 2>&1 | tail -n 1)"
+bdir=${BUILD:-build-gpu}
+[ "$emu" = 1 ] && bdir=${BUILD:-build-emu}
+# The commit: .git does not travel to the GPU machine, so `make gpu-deps`
+# writes it into .gpu-deps/COMMIT (carried); GPU_CHECK_COMMIT overrides.
+commit=${GPU_CHECK_COMMIT:-}
+[ -z "$commit" ] && commit=$({ git rev-parse --short HEAD 2>/dev/null && { git diff --quiet 2>/dev/null || printf ' (+ uncommitted changes)'; }; } | tr -d '\n')
+[ -z "$commit" ] && [ -f .gpu-deps/COMMIT ] && commit="$(cat .gpu-deps/COMMIT) (from .gpu-deps/COMMIT)"
+say "- commit: ${commit:-unknown}"
+if [ "$emu" = 1 ]; then
+  say "- device: the EMULATED GPU (HIP-CPU at ${HIPCPU:-../shared/hip-cpu}, tests/emu): a dry run of this script, not a GPU measurement"
+  say "- cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores"
+else
+  say "- nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -n 1)"
+  say "- nvcc: $(nvcc --version 2>&1 | tail -n 1)"
+fi
 say ""
 
 # Every step runs under a timeout taken from one overall budget, so the
@@ -50,37 +75,55 @@ cap() { local l; l=$(left); [ "$l" -lt "$1" ] && echo $(( l > 5 ? l : 5 )) || ec
 
 # 2. build for sm_90 (CHECK_LIBS/BLAS_LIBS fall back to plain -l flags without pkg-config)
 t0=$(date +%s)
-if timeout "$(cap 300)" make -j16 BUILD=build-gpu CUDA=1 CUDA_ARCH=90 CUDA_PTX=0 lib build-gpu/tests/ndgpu_tests >>"$log" 2>&1; then
-  say "- build (sm_90): ok in $(( $(date +%s) - t0 )) s"
+if [ "$emu" = 1 ]; then bflags=(BUILD="$bdir" CUDA_EMU=1); jobs=$(nproc); else bflags=(BUILD="$bdir" CUDA=1 CUDA_ARCH=90 CUDA_PTX=0); jobs=16; fi
+if timeout "$(cap 300)" make -j"$jobs" "${bflags[@]}" lib "$bdir/tests/ndgpu_tests" >>"$log" 2>&1; then
+  say "- build ($([ "$emu" = 1 ] && echo emulated || echo sm_90)): ok in $(( $(date +%s) - t0 )) s"
 else
-  say "- build (sm_90): FAILED after $(( $(date +%s) - t0 )) s (see the log)"; tail -n 40 "$log"; exit 1
+  say "- build: FAILED after $(( $(date +%s) - t0 )) s (see the log)"; tail -n 40 "$log"; exit 1
 fi
 
-# 3. the whole suite on the GPU machine (the elementwise harness runs every
-#    op x dtype x layout on cuda:0 here; the gpu_* suites compare with the CPU)
+# 3. the GPU suites and the elementwise harness (every op x dtype x layout on
+#    cuda:0 against the CPU reference), one Check run per suite
 t0=$(date +%s)
-timeout "$(cap 200)" build-gpu/tests/ndgpu_tests >"$out/tests-$day.txt" 2>&1
-rc=$?
-say "- test suite: $(grep -E '^[0-9]+%: Checks' "$out/tests-$day.txt" | tail -n 1) (exit $rc, $(( $(date +%s) - t0 )) s)"
-grep -E ':F:|:E:|SKIPPED|MISSING|harness:|coverage:' "$out/tests-$day.txt" | head -n 40 | sed 's/^/    /' | tee -a "$rec"
+: >"$out/tests-$day.txt"
+for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random elementwise:harness; do
+  s1=$(date +%s)
+  if [ "$(left)" -lt 30 ]; then say "- suite $suite: SKIPPED (budget)"; continue; fi
+  case $suite in *:*) env_case=(CK_RUN_SUITE="${suite%%:*}" CK_RUN_CASE="${suite##*:}");; *) env_case=(CK_RUN_SUITE="$suite");; esac
+  env "${env_case[@]}" timeout "$(cap 240)" "$bdir/tests/ndgpu_tests" >"$out/tests-$suite-$day.txt" 2>&1
+  rc=$?
+  cat "$out/tests-$suite-$day.txt" >>"$out/tests-$day.txt"
+  summary=$(grep -E '^[0-9]+%: Checks' "$out/tests-$suite-$day.txt" | tail -n 1)
+  say "- suite $suite: ${summary:-no such suite in this build} (exit $rc, $(( $(date +%s) - s1 )) s)"
+  grep -E ':F:|:E:|SKIPPED|MISSING|harness:' "$out/tests-$suite-$day.txt" | head -n 12 | sed 's/^/    /' | tee -a "$rec"
+done
+say "- GPU suites in all: $(( $(date +%s) - t0 )) s"
 
 # 4. compute-sanitizer on the GPU suites, every allocation visible (ND_POOL=0):
 #    memcheck on each suite, racecheck/initcheck on the kernels with shared
 #    memory and temporaries (reductions, matmul) and the runtime suite
-if command -v compute-sanitizer >/dev/null; then
+if [ "$emu" = 1 ] || command -v compute-sanitizer >/dev/null; then
   san() { # tool suite cap
-    local t0 src; t0=$(date +%s)
+    local t0 src wrap; t0=$(date +%s)
     if [ "$(left)" -lt 60 ]; then say "- compute-sanitizer $1 on $2: SKIPPED (budget)"; return; fi
-    ND_POOL=0 CK_FORK=no CK_RUN_SUITE="$2" timeout "$(cap "$3")" compute-sanitizer --tool "$1" --error-exitcode 99 \
-      build-gpu/tests/ndgpu_tests >"$out/sanitizer-$1-$2.txt" 2>&1
+    if [ "$emu" = 1 ]; then wrap=(env); else wrap=(compute-sanitizer --tool "$1" --error-exitcode 99); fi
+    ND_POOL=0 ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE="$2" timeout "$(cap "$3")" "${wrap[@]}" \
+      "$bdir/tests/ndgpu_tests" >"$out/sanitizer-$1-$2.txt" 2>&1
     src=$?
-    say "- compute-sanitizer $1 on $2: exit $src, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$1-$2.txt" | tail -n 1); $(grep -E '^[0-9]+%: Checks' "$out/sanitizer-$1-$2.txt" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
+    say "- compute-sanitizer $1 on $2$([ "$emu" = 1 ] && echo ' (emulated: the suite without the sanitizer)'): exit $src, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$1-$2.txt" | tail -n 1); $(grep -E '^[0-9]+%: Checks' "$out/sanitizer-$1-$2.txt" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
   }
-  for suite in gpu gpu_ew gpu_reduce gpu_linalg gpu_random; do san memcheck "$suite" 60; done
-  san racecheck gpu_reduce 45
-  san racecheck gpu_linalg 45
-  san initcheck gpu_reduce 40
-  san initcheck gpu 40
+  if [ "$emu" = 1 ]; then # the long suites ran in step 3 already; keep the dry run short
+    for suite in gpu gpu_warp gpu_random; do san memcheck "$suite" 45; done
+    say "- compute-sanitizer memcheck on gpu_ew, gpu_reduce, gpu_linalg: SKIPPED (emulated: step 3 ran them; make emu-asan is the memcheck here)"
+    san racecheck gpu_linalg 40
+    san initcheck gpu 30
+  else
+  for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random; do san memcheck "$suite" 45; done
+  san racecheck gpu_reduce 40
+  san racecheck gpu_linalg 40
+  san initcheck gpu_reduce 30
+  san initcheck gpu 30
+  fi
 else
   say "- compute-sanitizer: not found"
 fi
@@ -91,9 +134,11 @@ fi
 #    partial record and prints the table and the goals of what finished.
 if [ -f benchmarks/compare.py ] && [ "$(left)" -gt 40 ]; then
   t0=$(date +%s)
-  timeout "$(cap 120)" make -j16 BUILD=build-gpu CUDA=1 CUDA_ARCH=90 CUDA_PTX=0 bench-build >>"$log" 2>&1
-  PYTHONUNBUFFERED=1 timeout "$(cap 400)" python3 benchmarks/compare.py --quick --rounds 1 --device cuda --bindir build-gpu/benchmarks \
-    --out "$out" --no-plot >"$out/bench-$day.txt" 2>&1
+  timeout "$(cap 120)" make -j"$jobs" "${bflags[@]}" bench-build >>"$log" 2>&1
+  extra=()
+  [ "$emu" = 1 ] && extra=(--filter "add" --benches elementwise --no-numpy --no-cupy --min-time 0.01)
+  PYTHONUNBUFFERED=1 timeout "$(cap 400)" python3 benchmarks/compare.py --quick --rounds 1 --device cuda --bindir "$bdir/benchmarks" \
+    --out "$out" --no-plot "${extra[@]}" >"$out/bench-$day.txt" 2>&1
   say "- benchmarks + CuPy comparison: exit $? ($(( $(date +%s) - t0 )) s); goals and summary:"
   sed -n '/^GPU goals/,/^$/p' "$out/bench-$day.txt" | sed 's/^/    /' | tee -a "$rec"
   grep -E '^  [a-z]+ +cuda:0 +vs|^compare: [0-9]+ cases|problem:|CuPy column empty' "$out/bench-$day.txt" | head -n 30 \
@@ -101,5 +146,6 @@ if [ -f benchmarks/compare.py ] && [ "$(left)" -gt 40 ]; then
 else
   say "- benchmarks: SKIPPED (budget)"
 fi
+say "- total: $(( $(date +%s) - t_start )) s of the ${budget} s budget"
 say ""
-say "Logs: gpu-check-$day.log, tests-$day.txt, sanitizer-*.txt, bench-$day.txt"
+say "Logs: gpu-check-$day.log, tests-$day.txt (tests-<suite>-$day.txt), sanitizer-*.txt, bench-$day.txt"

@@ -10,5 +10,7 @@ mkdir -p .gpu-deps
 cd .gpu-deps
 pkgs=(libopenblas0-pthread libopenblas-pthread-dev libopenblas-dev check libsubunit0 libsubunit-dev libgfortran5 libquadmath0)
 apt-get download "${pkgs[@]}" >/dev/null
+# the commit being checked (.git does not travel to the GPU machine)
+{ git rev-parse --short HEAD 2>/dev/null | tr -d '\n'; git diff --quiet 2>/dev/null || printf ' (+ uncommitted changes)'; echo; } >COMMIT
 ls -1 *.deb
 du -sh .
