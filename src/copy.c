@@ -261,7 +261,11 @@ nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev)
                 st = nd__backend(dev)->memcpy_h2d(dev, nd__ptr(moved), nd__ptr(c), nb);
             else if (dev.type == ND_DEVICE_CPU)
                 st = nd__backend(a->device)->memcpy_d2h(a->device, nd__ptr(moved), nd__ptr(c), nb);
-            else /* GPU to GPU: a peer copy on the target's current stream */
+            else /* GPU to GPU: a peer copy on the target's current stream. It waits
+                  * for the source device's current stream (where c was produced),
+                  * and records itself on c's block, so releasing c (a temporary, or
+                  * the caller's a) below cannot hand that memory out before the
+                  * copy has read it (src/cuda/transfer.cu). */
 #ifdef ND_WITH_CUDA
                 st = nd__cuda_copy_async(moved, c, nd__current_stream(dev));
 #else

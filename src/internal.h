@@ -279,6 +279,19 @@ ND_INTERNAL void *nd__current_stream(nd_device dev);
  * *pinned to whether the memory is page-locked. */
 ND_INTERNAL nd_status nd__host_pinned_alloc(size_t nbytes, void **ptr, bool *pinned, const char *func);
 ND_INTERNAL bool nd__host_pinned_free(void *ptr);
+/* Work queued on stream (a cudaStream_t of CUDA device dev) uses the pinned
+ * block at ptr (a pointer nd__host_pinned_alloc gave): when it is freed,
+ * the block returns to the pool only after that work (CuPy's pinned pool).
+ * Other pointers are ignored. */
+ND_INTERNAL void nd__host_pinned_record_stream(void *ptr, void *stream, int dev);
+/* The handle of a stream (a cudaStream_t; NULL for CPU streams), for the
+ * backend and white-box tests (src/runtime.c). */
+ND_INTERNAL void *nd__stream_handle(const nd_stream *s);
+/* White-box test hooks of the pinned pool (src/runtime.c): a limit on the
+ * bytes it may hold (0 = none; makes the staging of pageable copies fail
+ * on purpose), and returning its wholly free segments. */
+ND_INTERNAL void nd__host_pinned_set_limit(size_t bytes);
+ND_INTERNAL void nd__host_pinned_release_cached(void);
 /* CPU allocation accounting (src/cpu/backend.c) */
 ND_INTERNAL void nd__cpu_memory_stats(nd_memory_stats *s);
 ND_INTERNAL void nd__cpu_memory_set_limit(size_t bytes);

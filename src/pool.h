@@ -12,6 +12,15 @@
  *    use by work queued on S, so it is only handed out again to an
  *    allocation on S; nd__pool_release_cached() is the point where every
  *    stream has been synchronised by the caller);
+ *  - stream safety (PyTorch's record_stream, CuPy's pinned pool): a block
+ *    that work on OTHER streams may still use - streams named at free time
+ *    (nd__pool_free_after) or recorded on the block while it was live
+ *    (nd__pool_record_stream) - is "pending" after its free: the upstream
+ *    records an event on each of those streams that still has work queued,
+ *    and the block joins the free lists only when all of them completed.
+ *    Pending blocks are polled (never waited for) when the free lists
+ *    cannot serve a request, and waited for only before the pool would
+ *    otherwise fail (out of memory, limit) and in release_cached;
  *  - when the upstream fails, or the limit would be exceeded, the cache of
  *    wholly free segments is released and the request retried once;
  *  - thread-safe (one mutex per pool).
@@ -27,11 +36,40 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* A stream whose work may use a block: its handle and its device (the
+ * pinned pool serves every device, and a device block can be read by a
+ * peer copy on another device's stream). */
+typedef struct nd_pool_use {
+    uintptr_t stream;
+    int dev;
+} nd_pool_use;
+
 typedef struct nd_pool_upstream {
     /* Returns 0 and sets *p, or nonzero when out of memory. */
     int (*alloc)(void *ctx, size_t nbytes, void **p);
+    /* In a non-caching pool free() is called while work may still use p:
+     * it must wait for the device itself (cudaFree and cudaFreeHost do). */
     void (*free)(void *ctx, void *p);
     void *ctx;
+    /* Stream safety; all NULL where only the host uses the memory (then a
+     * freed block is reusable at once).
+     *  fence: an event that completes once the work queued on use.stream so
+     *         far has, or NULL when nothing is left to wait for (the stream is
+     *         idle or gone); where no event can be recorded it waits for the
+     *         stream itself and returns NULL;
+     *  done:  whether ev has completed (never blocks);
+     *  wait:  block until ev has completed;
+     *  drop:  the pool no longer needs ev (dev: that of the fenced stream). */
+    void *(*fence)(void *ctx, nd_pool_use use);
+    bool (*done)(void *ctx, void *ev);
+    void (*wait)(void *ctx, void *ev);
+    void (*drop)(void *ctx, void *ev, int dev);
+    /* Device memory: allocations are made on a stream of device `dev`, and
+     * the block's own stream needs no fence (a later allocation on it is
+     * ordered after its earlier work). false for pinned host memory, which
+     * the host reuses at once: every stream that used a block is fenced. */
+    bool stream_ordered;
+    int dev;
 } nd_pool_upstream;
 
 typedef struct nd_pool_stats {
@@ -44,6 +82,7 @@ typedef struct nd_pool_stats {
     uint64_t n_upstream_allocs; /* upstream allocations made so far */
     uint64_t n_allocs;      /* allocations served */
     size_t n_segments;      /* segments currently held */
+    size_t pending;         /* bytes freed but waiting for other streams (part of cached) */
 } nd_pool_stats;
 
 typedef struct nd_pool nd_pool;
@@ -61,12 +100,47 @@ ND_INTERNAL void nd__pool_destroy(nd_pool *p);
 ND_INTERNAL nd_status nd__pool_alloc(nd_pool *p, size_t nbytes, uintptr_t stream, void **ptr, const char *func);
 /* Give ptr (from nd__pool_alloc) back to the cache; unknown pointers are ignored and reported false. */
 ND_INTERNAL bool nd__pool_free(nd_pool *p, void *ptr);
-/* Return wholly free segments to the upstream. */
+/* nd__pool_free, where work queued on uses[0..n) may still use the block
+ * besides the streams recorded on it: it is reused only after that work. */
+ND_INTERNAL bool nd__pool_free_after(nd_pool *p, void *ptr, const nd_pool_use *uses, int n);
+/* Work queued on use.stream uses the live block at ptr (the pointer
+ * nd__pool_alloc gave): when freed, the block waits for that work.
+ * Unknown pointers are ignored (memory from elsewhere). */
+ND_INTERNAL void nd__pool_record_stream(nd_pool *p, void *ptr, nd_pool_use use);
+/* Return wholly free segments to the upstream (waits for pending blocks
+ * first: the caller has normally synchronised the device already). */
 ND_INTERNAL void nd__pool_release_cached(nd_pool *p);
 ND_INTERNAL void nd__pool_get_stats(nd_pool *p, nd_pool_stats *s);
 /* 0 = no limit. Does not free anything in use. */
 ND_INTERNAL void nd__pool_set_limit(nd_pool *p, size_t limit);
 ND_INTERNAL void nd__pool_reset_peak(nd_pool *p);
+
+#ifdef ND_WITH_CUDA
+/* The CUDA side of the pools' stream safety (it belongs with the backend's
+ * declarations in src/cuda/cuda_backend.h; kept here with the pools).
+ * src/cuda/stream.cu keeps the registry of live streams and a cache of
+ * events; src/cuda/memory.cu the device pools and the pinned upstream. */
+/* The live streams of dev: the default stream (0) and every stream made by
+ * nd_stream_create and not yet destroyed. Writes up to cap of them and
+ * returns how many there are. */
+ND_INTERNAL int nd__cuda_live_streams(int dev, nd_pool_use *out, int cap);
+/* The pools' fence (see nd_pool_upstream.fence) for a stream of any
+ * device: NULL when the stream is idle, destroyed (its work finished before
+ * it left the registry) or the device failed. */
+ND_INTERNAL void *nd__cuda_stream_fence(nd_pool_use use);
+/* The device of a live stream; dflt for the default stream (NULL, whose
+ * device the caller knows) and for handles the registry does not hold. */
+ND_INTERNAL int nd__cuda_stream_device(void *stream, int dflt);
+/* Events without timing from a per-device cache (NULL when none can be
+ * made), and back; an event may go back with a record still queued. */
+ND_INTERNAL void *nd__cuda_event_take(int dev);
+ND_INTERNAL void nd__cuda_event_give(int dev, void *ev);
+/* The pinned pool's upstream: cudaHostAlloc/cudaFreeHost and the fences. */
+ND_INTERNAL nd_pool_upstream nd__cuda_pinned_upstream(void);
+/* Work queued on stream (of device stream_dev) uses the device block at
+ * ptr of cuda:dev (e.g. a peer copy on another device's stream). */
+ND_INTERNAL void nd__cuda_record_stream(int dev, void *ptr, void *stream, int stream_dev);
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -175,6 +175,8 @@ nd_status nd_stream_destroy(nd_stream *stream)
     return st;
 }
 
+void *nd__stream_handle(const nd_stream *s) { return s ? s->handle : NULL; }
+
 nd_device nd_stream_device(const nd_stream *stream) { return stream ? stream->dev : nd_cpu(); }
 
 nd_status nd_set_stream(nd_stream *stream)
@@ -306,11 +308,12 @@ static void host_pool_init(void)
 {
     const char *env = getenv("ND_POOL");
     bool caching = !(env && strcmp(env, "0") == 0);
-    nd_pool_upstream up = {plain_alloc, plain_free, NULL};
+    nd_pool_upstream up = {.alloc = plain_alloc, .free = plain_free};
 #ifdef ND_WITH_CUDA
     if (nd__cuda_device_count() > 0) {
-        up.alloc = nd__cuda_host_upstream_alloc;
-        up.free = nd__cuda_host_upstream_free;
+        /* cudaHostAlloc, and fences on the streams of the copies that used
+         * a block (CuPy's pinned memory pool) */
+        up = nd__cuda_pinned_upstream();
         g_host_pinned = true;
     }
 #endif
@@ -330,6 +333,24 @@ bool nd__host_pinned_free(void *ptr)
 {
     pthread_once(&g_host_once, host_pool_init);
     return g_host_pool && nd__pool_free(g_host_pool, ptr);
+}
+
+void nd__host_pinned_record_stream(void *ptr, void *stream, int dev)
+{
+    pthread_once(&g_host_once, host_pool_init);
+    if (g_host_pool) nd__pool_record_stream(g_host_pool, ptr, (nd_pool_use){(uintptr_t)stream, dev});
+}
+
+void nd__host_pinned_set_limit(size_t bytes)
+{
+    pthread_once(&g_host_once, host_pool_init);
+    if (g_host_pool) nd__pool_set_limit(g_host_pool, bytes);
+}
+
+void nd__host_pinned_release_cached(void)
+{
+    pthread_once(&g_host_once, host_pool_init);
+    if (g_host_pool) nd__pool_release_cached(g_host_pool);
 }
 
 nd_status nd_pinned_alloc(void **ptr, size_t nbytes)

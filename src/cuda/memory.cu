@@ -1,5 +1,19 @@
 // Device memory: one caching pool (src/pool.c) per device over cudaMalloc,
 // and the pinned-host upstream (cudaHostAlloc) used by src/runtime.c.
+//
+// Stream safety (DESIGN.md "Stream safety of pools"): an op runs on the
+// calling thread's current stream, and the core does not tell the pool
+// which arrays an op read, so a block freed on one stream may still be
+// read or written by work queued on any other stream of its device. Every
+// free therefore names the device's live streams (the default stream and
+// those of nd_stream_create, src/cuda/stream.cu); the pool fences those
+// that still have work queued, except the block's own stream, and hands the
+// block out again only after the fences completed. This is exact about
+// what matters (a stream with nothing queued at the free cannot touch the
+// block later: nobody holds it any more), costs nothing while no stream
+// has been created, and one cudaStreamQuery per live stream otherwise.
+// Uses by another device's stream (peer copies) are recorded on the block
+// (nd__cuda_record_stream), as PyTorch's record_stream does.
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +46,34 @@ static void device_upstream_free(void *ctx, void *p)
     cudaFree(p);
 }
 
+static void *cuda_fence(void *ctx, nd_pool_use use)
+{
+    (void)ctx;
+    return nd__cuda_stream_fence(use);
+}
+
+static bool cuda_event_done(void *ctx, void *ev)
+{
+    (void)ctx;
+    cudaError_t e = cudaEventQuery((cudaEvent_t)ev);
+    if (e == cudaErrorNotReady) return false;
+    if (e != cudaSuccess) (void)cudaGetLastError(); // a failed device: nothing left to wait for
+    return true;
+}
+
+static void cuda_event_wait(void *ctx, void *ev)
+{
+    (void)ctx;
+    if (cudaEventSynchronize((cudaEvent_t)ev) != cudaSuccess) (void)cudaGetLastError();
+}
+
+// Back to the event cache of the device whose stream it fenced.
+static void cuda_event_drop(void *ctx, void *ev, int dev)
+{
+    (void)ctx;
+    nd__cuda_event_give(dev, ev);
+}
+
 static nd_pool *pool_of(int dev)
 {
     if (dev < 0 || dev >= ND_MAX_POOLS) return NULL;
@@ -42,10 +84,16 @@ static nd_pool *pool_of(int dev)
     if (!p) {
         const char *env = getenv("ND_POOL");
         bool caching = !(env && strcmp(env, "0") == 0);
-        nd_pool_upstream up;
+        nd_pool_upstream up = {};
         up.alloc = device_upstream_alloc;
         up.free = device_upstream_free;
         up.ctx = (void *)(intptr_t)dev;
+        up.fence = cuda_fence;
+        up.done = cuda_event_done;
+        up.wait = cuda_event_wait;
+        up.drop = cuda_event_drop;
+        up.stream_ordered = true;
+        up.dev = dev;
         p = nd__pool_create_ex(up, caching);
         g_caching[dev] = caching;
         __atomic_store_n(&g_pools[dev], p, __ATOMIC_RELEASE);
@@ -64,7 +112,35 @@ extern "C" nd_status nd__cuda_alloc(int dev, size_t nbytes, void *stream, void *
 extern "C" void nd__cuda_free(int dev, void *ptr)
 {
     nd_pool *p = pool_of(dev);
-    if (p) nd__pool_free(p, ptr);
+    if (!p || !ptr) return;
+    if (!g_caching[dev]) { // cudaFree waits for the whole device
+        nd__pool_free(p, ptr);
+        return;
+    }
+    nd_pool_use local[16];
+    nd_pool_use *uses = local;
+    int n = nd__cuda_live_streams(dev, local, 16);
+    if (n > 16) { // many streams: a second snapshot (streams made since cannot have used the block)
+        int cap = n + 8;
+        uses = (nd_pool_use *)malloc(sizeof *uses * (size_t)cap);
+        if (uses) {
+            n = nd__cuda_live_streams(dev, uses, cap);
+            if (n > cap) n = cap;
+        } else { // no room for the list: wait for every stream instead
+            nd_device_guard g(dev);
+            if (cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+            uses = local;
+            n = 0;
+        }
+    }
+    nd__pool_free_after(p, ptr, uses, n);
+    if (uses != local) free(uses);
+}
+
+extern "C" void nd__cuda_record_stream(int dev, void *ptr, void *stream, int stream_dev)
+{
+    nd_pool *p = pool_of(dev);
+    if (p) nd__pool_record_stream(p, ptr, nd_pool_use{(uintptr_t)stream, stream_dev});
 }
 
 extern "C" nd_status nd__cuda_memory_stats(nd_memory_stats *s, int dev)
@@ -128,4 +204,20 @@ extern "C" void nd__cuda_host_upstream_free(void *ctx, void *p)
 {
     (void)ctx;
     cudaFreeHost(p);
+}
+
+// The pinned pool: the host reuses a block at once, so every stream whose
+// copies used it (recorded by the transfers) is fenced, and its events
+// come from the device of that stream.
+extern "C" nd_pool_upstream nd__cuda_pinned_upstream(void)
+{
+    nd_pool_upstream up = {};
+    up.alloc = nd__cuda_host_upstream_alloc;
+    up.free = nd__cuda_host_upstream_free;
+    up.fence = cuda_fence;
+    up.done = cuda_event_done;
+    up.wait = cuda_event_wait;
+    up.drop = cuda_event_drop;
+    up.stream_ordered = false;
+    return up;
 }

@@ -29,7 +29,6 @@
 #include "cuda_runtime.h"
 
 cudaError_t nd_emu_enqueue_task(cudaStream_t s, std::function<void()> task);
-void nd_emu_device_fault(const char *what);
 
 namespace {
 using clk = std::chrono::steady_clock;
@@ -104,6 +103,9 @@ std::set<nd_emu_stream *> &g_streams = *new std::set<nd_emu_stream *>; // live, 
 // destroyed streams: never freed, so a stale handle is never a live one
 std::vector<nd_emu_stream *> &g_graveyard = *new std::vector<nd_emu_stream *>;
 std::set<nd_emu_event *> &g_events = *new std::set<nd_emu_event *>; // live events
+// destroyed events: never freed (a record still queued may complete later,
+// and a stale handle is never a live one)
+std::vector<nd_emu_event *> &g_event_graveyard = *new std::vector<nd_emu_event *>;
 
 void *worker(void *arg)
 {
@@ -260,7 +262,7 @@ cudaError_t nd_emu_enqueue_task(cudaStream_t s, std::function<void()> task)
     return enqueue(s, std::move(task));
 }
 
-void nd_emu_device_fault(const char *what)
+extern "C" void nd_emu_device_fault(const char *what)
 {
     fprintf(stderr, "emulated GPU: device fault: %s\n", what);
     g_sticky.store(1);
@@ -635,16 +637,10 @@ cudaError_t cudaEventCreate(cudaEvent_t *out) { return cudaEventCreateWithFlags(
 cudaError_t cudaEventDestroy(cudaEvent_t h)
 {
     ENTER();
-    {
-        std::lock_guard<std::mutex> lk(g_mu);
-        if (!h || !g_events.erase(h)) return fail(cudaErrorInvalidResourceHandle);
-    }
-    // a record still queued refers to the event: wait for it, then free
-    {
-        std::unique_lock<std::mutex> lk(h->m);
-        h->cv.wait(lk, [h] { return h->completed >= h->recorded; });
-    }
-    delete h;
+    // returns at once, as CUDA's does: a record still queued completes later
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!h || !g_events.erase(h)) return fail(cudaErrorInvalidResourceHandle);
+    g_event_graveyard.push_back(h);
     return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t h, cudaStream_t s)
