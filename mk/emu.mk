@@ -6,7 +6,9 @@
 #                       the examples with cuda:0 = that device (build-emu/)
 #   make emu-asan       the same under AddressSanitizer + UBSan (device
 #                       buffers are host memory: an out-of-bounds device
-#                       access is caught, like compute-sanitizer's memcheck)
+#                       access is caught, like compute-sanitizer's memcheck),
+#                       in one process (CK_FORK=no) so LeakSanitizer sees
+#                       every test's allocations, as `make asan` does
 #   make gpu-check-emu  tools/gpu-check.sh against the emulated device (every
 #                       step runs; the record goes to build-emu/gpu-check/)
 #
@@ -34,7 +36,7 @@ emu-test: emu-check-hipcpu emu-deps
 	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 check-run
 
 emu-asan: emu-check-hipcpu emu-deps
-	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" \
+	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" TEST_ENV="CK_FORK=no" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
 
 gpu-check-emu: emu-check-hipcpu emu-deps

@@ -6,6 +6,13 @@
 #include <stdlib.h>
 
 #include "test_util.h"
+#ifdef ND_CUDA_EMU
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "internal.h"
+#endif
 
 static nd_device gpu(void) { return nd_cuda(0); }
 
@@ -277,6 +284,73 @@ START_TEST(device_errors)
 }
 END_TEST
 
+#ifdef ND_CUDA_EMU
+/* One thread, two streams, two products in flight: the first is held back
+ * on stream A (a gate queued before it), the second runs on stream B. With
+ * one cuBLAS workspace per handle they would share it while both are in
+ * flight; the cuBLAS stand-in reports that as a device fault (issue 10,
+ * defect 5). Emulation only: a GPU shows the race as wrong numbers at
+ * random. */
+static pthread_mutex_t g_gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_gate_cv = PTHREAD_COND_INITIALIZER;
+static int g_gate_open;
+static void gate_wait(void *arg)
+{
+    (void)arg;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 3; /* never hangs a failing test */
+    pthread_mutex_lock(&g_gate_mu);
+    while (!g_gate_open && pthread_cond_timedwait(&g_gate_cv, &g_gate_mu, &dl) == 0) {
+    }
+    pthread_mutex_unlock(&g_gate_mu);
+}
+
+START_TEST(matmul_on_two_streams_of_one_thread)
+{
+    int64_t shape[2] = {48, 40}, shape_b[2] = {40, 56};
+    nd_array *ha = NULL, *hb = NULL, *a = NULL, *b = NULL, *c1 = NULL, *c2 = NULL, *ref = NULL;
+    nd_rng *rng = NULL;
+    ND_OK_OR_FAIL(nd_rng_create(&rng, 7));
+    ND_OK_OR_FAIL(nd_random_uniform(&ha, rng, ND_FLOAT32, 2, shape, -1.0, 1.0, nd_cpu()));
+    ND_OK_OR_FAIL(nd_random_uniform(&hb, rng, ND_FLOAT32, 2, shape_b, -1.0, 1.0, nd_cpu()));
+    ND_OK_OR_FAIL(nd_matmul(&ref, ha, hb));
+    ND_OK_OR_FAIL(nd_to_device(&a, ha, gpu()));
+    ND_OK_OR_FAIL(nd_to_device(&b, hb, gpu()));
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    nd_stream *sa = NULL, *sb = NULL;
+    ND_OK_OR_FAIL(nd_stream_create(&sa, gpu()));
+    ND_OK_OR_FAIL(nd_stream_create(&sb, gpu()));
+    g_gate_open = 0;
+    ck_assert_int_eq(nd_emu_enqueue((cudaStream_t)nd__stream_handle(sa), gate_wait, NULL), cudaSuccess);
+    ND_OK_OR_FAIL(nd_set_stream(sa));
+    ND_OK_OR_FAIL(nd_matmul(&c1, a, b)); /* queued behind the gate */
+    ND_OK_OR_FAIL(nd_set_stream(sb));
+    ND_OK_OR_FAIL(nd_matmul(&c2, a, b)); /* same thread, same handle, other stream */
+    pthread_mutex_lock(&g_gate_mu);
+    g_gate_open = 1;
+    pthread_cond_broadcast(&g_gate_cv);
+    pthread_mutex_unlock(&g_gate_mu);
+    ND_OK_OR_FAIL(nd_set_stream(NULL));
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    float want[48 * 56], got[48 * 56];
+    ND_OK_OR_FAIL(nd_copy_to_host(want, ref, sizeof want));
+    nd_array *outs[2] = {c1, c2};
+    for (int k = 0; k < 2; k++) {
+        ND_OK_OR_FAIL(nd_copy_to_host(got, outs[k], sizeof got));
+        for (int i = 0; i < 48 * 56; i++)
+            ck_assert_msg(fabsf(got[i] - want[i]) <= 1e-5f * (1.0f + fabsf(want[i])), "product %d element %d: %g vs %g",
+                          k, i, (double)got[i], (double)want[i]);
+    }
+    ND_OK_OR_FAIL(nd_stream_destroy(sa));
+    ND_OK_OR_FAIL(nd_stream_destroy(sb));
+    nd_array *all[] = {ha, hb, a, b, c1, c2, ref};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) nd_release(all[i]);
+    nd_rng_destroy(rng);
+}
+END_TEST
+#endif
+
 Suite *suite_gpu(void)
 {
     Suite *s = suite_create("gpu");
@@ -295,6 +369,9 @@ Suite *suite_gpu(void)
     tcase_add_test(tc, current_stream_orders_work);
     tcase_add_test(tc, device_pool_stats_limit_release);
     tcase_add_test(tc, device_errors);
+#ifdef ND_CUDA_EMU
+    tcase_add_test(tc, matmul_on_two_streams_of_one_thread);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,13 +10,21 @@
 // the product is ordered with the thread's other work exactly like a
 // kernel launch.
 //
-// Workspace: cuBLAS's default workspace (no cublasSetWorkspace). The
-// library allocates it itself and reuses it across calls; cublasSetStream,
-// which runs before every call, resets any user workspace to it anyway, so
-// a pooled one would have to be re-attached on every call. Nothing is
-// allocated by this file per call on the fast path (contiguous, transposed
-// or padded operands). Known limit: capturing these calls into a CUDA
-// graph would need a user workspace (not supported yet).
+// Workspace: one per (handle, stream), from the device pool, attached with
+// cublasSetWorkspace after every cublasSetStream (which resets it). A
+// thread's handle follows the thread's current stream, so with cuBLAS's
+// one default workspace per handle, products queued on two streams by one
+// thread could run at once on the same workspace (PyTorch keeps a
+// workspace per (handle, stream) for that reason). 32 MiB: NVIDIA's
+// recommendation for Hopper (cublasSetWorkspace documentation; 4 MiB for
+// earlier GPUs). Destroying a stream frees its workspaces
+// (nd__cuda_blas_forget_stream, called by src/cuda/stream.cu) and rebinds
+// the calling thread's handle to the default stream; a handle is rebound
+// to the default stream before it is destroyed at thread exit, so no
+// handle is ever used or destroyed while bound to a destroyed stream.
+// Nothing is allocated per call on the fast path (contiguous, transposed
+// or padded operands) once a stream has its workspace. Known limit:
+// capturing these calls into a CUDA graph is not supported yet.
 //
 // Math mode: CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION
 // on every handle: float32 is exact float32 (no TF32) and float16/bfloat16
@@ -41,6 +49,9 @@
 #include <cublas_v2.h>
 #include <limits.h>
 
+#include <mutex>
+#include <vector>
+
 #include "cuda/blas_plan.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
@@ -52,7 +63,37 @@
 // ------------------------------------------------------------------
 #define ND_BLAS_MAX_DEVICES 64
 
+#define ND_BLAS_WORKSPACE ((size_t)32 << 20)
+
 namespace {
+// The workspaces of every thread's handles, by (handle, stream).
+struct blas_ws {
+    cublasHandle_t h;
+    cudaStream_t s;
+    int dev;
+    void *ptr;
+};
+std::mutex &g_ws_mu = *new std::mutex;
+std::vector<blas_ws> &g_ws = *new std::vector<blas_ws>;
+
+// Remove the workspaces matching (h or any if null, s or any if all_s);
+// the caller frees them (after the work that used them).
+std::vector<blas_ws> take_ws(cublasHandle_t h, bool all_s, cudaStream_t s)
+{
+    std::lock_guard<std::mutex> lk(g_ws_mu);
+    std::vector<blas_ws> out;
+    for (size_t i = 0; i < g_ws.size();) {
+        if ((!h || g_ws[i].h == h) && (all_s || g_ws[i].s == s)) {
+            out.push_back(g_ws[i]);
+            g_ws[i] = g_ws.back();
+            g_ws.pop_back();
+        } else {
+            i++;
+        }
+    }
+    return out;
+}
+
 struct blas_handles {
     cublasHandle_t h[ND_BLAS_MAX_DEVICES];
     blas_handles() : h() {}
@@ -67,13 +108,38 @@ struct blas_handles {
         for (int d = 0; d < ND_BLAS_MAX_DEVICES; d++) {
             if (!h[d]) continue;
             nd_device_guard g(d);
+            (void)cudaDeviceSynchronize(); // the products that use the workspaces
+            for (const blas_ws &w : take_ws(h[d], true, nullptr)) nd__cuda_free(w.dev, w.ptr);
+            (void)cublasSetStream(h[d], nullptr); // never destroyed bound to a destroyed stream
             (void)cublasDestroy(h[d]);
             h[d] = nullptr;
         }
+        (void)cudaGetLastError();
     }
 };
 thread_local blas_handles tl_handles;
 } // namespace
+
+// Called by nd__cuda_stream_destroy before the stream goes: its work is
+// finished first, then its workspaces are freed; the calling thread's
+// handle, if bound to it, is rebound to the default stream (other threads'
+// handles rebind before their next use and before they are destroyed).
+extern "C" void nd__cuda_blas_forget_stream(int dev, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    std::vector<blas_ws> ws = take_ws(nullptr, false, s);
+    if (!ws.empty()) {
+        nd_device_guard g(dev);
+        (void)cudaStreamSynchronize(s);
+        for (const blas_ws &w : ws) nd__cuda_free(w.dev, w.ptr);
+    }
+    if (dev >= 0 && dev < ND_BLAS_MAX_DEVICES && tl_handles.h[dev]) {
+        cudaStream_t bound = nullptr;
+        if (cublasGetStream(tl_handles.h[dev], &bound) == CUBLAS_STATUS_SUCCESS && bound == s)
+            (void)cublasSetStream(tl_handles.h[dev], nullptr);
+    }
+    (void)cudaGetLastError();
+}
 
 static nd_status blas_status(cublasStatus_t st, const char *fn, const char *what)
 {
@@ -108,6 +174,20 @@ static nd_status blas_handle(const char *fn, int dev, cudaStream_t s, cublasHand
         h = nh;
     }
     ND_BLAS_TRY(cublasSetStream(h, s), fn);
+    // this (handle, stream)'s workspace, made on first use
+    void *ws = nullptr;
+    {
+        std::lock_guard<std::mutex> lk(g_ws_mu);
+        for (const blas_ws &w : g_ws)
+            if (w.h == h && w.s == s) ws = w.ptr;
+    }
+    if (!ws) {
+        nd_status st = nd__cuda_alloc(dev, ND_BLAS_WORKSPACE, (void *)s, &ws);
+        if (st) return st; // the pool's message
+        std::lock_guard<std::mutex> lk(g_ws_mu);
+        g_ws.push_back(blas_ws{h, s, dev, ws});
+    }
+    ND_BLAS_TRY(cublasSetWorkspace(h, ws, ND_BLAS_WORKSPACE), fn);
     *out = h;
     return ND_OK;
 }

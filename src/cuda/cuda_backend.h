@@ -51,6 +51,9 @@ ND_INTERNAL nd_status nd__cuda_matmul(nd_array *out, const nd_array *a, const nd
 ND_INTERNAL nd_status nd__cuda_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b,
                                     double beta);
 ND_INTERNAL bool nd__cuda_blas_supports(nd_kernel_kind kind, nd_dtype t); /* MATMUL, GEMM */
+/* A stream is about to be destroyed: free its cuBLAS workspaces, unbind the
+ * calling thread's handle from it (src/cuda/stream.cu calls this). */
+ND_INTERNAL void nd__cuda_blas_forget_stream(int dev, void *stream);
 /* src/cuda/kernels_random.cu: Philox (contract of nd_backend.random) */
 ND_INTERNAL nd_status nd__cuda_random(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
 ND_INTERNAL bool nd__cuda_random_supports(int dist, nd_dtype t);

@@ -77,6 +77,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
 
 #include "cublas_v2.h"
@@ -113,7 +115,41 @@ struct gemm_job {
     const void *const *Aarr, *const *Barr; // pointer-array form (non-null)
     void *const *Carr;
     float *fa, *fb, *fc; // scratch for one product
+    const void *ws;      // the workspace it runs on (see ws_claim)
 };
+
+// Workspaces. cuBLAS runs a product on the handle's workspace: its default
+// one unless cublasSetWorkspace gave another (cublasSetStream resets it to
+// the default). Two products in flight at once on one workspace corrupt
+// each other on a GPU; in-stream order is the only thing that keeps them
+// apart. So a workspace with products queued on stream S must not get a
+// product queued on another stream until they have completed: the
+// stand-in reports that as a device fault (a sticky launch failure), the
+// race a GPU would turn into wrong numbers now and then. A user workspace
+// must also be live device memory of the size given.
+struct ws_use {
+    cudaStream_t stream;
+    int pending;
+};
+std::mutex &ws_mu = *new std::mutex;
+std::map<const void *, ws_use> &ws_uses = *new std::map<const void *, ws_use>;
+
+bool ws_claim(const void *ws, cudaStream_t s)
+{
+    std::lock_guard<std::mutex> lk(ws_mu);
+    ws_use &u = ws_uses[ws];
+    if (u.pending > 0 && u.stream != s) return false;
+    u.stream = s;
+    u.pending++;
+    return true;
+}
+
+void ws_release(const void *ws)
+{
+    std::lock_guard<std::mutex> lk(ws_mu);
+    auto it = ws_uses.find(ws);
+    if (it != ws_uses.end() && --it->second.pending <= 0) ws_uses.erase(it);
+}
 
 void free_job(gemm_job *j)
 {
@@ -276,6 +312,7 @@ void run_job(void *arg)
             gemm_one(*j, A, B, j->C + (ptrdiff_t)(i * j->sc) * e);
         }
     }
+    ws_release(j->ws);
     free_job(j);
 }
 
@@ -401,7 +438,21 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
         free_job(j);
         return CUBLAS_STATUS_ALLOC_FAILED;
     }
+    // the workspace: the handle's default one (named by the handle) or the user's
+    j->ws = handle->workspace ? handle->workspace : (const void *)handle;
+    if (handle->workspace && !nd_emu_is_device_range(handle->workspace, handle->workspace_size)) {
+        free_job(j);
+        nd_emu_device_fault("cuBLAS stand-in: the handle's workspace is not live device memory of the size set");
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
+    if (!ws_claim(j->ws, stream)) {
+        free_job(j);
+        nd_emu_device_fault("cuBLAS stand-in: a product was queued on one workspace from two streams at once "
+                            "(a handle rebound between streams needs a workspace per stream)");
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
     if (nd_emu_enqueue(stream, run_job, j) != cudaSuccess) {
+        ws_release(j->ws);
         free_job(j);
         return CUBLAS_STATUS_EXECUTION_FAILED;
     }

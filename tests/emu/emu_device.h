@@ -53,7 +53,6 @@
 
 // C++-only parts of the emulated runtime (tests/emu/cuda_runtime_emu.cpp).
 cudaError_t nd_emu_enqueue_task(cudaStream_t s, std::function<void()> task);
-void nd_emu_device_fault(const char *what);
 
 namespace nd_emu {
 constexpr int kWarp = 32;
