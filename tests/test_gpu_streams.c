@@ -305,6 +305,10 @@ START_TEST(failed_upload_keeps_its_queued_staging_buffer)
     nd_stream *s = NULL;
     nd_array *d = NULL, *p[4] = {NULL, NULL, NULL, NULL};
     ND_OK_OR_FAIL(nd_stream_create(&s, gpu()));
+    /* d must end its own device allocation, so that the overlong copy leaves
+     * it (with CK_FORK=no earlier tests leave larger cached segments) */
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    ND_OK_OR_FAIL(nd_memory_release_cached(gpu()));
     ND_OK_OR_FAIL(nd_zeros(&d, ND_FLOAT32, 1, &n, gpu()));
     ND_OK_OR_FAIL(nd_synchronize(gpu()));
     float *src = malloc(nb);
@@ -384,6 +388,10 @@ START_TEST(unstaged_upload_is_ordered_after_the_current_stream)
     nd_stream *s = NULL;
     nd_array *d = NULL;
     ND_OK_OR_FAIL(nd_stream_create(&s, gpu()));
+    /* d must end its own device allocation, so that the overlong copy leaves
+     * it (with CK_FORK=no earlier tests leave larger cached segments) */
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    ND_OK_OR_FAIL(nd_memory_release_cached(gpu()));
     ND_OK_OR_FAIL(nd_zeros(&d, ND_FLOAT32, 1, &n, gpu()));
     ND_OK_OR_FAIL(nd_synchronize(gpu()));
     float *src = malloc((size_t)n * sizeof(float));
