@@ -469,8 +469,17 @@ Suite *suite_gpu_streams(void)
         tcase_add_test(tc, pinned_block_is_not_reused_while_its_copy_is_queued);
         tcase_add_test(tc, pinned_block_is_not_staging_while_its_copy_is_queued);
 #ifdef ND_CUDA_EMU
-        tcase_add_test(tc, failed_upload_keeps_its_queued_staging_buffer);
-        tcase_add_test(tc, failed_download_keeps_its_queued_staging_buffer);
+        /* They need the destination to end its own device allocation, which
+         * holds in a fresh process (make emu-test forks per test) but not in
+         * one-process runs, where earlier tests leave the pool's segments
+         * laid out otherwise and the overlong copy stays inside one. */
+        const char *fk = getenv("CK_FORK");
+        if (!(fk && strcmp(fk, "no") == 0)) {
+            tcase_add_test(tc, failed_upload_keeps_its_queued_staging_buffer);
+            tcase_add_test(tc, failed_download_keeps_its_queued_staging_buffer);
+        } else {
+            printf("gpu_streams: the two failed-staging tests SKIPPED (CK_FORK=no: they need a fresh process)\n");
+        }
 #endif
         tcase_add_test(tc, unstaged_upload_is_ordered_after_the_current_stream);
         if (ngpu >= 2) tcase_add_test(tc, to_device_between_gpus_is_ordered_with_the_source);
