@@ -74,6 +74,15 @@ static void cuda_event_drop(void *ctx, void *ev, int dev)
     nd__cuda_event_give(dev, ev);
 }
 
+// The event hooks both CUDA pools (device and pinned) share.
+static void with_cuda_fences(nd_pool_upstream *up)
+{
+    up->fence = cuda_fence;
+    up->done = cuda_event_done;
+    up->wait = cuda_event_wait;
+    up->drop = cuda_event_drop;
+}
+
 static nd_pool *pool_of(int dev)
 {
     if (dev < 0 || dev >= ND_MAX_POOLS) return NULL;
@@ -88,10 +97,7 @@ static nd_pool *pool_of(int dev)
         up.alloc = device_upstream_alloc;
         up.free = device_upstream_free;
         up.ctx = (void *)(intptr_t)dev;
-        up.fence = cuda_fence;
-        up.done = cuda_event_done;
-        up.wait = cuda_event_wait;
-        up.drop = cuda_event_drop;
+        with_cuda_fences(&up);
         up.stream_ordered = true;
         up.dev = dev;
         p = nd__pool_create_ex(up, caching);
@@ -214,10 +220,7 @@ extern "C" nd_pool_upstream nd__cuda_pinned_upstream(void)
     nd_pool_upstream up = {};
     up.alloc = nd__cuda_host_upstream_alloc;
     up.free = nd__cuda_host_upstream_free;
-    up.fence = cuda_fence;
-    up.done = cuda_event_done;
-    up.wait = cuda_event_wait;
-    up.drop = cuda_event_drop;
+    with_cuda_fences(&up);
     up.stream_ordered = false;
     return up;
 }
