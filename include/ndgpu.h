@@ -13,10 +13,12 @@
  *    nd_release). If *out != NULL the result is written into *out, which
  *    must have the result's shape, live on the same device and accept the
  *    result dtype under "same_kind" casting (ND_ERR_SHAPE / ND_ERR_DEVICE /
- *    ND_ERR_DTYPE otherwise). Exact aliasing of an input is allowed (in
- *    place); partial overlap gives NumPy's result (inputs are copied first).
- *    View-making functions follow the same rule: with *out != NULL the view's
- *    elements are copied into *out.
+ *    ND_ERR_DTYPE otherwise), and be writable: a broadcast view (a stride-0
+ *    axis of extent > 1) or a read-only DLPack import is ND_ERR_INVALID.
+ *    Exact aliasing of an input is allowed (in place); partial overlap gives
+ *    NumPy's result (inputs are copied first). On failure *out is neither
+ *    replaced nor written. View-making functions follow the same rule: with
+ *    *out != NULL the view's elements are copied into *out.
  *  - Every nd_array* the library gives you is yours: nd_release() it.
  *  - The library never aborts, prints or exits.
  *  - Thread-safe for distinct arrays.
@@ -286,12 +288,23 @@ ND_API nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_
 ND_API nd_status nd_zeros(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
 /** Array of ones. */
 ND_API nd_status nd_ones(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
-/** Array filled with value (cast to dtype as NumPy's np.full does;
- *  ND_ERR_INVALID for a NONE scalar or an integer out of range). */
+/** Array filled with value, as NumPy's np.full: an integer value must fit
+ *  an integer dtype (else ND_ERR_INVALID, as NumPy 2 raises), a float value
+ *  is cast as nd_astype casts (NaN, inf and out-of-range values included);
+ *  ND_ERR_INVALID for a NONE scalar. */
 ND_API nd_status nd_full(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_scalar value, nd_device dev);
 /** 1-D array start, start+step, ... < stop (NumPy's arange: length
- *  ceil((stop-start)/step)). ND_ERR_INVALID for step == 0 or non-finite. */
+ *  ceil((stop-start)/step)). ND_ERR_INVALID for step == 0 or non-finite.
+ *  The arguments are floats: integer ranges beyond 2^53 need
+ *  nd_arange_scalar with integer scalars. */
 ND_API nd_status nd_arange(nd_array **out, nd_dtype dtype, double start, double stop, double step, nd_device dev);
+/** nd_arange with tagged scalars, as np.arange takes Python ints and
+ *  floats: when start, stop and step are all integer (or bool) scalars the
+ *  length and the integer elements are exact over the whole int64 range
+ *  (start and start + step must fit an integer dtype, else ND_ERR_INVALID);
+ *  any float scalar computes in float64 as nd_arange does. */
+ND_API nd_status nd_arange_scalar(nd_array **out, nd_dtype dtype, nd_scalar start, nd_scalar stop, nd_scalar step,
+                                  nd_device dev);
 /** num evenly spaced values over [start, stop] (or [start, stop) without
  *  endpoint). num >= 0. */
 ND_API nd_status nd_linspace(nd_array **out, nd_dtype dtype, double start, double stop, int64_t num, bool endpoint, nd_device dev);
@@ -699,10 +712,9 @@ ND_API nd_status nd_load_npy_buffer(nd_array **out, const void *data, size_t siz
  * devices (kDLCPU id 0, kDLCUDAHost -> a pinned CPU array, kDLCUDA and
  * kDLCUDAManaged -> cuda:N, which needs a CUDA build and a GPU; others
  * ND_ERR_DEVICE). strides == NULL means C-contiguous; byte_offset is
- * honoured. A READ_ONLY tensor is accepted, but libndgpu has no read-only
- * arrays and does not enforce it: do not pass such an array as an out=
- * argument or to nd_copy_from_host (copy it with nd_copy first if you
- * need to write).
+ * honoured. A READ_ONLY tensor (versioned import) becomes a read-only array:
+ * it and its views are refused (ND_ERR_INVALID) as an out= argument, as
+ * nd_gemm's c and by nd_copy_from_host (copy it with nd_copy to write).
  *
  * Streams: CPU tensors have none. For CUDA tensors libndgpu follows the
  * DLPack protocol: an exported tensor is ready once the work queued on

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "out.h"
 
 #ifdef ND_WITH_CUDA
 #include "cuda/cuda_backend.h"
@@ -209,6 +210,7 @@ static nd_array *header_new(nd_dtype dtype, int ndim, const int64_t *shape, nd_d
     }
     a->offset = 0;
     a->device = dev;
+    a->readonly = false;
     a->buf = NULL;
     return a;
 }
@@ -249,7 +251,9 @@ nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, 
     nd_array *v = header_new(dtype, ndim, shape, a->device);
     if (!v) return nd__err(ND_ERR_NOMEM, "nd_view", "out of host memory for an array header");
     for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
+    nd__normalize_strides(ndim, shape, v->strides, dtype);
     v->offset = offset;
+    v->readonly = a->readonly;
     v->buf = a->buf;
     atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
     *out = v;
@@ -330,33 +334,17 @@ nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const 
     return nd__view(out, a, a->dtype, ndim, shape, strides, a->offset);
 }
 
-nd_status nd__prepare_out(const char *func, nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape,
-                          nd_device dev, nd_array **res, bool *fresh)
+char *nd__device_name(nd_device d, char *buf, size_t cap)
 {
-    if (*out == NULL) {
-        nd_status st = nd__alloc(res, dtype, ndim, shape, dev);
-        if (st) return nd__err_prefix(st, func);
-        *fresh = true;
-        return ND_OK;
-    }
-    nd_array *o = *out;
-    bool same = o->ndim == ndim;
-    for (int i = 0; same && i < ndim; i++) same = o->shape[i] == shape[i];
-    if (!same) {
-        char b1[400], b2[400];
-        return nd__err(ND_ERR_SHAPE, func, "'out' has shape %s, but the result has shape %s",
-                       nd__fmt_shape(b1, sizeof b1, o->ndim, o->shape), nd__fmt_shape(b2, sizeof b2, ndim, shape));
-    }
-    if (!nd__same_device(o->device, dev))
-        return nd__err(ND_ERR_DEVICE, func, "'out' is on %s:%d, but the result is on %s:%d",
-                       o->device.type == ND_DEVICE_CPU ? "cpu" : "cuda", o->device.id,
-                       dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", dev.id);
-    if (!nd_can_cast_same_kind(dtype, o->dtype))
-        return nd__err(ND_ERR_DTYPE, func, "cannot cast the result from %s to 'out' dtype %s with casting rule 'same_kind'",
-                       nd_dtype_name(dtype), nd_dtype_name(o->dtype));
-    *res = o;
-    *fresh = false;
-    return ND_OK;
+    snprintf(buf, cap, "%s:%d", d.type == ND_DEVICE_CPU ? "cpu" : "cuda", d.id);
+    return buf;
+}
+
+void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
+{
+    int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] <= 1 && (strides[i] > lim || strides[i] < -lim)) strides[i] = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -370,14 +358,10 @@ nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shap
     if (st) return st;
     st = nd__check_device(fn, dev);
     if (st) return st;
-    if (*out) {
-        /* out rule: an existing array of the right shape is returned as is */
-        nd_array *res;
-        bool fresh;
-        return nd__prepare_out(fn, out, dtype, ndim, shape, dev, &res, &fresh);
-    }
-    st = nd__alloc(out, dtype, ndim, shape, dev);
-    return st ? nd__err_prefix(st, fn) : ND_OK;
+    /* out rule: an existing array that passes the checks is returned as is */
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, dtype, ndim, shape, dev))) return st;
+    return nd__out_end(&t, ND_OK);
 }
 
 /* ------------------------------------------------------------------ */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "out.h"
 #ifdef ND_WITH_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -50,20 +51,20 @@ static nd_status new_copy(nd_array **res, const nd_array *a, nd_dtype dtype)
     return ND_OK;
 }
 
-/* The out rule for copies: a (cast to dtype) into *out, or into a new array. */
-static nd_status copy_to_out(const char *fn, nd_array **out, const nd_array *a, nd_dtype dtype)
+/* The out rule for copies: a (cast to dtype) into *out, which must have
+ * shape (ndim, shape), or into a new array. nd__copy_into handles casts,
+ * broadcasting and overlap itself. */
+static nd_status copy_to_out(const char *fn, nd_array **out, const nd_array *a, nd_dtype dtype, int ndim,
+                             const int64_t *shape)
 {
     nd_status st;
     if (*out == NULL) {
         st = new_copy(out, a, dtype);
         return st ? nd__err_prefix(st, fn) : ND_OK;
     }
-    nd_array *res;
-    bool fresh;
-    st = nd__prepare_out(fn, out, dtype, a->ndim, a->shape, a->device, &res, &fresh);
-    if (st) return st;
-    st = nd__copy_into(res, a);
-    return st ? nd__err_prefix(st, fn) : ND_OK;
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, dtype, ndim, shape, a->device))) return st;
+    return nd__out_end(&t, nd__copy_into(t.res, a));
 }
 
 nd_status nd__as_dtype(nd_array **out, const nd_array *a, nd_dtype dtype)
@@ -120,13 +121,11 @@ nd_status nd_from_host(nd_array **out, const void *data, nd_dtype dtype, int ndi
     st = nd__check_device(fn, dev);
     if (st) return st;
     if (!data && size > 0) return nd__err(ND_ERR_INVALID, fn, "argument 'data' is NULL for %lld elements", (long long)size);
-    nd_array *r, *res;
-    bool fresh;
+    nd_array *r;
     if (*out) {
-        st = nd__prepare_out(fn, out, dtype, ndim, shape, dev, &res, &fresh);
-        if (st) return st;
-        st = nd_copy_from_host(res, data, (size_t)size * nd__itemsize(dtype));
-        return st ? nd__err_prefix(st, fn) : ND_OK;
+        nd_out t;
+        if ((st = nd__out_begin(&t, fn, out, dtype, ndim, shape, dev))) return st;
+        return nd__out_end(&t, nd_copy_from_host(t.res, data, (size_t)size * nd__itemsize(dtype)));
     }
     st = nd__alloc(&r, dtype, ndim, shape, dev);
     if (st) return nd__err_prefix(st, fn);
@@ -147,7 +146,7 @@ nd_status nd_copy(nd_array **out, const nd_array *a)
     ND_CHECK_PTR(fn, out, "out");
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
-    if (*out == NULL) return copy_to_out(fn, out, a, a->dtype);
+    if (*out == NULL) return copy_to_out(fn, out, a, a->dtype, a->ndim, a->shape);
     /* np.copyto(out, a): a broadcasts to out, same_kind casting */
     nd_array *o = *out;
     int nd;
@@ -159,12 +158,7 @@ nd_status nd_copy(nd_array **out, const nd_array *a)
         return nd__err(ND_ERR_SHAPE, fn, "could not broadcast input of shape %s into 'out' of shape %s",
                        nd__fmt_shape(b1, sizeof b1, a->ndim, a->shape), nd__fmt_shape(b2, sizeof b2, o->ndim, o->shape));
     }
-    nd_array *res;
-    bool fresh;
-    st = nd__prepare_out(fn, out, a->dtype, o->ndim, o->shape, a->device, &res, &fresh);
-    if (st) return st;
-    st = nd__copy_into(res, a);
-    return st ? nd__err_prefix(st, fn) : ND_OK;
+    return copy_to_out(fn, out, a, a->dtype, o->ndim, o->shape);
 }
 
 nd_status nd_astype(nd_array **out, const nd_array *a, nd_dtype dtype)
@@ -177,7 +171,7 @@ nd_status nd_astype(nd_array **out, const nd_array *a, nd_dtype dtype)
     if (*out && (*out)->dtype != dtype)
         return nd__err(ND_ERR_DTYPE, fn, "'out' has dtype %s, but astype was asked for %s", nd_dtype_name((*out)->dtype),
                        nd_dtype_name(dtype));
-    return copy_to_out(fn, out, a, dtype);
+    return copy_to_out(fn, out, a, dtype, a->ndim, a->shape);
 }
 
 nd_status nd_copy_to_host(void *dst, const nd_array *a, size_t nbytes)
@@ -217,6 +211,7 @@ nd_status nd_copy_from_host(nd_array *a, const void *src, size_t nbytes)
     size_t need = nd_nbytes(a);
     if (nbytes != need)
         return nd__err(ND_ERR_INVALID, fn, "nbytes = %zu, but the array holds %zu bytes", nbytes, need);
+    if ((st = nd__out_check_writable(fn, a, "a"))) return st;
     if (need == 0) return ND_OK;
     ND_CHECK_PTR(fn, src, "src");
     nd_array *h = NULL, *d = NULL;
@@ -244,17 +239,17 @@ nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev)
     if (st) return st;
     st = nd__check_device(fn, dev);
     if (st) return st;
-    nd_array *res = NULL, *moved = NULL, *c = NULL;
-    bool fresh;
-    st = nd__prepare_out(fn, out, a->dtype, a->ndim, a->shape, dev, &res, &fresh);
-    if (st) return st;
+    nd_array *moved = NULL, *c = NULL;
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, a->dtype, a->ndim, a->shape, dev))) return st;
     if (nd__same_device(a->device, dev)) {
-        st = nd__copy_into(res, a);
+        st = nd__copy_into(t.res, a);
     } else {
-        /* cross the bus contiguous, then cast/lay out on the target */
+        /* cross the bus contiguous into the result, or into a contiguous
+         * temporary that the transaction then casts/lays out on the target */
         st = contiguous_ref(&c, a);
-        if (!st && fresh) moved = nd_retain(res);
-        else if (!st) st = nd__alloc(&moved, a->dtype, a->ndim, a->shape, dev);
+        if (!st) st = nd__out_target(&t, a->dtype, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 0, NULL);
+        if (!st) moved = nd_retain(t.dst);
         size_t nb = nd_nbytes(a);
         if (!st && nb) {
             if (a->device.type == ND_DEVICE_CPU)
@@ -272,16 +267,10 @@ nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev)
                 st = nd__err(ND_ERR_UNSUPPORTED, fn, "built without CUDA");
 #endif
         }
-        if (!st && !fresh) st = nd__copy_into(res, moved);
     }
     nd_release(c);
     nd_release(moved);
-    if (st) {
-        if (fresh) nd_release(res);
-        return nd__err_prefix(st, fn);
-    }
-    if (fresh) *out = res;
-    return ND_OK;
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_contiguous(nd_array **out, const nd_array *a)
@@ -294,5 +283,5 @@ nd_status nd_contiguous(nd_array **out, const nd_array *a)
         st = contiguous_ref(out, a);
         return st ? nd__err_prefix(st, fn) : ND_OK;
     }
-    return copy_to_out(fn, out, a, a->dtype);
+    return copy_to_out(fn, out, a, a->dtype, a->ndim, a->shape);
 }

@@ -5,15 +5,16 @@
  * Constant fills go through the backend's fill. Computed contents
  * (arange, linspace, eye) are produced on the host, directly in the
  * array's buffer on the CPU, else in a temporary copied with memcpy_h2d.
- * With a user 'out' (the out rule) the result is made in the requested
- * dtype first and then cast into 'out' with nd__copy_into, so the values
- * are exactly those of the fresh result. */
+ * With a user 'out' (the out-transaction, src/out.h) the result is made in
+ * the requested dtype first (directly in 'out' when it has that dtype) and
+ * then cast into 'out', so the values are exactly those of the fresh result. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "half.h"
 #include "internal.h"
+#include "out.h"
 
 /* ------------------------------------------------------------------ */
 /* Element stores                                                      */
@@ -99,7 +100,8 @@ static nd_status f64_to_int(const char *fn, const char *what, double d, nd_dtype
     return ND_OK;
 }
 
-/* One element of dtype t holding the weak scalar s (np.full rules). */
+/* One element of dtype t holding the weak scalar s (np.full rules: a
+ * Python int must fit an integer dtype, a float is cast unsafely). */
 static nd_status scalar_bytes(const char *fn, nd_scalar s, nd_dtype t, void *dst)
 {
     nd_kind k = nd__kind(t);
@@ -134,10 +136,9 @@ static nd_status scalar_bytes(const char *fn, nd_scalar s, nd_dtype t, void *dst
         } else if (k == ND_KIND_FLOAT) {
             store_f64(dst, t, f);
         } else {
-            uint64_t bits;
-            nd_status st = f64_to_int(fn, "fill value", f, t, &bits);
-            if (st) return st;
-            store_bits(dst, t, bits);
+            /* np.full is empty + copyto(casting='unsafe'): NaN, inf and
+             * out-of-range floats convert as nd_astype converts them */
+            nd__scalar_store(dst, t, s);
         }
         return ND_OK;
     }
@@ -164,10 +165,10 @@ static nd_status check_args(const char *fn, nd_array **out, nd_dtype dtype, int 
 static nd_status create_const(const char *fn, nd_array **out, nd_dtype t, int ndim, const int64_t *shape, nd_device dev,
                               const void *value)
 {
-    nd_array *res;
-    bool fresh;
-    nd_status st = nd__prepare_out(fn, out, t, ndim, shape, dev, &res, &fresh);
+    nd_out o;
+    nd_status st = nd__out_begin(&o, fn, out, t, ndim, shape, dev);
     if (st) return st;
+    nd_array *res = o.res;
     const nd_backend *be = nd__backend(dev);
     if (res->size > 0) {
         if (res->dtype == t) {
@@ -181,12 +182,7 @@ static nd_status create_const(const char *fn, nd_array **out, nd_dtype t, int nd
             nd_release(s);
         }
     }
-    if (st) {
-        if (fresh) nd_release(res);
-        return nd__err_prefix(st, fn);
-    }
-    if (fresh) *out = res;
-    return ND_OK;
+    return nd__out_end(&o, st);
 }
 
 /* Writes n elements of dtype t to dst (host memory, C order). */
@@ -195,15 +191,11 @@ typedef nd_status (*host_fill_fn)(const char *fn, void *dst, int64_t n, nd_dtype
 static nd_status create_host(const char *fn, nd_array **out, nd_dtype t, int ndim, const int64_t *shape, nd_device dev,
                              host_fill_fn fill, const void *ctx)
 {
-    nd_array *res;
-    bool fresh;
-    nd_status st = nd__prepare_out(fn, out, t, ndim, shape, dev, &res, &fresh);
+    nd_out o;
+    nd_status st = nd__out_begin(&o, fn, out, t, ndim, shape, dev);
     if (st) return st;
-    nd_array *tgt = res;
-    if (!fresh) {
-        st = nd__alloc(&tgt, t, ndim, shape, dev);
-        if (st) return nd__err_prefix(st, fn);
-    }
+    if ((st = nd__out_target(&o, t, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 0, NULL))) return nd__out_end(&o, st);
+    nd_array *tgt = o.dst;
     int64_t n = tgt->size;
     if (n > 0) {
         if (dev.type == ND_DEVICE_CPU) {
@@ -220,11 +212,7 @@ static nd_status create_host(const char *fn, nd_array **out, nd_dtype t, int ndi
             }
         }
     }
-    if (!st && !fresh) st = nd__copy_into(res, tgt);
-    if (tgt != res || (st && fresh)) nd_release(tgt);
-    if (st) return nd__err_prefix(st, fn);
-    if (fresh) *out = res;
-    return ND_OK;
+    return nd__out_end(&o, st);
 }
 
 /* ------------------------------------------------------------------ */
@@ -269,12 +257,9 @@ nd_status nd_empty_like(nd_array **out, const nd_array *a)
     static const char *fn = "nd_empty_like";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
-    nd_array *res;
-    bool fresh;
-    nd_status st = nd__prepare_out(fn, out, a->dtype, a->ndim, a->shape, a->device, &res, &fresh);
-    if (st) return st;
-    if (fresh) *out = res;
-    return ND_OK;
+    nd_out o;
+    nd_status st = nd__out_begin(&o, fn, out, a->dtype, a->ndim, a->shape, a->device);
+    return st ? st : nd__out_end(&o, ND_OK);
 }
 
 nd_status nd_zeros_like(nd_array **out, const nd_array *a)
@@ -361,55 +346,116 @@ static nd_status arange_fill(const char *fn, void *dst, int64_t n, nd_dtype t, c
     return ND_OK;
 }
 
-nd_status nd_arange(nd_array **out, nd_dtype dtype, double start, double stop, double step, nd_device dev)
+/* Whether s is an integer (or bool) scalar, and its value. */
+static bool scalar_as_int(nd_scalar s, int64_t *v)
+{
+    if (s.kind == ND_SCALAR_INT) *v = s.v.i;
+    else if (s.kind == ND_SCALAR_BOOL) *v = s.v.b;
+    else return false;
+    return true;
+}
+
+static double scalar_as_f64(nd_scalar s)
+{
+    return s.kind == ND_SCALAR_FLOAT ? s.v.f : s.kind == ND_SCALAR_INT ? (double)s.v.i : (double)s.v.b;
+}
+
+/* v (a Python int in NumPy's terms) as an element of integer dtype t;
+ * ND_ERR_INVALID naming what when t cannot hold it (NumPy 2 raises). */
+static nd_status int_element(const char *fn, const char *what, __int128 v, nd_dtype t, uint64_t *bits)
+{
+    int64_t lo;
+    uint64_t hi;
+    int_range(t, &lo, &hi);
+    if (v < lo || v > (__int128)hi)
+        return nd__err(ND_ERR_INVALID, fn, "%s %s%llu is out of bounds for %s", what, v < 0 ? "-" : "",
+                       (unsigned long long)(v < 0 ? -v : v), nd_dtype_name(t));
+    *bits = (uint64_t)v;
+    return ND_OK;
+}
+
+/* The length of arange over integers, exactly (NumPy computes it with
+ * Python ints): ceil((stop - start) / step), at least 0. */
+static nd_status int_length(const char *fn, int64_t start, int64_t stop, int64_t step, int64_t *n)
+{
+    __int128 d = (__int128)stop - start, q = d / step;
+    if (d % step != 0 && ((d < 0) == (step < 0))) q += 1;
+    if (q > INT64_MAX) return nd__err(ND_ERR_INVALID, fn, "maximum allowed size exceeded");
+    *n = q > 0 ? (int64_t)q : 0;
+    return ND_OK;
+}
+
+nd_status nd_arange_scalar(nd_array **out, nd_dtype dtype, nd_scalar start, nd_scalar stop, nd_scalar step,
+                           nd_device dev)
 {
     static const char *fn = "nd_arange";
     ND_CHECK_PTR(fn, out, "out");
     if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_INVALID, fn, "invalid dtype value %d", (int)dtype);
-    if (!isfinite(step) || step == 0.0)
-        return nd__err(ND_ERR_INVALID, fn, "step must be finite and non-zero (got %g)", step);
-    if (!isfinite(start) || !isfinite(stop))
-        return nd__err(ND_ERR_INVALID, fn, "cannot compute length: start %g and stop %g must be finite", start, stop);
-    double q = (stop - start) / step;
-    if (!isfinite(q)) return nd__err(ND_ERR_INVALID, fn, "cannot compute length: (stop - start) / step overflows");
-    double len = ceil(q);
-    if (len >= 9223372036854775808.0)
-        return nd__err(ND_ERR_INVALID, fn, "maximum allowed size exceeded (length %.17g)", len);
-    int64_t n = len > 0 ? (int64_t)len : 0;
-    nd_status st = nd__check_shape(fn, 1, &n, dtype, NULL);
-    if (st) return st;
-    st = nd__check_device(fn, dev);
-    if (st) return st;
+    const nd_scalar args[3] = {start, stop, step};
+    static const char *names[3] = {"start", "stop", "step"};
+    for (int i = 0; i < 3; i++)
+        if (args[i].kind != ND_SCALAR_BOOL && args[i].kind != ND_SCALAR_INT && args[i].kind != ND_SCALAR_FLOAT)
+            return nd__err(ND_ERR_INVALID, fn, "'%s' is not a bool, integer or float scalar (kind %d)", names[i],
+                           (int)args[i].kind);
+    /* all-integer arguments are exact (Python ints in NumPy); any float
+     * makes the computation float64, as in NumPy */
+    int64_t i0 = 0, i1 = 0, is = 0;
+    bool exact = scalar_as_int(start, &i0) && scalar_as_int(stop, &i1) && scalar_as_int(step, &is);
+    double f0 = scalar_as_f64(start), f1 = scalar_as_f64(stop), fs = scalar_as_f64(step);
+    int64_t n;
+    nd_status st;
+    if (exact) {
+        if (is == 0) return nd__err(ND_ERR_INVALID, fn, "step must be finite and non-zero (got 0)");
+        if ((st = int_length(fn, i0, i1, is, &n))) return st;
+    } else {
+        if (!isfinite(fs) || fs == 0.0)
+            return nd__err(ND_ERR_INVALID, fn, "step must be finite and non-zero (got %g)", fs);
+        if (!isfinite(f0) || !isfinite(f1))
+            return nd__err(ND_ERR_INVALID, fn, "cannot compute length: start %g and stop %g must be finite", f0, f1);
+        double q = (f1 - f0) / fs;
+        if (!isfinite(q)) return nd__err(ND_ERR_INVALID, fn, "cannot compute length: (stop - start) / step overflows");
+        double len = ceil(q);
+        if (len >= 9223372036854775808.0)
+            return nd__err(ND_ERR_INVALID, fn, "maximum allowed size exceeded (length %.17g)", len);
+        n = len > 0 ? (int64_t)len : 0;
+    }
+    if ((st = nd__check_shape(fn, 1, &n, dtype, NULL))) return st;
+    if ((st = nd__check_device(fn, dev))) return st;
 
-    arange_ctx c = {start, step, 0, 0};
+    arange_ctx c = {f0, fs, 0, 0};
     if (dtype == ND_BOOL) {
         if (n > 2)
             return nd__err(ND_ERR_DTYPE, fn, "arange is only supported for bool when the result has at most length 2 "
                                              "(length %lld)", (long long)n);
-        c.b0 = start != 0.0;
-        c.b1 = start + step != 0.0;
+        c.b0 = exact ? i0 != 0 : f0 != 0.0;
+        c.b1 = exact ? (__int128)i0 + is != 0 : f0 + fs != 0.0;
+    } else if (nd__is_integer(dtype) && exact) {
+        if (n > 0 && (st = int_element(fn, "start", i0, dtype, &c.b0))) return st;
+        if (n > 1 && (st = int_element(fn, "start + step", (__int128)i0 + is, dtype, &c.b1))) return st;
     } else if (nd__is_integer(dtype)) {
         if (n > 0) {
-            st = f64_to_int(fn, "start", start, dtype, &c.b0);
+            st = f64_to_int(fn, "start", f0, dtype, &c.b0);
             if (st) return st;
         }
         if (n > 1) {
             /* integral start and step: start + step in integers, exact
              * beyond 2^53 (NumPy adds Python ints) */
-            int64_t i1;
-            if (start == trunc(start) && step == trunc(step) && fabs(start) < 9.2e18 && fabs(step) < 9.2e18 &&
-                !__builtin_add_overflow((int64_t)start, (int64_t)step, &i1) &&
-                scalar_bytes(fn, nd_scalar_int(i1), dtype, &c.b1) == ND_OK) {
-                /* c.b1 holds the element's low bytes; widen for the fill */
-                c.b1 = (uint64_t)i1;
-            } else {
-                st = f64_to_int(fn, "start + step", start + step, dtype, &c.b1);
+            int64_t s1;
+            bool integral = f0 == trunc(f0) && fs == trunc(fs) && fabs(f0) < 9.2e18 && fabs(fs) < 9.2e18 &&
+                            !__builtin_add_overflow((int64_t)f0, (int64_t)fs, &s1);
+            if (!integral || int_element(fn, "start + step", s1, dtype, &c.b1) != ND_OK) {
+                st = f64_to_int(fn, "start + step", f0 + fs, dtype, &c.b1);
                 if (st) return st;
             }
         }
     }
     int64_t shape[1] = {n};
     return create_host(fn, out, dtype, 1, shape, dev, arange_fill, &c);
+}
+
+nd_status nd_arange(nd_array **out, nd_dtype dtype, double start, double stop, double step, nd_device dev)
+{
+    return nd_arange_scalar(out, dtype, nd_scalar_float(start), nd_scalar_float(stop), nd_scalar_float(step), dev);
 }
 
 /* ------------------------------------------------------------------ */

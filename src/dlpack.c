@@ -194,7 +194,7 @@ static void release_legacy(void *ctx)
  * whose release(ctx) runs when the last reference goes. Nothing is
  * consumed here. */
 static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t, void (*release)(void *), void *ctx,
-                               const nd_array *base)
+                               const nd_array *base, bool readonly)
 {
     if (t->ndim < 0 || t->ndim > ND_MAX_DIMS)
         return nd__err(ND_ERR_INVALID, fn, "DLPack tensor ndim %d is out of range [0, %d]", (int)t->ndim, ND_MAX_DIMS);
@@ -234,13 +234,19 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
                                    (long long)strides[i]);
             }
         }
-        if (__builtin_add_overflow(hi, isz, &hi))
+        /* the whole byte span hi - lo must fit too: a span of exactly
+         * INT64_MIN passes every per-axis check above */
+        int64_t extent;
+        if (__builtin_add_overflow(hi, isz, &hi) || __builtin_sub_overflow(hi, lo < 0 ? lo : 0, &extent))
             return nd__err(ND_ERR_INVALID, fn, "DLPack tensor strides overflow 64-bit byte offsets");
     }
+    nd__normalize_strides(ndim, t->shape, strides, dtype);
 
     if (base) {
         int64_t offset = (int64_t)t->byte_offset + (int64_t)((const char *)t->data - (const char *)base->buf->ptr);
-        return nd__view(res, base, dtype, ndim, t->shape, strides, offset);
+        st = nd__view(res, base, dtype, ndim, t->shape, strides, offset);
+        if (st == ND_OK && readonly) (*res)->readonly = true;
+        return st;
     }
     nd_array *a = calloc(1, sizeof *a);
     nd_buffer *b = calloc(1, sizeof *b);
@@ -267,6 +273,7 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
     a->offset = (int64_t)t->byte_offset;
     a->size = size;
     a->device = dev;
+    a->readonly = readonly;
     a->buf = b;
     *res = a;
     return ND_OK;
@@ -305,7 +312,8 @@ nd_status nd_from_dlpack(nd_array **out, DLManagedTensorVersioned *t)
     nd_array *view;
     bool ours = t->deleter == deleter_versioned;
     const nd_array *base = ours ? ((export_versioned *)t->manager_ctx)->array : NULL;
-    nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_versioned, t, base);
+    nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_versioned, t, base,
+                                  (t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
     if (st) return st;
     return finish_import(fn, out, view, ours ? release_versioned : NULL, t);
 }
@@ -318,7 +326,7 @@ nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t)
     nd_array *view;
     bool ours = t->deleter == deleter_legacy;
     const nd_array *base = ours ? ((export_legacy *)t->manager_ctx)->array : NULL;
-    nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_legacy, t, base);
+    nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_legacy, t, base, false);
     if (st) return st;
     return finish_import(fn, out, view, ours ? release_legacy : NULL, t);
 }

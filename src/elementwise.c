@@ -93,23 +93,6 @@ nd_status nd__ew_input(const char *func, const nd_array *a, nd_dtype dtype, int 
     return ND_OK;
 }
 
-nd_status nd__ew_check_writable(const char *func, const nd_array *o)
-{
-    for (int i = 0; i < o->ndim; i++)
-        if (o->strides[i] == 0 && o->shape[i] > 1)
-            return nd__err(ND_ERR_INVALID, func,
-                           "'out' is a broadcast view (stride 0 on axis %d) and cannot be written", i);
-    return ND_OK;
-}
-
-bool nd__ew_needs_temp(const nd_array *r, nd_dtype res, int n, const nd_array *const *ins)
-{
-    if (r->dtype != res) return true;
-    for (int k = 0; k < n; k++)
-        if (ins[k] && nd__may_overlap(r, ins[k]) && !nd__same_view(r, ins[k])) return true;
-    return false;
-}
-
 /* The loop dtype and result dtype of an op for the promoted input dtype. */
 static nd_status resolve(const char *func, const char *opname, bool named, const char *kinds, nd_ew_rule rule,
                          nd_dtype in, nd_dtype *loop, nd_dtype *res)
@@ -163,18 +146,6 @@ static inline nd_status resolve_memo(_Atomic unsigned char *slot, const char *fu
     return st;
 }
 
-/* Finish an op: on success hand a fresh result to the caller, else
- * release it. */
-static nd_status finish(nd_status st, nd_array **out, nd_array *r, bool fresh)
-{
-    if (st == ND_OK) {
-        if (fresh) *out = r;
-        return ND_OK;
-    }
-    if (fresh) nd_release(r);
-    return st;
-}
-
 /* ------------------------------------------------------------------ */
 /* The direct path: operands that need no cast, no broadcast and no    */
 /* temporary go straight to the backend (no allocation but a fresh     */
@@ -193,6 +164,11 @@ static inline bool direct_operand(const nd_array *x, const nd_array *o)
     }
     return true;
 }
+
+/* Whether a user 'out' o takes the direct path's write: C-contiguous (so
+ * not broadcast) and writable. Every out it accepts passes the
+ * out-transaction's checks (src/out.h) too. */
+static inline bool direct_out(const nd_array *o) { return !o->readonly && direct_operand(o, o); }
 
 /* Whether the result o (contiguous, checked by the caller) and input x
  * (contiguous, same shape) are either the same elements or disjoint. */
@@ -220,7 +196,7 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
     if (st) return st;
     nd_array *o = *out;
     if (a->dtype == loop && a->device.type == ND_DEVICE_CPU &&
-        (o == NULL || (o->dtype == res && direct_operand(o, o))) && direct_operand(a, o ? o : a) &&
+        (o == NULL || (o->dtype == res && direct_out(o))) && direct_operand(a, o ? o : a) &&
         (o == NULL || direct_no_overlap(o, a))) {
         if (o == NULL && (st = nd__alloc(&o, res, a->ndim, a->shape, a->device))) return nd__err_prefix(st, func);
         nd__cpu_unary_flat(op, loop, nd__ptr(o), nd__ptr(a), a->size);
@@ -229,35 +205,16 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
     }
     const nd_backend *be = NULL;
     if ((st = nd__ew_backend(func, a->device, &be))) return st;
-    if (*out && (st = nd__ew_check_writable(func, *out))) return st;
-    nd_array *r;
-    bool fresh;
-    st = nd__prepare_out(func, out, res, a->ndim, a->shape, a->device, &r, &fresh);
-    if (st) return st;
-
-    nd_array *ca = NULL, *tmp = NULL;
+    nd_out t;
+    if ((st = nd__out_begin(&t, func, out, res, a->ndim, a->shape, a->device))) return st;
+    nd_array *ca = NULL;
     const nd_array *va;
-    st = nd__ew_input(func, a, loop, a->ndim, a->shape, &ca, &va);
-    if (st) return finish(st, out, r, fresh);
-    nd_array *target = r;
-    if (!fresh && nd__ew_needs_temp(r, res, 1, &va)) {
-        st = nd__alloc(&tmp, res, r->ndim, r->shape, r->device);
-        if (st) {
-            nd__err_prefix(st, func);
-            goto done;
-        }
-        target = tmp;
-    }
-    st = be->unary(op, target, va);
-    if (st) {
-        nd__err_prefix(st, func);
-        goto done;
-    }
-    if (tmp && (st = nd__copy_into(r, tmp))) nd__err_prefix(st, func);
+    if ((st = nd__ew_input(func, a, loop, a->ndim, a->shape, &ca, &va))) goto done;
+    if ((st = nd__out_target(&t, res, ND_OUT_EXACT_DTYPE | ND_OUT_ELEMENTWISE, 1, &va))) goto done;
+    st = be->unary(op, t.dst, va);
 done:
-    nd_release(tmp);
     nd_release(ca);
-    return finish(st, out, r, fresh);
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_unary(nd_array **out, nd_unary_op op, const nd_array *a) { return unary_impl("nd_unary", false, out, op, a); }
@@ -275,7 +232,7 @@ nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_
     if ((st = nd__ew_same_device(func, a, "a", b, "b"))) return st;
     nd_array *o = *out;
     if (a->dtype == loop && b->dtype == loop && a->device.type == ND_DEVICE_CPU &&
-        (op != ND_BINARY_POWER || nd__is_float(loop)) && (o == NULL || (o->dtype == res && direct_operand(o, o))) &&
+        (op != ND_BINARY_POWER || nd__is_float(loop)) && (o == NULL || (o->dtype == res && direct_out(o))) &&
         direct_operand(a, o ? o : a) && direct_operand(b, o ? o : a) &&
         (o == NULL || (direct_no_overlap(o, a) && direct_no_overlap(o, b)))) {
         if (o == NULL && (st = nd__alloc(&o, res, a->ndim, a->shape, a->device))) return nd__err_prefix(st, func);
@@ -288,39 +245,20 @@ nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_
     int ndim;
     int64_t shape[ND_MAX_DIMS];
     if ((st = nd__broadcast_shapes(func, a->ndim, a->shape, b->ndim, b->shape, &ndim, shape))) return st;
-    if (*out && (st = nd__ew_check_writable(func, *out))) return st;
-    nd_array *r;
-    bool fresh;
-    st = nd__prepare_out(func, out, res, ndim, shape, a->device, &r, &fresh);
-    if (st) return st;
-
-    nd_array *ca = NULL, *cb = NULL, *tmp = NULL;
+    nd_out t;
+    if ((st = nd__out_begin(&t, func, out, res, ndim, shape, a->device))) return st;
+    nd_array *ca = NULL, *cb = NULL;
     const nd_array *v[2];
     if ((st = nd__ew_input(func, a, loop, ndim, shape, &ca, &v[0]))) goto done;
     if ((st = nd__ew_input(func, b, loop, ndim, shape, &cb, &v[1]))) goto done;
-    nd_array *target = r;
-    if (!fresh && nd__ew_needs_temp(r, res, 2, v)) {
-        st = nd__alloc(&tmp, res, ndim, shape, r->device);
-        if (st) {
-            nd__err_prefix(st, func);
-            goto done;
-        }
-        target = tmp;
-    }
-    st = be->binary(op, target, v[0], v[1]);
-    if (st) {
-        if (st == ND_ERR_INVALID && op == ND_BINARY_POWER)
-            nd__err(ND_ERR_INVALID, func, "Integers to negative integer powers are not allowed.");
-        else
-            nd__err_prefix(st, func);
-        goto done;
-    }
-    if (tmp && (st = nd__copy_into(r, tmp))) nd__err_prefix(st, func);
+    if ((st = nd__out_target(&t, res, ND_OUT_EXACT_DTYPE | ND_OUT_ELEMENTWISE, 2, v))) goto done;
+    st = be->binary(op, t.dst, v[0], v[1]);
+    if (st == ND_ERR_INVALID && op == ND_BINARY_POWER)
+        nd__err(ND_ERR_INVALID, func, "Integers to negative integer powers are not allowed.");
 done:
-    nd_release(tmp);
     nd_release(cb);
     nd_release(ca);
-    return finish(st, out, r, fresh);
+    return nd__out_end(&t, st);
 }
 
 static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_binary_op op, const nd_array *a,
@@ -337,7 +275,7 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
         /* the direct path, checked here before the general machinery */
         unsigned m = atomic_load_explicit(&binary_memo[op][in], memory_order_relaxed);
         if (m != 0 && (nd_dtype)((m - 1) & 15) == in && o->dtype == (nd_dtype)((m - 1) >> 4) &&
-            (op != ND_BINARY_POWER || nd__is_float(in)) && direct_operand(o, o) && direct_operand(a, o) &&
+            (op != ND_BINARY_POWER || nd__is_float(in)) && direct_out(o) && direct_operand(a, o) &&
             direct_operand(b, o) && direct_no_overlap(o, a) && direct_no_overlap(o, b)) {
             nd__cpu_binary_flat(op, in, nd__ptr(o), nd__ptr(a), nd__ptr(b), o->size);
             return ND_OK;
@@ -346,6 +284,12 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
     if (a->dtype != b->dtype || !nd__dtype_valid(in)) {
         nd_status st = nd_result_type(&in, a->dtype, b->dtype);
         if (st) return nd__err_prefix(st, func);
+        /* float ops on two integer inputs: NumPy's loop is the smallest float
+         * both convert to safely (int8 with uint8 -> float16), not the float
+         * of their promoted integer (int16 -> float32) */
+        if (binary_rules[op] == ND_EW_RULE_FLOAT && !nd__is_float(a->dtype) && !nd__is_float(b->dtype) &&
+            (st = nd_result_type(&in, nd__float_for(a->dtype), nd__float_for(b->dtype))))
+            return nd__err_prefix(st, func);
     }
     return nd__ew_binary(func, named, out, op, a, b, in);
 }
@@ -388,6 +332,11 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
     ND_CHECK_PTR(func, a, "a");
     nd_status st = nd__ew_check_scalar(func, s, "s");
     if (st) return st;
+    /* logical ops read only the scalar's truth value: take it before any
+     * cast (1e-40 is true, though it becomes 0 in float16). A weak bool
+     * never changes the array's dtype, and the result is bool either way. */
+    if (op == ND_BINARY_LOGICAL_AND || op == ND_BINARY_LOGICAL_OR || op == ND_BINARY_LOGICAL_XOR)
+        s = nd_scalar_bool(s.kind == ND_SCALAR_FLOAT ? s.v.f != 0.0 : s.kind == ND_SCALAR_INT ? s.v.i != 0 : s.v.b);
     nd_dtype in = nd__promote_weak(a->dtype, s.kind), loop = in, res = in;
     /* the scalar must fit the dtype the loop reads it as (int8 / 300 is
      * fine: true division loops in float64) */

@@ -3,6 +3,7 @@
 #ifndef ND_ELEMENTWISE_H
 #define ND_ELEMENTWISE_H
 #include "internal.h"
+#include "out.h"
 
 /* The rule column of the op table (ND_EW_RULE_##rule). */
 typedef enum { ND_EW_RULE_SAME, ND_EW_RULE_FLOAT, ND_EW_RULE_DIV, ND_EW_RULE_BOOL } nd_ew_rule;
@@ -17,11 +18,6 @@ ND_INTERNAL nd_status nd__ew_backend(const char *func, nd_device dev, const nd_b
  * to release (NULL when a is used as is). */
 ND_INTERNAL nd_status nd__ew_input(const char *func, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
                                    nd_array **cast, const nd_array **view);
-/* ND_ERR_INVALID when a user 'out' has a stride-0 axis of extent > 1. */
-ND_INTERNAL nd_status nd__ew_check_writable(const char *func, const nd_array *o);
-/* Whether the result must go through a temporary: r's dtype is not the
- * result dtype, or r partially overlaps one of the n inputs (NULLs ok). */
-ND_INTERNAL bool nd__ew_needs_temp(const nd_array *r, nd_dtype res, int n, const nd_array *const *ins);
 /* op(a, b) with the promoted input dtype `in` already decided (op valid,
  * a, b, out non-NULL). named: func is the op's own wrapper. */
 ND_INTERNAL nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_op op, const nd_array *a,

@@ -25,40 +25,20 @@ nd_status nd_where(nd_array **out, const nd_array *cond, const nd_array *x, cons
     int64_t s1[ND_MAX_DIMS], shape[ND_MAX_DIMS];
     if ((st = nd__broadcast_shapes(func, cond->ndim, cond->shape, x->ndim, x->shape, &nd1, s1))) return st;
     if ((st = nd__broadcast_shapes(func, nd1, s1, y->ndim, y->shape, &ndim, shape))) return st;
-    if (*out && (st = nd__ew_check_writable(func, *out))) return st;
-    nd_array *r;
-    bool fresh;
-    if ((st = nd__prepare_out(func, out, dt, ndim, shape, x->device, &r, &fresh))) return st;
-
-    nd_array *cc = NULL, *cx = NULL, *cy = NULL, *tmp = NULL;
+    nd_out t;
+    if ((st = nd__out_begin(&t, func, out, dt, ndim, shape, x->device))) return st;
+    nd_array *cc = NULL, *cx = NULL, *cy = NULL;
     const nd_array *v[3];
     if ((st = nd__ew_input(func, cond, ND_BOOL, ndim, shape, &cc, &v[0]))) goto done;
     if ((st = nd__ew_input(func, x, dt, ndim, shape, &cx, &v[1]))) goto done;
     if ((st = nd__ew_input(func, y, dt, ndim, shape, &cy, &v[2]))) goto done;
-    nd_array *target = r;
-    if (!fresh && nd__ew_needs_temp(r, dt, 3, v)) {
-        if ((st = nd__alloc(&tmp, dt, ndim, shape, r->device))) {
-            nd__err_prefix(st, func);
-            goto done;
-        }
-        target = tmp;
-    }
-    if ((st = be->where(target, v[0], v[1], v[2]))) {
-        nd__err_prefix(st, func);
-        goto done;
-    }
-    if (tmp && (st = nd__copy_into(r, tmp))) nd__err_prefix(st, func);
+    if ((st = nd__out_target(&t, dt, ND_OUT_EXACT_DTYPE | ND_OUT_ELEMENTWISE, 3, v))) goto done;
+    st = be->where(t.dst, v[0], v[1], v[2]);
 done:
-    nd_release(tmp);
     nd_release(cy);
     nd_release(cx);
     nd_release(cc);
-    if (st == ND_OK) {
-        if (fresh) *out = r;
-    } else if (fresh) {
-        nd_release(r);
-    }
-    return st;
+    return nd__out_end(&t, st);
 }
 
 /* ------------------------------------------------------------------ */
@@ -68,12 +48,7 @@ done:
  * that a failure leaves it untouched. */
 static nd_status check_out(const char *func, nd_array **out, nd_dtype dt, int ndim, const int64_t *shape, nd_device dev)
 {
-    if (*out == NULL) return ND_OK;
-    nd_status st = nd__ew_check_writable(func, *out);
-    if (st) return st;
-    nd_array *r;
-    bool fresh;
-    return nd__prepare_out(func, out, dt, ndim, shape, dev, &r, &fresh); /* *out != NULL: allocates nothing */
+    return *out == NULL ? ND_OK : nd__out_check(func, *out, dt, ndim, shape, dev);
 }
 
 nd_status nd_clip(nd_array **out, const nd_array *a, const nd_array *lo, const nd_array *hi)
@@ -133,13 +108,21 @@ nd_status nd_clip_scalar(nd_array **out, const nd_array *a, nd_scalar lo, nd_sca
     if ((st = fit_bound(func, &lo, dt, true))) return st;
     if ((st = check_out(func, out, dt, a->ndim, a->shape, a->device))) return st;
 
+    /* The result dtype depends on both bounds (uint8 with -1 and 100.5 is
+     * float64): compute in it from the start, so that neither step sees a
+     * bound that only the other one's promotion makes representable. */
+    nd_array *ac = NULL, *tmp = NULL;
+    if (dt != a->dtype && (st = nd__as_dtype(&ac, a, dt))) return nd__err_prefix(st, func);
+    const nd_array *src = ac ? ac : a;
     if (lo.kind == ND_SCALAR_NONE && hi.kind == ND_SCALAR_NONE) /* integer bounds that clip nothing: a copy; */
-        return nd__ew_binary(func, false, out, ND_BINARY_MAXIMUM, a, a, dt); /* max(a, a) == a for integers */
-    if (hi.kind == ND_SCALAR_NONE) return nd__ew_scalar(func, out, ND_BINARY_MAXIMUM, a, lo, false);
-    if (lo.kind == ND_SCALAR_NONE) return nd__ew_scalar(func, out, ND_BINARY_MINIMUM, a, hi, false);
-    nd_array *tmp = NULL;
-    if ((st = nd__ew_scalar(func, &tmp, ND_BINARY_MAXIMUM, a, lo, false))) return st;
-    st = nd__ew_scalar(func, out, ND_BINARY_MINIMUM, tmp, hi, false);
+        st = nd__ew_binary(func, false, out, ND_BINARY_MAXIMUM, src, src, dt); /* max(a, a) == a for integers */
+    else if (hi.kind == ND_SCALAR_NONE)
+        st = nd__ew_scalar(func, out, ND_BINARY_MAXIMUM, src, lo, false);
+    else if (lo.kind == ND_SCALAR_NONE)
+        st = nd__ew_scalar(func, out, ND_BINARY_MINIMUM, src, hi, false);
+    else if ((st = nd__ew_scalar(func, &tmp, ND_BINARY_MAXIMUM, src, lo, false)) == ND_OK)
+        st = nd__ew_scalar(func, out, ND_BINARY_MINIMUM, tmp, hi, false);
     nd_release(tmp);
+    nd_release(ac);
     return st;
 }

@@ -113,6 +113,7 @@ struct nd_array {
     int64_t offset;               /* bytes from buf->ptr to element 0 */
     int64_t size;                 /* product of shape */
     nd_device device;
+    bool readonly;                /* refused as a destination (a read-only DLPack import and its views) */
     nd_buffer *buf;               /* never NULL */
 };
 
@@ -148,12 +149,13 @@ ND_INTERNAL nd_status nd__broadcast_shapes(const char *func, int nd1, const int6
  * beyond compatibility). */
 ND_INTERNAL nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const int64_t *shape);
 
-/* The out-pointer rule. Given the result's shape/dtype/device, either
- * allocate (when *out == NULL) a fresh result in *res, or check the user
- * array *out (shape, device, same_kind) and set *res to it (a borrowed
- * pointer). *fresh tells which. func names the caller. */
-ND_INTERNAL nd_status nd__prepare_out(const char *func, nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape,
-                                      nd_device dev, nd_array **res, bool *fresh);
+/* The out-pointer rule lives in src/out.h (the out-transaction). */
+/* "cpu:0" / "cuda:1": the name of a device in messages (buf has room for 32). */
+ND_INTERNAL char *nd__device_name(nd_device d, char *buf, size_t cap);
+/* Strides of axes of extent 0 or 1 never address memory; one whose byte
+ * stride would not fit int64 (a slice step near INT64_MIN, a hostile
+ * DLPack import) is stored as 0, so that no stride * itemsize overflows. */
+ND_INTERNAL void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype);
 
 /* Cast/copy src into dst (same shape, or src broadcastable to dst's
  * shape; any dtypes; same device; any strides). Handles overlap by

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "out.h"
 
 static const char *dev_name(nd_device d) { return d.type == ND_DEVICE_CPU ? "cpu" : "cuda"; }
 
@@ -42,19 +43,13 @@ static nd_status concat_core(const char *fn, nd_array **out, int n, const nd_arr
     nd_status st = nd__check_shape(fn, ndim, shape, dt, NULL);
     if (st) return st;
 
-    nd_array *res;
-    bool fresh;
-    st = nd__prepare_out(fn, out, dt, ndim, shape, a0->device, &res, &fresh);
-    if (st) return st;
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, dt, ndim, shape, a0->device))) return st;
     /* a user 'out' sharing memory with an input: build the result aside
-     * first so no input is overwritten before it is read */
-    nd_array *tgt = res;
-    bool overlap = false;
-    for (int i = 0; !fresh && i < n && !overlap; i++) overlap = nd__may_overlap(res, arrays[i]);
-    if (overlap) {
-        st = nd__alloc(&tgt, dt, ndim, shape, a0->device);
-        if (st) return nd__err_prefix(st, fn);
-    }
+     * first so no input is overwritten before it is read (the copies
+     * below cast, so any dtype and layout of 'out' is fine otherwise) */
+    if ((st = nd__out_target(&t, dt, 0, n, arrays))) return nd__out_end(&t, st);
+    nd_array *tgt = t.dst;
     int64_t pos = 0, isz = (int64_t)nd__itemsize(tgt->dtype);
     int64_t pshape[ND_MAX_DIMS];
     for (int i = 0; i < n && !st; i++) {
@@ -72,14 +67,7 @@ static nd_status concat_core(const char *fn, nd_array **out, int n, const nd_arr
         nd_release(v);
         pos += ext;
     }
-    if (!st && overlap) st = nd__copy_into(res, tgt);
-    if (tgt != res) nd_release(tgt);
-    if (st) {
-        if (fresh) nd_release(res);
-        return nd__err_prefix(st, fn);
-    }
-    if (fresh) *out = res;
-    return ND_OK;
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_concatenate(nd_array **out, int n, const nd_array *const *arrays, int axis)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "out.h"
 
 /* The TF32 switch: -1 = not read from the environment yet. */
 static atomic_int g_tf32 = -1;
@@ -137,13 +138,6 @@ static nd_status fill_zero(const char *func, const nd_backend *be, nd_array *x)
     return st == ND_OK ? ND_OK : nd__err_prefix(st, func);
 }
 
-/* Whether x may be written directly as the result of dtype rt computed
- * from inputs a and b. */
-static bool direct_target(const nd_array *x, nd_dtype rt, const nd_array *a, const nd_array *b)
-{
-    return x->dtype == rt && !nd__may_overlap(x, a) && !nd__may_overlap(x, b);
-}
-
 /* ------------------------------------------------------------------ */
 /* nd_matmul                                                           */
 /* ------------------------------------------------------------------ */
@@ -171,31 +165,22 @@ static nd_status matmul_impl(const char *func, nd_array **out, const nd_array *a
     if (an >= 2) shape[rnd++] = M;
     if (bn >= 2) shape[rnd++] = N;
 
-    nd_array *res = NULL;
-    bool fresh = false;
-    st = nd__prepare_out(func, out, rt, rnd, shape, a->device, &res, &fresh);
-    if (st != ND_OK) return st;
-    nd_array *ca = NULL, *cb = NULL, *tmp = NULL;
-    if (res->size == 0) goto done;
+    nd_out t;
+    if ((st = nd__out_begin(&t, func, out, rt, rnd, shape, a->device))) return st;
+    nd_array *ca = NULL, *cb = NULL;
+    if (t.res->size == 0) goto done;
     if (K == 0) {
-        st = fill_zero(func, be, res);
+        st = fill_zero(func, be, t.res);
         goto done;
     }
     st = nd__as_dtype(&ca, a, rt);
     if (st == ND_OK) st = nd__as_dtype(&cb, b, rt);
-    if (st != ND_OK) {
-        st = nd__err_prefix(st, func);
-        goto done;
-    }
-    nd_array *target = res;
-    if (!direct_target(res, rt, ca, cb)) {
-        st = nd__alloc(&tmp, rt, rnd, shape, a->device);
-        if (st != ND_OK) {
-            st = nd__err_prefix(st, func);
-            goto done;
-        }
-        target = tmp;
-    }
+    /* every element of the result reads a row and a column: any overlap
+     * with an input (even exact aliasing) computes into a temporary */
+    const nd_array *ins[2] = {ca, cb};
+    if (st == ND_OK) st = nd__out_target(&t, rt, ND_OUT_EXACT_DTYPE, 2, ins);
+    if (st != ND_OK) goto done;
+    nd_array *target = t.dst;
     operand op[3];
     op[0].arr = target, op[1].arr = ca, op[2].arr = cb;
     for (int d = 0; d < nbd; d++) {
@@ -211,20 +196,10 @@ static nd_status matmul_impl(const char *func, nd_array **out, const nd_array *a
     op[2].str[nbd] = bn >= 2 ? cb->strides[bn - 2] : cb->strides[0];
     op[2].str[nbd + 1] = bn >= 2 ? cb->strides[bn - 1] : 0;
     st = mm_run(func, be, nbd, shape, M, N, K, op);
-    if (st == ND_OK && tmp) {
-        st = nd__copy_into(res, tmp);
-        if (st != ND_OK) st = nd__err_prefix(st, func);
-    }
 done:
     nd_release(ca);
     nd_release(cb);
-    nd_release(tmp);
-    if (st != ND_OK) {
-        if (fresh) nd_release(res);
-        return st;
-    }
-    if (fresh) *out = res;
-    return ND_OK;
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b)
@@ -279,14 +254,12 @@ static nd_status dot_nd(const char *func, nd_array **out, const nd_array *a, con
     for (int i = 0; i < bn - 2; i++) Q *= (shape[rnd++] = b->shape[i]);
     shape[rnd++] = N;
 
-    nd_array *res = NULL;
-    bool fresh = false;
-    st = nd__prepare_out(func, out, rt, rnd, shape, a->device, &res, &fresh);
-    if (st != ND_OK) return st;
-    nd_array *ca = NULL, *cb = NULL, *a2 = NULL, *b3 = NULL, *tmp = NULL;
-    if (res->size == 0) goto done;
+    nd_out t;
+    if ((st = nd__out_begin(&t, func, out, rt, rnd, shape, a->device))) return st;
+    nd_array *ca = NULL, *cb = NULL, *a2 = NULL, *b3 = NULL;
+    if (t.res->size == 0) goto done;
     if (K == 0) {
-        st = fill_zero(func, be, res);
+        st = fill_zero(func, be, t.res);
         goto done;
     }
     st = nd__as_dtype(&ca, a, rt);
@@ -294,40 +267,21 @@ static nd_status dot_nd(const char *func, nd_array **out, const nd_array *a, con
     const int64_t s2[2] = {P, K}, s3[3] = {Q, K, N};
     if (st == ND_OK) st = nd_reshape(&a2, ca, 2, s2);
     if (st == ND_OK) st = nd_reshape(&b3, cb, 3, s3);
-    if (st != ND_OK) {
-        st = nd__err_prefix(st, func);
-        goto done;
-    }
-    nd_array *target = res;
-    if (!direct_target(res, rt, a2, b3) || !nd_is_contiguous(res)) {
-        st = nd__alloc(&tmp, rt, rnd, shape, a->device);
-        if (st != ND_OK) {
-            st = nd__err_prefix(st, func);
-            goto done;
-        }
-        target = tmp;
-    }
+    const nd_array *ins[2] = {a2, b3};
+    if (st == ND_OK) st = nd__out_target(&t, rt, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 2, ins);
+    if (st != ND_OK) goto done;
+    nd_array *target = t.dst;
     operand op[3] = {{target, {N, Q * N, 1}},
                      {a2, {0, a2->strides[0], a2->strides[1]}},
                      {b3, {b3->strides[0], b3->strides[1], b3->strides[2]}}};
     const int64_t bshape[1] = {Q};
     st = mm_run(func, be, 1, bshape, P, N, K, op);
-    if (st == ND_OK && tmp) {
-        st = nd__copy_into(res, tmp);
-        if (st != ND_OK) st = nd__err_prefix(st, func);
-    }
 done:
     nd_release(ca);
     nd_release(cb);
     nd_release(a2);
     nd_release(b3);
-    nd_release(tmp);
-    if (st != ND_OK) {
-        if (fresh) nd_release(res);
-        return st;
-    }
-    if (fresh) *out = res;
-    return ND_OK;
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
@@ -394,6 +348,7 @@ nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const 
             return nd__err(ND_ERR_DTYPE, F, "c has dtype %s, but the result dtype of a (%s) and b (%s) is %s",
                            nd_dtype_name(cu->dtype), nd_dtype_name(a->dtype), nd_dtype_name(b->dtype),
                            nd_dtype_name(rt));
+        if ((st = nd__out_check_writable(F, cu, "c"))) return st;
     }
     const nd_backend *be = backend_of(F, a->device, &st);
     if (!be) return st;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "out.h"
 #include "philox.h"
 
 struct nd_rng {
@@ -58,27 +59,14 @@ static nd_status random_fill(const char *func, nd_array **out, nd_rng *rng, nd_d
     const nd_backend *be = nd__backend(dev);
     if (!be || !be->random) return nd__err(ND_ERR_UNSUPPORTED, func, "the device's backend has no random generator");
 
-    nd_array *res = NULL;
-    bool fresh = false;
-    st = nd__prepare_out(func, out, dtype, ndim, shape, dev, &res, &fresh);
-    if (st != ND_OK) return st;
-
+    nd_out t;
+    if ((st = nd__out_begin(&t, func, out, dtype, ndim, shape, dev))) return st;
     /* Generate straight into the result when it is a contiguous array of
      * the requested dtype, else into a temporary that is then cast. */
-    nd_array *target = res;
-    if (res->dtype != dtype || !nd_is_contiguous(res)) {
-        target = NULL;
-        st = nd__alloc(&target, dtype, ndim, shape, dev);
-    }
-    if (st == ND_OK && n > 0) st = be->random(target, dist, rng->seed, rng->offset, p0, p1);
-    if (st == ND_OK && target != res) st = nd__copy_into(res, target);
-    if (target != res) nd_release(target);
-    if (st != ND_OK) {
-        if (fresh) nd_release(res);
-        return nd__err_prefix(st, func);
-    }
+    st = nd__out_target(&t, dtype, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 0, NULL);
+    if (st == ND_OK && n > 0) st = be->random(t.dst, dist, rng->seed, rng->offset, p0, p1);
+    if ((st = nd__out_end(&t, st))) return st;
     rng->offset += (uint64_t)nd_philox_num_blocks(n, nd_philox_class_of(dtype));
-    if (fresh) *out = res;
     return ND_OK;
 }
 

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "out.h"
 
 static const char *const reduce_names[ND_NUM_REDUCE_OPS] = {
 #define X(E, n) #n,
@@ -146,19 +147,13 @@ static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, co
     if (!be || !be->reduce) return nd__err(ND_ERR_UNSUPPORTED, fn, "no reduce backend for this device");
 
     const nd_dtype rdt = reduce_result_dtype(op, a->dtype);
-    nd_array *res = NULL;
-    bool fresh = false;
-    st = nd__prepare_out(fn, out, rdt, rnd, rshape, a->device, &res, &fresh);
-    if (st) return st;
-
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, rdt, rnd, rshape, a->device))) return st;
     /* The backend writes a C-contiguous array of the result dtype that
-     * does not overlap a; otherwise compute into a temporary. */
-    nd_array *dst = res, *tmp = NULL, *av = NULL, *ov = NULL;
-    if (!fresh && (res->dtype != rdt || !nd_is_contiguous(res) || nd__may_overlap(res, a))) {
-        st = nd__alloc(&tmp, rdt, rnd, rshape, a->device);
-        if (st) goto fail_prefix;
-        dst = tmp;
-    }
+     * does not overlap a; otherwise the transaction gives a temporary. */
+    nd_array *av = NULL, *ov = NULL;
+    if ((st = nd__out_target(&t, rdt, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 1, &a))) goto done;
+    nd_array *dst = t.dst;
 
     int64_t vshape[ND_MAX_DIMS], vstrides[ND_MAX_DIMS], ostrides[ND_MAX_DIMS];
     for (int i = 0; i < nd; i++) {
@@ -166,32 +161,15 @@ static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, co
         vstrides[i] = a->strides[perm[i]];
     }
     st = nd__view(&av, a, a->dtype, nd, vshape, vstrides, a->offset);
-    if (st) goto fail_prefix;
+    if (st) goto done;
     nd__contiguous_strides(knd, kshape, ostrides);
     st = nd__view(&ov, dst, rdt, knd, kshape, ostrides, dst->offset);
-    if (st) goto fail_prefix;
-
-    if (dst->size > 0) {
-        st = be->reduce(op, ov, av, nd - knd, ddof);
-        if (st) goto fail_prefix;
-    }
-    if (tmp) {
-        st = nd__copy_into(res, tmp);
-        if (st) goto fail_prefix;
-    }
+    if (st) goto done;
+    if (dst->size > 0) st = be->reduce(op, ov, av, nd - knd, ddof);
+done:
     nd_release(ov);
     nd_release(av);
-    nd_release(tmp);
-    if (fresh) *out = res;
-    return ND_OK;
-
-fail_prefix:
-    st = nd__err_prefix(st, fn);
-    nd_release(ov);
-    nd_release(av);
-    nd_release(tmp);
-    if (fresh) nd_release(res);
-    return st;
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims)

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "out.h"
 #include "pool.h"
 #ifdef ND_WITH_CUDA
 #include "cuda/cuda_backend.h"
@@ -376,11 +377,8 @@ nd_status nd_empty_pinned(nd_array **out, nd_dtype dtype, int ndim, const int64_
     int64_t size;
     nd_status st = nd__check_shape(fn, ndim, shape, dtype, &size);
     if (st) return st;
-    if (*out) { /* the out rule, as for nd_empty: an existing array is kept */
-        nd_array *res;
-        bool fresh;
-        return nd__prepare_out(fn, out, dtype, ndim, shape, nd_cpu(), &res, &fresh);
-    }
+    if (*out) /* the out rule, as for nd_empty: an existing array that passes the checks is kept */
+        return nd__out_check(fn, *out, dtype, ndim, shape, nd_cpu());
     void *p;
     bool pinned = false;
     st = nd__host_pinned_alloc((size_t)size * nd__itemsize(dtype), &p, &pinned, fn);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "out.h"
 
 /* Hand the view v to the caller: *out = v when *out is NULL, else copy
  * v's elements into *out (shape, device and same_kind checked) and drop
@@ -16,12 +17,11 @@ static nd_status finish_view(const char *fn, nd_array **out, nd_array *v)
         *out = v;
         return ND_OK;
     }
-    nd_array *res;
-    bool fresh;
-    nd_status st = nd__prepare_out(fn, out, v->dtype, v->ndim, v->shape, v->device, &res, &fresh);
-    if (!st) st = nd__copy_into(res, v);
+    nd_out t;
+    nd_status st = nd__out_begin(&t, fn, out, v->dtype, v->ndim, v->shape, v->device);
+    if (!st) st = nd__out_end(&t, nd__copy_into(t.res, v));
     nd_release(v);
-    return st ? nd__err_prefix(st, fn) : ND_OK;
+    return st;
 }
 
 /* Normalise axis (negatives count from the end) into [0, ndim). */

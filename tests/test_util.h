@@ -69,5 +69,7 @@ Suite *suite_pool(void);
 Suite *suite_runtime(void);
 Suite *suite_gpu(void);
 Suite *suite_vmath(void);
+Suite *suite_out(void);      /* tests/test_out.c: the out rule for every function */
+Suite *suite_findings(void); /* tests/test_findings.c: issue 11's correctness findings */
 
 #endif

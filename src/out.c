@@ -1,0 +1,84 @@
+/* The out-transaction (src/out.h): the one implementation of the
+ * out-pointer rule. */
+#include "out.h"
+
+nd_status nd__out_check_writable(const char *func, const nd_array *o, const char *name)
+{
+    if (o->readonly) return nd__err(ND_ERR_INVALID, func, "'%s' is read-only (an imported read-only DLPack tensor)", name);
+    for (int i = 0; i < o->ndim; i++)
+        if (o->strides[i] == 0 && o->shape[i] > 1)
+            return nd__err(ND_ERR_INVALID, func, "'%s' is a broadcast view (stride 0 on axis %d) and cannot be written",
+                           name, i);
+    return ND_OK;
+}
+
+nd_status nd__out_check(const char *func, const nd_array *o, nd_dtype dtype, int ndim, const int64_t *shape,
+                        nd_device dev)
+{
+    bool same = o->ndim == ndim;
+    for (int i = 0; same && i < ndim; i++) same = o->shape[i] == shape[i];
+    if (!same) {
+        char b1[400], b2[400];
+        return nd__err(ND_ERR_SHAPE, func, "'out' has shape %s, but the result has shape %s",
+                       nd__fmt_shape(b1, sizeof b1, o->ndim, o->shape), nd__fmt_shape(b2, sizeof b2, ndim, shape));
+    }
+    if (!nd__same_device(o->device, dev)) {
+        char d1[32], d2[32];
+        return nd__err(ND_ERR_DEVICE, func, "'out' is on %s, but the result is on %s",
+                       nd__device_name(o->device, d1, sizeof d1), nd__device_name(dev, d2, sizeof d2));
+    }
+    if (!nd_can_cast_same_kind(dtype, o->dtype))
+        return nd__err(ND_ERR_DTYPE, func, "cannot cast the result from %s to 'out' dtype %s with casting rule 'same_kind'",
+                       nd_dtype_name(dtype), nd_dtype_name(o->dtype));
+    return nd__out_check_writable(func, o, "out");
+}
+
+nd_status nd__out_begin(nd_out *t, const char *func, nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape,
+                        nd_device dev)
+{
+    t->func = func;
+    t->out = out;
+    t->res = t->dst = t->tmp = NULL;
+    t->fresh = false;
+    if (*out != NULL) {
+        nd_status st = nd__out_check(func, *out, dtype, ndim, shape, dev);
+        if (st) return st;
+        t->res = t->dst = *out;
+        return ND_OK;
+    }
+    nd_status st = nd__alloc(&t->res, dtype, ndim, shape, dev);
+    if (st) return nd__err_prefix(st, func);
+    t->dst = t->res;
+    t->fresh = true;
+    return ND_OK;
+}
+
+nd_status nd__out_target(nd_out *t, nd_dtype computed, unsigned flags, int nin, const nd_array *const *ins)
+{
+    nd_array *r = t->res;
+    t->dst = r;
+    if (t->fresh && r->dtype == computed) return ND_OK; /* new, contiguous, private */
+    bool temp = ((flags & ND_OUT_EXACT_DTYPE) && r->dtype != computed) ||
+                ((flags & ND_OUT_CONTIGUOUS) && !nd_is_contiguous(r));
+    for (int k = 0; !temp && k < nin; k++)
+        temp = ins[k] && nd__may_overlap(r, ins[k]) && !((flags & ND_OUT_ELEMENTWISE) && nd__same_view(r, ins[k]));
+    if (!temp) return ND_OK;
+    nd_status st = nd__alloc(&t->tmp, computed, r->ndim, r->shape, r->device);
+    if (st) return nd__err_prefix(st, t->func);
+    t->dst = t->tmp;
+    return ND_OK;
+}
+
+nd_status nd__out_end(nd_out *t, nd_status st)
+{
+    if (st == ND_OK && t->tmp) st = nd__copy_into(t->res, t->tmp);
+    if (st) nd__err_prefix(st, t->func); /* idempotent: messages already naming func stay as they are */
+    nd_release(t->tmp);
+    t->tmp = NULL;
+    if (t->fresh) {
+        if (st == ND_OK) *t->out = t->res;
+        else nd_release(t->res);
+    }
+    t->res = t->dst = NULL;
+    return st;
+}
