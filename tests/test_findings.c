@@ -13,26 +13,18 @@ static nd_array *from_f64(const double *v, int64_t n, nd_dtype t, nd_device dev)
     return r;
 }
 
-/* a's n values as float64 on the host. */
-static void get_f64(const nd_array *a, double *v, int64_t n)
+/* a's n values converted to dtype t (8-byte float64 or int64) on the host. */
+static void fetch(const nd_array *a, nd_dtype t, void *v, int64_t n)
 {
     nd_array *f = NULL, *h = NULL;
-    ND_OK_OR_FAIL(nd_astype(&f, a, ND_FLOAT64));
+    ND_OK_OR_FAIL(nd_astype(&f, a, t));
     ND_OK_OR_FAIL(nd_to_device(&h, f, nd_cpu()));
-    ND_OK_OR_FAIL(nd_copy_to_host(v, h, (size_t)n * sizeof(double)));
+    ND_OK_OR_FAIL(nd_copy_to_host(v, h, (size_t)n * 8));
     nd_release(f);
     nd_release(h);
 }
-
-static void get_i64(const nd_array *a, int64_t *v, int64_t n)
-{
-    nd_array *f = NULL, *h = NULL;
-    ND_OK_OR_FAIL(nd_astype(&f, a, ND_INT64));
-    ND_OK_OR_FAIL(nd_to_device(&h, f, nd_cpu()));
-    ND_OK_OR_FAIL(nd_copy_to_host(v, h, (size_t)n * sizeof(int64_t)));
-    nd_release(f);
-    nd_release(h);
-}
+static void get_f64(const nd_array *a, double *v, int64_t n) { fetch(a, ND_FLOAT64, v, n); }
+static void get_i64(const nd_array *a, int64_t *v, int64_t n) { fetch(a, ND_INT64, v, n); }
 
 /* hypot, arctan2, copysign on mixed signed/unsigned integers: the smallest
  * float both inputs convert to safely. */
