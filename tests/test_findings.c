@@ -154,7 +154,7 @@ START_TEST(test_huge_stride_on_empty_axis)
         nd_array *t = NULL; /* axis 0 with stride 1: the slice's stride is then -(2^63 - 1) */
         if (nd == 2) ND_OK_OR_FAIL(nd_transpose(&t, a, NULL));
         ND_OK_OR_FAIL(nd_slice(&v, t ? t : a, 1, r));
-        ck_assert_int_eq(nd_shape(v)[0], nd == 1 ? 0 : 3);
+        ck_assert_int_eq(nd_shape(v)[0], (nd == 1 ? 0 : 1)); /* 2-D: 1 of the 3 rows, the 0-length axis last */
         for (int i = 0; i < nd; i++)
             ck_assert_msg(nd_strides(v)[i] > -(INT64_MAX / 8) && nd_strides(v)[i] < INT64_MAX / 8, "stride %lld kept",
                           (long long)nd_strides(v)[i]);
