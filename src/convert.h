@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "half.h"
+#include "dtype_table.h"
 #include "hostdev.h"
 
 typedef uint8_t nd_b1_t;
@@ -38,8 +39,7 @@ typedef uint16_t nd_bf16_t;
 typedef float nd_f32_t;
 typedef double nd_f64_t;
 
-/* X(suffix) over the dtypes in nd_dtype enum order */
-#define ND_DTYPE_SUFFIXES(X) X(b1) X(i8) X(i16) X(i32) X(i64) X(u8) X(u16) X(u32) X(u64) X(f16) X(bf16) X(f32) X(f64)
+/* ND_DTYPE_SUFFIXES(X) / ND_DTYPE_PAIRS(M, S): src/dtype_table.h */
 
 /* loads: each dtype to its intermediate class I (int64), U (uint64),
  * F (float) or D (double) */
@@ -132,10 +132,7 @@ ND_HOSTDEV static inline nd_f64_t nd_st_f64_from_D(double x) { return x; }
 #define ND_CAT4(a, b, c, d) ND_CAT4_(a, b, c, d)
 #define ND_DEF_CVT(S, D) \
     ND_HOSTDEV static inline nd_##D##_t nd_cvt_##S##_##D(nd_##S##_t x) { return ND_CAT4(nd_st_, D, _from_, ND_LC_##S)(nd_ld_##S(x)); }
-#define ND_DEF_CVT_FROM(S) \
-    ND_DEF_CVT(S, b1) ND_DEF_CVT(S, i8) ND_DEF_CVT(S, i16) ND_DEF_CVT(S, i32) ND_DEF_CVT(S, i64) ND_DEF_CVT(S, u8) \
-    ND_DEF_CVT(S, u16) ND_DEF_CVT(S, u32) ND_DEF_CVT(S, u64) ND_DEF_CVT(S, f16) ND_DEF_CVT(S, bf16) ND_DEF_CVT(S, f32) \
-    ND_DEF_CVT(S, f64)
+#define ND_DEF_CVT_FROM(S) ND_DTYPE_PAIRS(ND_DEF_CVT, S)
 ND_DTYPE_SUFFIXES(ND_DEF_CVT_FROM)
 
 #endif

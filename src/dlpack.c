@@ -15,16 +15,20 @@
 /* ------------------------------------------------------------------ */
 /* dtypes and devices                                                  */
 /* ------------------------------------------------------------------ */
+/* DLPack type codes come from the dtype table. */
+#define DT_DL_CODE(A_, E_, sfx_, name_, size_, kind_, npy_, dl_, ...) case E_: d.code = (uint8_t)(dl_); break;
+#define DT_FROM_DL(A_, E_, sfx_, name_, size_, kind_, npy_, dl_, ...) \
+    if (r == ND_NUM_DTYPES && d.code == (uint8_t)(dl_) && d.bits == 8 * (size_)) r = E_;
+
 static DLDataType to_dl_dtype(nd_dtype t)
 {
     DLDataType d;
     d.lanes = 1;
     d.bits = (uint8_t)(8 * nd__itemsize(t));
-    switch (nd__kind(t)) {
-    case ND_KIND_BOOL: d.code = kDLBool; break;
-    case ND_KIND_INT: d.code = kDLInt; break;
-    case ND_KIND_UINT: d.code = kDLUInt; break;
-    default: d.code = t == ND_BFLOAT16 ? kDLBfloat : kDLFloat; break;
+    d.code = kDLFloat;
+    switch (t) {
+        ND_DTYPE_TABLE(DT_DL_CODE, _)
+    default: break;
     }
     return d;
 }
@@ -33,18 +37,7 @@ static nd_status from_dl_dtype(const char *fn, DLDataType d, nd_dtype *t)
 {
     nd_dtype r = ND_NUM_DTYPES;
     if (d.lanes == 1) {
-        switch (d.code) {
-        case kDLBool: if (d.bits == 8) r = ND_BOOL; break;
-        case kDLInt:
-            r = d.bits == 8 ? ND_INT8 : d.bits == 16 ? ND_INT16 : d.bits == 32 ? ND_INT32 : d.bits == 64 ? ND_INT64 : ND_NUM_DTYPES;
-            break;
-        case kDLUInt:
-            r = d.bits == 8 ? ND_UINT8 : d.bits == 16 ? ND_UINT16 : d.bits == 32 ? ND_UINT32 : d.bits == 64 ? ND_UINT64 : ND_NUM_DTYPES;
-            break;
-        case kDLFloat: r = d.bits == 16 ? ND_FLOAT16 : d.bits == 32 ? ND_FLOAT32 : d.bits == 64 ? ND_FLOAT64 : ND_NUM_DTYPES; break;
-        case kDLBfloat: if (d.bits == 16) r = ND_BFLOAT16; break;
-        default: break;
-        }
+        ND_DTYPE_TABLE(DT_FROM_DL, _)
     }
     if (r == ND_NUM_DTYPES)
         return nd__err(ND_ERR_DTYPE, fn, "unsupported DLPack dtype (code %u, bits %u, lanes %u)%s", d.code, d.bits, d.lanes,

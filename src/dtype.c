@@ -5,16 +5,21 @@
 #include "convert.h"
 #include "internal.h"
 
-/* dtype enum values by their convert.h suffix */
-enum {
-    ND_DT_b1 = ND_BOOL, ND_DT_i8 = ND_INT8, ND_DT_i16 = ND_INT16, ND_DT_i32 = ND_INT32, ND_DT_i64 = ND_INT64,
-    ND_DT_u8 = ND_UINT8, ND_DT_u16 = ND_UINT16, ND_DT_u32 = ND_UINT32, ND_DT_u64 = ND_UINT64,
-    ND_DT_f16 = ND_FLOAT16, ND_DT_bf16 = ND_BFLOAT16, ND_DT_f32 = ND_FLOAT32, ND_DT_f64 = ND_FLOAT64
-};
+/* dtype enum values by their convert.h suffix: ND_DT_f32 == ND_FLOAT32 */
+#define DT_SFX_ENUM(A, E, sfx, ...) ND_DT_##sfx = E,
+enum { ND_DTYPE_TABLE(DT_SFX_ENUM, _) };
 
-static const char *const dtype_names[ND_NUM_DTYPES] = {
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "bfloat16", "float32", "float64"};
+/* The table is the enum, row for row; sizes are the storage types'. */
+#define DT_CHECK(A, E, sfx, name, size, ...)                                                      \
+    _Static_assert(E == (int)__COUNTER__ - ND__DT_COUNTER0 - 1, #E ": dtype table row out of enum order"); \
+    _Static_assert(sizeof(nd_##sfx##_t) == (size), #E ": table size is not the storage type's size");
+enum { ND__DT_COUNTER0 = __COUNTER__ };
+ND_DTYPE_TABLE(DT_CHECK, _)
+#define DT_ONE(A, E, ...) +1
+_Static_assert(0 ND_DTYPE_TABLE(DT_ONE, _) == ND_NUM_DTYPES, "the dtype table has one row per nd_dtype");
+
+#define DT_NAME(A, E, sfx, name, ...) name,
+static const char *const dtype_names[ND_NUM_DTYPES] = {ND_DTYPE_TABLE(DT_NAME, _)};
 
 const char *nd_dtype_name(nd_dtype t) { return nd__dtype_valid(t) ? dtype_names[t] : "invalid"; }
 size_t nd_dtype_size(nd_dtype t) { return nd__itemsize(t); }
@@ -112,18 +117,15 @@ nd_dtype nd__promote_weak(nd_dtype t, nd_scalar_kind k)
 
 bool nd__scalar_fits(nd_scalar s, nd_dtype t)
 {
-    if (s.kind != ND_SCALAR_INT) return true;
+    if (s.kind != ND_SCALAR_INT || !nd__is_integer(t)) return true;
     int64_t v = s.v.i;
+#define DT_RANGE(A, E, sfx, name, size, kind, npy, dl, lo, hi, ...) \
+    case E: return v >= (int64_t)(lo) && (v < 0 || (uint64_t)v <= (uint64_t)(hi));
     switch (t) {
-    case ND_INT8: return v >= INT8_MIN && v <= INT8_MAX;
-    case ND_INT16: return v >= INT16_MIN && v <= INT16_MAX;
-    case ND_INT32: return v >= INT32_MIN && v <= INT32_MAX;
-    case ND_UINT8: return v >= 0 && v <= UINT8_MAX;
-    case ND_UINT16: return v >= 0 && v <= UINT16_MAX;
-    case ND_UINT32: return v >= 0 && v <= (int64_t)UINT32_MAX;
-    case ND_UINT64: return v >= 0;
+        ND_DTYPE_TABLE(DT_RANGE, _)
     default: return true;
     }
+#undef DT_RANGE
 }
 
 void nd__scalar_store(void *dst, nd_dtype t, nd_scalar s)
@@ -149,20 +151,26 @@ void nd__scalar_store(void *dst, nd_dtype t, nd_scalar s)
 
 double nd__load_f64(const void *src, nd_dtype t)
 {
+#define LOAD_CASE(D)                  \
+    case ND_DT_##D: {                 \
+        nd_##D##_t v;                 \
+        memcpy(&v, src, sizeof v);    \
+        return (double)nd_ld_##D(v);  \
+    }
     switch (t) {
-    case ND_BOOL: return *(const uint8_t *)src ? 1.0 : 0.0;
-    case ND_INT8: return *(const int8_t *)src;
-    case ND_INT16: { int16_t v; memcpy(&v, src, 2); return v; }
-    case ND_INT32: { int32_t v; memcpy(&v, src, 4); return v; }
-    case ND_INT64: { int64_t v; memcpy(&v, src, 8); return (double)v; }
-    case ND_UINT8: return *(const uint8_t *)src;
-    case ND_UINT16: { uint16_t v; memcpy(&v, src, 2); return v; }
-    case ND_UINT32: { uint32_t v; memcpy(&v, src, 4); return v; }
-    case ND_UINT64: { uint64_t v; memcpy(&v, src, 8); return (double)v; }
-    case ND_FLOAT16: { uint16_t v; memcpy(&v, src, 2); return nd_half_to_float(v); }
-    case ND_BFLOAT16: { uint16_t v; memcpy(&v, src, 2); return nd_bf16_to_float(v); }
-    case ND_FLOAT32: { float v; memcpy(&v, src, 4); return v; }
-    case ND_FLOAT64: { double v; memcpy(&v, src, 8); return v; }
+        ND_DTYPE_SUFFIXES(LOAD_CASE)
     default: return NAN;
     }
+#undef LOAD_CASE
+}
+
+double nd__dtype_max(nd_dtype t)
+{
+#define DT_FMAX(A, E, sfx, name, size, kind, npy, dl, lo, hi, fmax) \
+    case E: return (fmax);
+    switch (t) {
+        ND_DTYPE_TABLE(DT_FMAX, _)
+    default: return 0.0;
+    }
+#undef DT_FMAX
 }

@@ -126,23 +126,25 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
 
 /* resolve() memoised per (op, input dtype) for the successful cases:
  * 0 = not yet known (or an error, which is recomputed for its message),
- * else 1 + loop + 16 * res. Relaxed atomics: racing threads store the
- * same value. */
-static _Atomic unsigned char unary_memo[ND_NUM_UNARY_OPS][ND_NUM_DTYPES];
-static _Atomic unsigned char binary_memo[ND_NUM_BINARY_OPS][ND_NUM_DTYPES];
+ * else 1 + loop + ND_NUM_DTYPES * res. Relaxed atomics: racing threads
+ * store the same value. */
+typedef uint16_t memo_t;
+_Static_assert(ND_NUM_DTYPES * ND_NUM_DTYPES < (1 << 16), "the resolve memo packs (loop, res) into 16 bits");
+static _Atomic memo_t unary_memo[ND_NUM_UNARY_OPS][ND_NUM_DTYPES];
+static _Atomic memo_t binary_memo[ND_NUM_BINARY_OPS][ND_NUM_DTYPES];
 
-static inline nd_status resolve_memo(_Atomic unsigned char *slot, const char *func, const char *opname, bool named,
+static inline nd_status resolve_memo(_Atomic memo_t *slot, const char *func, const char *opname, bool named,
                                      const char *kinds, nd_ew_rule rule, nd_dtype in, nd_dtype *loop, nd_dtype *res)
 {
     unsigned m = atomic_load_explicit(slot, memory_order_relaxed);
     if (ND_LIKELY(m != 0)) {
-        *loop = (nd_dtype)((m - 1) & 15);
-        *res = (nd_dtype)((m - 1) >> 4);
+        *loop = (nd_dtype)((m - 1) % ND_NUM_DTYPES);
+        *res = (nd_dtype)((m - 1) / ND_NUM_DTYPES);
         return ND_OK;
     }
     nd_status st = resolve(func, opname, named, kinds, rule, in, loop, res);
     if (st == ND_OK)
-        atomic_store_explicit(slot, (unsigned char)(1 + (unsigned)*loop + 16 * (unsigned)*res), memory_order_relaxed);
+        atomic_store_explicit(slot, (memo_t)(1 + (unsigned)*loop + ND_NUM_DTYPES * (unsigned)*res), memory_order_relaxed);
     return st;
 }
 

@@ -13,6 +13,7 @@
 #define ND_INTERNAL_H
 
 #include "ndgpu.h"
+#include "dtype_table.h"
 
 #include <stdarg.h>
 #ifdef __cplusplus
@@ -58,18 +59,17 @@ ND_INTERNAL char *nd__fmt_shape(char *buf, size_t cap, int ndim, const int64_t *
 typedef enum { ND_KIND_BOOL = 0, ND_KIND_INT, ND_KIND_UINT, ND_KIND_FLOAT } nd_kind;
 
 static inline bool nd__dtype_valid(nd_dtype t) { return (unsigned)t < (unsigned)ND_NUM_DTYPES; }
+/* Per-dtype facts come from the one dtype table (src/dtype_table.h). */
+#define ND__DT_KIND(A, E, s, name, size, kind, ...) kind,
+#define ND__DT_SIZE(A, E, s, name, size, ...) size,
 static inline nd_kind nd__kind(nd_dtype t)
 {
-    switch (t) {
-    case ND_BOOL: return ND_KIND_BOOL;
-    case ND_INT8: case ND_INT16: case ND_INT32: case ND_INT64: return ND_KIND_INT;
-    case ND_UINT8: case ND_UINT16: case ND_UINT32: case ND_UINT64: return ND_KIND_UINT;
-    default: return ND_KIND_FLOAT;
-    }
+    static const unsigned char kinds[ND_NUM_DTYPES] = {ND_DTYPE_TABLE(ND__DT_KIND, _)};
+    return nd__dtype_valid(t) ? (nd_kind)kinds[t] : ND_KIND_FLOAT;
 }
 static inline size_t nd__itemsize(nd_dtype t)
 {
-    static const unsigned char sz[ND_NUM_DTYPES] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
+    static const unsigned char sz[ND_NUM_DTYPES] = {ND_DTYPE_TABLE(ND__DT_SIZE, _)};
     return nd__dtype_valid(t) ? sz[t] : 0;
 }
 static inline bool nd__is_float(nd_dtype t) { return nd__kind(t) == ND_KIND_FLOAT; }
@@ -87,6 +87,8 @@ ND_INTERNAL bool nd__scalar_fits(nd_scalar s, nd_dtype t);
 ND_INTERNAL void nd__scalar_store(void *dst, nd_dtype t, nd_scalar s);
 /* Read one element of dtype t as double / as int64 (for tests, fills). */
 ND_INTERNAL double nd__load_f64(const void *src, nd_dtype t);
+/* Largest finite value of float dtype t (from the dtype table). */
+ND_INTERNAL double nd__dtype_max(nd_dtype t);
 
 /* ------------------------------------------------------------------ */
 /* Buffers and arrays (src/array.c)                                    */

@@ -11,9 +11,9 @@
 #include "npy.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define NPY_NATIVE "'>"
+#define NPY_NATIVE_CHAR ">"
 #else
-#define NPY_NATIVE "'<"
+#define NPY_NATIVE_CHAR "<"
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -201,32 +201,29 @@ done:
 /* ------------------------------------------------------------------ */
 /* Saving                                                              */
 /* ------------------------------------------------------------------ */
-static const char *descr_of(nd_dtype t)
+/* 'descr' as np.save writes it: "'|u1'" for one-byte types, else the
+ * native byte order, the type letter and the size (dtype table; bfloat16
+ * is '<V2', what np.save writes for ml_dtypes.bfloat16). */
+static const char *descr_of(nd_dtype t, char *buf, size_t cap)
 {
+#define DT_NPY(A, E, sfx, name, size, kind, npy, ...) case E: letter = (npy); break;
+    char letter = 0;
     switch (t) {
-    case ND_BOOL: return "'|b1'";
-    case ND_INT8: return "'|i1'";
-    case ND_UINT8: return "'|u1'";
-    case ND_INT16: return NPY_NATIVE "i2'";
-    case ND_INT32: return NPY_NATIVE "i4'";
-    case ND_INT64: return NPY_NATIVE "i8'";
-    case ND_UINT16: return NPY_NATIVE "u2'";
-    case ND_UINT32: return NPY_NATIVE "u4'";
-    case ND_UINT64: return NPY_NATIVE "u8'";
-    case ND_FLOAT16: return NPY_NATIVE "f2'";
-    case ND_BFLOAT16: return NPY_NATIVE "V2'"; /* what np.save writes for ml_dtypes.bfloat16 */
-    case ND_FLOAT32: return NPY_NATIVE "f4'";
-    case ND_FLOAT64: return NPY_NATIVE "f8'";
+        ND_DTYPE_TABLE(DT_NPY, _)
     default: return NULL;
     }
+#undef DT_NPY
+    size_t size = nd__itemsize(t);
+    snprintf(buf, cap, "'%s%c%zu'", size == 1 ? "|" : NPY_NATIVE_CHAR, letter, size);
+    return buf;
 }
 
 /* The 1.0 header exactly as NumPy writes it (numpy/lib/format.py:
  * _write_array_header + _wrap_header). Returns its length. */
 static size_t format_header(char *buf, size_t cap, const nd_array *a)
 {
-    char text[2048];
-    size_t n = (size_t)snprintf(text, sizeof text, "{'descr': %s, 'fortran_order': False, 'shape': (", descr_of(a->dtype));
+    char text[2048], dbuf[16];
+    size_t n = (size_t)snprintf(text, sizeof text, "{'descr': %s, 'fortran_order': False, 'shape': (", descr_of(a->dtype, dbuf, sizeof dbuf));
     for (int i = 0; i < a->ndim; i++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s%lld", i ? ", " : "", (long long)a->shape[i]);
     n += (size_t)snprintf(text + n, sizeof text - n, "%s), }", a->ndim == 1 ? "," : "");

@@ -168,15 +168,11 @@ static nd_status parse_descr(const char *fn, const char *s, npy_header *h)
     while (*d >= '0' && *d <= '9' && size < 100000) size = size * 10 + (*d++ - '0');
     bool well_formed = *d == '\0' && d > digits && size > 0;
     if (well_formed) {
-        nd_dtype t = ND_NUM_DTYPES;
-        switch (kind) {
-        case 'b': if (size == 1) t = ND_BOOL; break;
-        case 'i': t = size == 1 ? ND_INT8 : size == 2 ? ND_INT16 : size == 4 ? ND_INT32 : size == 8 ? ND_INT64 : ND_NUM_DTYPES; break;
-        case 'u': t = size == 1 ? ND_UINT8 : size == 2 ? ND_UINT16 : size == 4 ? ND_UINT32 : size == 8 ? ND_UINT64 : ND_NUM_DTYPES; break;
-        case 'f': t = size == 2 ? ND_FLOAT16 : size == 4 ? ND_FLOAT32 : size == 8 ? ND_FLOAT64 : ND_NUM_DTYPES; break;
-        case 'V': if (size == 2) t = ND_BFLOAT16; break; /* ml_dtypes' bfloat16 */
-        default: break;
-        }
+        nd_dtype t = ND_NUM_DTYPES; /* the dtype table's (type letter, size) */
+#define DT_FROM_NPY(A_, E_, sfx_, name_, size_, kind_, npy_, ...) \
+        if (t == ND_NUM_DTYPES && kind == (npy_) && size == (size_)) t = E_;
+        ND_DTYPE_TABLE(DT_FROM_NPY, _)
+#undef DT_FROM_NPY
         if (t != ND_NUM_DTYPES) {
             h->dtype = t;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

@@ -35,17 +35,6 @@ nd_status nd_rng_set_offset(nd_rng *rng, uint64_t offset)
     return ND_OK;
 }
 
-/* Largest finite value of a float dtype. */
-static double float_max(nd_dtype t)
-{
-    switch (t) {
-    case ND_FLOAT16: return 65504.0;
-    case ND_BFLOAT16: return 3.3895313892515355e38; /* (2 - 2^-7) * 2^127 */
-    case ND_FLOAT32: return 3.4028234663852886e38;
-    default: return 1.7976931348623157e308;
-    }
-}
-
 /* Shared body of the two distributions. Parameters are validated by the
  * callers except the common ones (pointers, dtype, shape, device). */
 static nd_status random_fill(const char *func, nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim,
@@ -92,7 +81,7 @@ nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndi
     if (low > high) return nd__err(ND_ERR_INVALID, F, "low (%g) is greater than high (%g)", low, high);
     if (!isfinite(high - low))
         return nd__err(ND_ERR_INVALID, F, "high - low range exceeds valid bounds (low %g, high %g)", low, high);
-    double mx = float_max(dtype);
+    double mx = nd__dtype_max(dtype);
     if (fabs(low) > mx || fabs(high) > mx)
         return nd__err(ND_ERR_INVALID, F, "low (%g) or high (%g) is out of range for %s", low, high,
                        nd_dtype_name(dtype));

@@ -109,6 +109,41 @@ START_TEST(names_and_sizes)
 }
 END_TEST
 
+/* The hand-written inner list ND_DTYPE_PAIRS (src/dtype_table.h) is the
+ * table's order, and the table's facts agree with the typed helpers. */
+START_TEST(dtype_table_and_pair_list_agree)
+{
+#define TBL_SFX(A, E, sfx, ...) #sfx,
+#define PAIR_SFX(S, sfx) #sfx,
+    static const char *const table[] = {ND_DTYPE_TABLE(TBL_SFX, _)};
+    static const char *const pairs[] = {ND_DTYPE_PAIRS(PAIR_SFX, _)};
+#undef TBL_SFX
+#undef PAIR_SFX
+    ck_assert_uint_eq(sizeof table / sizeof *table, ND_NUM_DTYPES);
+    ck_assert_uint_eq(sizeof pairs / sizeof *pairs, ND_NUM_DTYPES);
+    for (int t = 0; t < ND_NUM_DTYPES; t++) ck_assert_str_eq(table[t], pairs[t]);
+    /* limits: every integer dtype's range edges, one past them refused */
+    ck_assert(nd__scalar_fits(nd_scalar_int(-128), ND_INT8));
+    ck_assert(!nd__scalar_fits(nd_scalar_int(-129), ND_INT8));
+    ck_assert(nd__scalar_fits(nd_scalar_int(4294967295LL), ND_UINT32));
+    ck_assert(!nd__scalar_fits(nd_scalar_int(4294967296LL), ND_UINT32));
+    ck_assert(!nd__scalar_fits(nd_scalar_int(-1), ND_UINT64));
+    ck_assert(nd__scalar_fits(nd_scalar_int(INT64_MAX), ND_UINT64));
+    ck_assert(nd__scalar_fits(nd_scalar_int(-1), ND_FLOAT16));
+    ck_assert(nd__dtype_max(ND_FLOAT16) == 65504.0);
+    ck_assert(nd__dtype_max(ND_FLOAT32) == (double)3.4028234663852886e38f);
+    ck_assert(nd__dtype_max(ND_INT32) == 0.0);
+    /* nd__load_f64 reads every dtype (bits of 3 in each storage type) */
+    for (int t = 0; t < ND_NUM_DTYPES; t++) {
+        nd_array *a = NULL;
+        int64_t n = 1;
+        ND_OK_OR_FAIL(nd_full(&a, (nd_dtype)t, 1, &n, nd_scalar_int(t == ND_BOOL ? 1 : 3), nd_cpu()));
+        ck_assert_msg(nd__load_f64(nd_data(a), (nd_dtype)t) == (t == ND_BOOL ? 1.0 : 3.0), "%s", nd_dtype_name((nd_dtype)t));
+        nd_release(a);
+    }
+}
+END_TEST
+
 /* Cast a float64 vector to dtype through nd_astype and read it back. */
 static void cast_f64(const double *src, int64_t n, nd_dtype to, void *dst)
 {
@@ -248,6 +283,7 @@ Suite *suite_dtype(void)
     tcase_add_test(tc, promotion_bfloat16);
     tcase_add_test(tc, weak_scalars);
     tcase_add_test(tc, names_and_sizes);
+    tcase_add_test(tc, dtype_table_and_pair_list_agree);
     tcase_add_test(tc, cast_float_to_int_numpy_values);
     tcase_add_test(tc, cast_to_half_rounding);
     tcase_add_test(tc, cast_int_wraps_and_bool);

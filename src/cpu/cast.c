@@ -29,15 +29,11 @@
             }                                                                               \
         }                                                                                   \
     }
-#define DEF_CAST_FROM(S)                                                                            \
-    DEF_CAST(S, b1) DEF_CAST(S, i8) DEF_CAST(S, i16) DEF_CAST(S, i32) DEF_CAST(S, i64) DEF_CAST(S, u8) \
-    DEF_CAST(S, u16) DEF_CAST(S, u32) DEF_CAST(S, u64) DEF_CAST(S, f16) DEF_CAST(S, bf16) DEF_CAST(S, f32) \
-    DEF_CAST(S, f64)
+#define DEF_CAST_FROM(S) ND_DTYPE_PAIRS(DEF_CAST, S)
 ND_DTYPE_SUFFIXES(DEF_CAST_FROM)
 
-#define ROW(S)                                                                                                  \
-    {cast_##S##_b1, cast_##S##_i8, cast_##S##_i16, cast_##S##_i32, cast_##S##_i64, cast_##S##_u8, cast_##S##_u16, \
-     cast_##S##_u32, cast_##S##_u64, cast_##S##_f16, cast_##S##_bf16, cast_##S##_f32, cast_##S##_f64},
+#define CAST_NAME(S, D) cast_##S##_##D,
+#define ROW(S) {ND_DTYPE_PAIRS(CAST_NAME, S)},
 /* cast_loops[src][dst] */
 static const nd_loop_fn cast_loops[ND_NUM_DTYPES][ND_NUM_DTYPES] = {ND_DTYPE_SUFFIXES(ROW)};
 

@@ -52,18 +52,11 @@ typedef cudaError_t (*cast_launcher)(char *, const char *, const nd_kiter &, boo
     {                                                                                                      \
         return nd_launch(cast_kernel<nd_##S##_t, nd_##D##_t, cvt_##S##_##D>, nd_grid_for(it.n, 256), 256, 0, s, dst, src, it, flat); \
     }
-#define DEF_CAST_LAUNCHERS_FROM(S)                                                                        \
-    DEF_CAST_LAUNCHER(S, b1) DEF_CAST_LAUNCHER(S, i8) DEF_CAST_LAUNCHER(S, i16) DEF_CAST_LAUNCHER(S, i32)   \
-    DEF_CAST_LAUNCHER(S, i64) DEF_CAST_LAUNCHER(S, u8) DEF_CAST_LAUNCHER(S, u16) DEF_CAST_LAUNCHER(S, u32)  \
-    DEF_CAST_LAUNCHER(S, u64) DEF_CAST_LAUNCHER(S, f16) DEF_CAST_LAUNCHER(S, bf16) DEF_CAST_LAUNCHER(S, f32) \
-    DEF_CAST_LAUNCHER(S, f64)
+#define DEF_CAST_LAUNCHERS_FROM(S) ND_DTYPE_PAIRS(DEF_CAST_LAUNCHER, S)
 ND_DTYPE_SUFFIXES(DEF_CAST_LAUNCHERS_FROM)
 
-#define CAST_ROW(S)                                                                                           \
-    {launch_cast_##S##_b1, launch_cast_##S##_i8, launch_cast_##S##_i16, launch_cast_##S##_i32,                 \
-     launch_cast_##S##_i64, launch_cast_##S##_u8, launch_cast_##S##_u16, launch_cast_##S##_u32,                \
-     launch_cast_##S##_u64, launch_cast_##S##_f16, launch_cast_##S##_bf16, launch_cast_##S##_f32,              \
-     launch_cast_##S##_f64},
+#define CAST_LAUNCHER_NAME(S, D) launch_cast_##S##_##D,
+#define CAST_ROW(S) {ND_DTYPE_PAIRS(CAST_LAUNCHER_NAME, S)},
 static const cast_launcher cast_launchers[ND_NUM_DTYPES][ND_NUM_DTYPES] = {ND_DTYPE_SUFFIXES(CAST_ROW)};
 
 // Same-dtype copies move bits, whatever the layout (as the CPU backend
