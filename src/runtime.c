@@ -129,14 +129,17 @@ void *nd__stream_handle(const nd_stream *s) { return s ? s->handle : NULL; }
 
 nd_device nd_stream_device(const nd_stream *stream) { return stream ? stream->dev : nd_cpu(); }
 
+/* Any device's stream, the CPU's included, becomes the current one of its
+ * device: nd_get_stream then returns it (for the CPU, work stays
+ * synchronous; the stream is what callers asked for, as on a GPU). */
 nd_status nd_set_stream(nd_stream *stream)
 {
     if (!stream) {
         memset(tl_stream, 0, sizeof tl_stream);
         return ND_OK;
     }
-    if (stream->dev.type != ND_DEVICE_CPU) *stream_slot(stream->dev) = stream; /* its device was checked by nd_stream_create */
-    return ND_OK; /* a CPU stream is the synchronous CPU itself */
+    *stream_slot(stream->dev) = stream; /* its device was checked by nd_stream_create */
+    return ND_OK;
 }
 
 nd_stream *nd_get_stream(nd_device dev)

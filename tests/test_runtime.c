@@ -132,6 +132,38 @@ START_TEST(pinned_memory_falls_back_without_gpu)
 }
 END_TEST
 
+/* issue 11: nd_set_stream with a CPU stream makes it the CPU's current
+ * stream, as for a GPU stream (nd_get_stream(nd_cpu()) returned NULL). */
+START_TEST(cpu_stream_becomes_the_current_stream)
+{
+    nd_stream *s = NULL, *t = NULL;
+    ND_OK_OR_FAIL(nd_stream_create(&s, nd_cpu()));
+    ND_OK_OR_FAIL(nd_stream_create(&t, nd_cpu()));
+    ck_assert_ptr_null(nd_get_stream(nd_cpu()));
+    ND_OK_OR_FAIL(nd_set_stream(s));
+    ck_assert_ptr_eq(nd_get_stream(nd_cpu()), s);
+    ck_assert_ptr_null(nd_get_stream(nd_cuda(0))); /* other devices keep theirs */
+    ND_OK_OR_FAIL(nd_set_stream(t));
+    ck_assert_ptr_eq(nd_get_stream(nd_cpu()), t);
+    /* work still runs (synchronously) with a current CPU stream */
+    nd_array *a = NULL, *b = NULL;
+    ND_OK_OR_FAIL(nd_arange(&a, ND_FLOAT64, 0, 4, 1, nd_cpu()));
+    ND_OK_OR_FAIL(nd_add(&b, a, a));
+    double v[4];
+    ND_OK_OR_FAIL(nd_copy_to_host(v, b, sizeof v));
+    ck_assert(v[3] == 6.0);
+    /* destroying the current stream resets the device to the default */
+    ND_OK_OR_FAIL(nd_stream_destroy(t));
+    ck_assert_ptr_null(nd_get_stream(nd_cpu()));
+    ND_OK_OR_FAIL(nd_set_stream(s));
+    ND_OK_OR_FAIL(nd_set_stream(NULL)); /* every device back to its default */
+    ck_assert_ptr_null(nd_get_stream(nd_cpu()));
+    ND_OK_OR_FAIL(nd_stream_destroy(s));
+    nd_release(a);
+    nd_release(b);
+}
+END_TEST
+
 Suite *suite_runtime(void)
 {
     Suite *s = suite_create("runtime");
@@ -139,6 +171,7 @@ Suite *suite_runtime(void)
     tcase_add_test(tc, cpu_memory_stats_and_limit);
     tcase_add_test(tc, cpu_streams_and_events_time_the_host);
     tcase_add_test(tc, pinned_memory_falls_back_without_gpu);
+    tcase_add_test(tc, cpu_stream_becomes_the_current_stream);
     suite_add_tcase(s, tc);
     return s;
 }
