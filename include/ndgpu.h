@@ -232,10 +232,14 @@ ND_API nd_status nd_stream_destroy(nd_stream *stream);
 ND_API nd_status nd_stream_synchronize(nd_stream *stream);
 /** The device a stream belongs to. */
 ND_API nd_device nd_stream_device(const nd_stream *stream);
-/** Make stream the calling thread's current stream on its device; NULL
- *  resets every device of this thread to the default stream. */
+/** Make stream the calling thread's current stream on its device, for
+ *  every device, the CPU included: afterwards nd_get_stream(that device)
+ *  returns stream (for a CPU stream work stays synchronous). NULL resets
+ *  every device of this thread to the default stream; destroying a
+ *  thread's current stream resets that device for that thread. */
 ND_API nd_status nd_set_stream(nd_stream *stream);
-/** The calling thread's current stream on dev (NULL = the default). */
+/** The calling thread's current stream on dev: the last one nd_set_stream
+ *  made current there (CPU streams included), NULL = the default. */
 ND_API nd_stream *nd_get_stream(nd_device dev);
 /** New event on dev (timing enabled). */
 ND_API nd_status nd_event_create(nd_event **event, nd_device dev);

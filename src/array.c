@@ -3,14 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "out.h"
-
-#ifdef ND_WITH_CUDA
-#include "cuda/cuda_backend.h"
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Reference counting                                                  */
@@ -86,44 +81,8 @@ void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 /* ------------------------------------------------------------------ */
 int nd_cuda_device_count(void)
 {
-#ifdef ND_WITH_CUDA
-    return nd__cuda_device_count();
-#else
-    return 0;
-#endif
-}
-
-nd_status nd__check_device(const char *func, nd_device dev)
-{
-    if (dev.type == ND_DEVICE_CPU) {
-        if (dev.id != 0) return nd__err(ND_ERR_DEVICE, func, "invalid CPU device id %d (only cpu:0 exists)", dev.id);
-        return ND_OK;
-    }
-    if (dev.type != ND_DEVICE_CUDA) return nd__err(ND_ERR_INVALID, func, "invalid device type %d", (int)dev.type);
-#ifndef ND_WITH_CUDA
-    return nd__err(ND_ERR_UNSUPPORTED, func, "device cuda:%d requested, but libndgpu was built without CUDA (CUDA=0)",
-                   dev.id);
-#else
-    int n = nd__cuda_device_count();
-    if (n == 0)
-        return nd__err(ND_ERR_DEVICE, func, "device cuda:%d requested, but no usable GPU was found (%s)", dev.id,
-                       nd__cuda_unavailable_reason());
-    if (dev.id < 0 || dev.id >= n)
-        return nd__err(ND_ERR_DEVICE, func, "device cuda:%d does not exist (%d CUDA device%s)", dev.id, n,
-                       n == 1 ? "" : "s");
-    if (nd__backend(dev) == NULL)
-        return nd__err(ND_ERR_UNSUPPORTED, func, "the CUDA backend has no array support yet (cuda:%d)", dev.id);
-    return ND_OK;
-#endif
-}
-
-const nd_backend *nd__backend(nd_device dev)
-{
-    if (dev.type == ND_DEVICE_CPU) return &nd__cpu_backend;
-#ifdef ND_WITH_CUDA
-    if (dev.type == ND_DEVICE_CUDA) return nd__cuda_backend();
-#endif
-    return NULL;
+    const nd_backend *be = nd__backend(nd_cuda(0));
+    return be ? be->device_count() : 0;
 }
 
 nd_device nd_default_device(void)
@@ -143,51 +102,17 @@ nd_device nd_default_device(void)
 nd_status nd_device_get_info(nd_device_info *info, nd_device dev)
 {
     ND_CHECK_PTR("nd_device_get_info", info, "info");
-    if (dev.type == ND_DEVICE_CPU) {
-        if (dev.id != 0) return nd__err(ND_ERR_DEVICE, "nd_device_get_info", "invalid CPU device id %d", dev.id);
-        nd_device_info r;
-        memset(&r, 0, sizeof r);
-        snprintf(r.name, sizeof r.name, "cpu");
-        FILE *f = fopen("/proc/cpuinfo", "r");
-        if (f) {
-            char line[512];
-            while (fgets(line, sizeof line, f)) {
-                if (strncmp(line, "model name", 10) == 0) {
-                    char *c = strchr(line, ':');
-                    if (c) {
-                        c++;
-                        while (*c == ' ') c++;
-                        c[strcspn(c, "\n")] = '\0';
-                        snprintf(r.name, sizeof r.name, "%s", c);
-                    }
-                    break;
-                }
-            }
-            fclose(f);
-        }
-        r.type = ND_DEVICE_CPU;
-        r.multiprocessors = nd__num_threads();
-        long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-        if (pages > 0 && psz > 0) r.total_memory = (size_t)pages * (size_t)psz;
-        if (avail > 0 && psz > 0) r.free_memory = (size_t)avail * (size_t)psz;
-        *info = r;
-        return ND_OK;
-    }
-    if (dev.type != ND_DEVICE_CUDA)
+    if ((unsigned)dev.type >= (unsigned)ND_NUM_DEVICE_TYPES)
         return nd__err(ND_ERR_INVALID, "nd_device_get_info", "invalid device type %d", (int)dev.type);
-#ifdef ND_WITH_CUDA
-    return nd__cuda_device_info(info, dev.id);
-#else
-    return nd__err(ND_ERR_UNSUPPORTED, "nd_device_get_info", "libndgpu was built without CUDA (CUDA=0)");
-#endif
+    const nd_backend *be = nd__backend(dev);
+    if (!be)
+        return nd__err(ND_ERR_UNSUPPORTED, "nd_device_get_info", "libndgpu was built without %s (%s=0)",
+                       nd__registry[dev.type].label, nd__registry[dev.type].label);
+    return be->device_info(info, dev.id); /* the backend validates the id */
 }
 
 nd_status nd_synchronize(nd_device dev)
 {
-    if (dev.type == ND_DEVICE_CPU) {
-        if (dev.id != 0) return nd__err(ND_ERR_DEVICE, "nd_synchronize", "invalid CPU device id %d", dev.id);
-        return ND_OK; /* CPU work is synchronous */
-    }
     nd_status st = nd__check_device("nd_synchronize", dev);
     if (st) return st;
     return nd__backend(dev)->synchronize(dev);
@@ -334,12 +259,6 @@ nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const 
     return nd__view(out, a, a->dtype, ndim, shape, strides, a->offset);
 }
 
-char *nd__device_name(nd_device d, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s:%d", d.type == ND_DEVICE_CPU ? "cpu" : "cuda", d.id);
-    return buf;
-}
-
 void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
 {
     int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
@@ -396,27 +315,25 @@ bool nd_is_contiguous(const nd_array *a)
 #define ND_STR(x) ND_STR2(x)
 const char *nd_version(void) { return ND_STR(ND_VERSION_MAJOR) "." ND_STR(ND_VERSION_MINOR) "." ND_STR(ND_VERSION_PATCH); }
 
-extern char *openblas_get_corename(void);
-extern char *openblas_get_config(void);
-
+/* "libndgpu 0.4.0; backends: cpu, cuda; BLAS: OpenBLAS (core Haswell);
+ * threads: 8; CUDA runtime 13.0, ...": the compiled-in backends, then each
+ * known backend's build line ("CUDA not compiled in" for one that is not). */
 const char *nd_build_info(void)
 {
     static _Thread_local char buf[512];
-    const char *core = openblas_get_corename();
-#ifdef ND_WITH_CUDA
-    char cuda[128];
-    nd__cuda_build_info(cuda, sizeof cuda);
-#else
-    const char *cuda = "CUDA not compiled in";
-#endif
-    snprintf(buf, sizeof buf, "libndgpu %s; backends: cpu%s; BLAS: OpenBLAS (core %s); threads: %d; %s",
-             nd_version(),
-#ifdef ND_WITH_CUDA
-             ", cuda",
-#else
-             "",
-#endif
-             core ? core : "?", nd__num_threads(), cuda);
+    size_t n = (size_t)snprintf(buf, sizeof buf, "libndgpu %s; backends: ", nd_version());
+    const char *sep = "";
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES && n < sizeof buf; t++)
+        if (nd__registry[t].be) {
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", sep, nd__registry[t].be->name);
+            sep = ", ";
+        }
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES && n < sizeof buf; t++) {
+        char line[256];
+        if (nd__registry[t].be) nd__registry[t].be->build_info(line, sizeof line);
+        else snprintf(line, sizeof line, "%s not compiled in", nd__registry[t].label);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "; %s", line);
+    }
     return buf;
 }
 

@@ -4,9 +4,6 @@
 
 #include "internal.h"
 #include "out.h"
-#ifdef ND_WITH_CUDA
-#include "cuda/cuda_backend.h"
-#endif
 
 nd_status nd__copy_into(nd_array *dst, const nd_array *src)
 {
@@ -256,16 +253,18 @@ nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev)
                 st = nd__backend(dev)->memcpy_h2d(dev, nd__ptr(moved), nd__ptr(c), nb);
             else if (dev.type == ND_DEVICE_CPU)
                 st = nd__backend(a->device)->memcpy_d2h(a->device, nd__ptr(moved), nd__ptr(c), nb);
-            else /* GPU to GPU: a peer copy on the target's current stream. It waits
-                  * for the source device's current stream (where c was produced),
-                  * and records itself on c's block, so releasing c (a temporary, or
-                  * the caller's a) below cannot hand that memory out before the
-                  * copy has read it (src/cuda/transfer.cu). */
-#ifdef ND_WITH_CUDA
-                st = nd__cuda_copy_async(moved, c, nd__current_stream(dev));
-#else
-                st = nd__err(ND_ERR_UNSUPPORTED, fn, "built without CUDA");
-#endif
+            else if (nd__backend(dev)->copy_async)
+                /* device to device: a peer copy on the target's current stream. It
+                 * waits for the source device's current stream (where c was
+                 * produced), and records itself on c's block, so releasing c (a
+                 * temporary, or the caller's a) below cannot hand that memory out
+                 * before the copy has read it (src/cuda/transfer.cu). */
+                st = nd__backend(dev)->copy_async(moved, c, nd__current_stream(dev));
+            else {
+                char d1[32], d2[32];
+                st = nd__err(ND_ERR_UNSUPPORTED, fn, "no copy from %s to %s", nd__device_name(a->device, d1, sizeof d1),
+                             nd__device_name(dev, d2, sizeof d2));
+            }
         }
     }
     nd_release(c);

@@ -41,20 +41,21 @@ const char *nd_binary_op_name(nd_binary_op op)
 /* ------------------------------------------------------------------ */
 /* Shared helpers (declared in src/elementwise.h)                      */
 /* ------------------------------------------------------------------ */
-static const char *dev_name(nd_device d) { return d.type == ND_DEVICE_CPU ? "cpu" : "cuda"; }
-
 nd_status nd__ew_same_device(const char *func, const nd_array *a, const char *an, const nd_array *b, const char *bn)
 {
     if (nd__same_device(a->device, b->device)) return ND_OK;
-    return nd__err(ND_ERR_DEVICE, func, "'%s' is on %s:%d but '%s' is on %s:%d", an, dev_name(a->device), a->device.id,
-                   bn, dev_name(b->device), b->device.id);
+    char d1[32], d2[32];
+    return nd__err(ND_ERR_DEVICE, func, "'%s' is on %s but '%s' is on %s", an, nd__device_name(a->device, d1, sizeof d1),
+                   bn, nd__device_name(b->device, d2, sizeof d2));
 }
 
 nd_status nd__ew_backend(const char *func, nd_device dev, const nd_backend **be)
 {
     const nd_backend *b = nd__backend(dev);
-    if (b == NULL || b->unary == NULL || b->binary == NULL || b->where == NULL)
-        return nd__err(ND_ERR_UNSUPPORTED, func, "elementwise ops are not available on %s:%d", dev_name(dev), dev.id);
+    if (b == NULL || b->unary == NULL || b->binary == NULL || b->where == NULL) {
+        char d[32];
+        return nd__err(ND_ERR_UNSUPPORTED, func, "elementwise ops are not available on %s", nd__device_name(dev, d, sizeof d));
+    }
     *be = b;
     return ND_OK;
 }
@@ -197,11 +198,12 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
                        : resolve(func, unary_names[op], named, unary_kinds[op], unary_rules[op], a->dtype, &loop, &res);
     if (st) return st;
     nd_array *o = *out;
-    if (a->dtype == loop && a->device.type == ND_DEVICE_CPU &&
+    const nd_backend *fast = nd__backend(a->device); /* the direct path, where the backend has one */
+    if (a->dtype == loop && fast && fast->unary_flat &&
         (o == NULL || (o->dtype == res && direct_out(o))) && direct_operand(a, o ? o : a) &&
         (o == NULL || direct_no_overlap(o, a))) {
         if (o == NULL && (st = nd__alloc(&o, res, a->ndim, a->shape, a->device))) return nd__err_prefix(st, func);
-        nd__cpu_unary_flat(op, loop, nd__ptr(o), nd__ptr(a), a->size);
+        fast->unary_flat(op, loop, nd__ptr(o), nd__ptr(a), a->size);
         *out = o;
         return ND_OK;
     }
@@ -233,12 +235,13 @@ nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_
     if (st) return st;
     if ((st = nd__ew_same_device(func, a, "a", b, "b"))) return st;
     nd_array *o = *out;
-    if (a->dtype == loop && b->dtype == loop && a->device.type == ND_DEVICE_CPU &&
+    const nd_backend *fast = nd__backend(a->device); /* the direct path, where the backend has one */
+    if (a->dtype == loop && b->dtype == loop && fast && fast->binary_flat &&
         (op != ND_BINARY_POWER || nd__is_float(loop)) && (o == NULL || (o->dtype == res && direct_out(o))) &&
         direct_operand(a, o ? o : a) && direct_operand(b, o ? o : a) &&
         (o == NULL || (direct_no_overlap(o, a) && direct_no_overlap(o, b)))) {
         if (o == NULL && (st = nd__alloc(&o, res, a->ndim, a->shape, a->device))) return nd__err_prefix(st, func);
-        nd__cpu_binary_flat(op, loop, nd__ptr(o), nd__ptr(a), nd__ptr(b), a->size);
+        fast->binary_flat(op, loop, nd__ptr(o), nd__ptr(a), nd__ptr(b), a->size);
         *out = o;
         return ND_OK;
     }
@@ -273,13 +276,14 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
     ND_CHECK_PTR(func, b, "b");
     nd_dtype in = a->dtype;
     nd_array *o = *out;
-    if (ND_LIKELY(b->dtype == in && nd__dtype_valid(in) && a->device.type == ND_DEVICE_CPU && o != NULL)) {
+    const nd_backend *fast = nd__backend(a->device);
+    if (ND_LIKELY(b->dtype == in && nd__dtype_valid(in) && fast && fast->binary_flat && o != NULL)) {
         /* the direct path, checked here before the general machinery */
         unsigned m = atomic_load_explicit(&binary_memo[op][in], memory_order_relaxed);
         if (m != 0 && (nd_dtype)((m - 1) & 15) == in && o->dtype == (nd_dtype)((m - 1) >> 4) &&
             (op != ND_BINARY_POWER || nd__is_float(in)) && direct_out(o) && direct_operand(a, o) &&
             direct_operand(b, o) && direct_no_overlap(o, a) && direct_no_overlap(o, b)) {
-            nd__cpu_binary_flat(op, in, nd__ptr(o), nd__ptr(a), nd__ptr(b), o->size);
+            fast->binary_flat(op, in, nd__ptr(o), nd__ptr(a), nd__ptr(b), o->size);
             return ND_OK;
         }
     }

@@ -30,12 +30,4 @@ ND_INTERNAL nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_
 ND_INTERNAL nd_status nd__ew_check_scalar(const char *func, nd_scalar s, const char *name);
 /* ND_ERR_INVALID "Python integer V out of bounds for T". */
 ND_INTERNAL nd_status nd__ew_out_of_bounds(const char *func, nd_scalar s, nd_dtype t);
-/* The CPU backend's loops for the direct path (src/cpu/elementwise.c):
- * n C-contiguous elements of loop dtype t into out (the op's result
- * dtype), out either exactly an input or disjoint from them. The core
- * calls these instead of nd_backend.unary/binary when everything is on
- * the CPU, contiguous, of the loop dtypes and of one shape, to skip the
- * backend's own geometry checks; never for integer power. */
-ND_INTERNAL void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
-ND_INTERNAL void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
 #endif

@@ -122,8 +122,7 @@ struct nd_array {
 /* Validate ndim/shape and compute size with overflow checks (also
  * checks size * itemsize fits in int64). func names the caller. */
 ND_INTERNAL nd_status nd__check_shape(const char *func, int ndim, const int64_t *shape, nd_dtype dtype, int64_t *size);
-/* Validate a device (type, id, GPU present, backend compiled in). */
-ND_INTERNAL nd_status nd__check_device(const char *func, nd_device dev);
+/* nd__check_device (validate a device) lives with the registry: src/backend.h. */
 /* Allocate a new C-contiguous array (no user validation beyond overflow). */
 ND_INTERNAL nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
 /* New header sharing a's buffer with the given geometry (a view). */
@@ -152,8 +151,7 @@ ND_INTERNAL nd_status nd__broadcast_shapes(const char *func, int nd1, const int6
 ND_INTERNAL nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const int64_t *shape);
 
 /* The out-pointer rule lives in src/out.h (the out-transaction). */
-/* "cpu:0" / "cuda:1": the name of a device in messages (buf has room for 32). */
-ND_INTERNAL char *nd__device_name(nd_device d, char *buf, size_t cap);
+/* nd__device_name ("cpu:0" in messages) lives with the registry: src/backend.h. */
 /* Strides of axes of extent 0 or 1 never address memory; one whose byte
  * stride would not fit int64 (a slice step near INT64_MIN, a hostile
  * DLPack import) is stored as 0, so that no stride * itemsize overflows. */
@@ -218,62 +216,9 @@ static inline int nd__merge_axes(int n, int64_t *shape, int64_t *str)
 typedef void (*nd_loop_fn)(char **args, const int64_t *steps, int64_t n, const void *ctx);
 
 /* ------------------------------------------------------------------ */
-/* Backends                                                            */
+/* Backends: the interface, the registry, nd__backend (src/backend.h)  */
 /* ------------------------------------------------------------------ */
-/* Kernel families, for nd_backend.supports (what the coverage test asks
- * every compiled-in backend, even where its device is absent). */
-typedef enum {
-    ND_KERNEL_UNARY,  /* op = nd_unary_op, t = loop dtype */
-    ND_KERNEL_BINARY, /* op = nd_binary_op, t = loop dtype */
-    ND_KERNEL_WHERE,  /* op = 0, t = dtype of x, y and out */
-    ND_KERNEL_REDUCE, /* op = nd_reduce_op, t = input dtype */
-    ND_KERNEL_MATMUL, /* op = 0, t = dtype */
-    ND_KERNEL_GEMM,   /* op = 0, t = dtype */
-    ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / ND_RANDOM_NORMAL, t = dtype */
-    ND_KERNEL_CAST,   /* op = source dtype, t = destination dtype */
-    ND_NUM_KERNEL_KINDS
-} nd_kernel_kind;
-
-typedef struct nd_backend {
-    const char *name;
-    /* memory */
-    nd_status (*alloc)(nd_device dev, size_t nbytes, void **ptr);
-    void (*free)(nd_device dev, void *ptr, size_t nbytes);
-    /* contiguous byte copies; kind tells the direction of host pointers */
-    nd_status (*memcpy_h2d)(nd_device dev, void *dst, const void *src, size_t nbytes);
-    nd_status (*memcpy_d2h)(nd_device dev, void *dst, const void *src, size_t nbytes);
-    nd_status (*memcpy_d2d)(nd_device dev, void *dst, const void *src, size_t nbytes);
-    /* dst = (dst.dtype) src, same shape (src may be a broadcast view). */
-    nd_status (*cast)(nd_array *dst, const nd_array *src);
-    /* fill every element of dst with the bytes of one element at value
-     * (value is host memory of dst's itemsize). */
-    nd_status (*fill)(nd_array *dst, const void *value);
-    /* out = op(a): a has the loop dtype, out the op's result dtype, same
-     * shape (a may be a broadcast view). */
-    nd_status (*unary)(nd_unary_op op, nd_array *out, const nd_array *a);
-    nd_status (*binary)(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
-    /* out = cond ? x : y; cond bool; x, y, out same dtype; same shapes. */
-    nd_status (*where)(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
-    /* Reduction over the LAST naxes axes of a (the core transposes the
-     * reduced axes to the end); out has a's leading shape. */
-    nd_status (*reduce)(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
-    /* Batched matmul: out[b] = a[b] @ b[b]; all 3-D (batch, rows, cols),
-     * same dtype, batch already broadcast (stride 0 allowed). */
-    nd_status (*matmul)(nd_array *out, const nd_array *a, const nd_array *b);
-    /* c = alpha*op(a)@op(b) + beta*c, 2-D. */
-    nd_status (*gemm)(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b, double beta);
-    /* Philox random: fill contiguous out; dist 0 = uniform(p0, p1),
-     * 1 = normal(p0, p1); key/counter as in src/philox.h. */
-    nd_status (*random)(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
-    nd_status (*synchronize)(nd_device dev);
-    /* Whether the backend has a kernel for (kind, op) on dtype t (see
-     * nd_kernel_kind). Answers without touching a device. */
-    bool (*supports)(nd_kernel_kind kind, int op, nd_dtype t);
-} nd_backend;
-
-/* The backend of dev (NULL when not compiled in). */
-ND_INTERNAL const nd_backend *nd__backend(nd_device dev);
-ND_INTERNAL extern const nd_backend nd__cpu_backend;
+#include "backend.h"
 
 /* Streams (src/runtime.c): the calling thread's current stream handle on
  * dev (a cudaStream_t for CUDA; NULL = the default stream). */
@@ -296,10 +241,6 @@ ND_INTERNAL void *nd__stream_handle(const nd_stream *s);
  * on purpose), and returning its wholly free segments. */
 ND_INTERNAL void nd__host_pinned_set_limit(size_t bytes);
 ND_INTERNAL void nd__host_pinned_release_cached(void);
-/* CPU allocation accounting (src/cpu/backend.c) */
-ND_INTERNAL void nd__cpu_memory_stats(nd_memory_stats *s);
-ND_INTERNAL void nd__cpu_memory_set_limit(size_t bytes);
-ND_INTERNAL void nd__cpu_memory_reset_peak(void);
 
 /* Matmul precision switch (src/linalg.c): whether float32 matmul may use
  * TF32 tensor cores on the GPU (nd_set_matmul_tf32). */

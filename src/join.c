@@ -7,7 +7,6 @@
 #include "internal.h"
 #include "out.h"
 
-static const char *dev_name(nd_device d) { return d.type == ND_DEVICE_CPU ? "cpu" : "cuda"; }
 
 /* Validate the array list itself: n >= 1, no NULLs. */
 static nd_status check_list(const char *fn, const char *verb, nd_array **out, int n, const nd_array *const *arrays)
@@ -32,9 +31,11 @@ static nd_status concat_core(const char *fn, nd_array **out, int n, const nd_arr
     shape[axis] = 0;
     for (int i = 0; i < n; i++) {
         const nd_array *a = arrays[i];
-        if (!nd__same_device(a->device, a0->device))
-            return nd__err(ND_ERR_DEVICE, fn, "the array at index %d is on %s:%d, but the array at index 0 is on %s:%d", i,
-                           dev_name(a->device), a->device.id, dev_name(a0->device), a0->device.id);
+        if (!nd__same_device(a->device, a0->device)) {
+            char d1[32], d2[32];
+            return nd__err(ND_ERR_DEVICE, fn, "the array at index %d is on %s, but the array at index 0 is on %s", i,
+                           nd__device_name(a->device, d1, sizeof d1), nd__device_name(a0->device, d2, sizeof d2));
+        }
         nd_status st = nd_result_type(&dt, dt, a->dtype);
         if (st) return nd__err_prefix(st, fn);
         if (__builtin_add_overflow(shape[axis], a->shape[axis], &shape[axis]))

@@ -46,13 +46,12 @@ bool nd__matmul_tf32(void) { return nd_get_matmul_tf32(); }
 
 #define SIG "(n?,k),(k,m?)->(n?,m?)"
 
-static const char *dev_name(nd_device d) { return d.type == ND_DEVICE_CPU ? "cpu" : "cuda"; }
-
 static nd_status check_devices(const char *func, const nd_array *a, const nd_array *b)
 {
+    char d1[32], d2[32];
     if (!nd__same_device(a->device, b->device))
-        return nd__err(ND_ERR_DEVICE, func, "operands are on different devices (%s:%d and %s:%d)", dev_name(a->device),
-                       a->device.id, dev_name(b->device), b->device.id);
+        return nd__err(ND_ERR_DEVICE, func, "operands are on different devices (%s and %s)",
+                       nd__device_name(a->device, d1, sizeof d1), nd__device_name(b->device, d2, sizeof d2));
     return ND_OK;
 }
 
@@ -60,7 +59,8 @@ static const nd_backend *backend_of(const char *func, nd_device dev, nd_status *
 {
     const nd_backend *be = nd__backend(dev);
     if (!be || !be->matmul || !be->gemm || !be->fill) {
-        *st = nd__err(ND_ERR_UNSUPPORTED, func, "no matmul backend for device %s:%d", dev_name(dev), dev.id);
+        char d[32];
+        *st = nd__err(ND_ERR_UNSUPPORTED, func, "no matmul backend for device %s", nd__device_name(dev, d, sizeof d));
         return NULL;
     }
     *st = ND_OK;
@@ -341,9 +341,11 @@ nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const 
         if (cu->ndim != 2 || cu->shape[0] != M || cu->shape[1] != N)
             return nd__err(ND_ERR_SHAPE, F, "c has shape %s, but op(a) @ op(b) has shape (%lld,%lld)",
                            nd__fmt_shape(s1, sizeof s1, cu->ndim, cu->shape), (long long)M, (long long)N);
-        if (!nd__same_device(cu->device, a->device))
-            return nd__err(ND_ERR_DEVICE, F, "c is on %s:%d, but a and b are on %s:%d", dev_name(cu->device),
-                           cu->device.id, dev_name(a->device), a->device.id);
+        if (!nd__same_device(cu->device, a->device)) {
+            char d1[32], d2[32];
+            return nd__err(ND_ERR_DEVICE, F, "c is on %s, but a and b are on %s", nd__device_name(cu->device, d1, sizeof d1),
+                           nd__device_name(a->device, d2, sizeof d2));
+        }
         if (cu->dtype != rt)
             return nd__err(ND_ERR_DTYPE, F, "c has dtype %s, but the result dtype of a (%s) and b (%s) is %s",
                            nd_dtype_name(cu->dtype), nd_dtype_name(a->dtype), nd_dtype_name(b->dtype),

@@ -115,32 +115,6 @@ ND_INTERNAL void nd__pool_get_stats(nd_pool *p, nd_pool_stats *s);
 ND_INTERNAL void nd__pool_set_limit(nd_pool *p, size_t limit);
 ND_INTERNAL void nd__pool_reset_peak(nd_pool *p);
 
-#ifdef ND_WITH_CUDA
-/* The CUDA side of the pools' stream safety (it belongs with the backend's
- * declarations in src/cuda/cuda_backend.h; kept here with the pools).
- * src/cuda/stream.cu keeps the registry of live streams and a cache of
- * events; src/cuda/memory.cu the device pools and the pinned upstream. */
-/* The live streams of dev: the default stream (0) and every stream made by
- * nd_stream_create and not yet destroyed. Writes up to cap of them and
- * returns how many there are. */
-ND_INTERNAL int nd__cuda_live_streams(int dev, nd_pool_use *out, int cap);
-/* The pools' fence (see nd_pool_upstream.fence) for a stream of any
- * device: NULL when the stream is idle, destroyed (its work finished before
- * it left the registry) or the device failed. */
-ND_INTERNAL void *nd__cuda_stream_fence(nd_pool_use use);
-/* The device of a live stream; dflt for the default stream (NULL, whose
- * device the caller knows) and for handles the registry does not hold. */
-ND_INTERNAL int nd__cuda_stream_device(void *stream, int dflt);
-/* Events without timing from a per-device cache (NULL when none can be
- * made), and back; an event may go back with a record still queued. */
-ND_INTERNAL void *nd__cuda_event_take(int dev);
-ND_INTERNAL void nd__cuda_event_give(int dev, void *ev);
-/* The pinned pool's upstream: cudaHostAlloc/cudaFreeHost and the fences. */
-ND_INTERNAL nd_pool_upstream nd__cuda_pinned_upstream(void);
-/* Work queued on stream (of device stream_dev) uses the device block at
- * ptr of cuda:dev (e.g. a peer copy on another device's stream). */
-ND_INTERNAL void nd__cuda_record_stream(int dev, void *ptr, void *stream, int stream_dev);
-#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 /* The runtime API: memory statistics and limits, streams, events, pinned
- * host memory and asynchronous copies. CPU versions live here; CUDA
- * versions are in src/cuda/ (runtime.cu) and are reached through
- * cuda/cuda_backend.h. */
+ * host memory and asynchronous copies, over the device part of each
+ * backend's descriptor (src/backend.h). A device whose backend has no
+ * streams or events (the CPU: synchronous) gets host-side ones here. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,58 +9,45 @@
 #include "internal.h"
 #include "out.h"
 #include "pool.h"
-#ifdef ND_WITH_CUDA
-#include "cuda/cuda_backend.h"
-#endif
 
-#define ND_MAX_CUDA_DEVICES 64
+#define ND_MAX_DEVICES 64 /* per device type: the size of the current-stream table */
 
 struct nd_stream {
     nd_device dev;
-    void *handle; /* cudaStream_t; NULL for CPU streams */
+    void *handle; /* the backend's stream; NULL for a device without streams (the CPU) */
 };
 
 struct nd_event {
     nd_device dev;
-    void *handle; /* cudaEvent_t; NULL for CPU events */
+    void *handle; /* the backend's event; NULL for host-clock events (the CPU) */
     double host_ms;
     bool recorded;
 };
 
-static _Thread_local nd_stream *tl_stream[ND_MAX_CUDA_DEVICES];
+/* The calling thread's current stream per device (NULL = the default). */
+static _Thread_local nd_stream *tl_stream[ND_NUM_DEVICE_TYPES][ND_MAX_DEVICES];
 
 static nd_status check_dev(const char *fn, nd_device dev)
 {
     nd_status st = nd__check_device(fn, dev);
-    if (st == ND_OK && dev.type == ND_DEVICE_CUDA && dev.id >= ND_MAX_CUDA_DEVICES)
-        st = nd__err(ND_ERR_DEVICE, fn, "cuda:%d is beyond the %d devices libndgpu supports", dev.id,
-                     ND_MAX_CUDA_DEVICES);
+    if (st == ND_OK && dev.id >= ND_MAX_DEVICES) {
+        char d[32];
+        st = nd__err(ND_ERR_DEVICE, fn, "%s is beyond the %d devices libndgpu supports", nd__device_name(dev, d, sizeof d),
+                     ND_MAX_DEVICES);
+    }
     return st;
 }
 
-/* The device checks of the runtime API accept a CUDA device as soon as a
- * GPU exists, even before the CUDA array backend is complete. */
-static nd_status check_runtime_dev(const char *fn, nd_device dev)
+static nd_stream **stream_slot(nd_device dev)
 {
-    if (dev.type == ND_DEVICE_CUDA) {
-#ifdef ND_WITH_CUDA
-        int n = nd__cuda_device_count();
-        if (n == 0)
-            return nd__err(ND_ERR_DEVICE, fn, "device cuda:%d requested, but no usable GPU was found (%s)", dev.id,
-                           nd__cuda_unavailable_reason());
-        if (dev.id < 0 || dev.id >= n || dev.id >= ND_MAX_CUDA_DEVICES)
-            return nd__err(ND_ERR_DEVICE, fn, "device cuda:%d does not exist (%d CUDA devices)", dev.id, n);
-        return ND_OK;
-#endif
-    }
-    return check_dev(fn, dev);
+    if ((unsigned)dev.type >= (unsigned)ND_NUM_DEVICE_TYPES || (unsigned)dev.id >= (unsigned)ND_MAX_DEVICES) return NULL;
+    return &tl_stream[dev.type][dev.id];
 }
 
 void *nd__current_stream(nd_device dev)
 {
-    if (dev.type != ND_DEVICE_CUDA || dev.id < 0 || dev.id >= ND_MAX_CUDA_DEVICES) return NULL;
-    nd_stream *s = tl_stream[dev.id];
-    return s ? s->handle : NULL;
+    nd_stream **slot = stream_slot(dev);
+    return slot && *slot ? (*slot)->handle : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -70,62 +57,31 @@ nd_status nd_memory_get_stats(nd_memory_stats *stats, nd_device dev)
 {
     static const char *fn = "nd_memory_get_stats";
     ND_CHECK_PTR(fn, stats, "stats");
-    nd_status st = check_runtime_dev(fn, dev);
+    nd_status st = check_dev(fn, dev);
     if (st) return st;
-    if (dev.type == ND_DEVICE_CPU) {
-        nd__cpu_memory_stats(stats);
-        return ND_OK;
-    }
-#ifdef ND_WITH_CUDA
-    return nd__cuda_memory_stats(stats, dev.id);
-#else
-    return ND_ERR_INTERNAL;
-#endif
+    return nd__backend(dev)->memory_stats(stats, dev.id);
 }
 
 nd_status nd_memory_release_cached(nd_device dev)
 {
-    static const char *fn = "nd_memory_release_cached";
-    nd_status st = check_runtime_dev(fn, dev);
+    nd_status st = check_dev("nd_memory_release_cached", dev);
     if (st) return st;
-    if (dev.type == ND_DEVICE_CPU) return ND_OK; /* nothing is cached on the CPU */
-#ifdef ND_WITH_CUDA
-    return nd__cuda_memory_release_cached(dev.id);
-#else
-    return ND_ERR_INTERNAL;
-#endif
+    const nd_backend *be = nd__backend(dev);
+    return be->memory_release_cached ? be->memory_release_cached(dev.id) : ND_OK; /* NULL: nothing is cached */
 }
 
 nd_status nd_memory_set_limit(nd_device dev, size_t bytes)
 {
-    static const char *fn = "nd_memory_set_limit";
-    nd_status st = check_runtime_dev(fn, dev);
+    nd_status st = check_dev("nd_memory_set_limit", dev);
     if (st) return st;
-    if (dev.type == ND_DEVICE_CPU) {
-        nd__cpu_memory_set_limit(bytes);
-        return ND_OK;
-    }
-#ifdef ND_WITH_CUDA
-    return nd__cuda_memory_set_limit(dev.id, bytes);
-#else
-    return ND_ERR_INTERNAL;
-#endif
+    return nd__backend(dev)->memory_set_limit(dev.id, bytes);
 }
 
 nd_status nd_memory_reset_peak(nd_device dev)
 {
-    static const char *fn = "nd_memory_reset_peak";
-    nd_status st = check_runtime_dev(fn, dev);
+    nd_status st = check_dev("nd_memory_reset_peak", dev);
     if (st) return st;
-    if (dev.type == ND_DEVICE_CPU) {
-        nd__cpu_memory_reset_peak();
-        return ND_OK;
-    }
-#ifdef ND_WITH_CUDA
-    return nd__cuda_memory_reset_peak(dev.id);
-#else
-    return ND_ERR_INTERNAL;
-#endif
+    return nd__backend(dev)->memory_reset_peak(dev.id);
 }
 
 /* ------------------------------------------------------------------ */
@@ -135,20 +91,16 @@ nd_status nd_stream_create(nd_stream **stream, nd_device dev)
 {
     static const char *fn = "nd_stream_create";
     ND_CHECK_PTR(fn, stream, "stream");
-    nd_status st = check_runtime_dev(fn, dev);
+    nd_status st = check_dev(fn, dev);
     if (st) return st;
     nd_stream *s = calloc(1, sizeof *s);
     if (!s) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
     s->dev = dev;
-#ifdef ND_WITH_CUDA
-    if (dev.type == ND_DEVICE_CUDA) {
-        st = nd__cuda_stream_create(&s->handle, dev.id);
-        if (st) {
-            free(s);
-            return st;
-        }
+    const nd_backend *be = nd__backend(dev);
+    if (be->stream_create && (st = be->stream_create(&s->handle, dev.id))) {
+        free(s);
+        return st;
     }
-#endif
     *stream = s;
     return ND_OK;
 }
@@ -156,22 +108,19 @@ nd_status nd_stream_create(nd_stream **stream, nd_device dev)
 nd_status nd_stream_synchronize(nd_stream *stream)
 {
     ND_CHECK_PTR("nd_stream_synchronize", stream, "stream");
-#ifdef ND_WITH_CUDA
-    if (stream->dev.type == ND_DEVICE_CUDA) return nd__cuda_stream_synchronize(stream->handle, stream->dev.id);
-#endif
-    return ND_OK; /* CPU work is synchronous */
+    const nd_backend *be = nd__backend(stream->dev);
+    if (be->stream_synchronize) return be->stream_synchronize(stream->handle, stream->dev.id);
+    return ND_OK; /* a synchronous device: its work is done */
 }
 
 nd_status nd_stream_destroy(nd_stream *stream)
 {
     if (!stream) return ND_OK;
     nd_status st = ND_OK;
-    if (stream->dev.type == ND_DEVICE_CUDA && stream->dev.id >= 0 && stream->dev.id < ND_MAX_CUDA_DEVICES &&
-        tl_stream[stream->dev.id] == stream)
-        tl_stream[stream->dev.id] = NULL;
-#ifdef ND_WITH_CUDA
-    if (stream->dev.type == ND_DEVICE_CUDA) st = nd__cuda_stream_destroy(stream->handle, stream->dev.id);
-#endif
+    nd_stream **slot = stream_slot(stream->dev);
+    if (slot && *slot == stream) *slot = NULL;
+    const nd_backend *be = nd__backend(stream->dev);
+    if (be->stream_destroy) st = be->stream_destroy(stream->handle, stream->dev.id);
     free(stream);
     return st;
 }
@@ -180,20 +129,23 @@ void *nd__stream_handle(const nd_stream *s) { return s ? s->handle : NULL; }
 
 nd_device nd_stream_device(const nd_stream *stream) { return stream ? stream->dev : nd_cpu(); }
 
+/* Any device's stream, the CPU's included, becomes the current one of its
+ * device: nd_get_stream then returns it (for the CPU, work stays
+ * synchronous; the stream is what callers asked for, as on a GPU). */
 nd_status nd_set_stream(nd_stream *stream)
 {
     if (!stream) {
         memset(tl_stream, 0, sizeof tl_stream);
         return ND_OK;
     }
-    if (stream->dev.type == ND_DEVICE_CUDA) tl_stream[stream->dev.id] = stream;
-    return ND_OK; /* a CPU stream is the synchronous CPU itself */
+    *stream_slot(stream->dev) = stream; /* its device was checked by nd_stream_create */
+    return ND_OK;
 }
 
 nd_stream *nd_get_stream(nd_device dev)
 {
-    if (dev.type != ND_DEVICE_CUDA || dev.id < 0 || dev.id >= ND_MAX_CUDA_DEVICES) return NULL;
-    return tl_stream[dev.id];
+    nd_stream **slot = stream_slot(dev);
+    return slot ? *slot : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -210,20 +162,16 @@ nd_status nd_event_create(nd_event **event, nd_device dev)
 {
     static const char *fn = "nd_event_create";
     ND_CHECK_PTR(fn, event, "event");
-    nd_status st = check_runtime_dev(fn, dev);
+    nd_status st = check_dev(fn, dev);
     if (st) return st;
     nd_event *e = calloc(1, sizeof *e);
     if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
     e->dev = dev;
-#ifdef ND_WITH_CUDA
-    if (dev.type == ND_DEVICE_CUDA) {
-        st = nd__cuda_event_create(&e->handle, dev.id);
-        if (st) {
-            free(e);
-            return st;
-        }
+    const nd_backend *be = nd__backend(dev);
+    if (be->event_create && (st = be->event_create(&e->handle, dev.id))) {
+        free(e);
+        return st;
     }
-#endif
     *event = e;
     return ND_OK;
 }
@@ -234,16 +182,14 @@ nd_status nd_event_record(nd_event *event, nd_stream *stream)
     ND_CHECK_PTR(fn, event, "event");
     if (stream && !nd__same_device(stream->dev, event->dev))
         return nd__err(ND_ERR_DEVICE, fn, "the event and the stream belong to different devices");
-#ifdef ND_WITH_CUDA
-    if (event->dev.type == ND_DEVICE_CUDA) {
+    const nd_backend *be = nd__backend(event->dev);
+    if (be->event_record) {
         void *h = stream ? stream->handle : nd__current_stream(event->dev);
-        nd_status st = nd__cuda_event_record(event->handle, h, event->dev.id);
+        nd_status st = be->event_record(event->handle, h, event->dev.id);
         if (st) return st;
-        event->recorded = true;
-        return ND_OK;
+    } else {
+        event->host_ms = host_now_ms(); /* a host-clock event */
     }
-#endif
-    event->host_ms = host_now_ms();
     event->recorded = true;
     return ND_OK;
 }
@@ -253,10 +199,8 @@ nd_status nd_event_synchronize(nd_event *event)
     static const char *fn = "nd_event_synchronize";
     ND_CHECK_PTR(fn, event, "event");
     if (!event->recorded) return nd__err(ND_ERR_INVALID, fn, "the event was never recorded");
-#ifdef ND_WITH_CUDA
-    if (event->dev.type == ND_DEVICE_CUDA) return nd__cuda_event_synchronize(event->handle, event->dev.id);
-#endif
-    return ND_OK;
+    const nd_backend *be = nd__backend(event->dev);
+    return be->event_synchronize ? be->event_synchronize(event->handle, event->dev.id) : ND_OK;
 }
 
 nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end)
@@ -269,9 +213,8 @@ nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end)
         return nd__err(ND_ERR_DEVICE, fn, "the two events belong to different devices");
     if (!start->recorded || !end->recorded)
         return nd__err(ND_ERR_INVALID, fn, "event '%s' was never recorded", start->recorded ? "end" : "start");
-#ifdef ND_WITH_CUDA
-    if (start->dev.type == ND_DEVICE_CUDA) return nd__cuda_event_elapsed(ms, start->handle, end->handle, start->dev.id);
-#endif
+    const nd_backend *be = nd__backend(start->dev);
+    if (be->event_elapsed) return be->event_elapsed(ms, start->handle, end->handle, start->dev.id);
     *ms = (float)(end->host_ms - start->host_ms);
     return ND_OK;
 }
@@ -279,9 +222,8 @@ nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end)
 nd_status nd_event_destroy(nd_event *event)
 {
     if (!event) return ND_OK;
-#ifdef ND_WITH_CUDA
-    if (event->dev.type == ND_DEVICE_CUDA) nd__cuda_event_destroy(event->handle, event->dev.id);
-#endif
+    const nd_backend *be = nd__backend(event->dev);
+    if (be->event_destroy) be->event_destroy(event->handle, event->dev.id);
     free(event);
     return ND_OK;
 }
@@ -310,14 +252,10 @@ static void host_pool_init(void)
     const char *env = getenv("ND_POOL");
     bool caching = !(env && strcmp(env, "0") == 0);
     nd_pool_upstream up = {.alloc = plain_alloc, .free = plain_free};
-#ifdef ND_WITH_CUDA
-    if (nd__cuda_device_count() > 0) {
-        /* cudaHostAlloc, and fences on the streams of the copies that used
-         * a block (CuPy's pinned memory pool) */
-        up = nd__cuda_pinned_upstream();
-        g_host_pinned = true;
-    }
-#endif
+    /* a backend that page-locks host memory (CUDA: cudaHostAlloc, and fences
+     * on the streams of the copies that used a block, CuPy's pinned memory
+     * pool) when one has a device */
+    if (nd__pinned_upstream(&up)) g_host_pinned = true;
     g_host_pool = nd__pool_create_ex(up, caching);
 }
 
@@ -413,14 +351,12 @@ nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream)
     }
     if (stream && !nd__same_device(stream->dev, dst->device) && !nd__same_device(stream->dev, src->device))
         return nd__err(ND_ERR_DEVICE, fn, "the stream belongs to neither array's device");
-#ifdef ND_WITH_CUDA
-    if (dst->device.type == ND_DEVICE_CUDA || src->device.type == ND_DEVICE_CUDA) {
-        nd_device d = dst->device.type == ND_DEVICE_CUDA ? dst->device : src->device;
-        void *h = stream ? stream->handle : nd__current_stream(d);
-        return nd__cuda_copy_async(dst, src, h);
-    }
-#endif
-    /* both on the CPU: a synchronous copy */
+    /* the backend of the device side queues the copy (dst's when both are
+     * devices: a peer copy); between host arrays it is synchronous */
+    nd_device d = dst->device;
+    const nd_backend *be = nd__backend(d);
+    if (!be->copy_async) be = nd__backend(d = src->device);
+    if (be->copy_async) return be->copy_async(dst, src, stream ? stream->handle : nd__current_stream(d));
     nd_status st = nd__copy_into(dst, src);
     return st ? nd__err_prefix(st, fn) : ND_OK;
 }

@@ -75,7 +75,7 @@ END_TEST
 /* Every (kind, op, dtype) the CPU backend has, the CUDA backend has. */
 START_TEST(cuda_backend_covers_what_the_cpu_has)
 {
-    const nd_backend *cpu = nd__backend(nd_cpu()), *cuda = nd__cuda_backend();
+    const nd_backend *cpu = nd__backend(nd_cpu()), *cuda = nd__backend(nd_cuda(0));
     ck_assert_ptr_nonnull(cuda);
     ck_assert_ptr_nonnull(cuda->supports);
     int missing = 0, have = 0;

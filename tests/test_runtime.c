@@ -2,6 +2,8 @@
  * and events, pinned memory and asynchronous copies (CPU versions, and
  * the errors a CUDA device gives without a GPU). The same calls run on a
  * GPU in `make gpu-check`. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "test_util.h"
@@ -132,6 +134,97 @@ START_TEST(pinned_memory_falls_back_without_gpu)
 }
 END_TEST
 
+/* issue 11: nd_set_stream with a CPU stream makes it the CPU's current
+ * stream, as for a GPU stream (nd_get_stream(nd_cpu()) returned NULL). */
+START_TEST(cpu_stream_becomes_the_current_stream)
+{
+    nd_stream *s = NULL, *t = NULL;
+    ND_OK_OR_FAIL(nd_stream_create(&s, nd_cpu()));
+    ND_OK_OR_FAIL(nd_stream_create(&t, nd_cpu()));
+    ck_assert_ptr_null(nd_get_stream(nd_cpu()));
+    ND_OK_OR_FAIL(nd_set_stream(s));
+    ck_assert_ptr_eq(nd_get_stream(nd_cpu()), s);
+    ck_assert_ptr_null(nd_get_stream(nd_cuda(0))); /* other devices keep theirs */
+    ND_OK_OR_FAIL(nd_set_stream(t));
+    ck_assert_ptr_eq(nd_get_stream(nd_cpu()), t);
+    /* work still runs (synchronously) with a current CPU stream */
+    nd_array *a = NULL, *b = NULL;
+    ND_OK_OR_FAIL(nd_arange(&a, ND_FLOAT64, 0, 4, 1, nd_cpu()));
+    ND_OK_OR_FAIL(nd_add(&b, a, a));
+    double v[4];
+    ND_OK_OR_FAIL(nd_copy_to_host(v, b, sizeof v));
+    ck_assert(v[3] == 6.0);
+    /* destroying the current stream resets the device to the default */
+    ND_OK_OR_FAIL(nd_stream_destroy(t));
+    ck_assert_ptr_null(nd_get_stream(nd_cpu()));
+    ND_OK_OR_FAIL(nd_set_stream(s));
+    ND_OK_OR_FAIL(nd_set_stream(NULL)); /* every device back to its default */
+    ck_assert_ptr_null(nd_get_stream(nd_cpu()));
+    ND_OK_OR_FAIL(nd_stream_destroy(s));
+    nd_release(a);
+    nd_release(b);
+}
+END_TEST
+
+/* issue 11: nd_memory_reset_peak racing with allocations left peak_in_use
+ * below in_use (8083 of 200000 snapshots on the CPU). One thread allocates
+ * and frees arrays of varying sizes, the other resets the peak and takes
+ * snapshots; every snapshot must have peak_in_use >= in_use. */
+typedef struct peak_race {
+    nd_device dev;
+    atomic_int stop;
+    int failures; /* allocation failures of the allocating thread */
+} peak_race;
+
+static void *peak_race_alloc(void *p)
+{
+    peak_race *r = p;
+    nd_array *live[8] = {NULL};
+    unsigned k = 0;
+    while (!atomic_load(&r->stop)) {
+        unsigned i = k % 8;
+        nd_release(live[i]);
+        live[i] = NULL;
+        int64_t n = 1 + (int64_t)((k * 2654435761u) % 4096u);
+        if (nd_empty(&live[i], ND_FLOAT32, 1, &n, r->dev)) r->failures++;
+        k++;
+    }
+    for (int i = 0; i < 8; i++) nd_release(live[i]);
+    return NULL;
+}
+
+static void check_peak_race(nd_device dev, int snapshots)
+{
+    peak_race r = {.dev = dev};
+    atomic_init(&r.stop, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, peak_race_alloc, &r), 0);
+    int bad = 0;
+    nd_memory_stats s = {0}, first_bad = {0};
+    for (int i = 0; i < snapshots; i++) {
+        ND_OK_OR_FAIL(nd_memory_reset_peak(dev));
+        ND_OK_OR_FAIL(nd_memory_get_stats(&s, dev));
+        if (s.peak_in_use < s.in_use && bad++ == 0) first_bad = s;
+    }
+    atomic_store(&r.stop, 1);
+    pthread_join(th, NULL);
+    ck_assert_int_eq(r.failures, 0);
+    ck_assert_msg(bad == 0, "%d of %d snapshots had peak_in_use < in_use (first: peak %zu, in use %zu)", bad, snapshots,
+                  first_bad.peak_in_use, first_bad.in_use);
+    /* and at rest the peak restarts from in_use exactly */
+    ND_OK_OR_FAIL(nd_memory_reset_peak(dev));
+    ND_OK_OR_FAIL(nd_memory_get_stats(&s, dev));
+    ck_assert_uint_eq(s.peak_in_use, s.in_use);
+}
+
+START_TEST(memory_peak_never_below_in_use_while_resetting)
+{
+    check_peak_race(nd_cpu(), 200000);
+    /* the CUDA pool keeps its books under one mutex: the same contract */
+    if (nd_test_gpu_count() > 0) check_peak_race(nd_cuda(0), 20000);
+}
+END_TEST
+
 Suite *suite_runtime(void)
 {
     Suite *s = suite_create("runtime");
@@ -139,6 +232,8 @@ Suite *suite_runtime(void)
     tcase_add_test(tc, cpu_memory_stats_and_limit);
     tcase_add_test(tc, cpu_streams_and_events_time_the_host);
     tcase_add_test(tc, pinned_memory_falls_back_without_gpu);
+    tcase_add_test(tc, cpu_stream_becomes_the_current_stream);
+    tcase_add_test(tc, memory_peak_never_below_in_use_while_resetting);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,4 +1,4 @@
-/* The CPU backend: host memory and the function table. */
+/* The CPU backend: host memory, its accounting and the descriptor. */
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
@@ -11,18 +11,44 @@
 static atomic_size_t g_in_use, g_peak, g_limit;
 static atomic_ullong g_allocs;
 
-void nd__cpu_memory_stats(nd_memory_stats *s)
+/* A snapshot reads in_use, then peak, and reports max(peak, in_use): the
+ * counters are separate atomics, and between the two loads (or while an
+ * allocation has raised in_use but not yet peak, or while another thread
+ * resets the peak) the stored peak may trail in_use; in_use itself is a
+ * value the high-water mark has reached, so the max is exact, and every
+ * snapshot has peak_in_use >= in_use (issue 11: 8083 of 200000 snapshots
+ * had it below before). */
+static nd_status cpu_memory_stats(nd_memory_stats *s, int id)
 {
+    (void)id;
     memset(s, 0, sizeof *s);
     s->in_use = atomic_load(&g_in_use);
-    s->peak_in_use = atomic_load(&g_peak);
+    size_t peak = atomic_load(&g_peak);
+    s->peak_in_use = peak > s->in_use ? peak : s->in_use;
     s->reserved = s->in_use;
     s->limit = atomic_load(&g_limit);
     s->device_allocs = s->allocs = atomic_load(&g_allocs);
     s->pooled = false;
+    return ND_OK;
 }
-void nd__cpu_memory_set_limit(size_t bytes) { atomic_store(&g_limit, bytes); }
-void nd__cpu_memory_reset_peak(void) { atomic_store(&g_peak, atomic_load(&g_in_use)); }
+static nd_status cpu_memory_set_limit(int id, size_t bytes)
+{
+    (void)id;
+    atomic_store(&g_limit, bytes);
+    return ND_OK;
+}
+/* Store the current in_use, then raise the peak to in_use once more: an
+ * allocation that raised in_use after our first load and its peak before
+ * our store would otherwise leave the stored peak below in_use for good. */
+static nd_status cpu_memory_reset_peak(int id)
+{
+    (void)id;
+    atomic_store(&g_peak, atomic_load(&g_in_use));
+    size_t now = atomic_load(&g_in_use), peak = atomic_load(&g_peak);
+    while (now > peak && !atomic_compare_exchange_weak(&g_peak, &peak, now)) {
+    }
+    return ND_OK;
+}
 
 /* 64-byte aligned so vector loops and BLAS see aligned rows. */
 static nd_status cpu_alloc(nd_device dev, size_t nbytes, void **ptr)
@@ -97,22 +123,49 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
     }
 }
 
+static int cpu_device_count(void) { return 1; }
+
+/* The CPU backend's descriptor (see src/backend.h for every slot). */
 const nd_backend nd__cpu_backend = {
+    .abi_version = ND_BACKEND_ABI_VERSION,
     .name = "cpu",
-    .alloc = cpu_alloc,
+    /* device part (src/cpu/device.c, the accounting above) */
+    .device_count = cpu_device_count,          /* cpu:0 only */
+    .unavailable_reason = NULL,                /* always available */
+    .check_device = nd__cpu_check_device,      /* id 0 */
+    .device_info = nd__cpu_device_info,        /* /proc/cpuinfo, sysconf */
+    .build_info = nd__cpu_build_info,          /* BLAS core, threads */
+    .memory_stats = cpu_memory_stats,          /* the accounting above */
+    .memory_release_cached = NULL,             /* nothing is cached */
+    .memory_set_limit = cpu_memory_set_limit,  /* checked by cpu_alloc */
+    .memory_reset_peak = cpu_memory_reset_peak,
+    .stream_create = NULL,                     /* synchronous: host-side streams */
+    .stream_destroy = NULL,
+    .stream_synchronize = NULL,
+    .event_create = NULL,                      /* host-clock events */
+    .event_record = NULL,
+    .event_synchronize = NULL,
+    .event_elapsed = NULL,
+    .event_destroy = NULL,
+    .pinned_upstream = NULL,                   /* cannot page-lock memory */
+    .copy_async = NULL,                        /* the core copies synchronously */
+    .synchronize = cpu_synchronize,            /* nothing to wait for */
+    /* compute part */
+    .alloc = cpu_alloc,                        /* aligned_alloc, accounted */
     .free = cpu_free,
-    .memcpy_h2d = cpu_memcpy,
+    .memcpy_h2d = cpu_memcpy,                  /* memmove: host to host */
     .memcpy_d2h = cpu_memcpy,
     .memcpy_d2d = cpu_memcpy,
-    .cast = nd__cpu_cast,
-    .fill = nd__cpu_fill,
-    .unary = nd__cpu_unary,
-    .binary = nd__cpu_binary,
-    .where = nd__cpu_where,
-    .reduce = nd__cpu_reduce,
-    .matmul = nd__cpu_matmul,
-    .gemm = nd__cpu_gemm,
-    .random = nd__cpu_random,
-    .synchronize = cpu_synchronize,
-    .supports = cpu_supports,
+    .cast = nd__cpu_cast,                      /* src/cpu/cast.c */
+    .fill = nd__cpu_fill,                      /* src/cpu/cast.c */
+    .unary = nd__cpu_unary,                    /* src/cpu/elementwise.c */
+    .binary = nd__cpu_binary,                  /* src/cpu/elementwise.c */
+    .where = nd__cpu_where,                    /* src/cpu/elementwise.c */
+    .reduce = nd__cpu_reduce,                  /* src/cpu/reduce.c */
+    .matmul = nd__cpu_matmul,                  /* src/cpu/matmul.c */
+    .gemm = nd__cpu_gemm,                      /* src/cpu/matmul.c (OpenBLAS) */
+    .random = nd__cpu_random,                  /* src/cpu/random.c */
+    .supports = cpu_supports,                  /* above */
+    .unary_flat = nd__cpu_unary_flat,          /* src/cpu/elementwise.c: the direct path */
+    .binary_flat = nd__cpu_binary_flat,
 };

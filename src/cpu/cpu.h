@@ -1,10 +1,16 @@
 /* The CPU backend's entry points; src/cpu/backend.c assembles them into
  * nd__cpu_backend. Each lives in the file named beside it. Arguments are
- * already validated by the core (see nd_backend in src/internal.h). */
+ * already validated by the core (see nd_backend in src/backend.h). */
 #ifndef ND_CPU_H
 #define ND_CPU_H
 #include "internal.h"
 
+/* src/cpu/backend.c: the descriptor (the registry, src/registry.c, names it) */
+ND_INTERNAL extern const nd_backend nd__cpu_backend;
+/* src/cpu/device.c: the device part */
+ND_INTERNAL nd_status nd__cpu_check_device(const char *func, int id);
+ND_INTERNAL nd_status nd__cpu_device_info(nd_device_info *info, int id);
+ND_INTERNAL void nd__cpu_build_info(char *buf, size_t cap);
 /* src/cpu/cast.c */
 ND_INTERNAL nd_status nd__cpu_cast(nd_array *dst, const nd_array *src);
 ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);
@@ -12,6 +18,9 @@ ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);
 ND_INTERNAL nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a);
 ND_INTERNAL nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
 ND_INTERNAL nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
+/* The direct path's loops (nd_backend.unary_flat/binary_flat). */
+ND_INTERNAL void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
+ND_INTERNAL void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
 /* Whether a unary/binary loop exists for op on loop dtype t. */
 ND_INTERNAL bool nd__cpu_ew_supports(nd_kernel_kind kind, int op, nd_dtype t);
 /* src/cpu/reduce.c */

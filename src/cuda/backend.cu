@@ -1,4 +1,4 @@
-// The CUDA backend's function table. Every entry sets the array's device
+// The CUDA backend's descriptor. Every entry sets the array's device
 // for the duration of the call and runs on the calling thread's current
 // stream (src/runtime.c: NULL = the legacy default stream). The entries
 // live in one .cu file per concern (see cuda_backend.h).
@@ -40,24 +40,68 @@ static bool cuda_supports(nd_kernel_kind kind, int op, nd_dtype t)
     }
 }
 
-static const nd_backend g_cuda_backend = {
-    "cuda",
-    cuda_alloc,
-    cuda_free,
-    nd__cuda_memcpy_h2d,
-    nd__cuda_memcpy_d2h,
-    nd__cuda_memcpy_d2d,
-    nd__cuda_cast,
-    nd__cuda_fill,
-    nd__cuda_unary,
-    nd__cuda_binary,
-    nd__cuda_where,
-    nd__cuda_reduce,
-    nd__cuda_matmul,
-    nd__cuda_gemm,
-    nd__cuda_random,
-    cuda_synchronize,
-    cuda_supports,
-};
+// The checks of a CUDA device id (nd__check_device, src/registry.c).
+static nd_status cuda_check_device(const char *func, int id)
+{
+    int n = nd__cuda_device_count();
+    if (n == 0)
+        return nd__err(ND_ERR_DEVICE, func, "device cuda:%d requested, but no usable GPU was found (%s)", id,
+                       nd__cuda_unavailable_reason());
+    if (id < 0 || id >= n)
+        return nd__err(ND_ERR_DEVICE, func, "device cuda:%d does not exist (%d CUDA device%s)", id, n, n == 1 ? "" : "s");
+    return ND_OK;
+}
 
-extern "C" const nd_backend *nd__cuda_backend(void) { return &g_cuda_backend; }
+// The pinned pool pages host memory with cudaHostAlloc only when a GPU is usable.
+static bool cuda_pinned_upstream(struct nd_pool_upstream *up)
+{
+    if (nd__cuda_device_count() == 0) return false;
+    *up = nd__cuda_pinned_upstream();
+    return true;
+}
+
+// The CUDA backend's descriptor (see src/backend.h for every slot), in the
+// declaration order of nd_backend (C++ wants designators in that order).
+extern "C" const nd_backend nd__cuda_backend = {
+    .abi_version = ND_BACKEND_ABI_VERSION,
+    .name = "cuda",
+    // device part: device.cu, memory.cu, stream.cu, transfer.cu
+    .device_count = nd__cuda_device_count,                 // 0 without driver or GPU
+    .unavailable_reason = nd__cuda_unavailable_reason,     // "CUDA driver not found", ...
+    .check_device = cuda_check_device,                     // above
+    .device_info = nd__cuda_device_info,                   // cudaGetDeviceProperties
+    .build_info = nd__cuda_build_info,                     // runtime, driver, GPU count
+    .memory_stats = nd__cuda_memory_stats,                 // the device pool (src/pool.c)
+    .memory_release_cached = nd__cuda_memory_release_cached,
+    .memory_set_limit = nd__cuda_memory_set_limit,
+    .memory_reset_peak = nd__cuda_memory_reset_peak,
+    .stream_create = nd__cuda_stream_create,               // cudaStream_t, registered for the pools
+    .stream_destroy = nd__cuda_stream_destroy,
+    .stream_synchronize = nd__cuda_stream_synchronize,
+    .event_create = nd__cuda_event_create,                 // cudaEvent_t with timing
+    .event_record = nd__cuda_event_record,
+    .event_synchronize = nd__cuda_event_synchronize,
+    .event_elapsed = nd__cuda_event_elapsed,
+    .event_destroy = nd__cuda_event_destroy,
+    .pinned_upstream = cuda_pinned_upstream,               // cudaHostAlloc + stream fences
+    .copy_async = nd__cuda_copy_async,                     // H2D, D2H, D2D and peer copies
+    .synchronize = cuda_synchronize,                       // cudaDeviceSynchronize
+    // compute part
+    .alloc = cuda_alloc,                                   // the device pool, current stream
+    .free = cuda_free,
+    .memcpy_h2d = nd__cuda_memcpy_h2d,                     // transfer.cu
+    .memcpy_d2h = nd__cuda_memcpy_d2h,
+    .memcpy_d2d = nd__cuda_memcpy_d2d,
+    .cast = nd__cuda_cast,                                 // kernels_copy.cu
+    .fill = nd__cuda_fill,                                 // kernels_copy.cu
+    .unary = nd__cuda_unary,                               // kernels_elementwise.cu
+    .binary = nd__cuda_binary,                             // kernels_elementwise.cu
+    .where = nd__cuda_where,                               // kernels_where.cu
+    .reduce = nd__cuda_reduce,                             // kernels_reduce.cu
+    .matmul = nd__cuda_matmul,                             // blas.cu
+    .gemm = nd__cuda_gemm,                                 // blas.cu (cuBLAS)
+    .random = nd__cuda_random,                             // kernels_random.cu
+    .supports = cuda_supports,                             // above
+    .unary_flat = NULL,                                    // no host-callable direct path
+    .binary_flat = NULL,
+};

@@ -1,13 +1,16 @@
 /* The CUDA backend as seen from the core (C linkage; compiled by nvcc):
  * devices, memory pools, pinned memory, transfers, streams and events
  * (part 1), and the compute kernels for every op (part 2). One .cu file per
- * concern; src/cuda/backend.cu assembles the function table. */
+ * concern; src/cuda/backend.cu assembles the descriptor. */
 #ifndef ND_CUDA_BACKEND_H
 #define ND_CUDA_BACKEND_H
 #include "internal.h"
+#include "pool.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The descriptor (src/cuda/backend.cu); the registry (src/registry.c) names it. */
+ND_INTERNAL extern const nd_backend nd__cuda_backend;
 /* Number of usable devices; 0 when there is no driver or no GPU
  * (cudaErrorInsufficientDriver, cudaErrorNoDevice, or any other failure). */
 ND_INTERNAL int nd__cuda_device_count(void);
@@ -16,8 +19,30 @@ ND_INTERNAL const char *nd__cuda_unavailable_reason(void);
 ND_INTERNAL nd_status nd__cuda_device_info(nd_device_info *info, int id);
 /* "CUDA runtime 13.0, driver ..." */
 ND_INTERNAL void nd__cuda_build_info(char *buf, size_t cap);
-ND_INTERNAL const nd_backend *nd__cuda_backend(void);
 
+/* The CUDA side of the pools' stream safety (src/pool.h).
+ * src/cuda/stream.cu keeps the registry of live streams and a cache of
+ * events; src/cuda/memory.cu the device pools and the pinned upstream. */
+/* The live streams of dev: the default stream (0) and every stream made by
+ * nd_stream_create and not yet destroyed. Writes up to cap of them and
+ * returns how many there are. */
+ND_INTERNAL int nd__cuda_live_streams(int dev, nd_pool_use *out, int cap);
+/* The pools' fence (see nd_pool_upstream.fence) for a stream of any
+ * device: NULL when the stream is idle, destroyed (its work finished before
+ * it left the registry) or the device failed. */
+ND_INTERNAL void *nd__cuda_stream_fence(nd_pool_use use);
+/* The device of a live stream; dflt for the default stream (NULL, whose
+ * device the caller knows) and for handles the registry does not hold. */
+ND_INTERNAL int nd__cuda_stream_device(void *stream, int dflt);
+/* Events without timing from a per-device cache (NULL when none can be
+ * made), and back; an event may go back with a record still queued. */
+ND_INTERNAL void *nd__cuda_event_take(int dev);
+ND_INTERNAL void nd__cuda_event_give(int dev, void *ev);
+/* The pinned pool's upstream: cudaHostAlloc/cudaFreeHost and the fences. */
+ND_INTERNAL nd_pool_upstream nd__cuda_pinned_upstream(void);
+/* Work queued on stream (of device stream_dev) uses the device block at
+ * ptr of cuda:dev (e.g. a peer copy on another device's stream). */
+ND_INTERNAL void nd__cuda_record_stream(int dev, void *ptr, void *stream, int stream_dev);
 /* src/cuda/memory.cu: the device pools and the pinned upstream */
 ND_INTERNAL nd_status nd__cuda_memory_stats(nd_memory_stats *s, int dev);
 ND_INTERNAL nd_status nd__cuda_memory_release_cached(int dev);

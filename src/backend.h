@@ -1,0 +1,202 @@
+/*
+ * The backend interface: the only way from the core (the .c files of src/) to a device.
+ *
+ * Each backend (src/cpu, src/cuda) exports exactly ONE descriptor, a
+ * `const nd_backend` filled with designated initialisers only and carrying
+ * `.abi_version = ND_BACKEND_ABI_VERSION`; src/registry.c maps each
+ * nd_device_type to its descriptor (NULL when not compiled in), and the
+ * core reaches a device only through nd__backend(dev)->slot. The core
+ * never calls an nd__cpu_* / nd__cuda_* function by name and never tests
+ * ND_WITH_CUDA; `make check-doors` (tools/check-doors.sh, part of
+ * `make test`) fails when it does.
+ *
+ * Two parts:
+ *  - the device part: what a device is and has (count, validation, info,
+ *    build info, memory statistics and limits, streams, events, pinned
+ *    host memory, asynchronous/peer copies, synchronize);
+ *  - the compute part: memory and the kernels the core dispatches to, plus
+ *    optional fast paths.
+ * A slot marked OPTIONAL may be NULL; the comment says what the core does
+ * then. Every other slot is required (tests/test_doors.c checks every
+ * compiled-in descriptor).
+ *
+ * Adding a backend "foo" (one directory plus one registry line):
+ *  1. include/ndgpu.h: a value ND_DEVICE_FOO in nd_device_type (and an
+ *     nd_foo(id) constructor); raise ND_NUM_DEVICE_TYPES below;
+ *  2. src/foo/: the backend's files, ending in one descriptor
+ *     `const nd_backend nd__foo_backend = {.abi_version = ..., ...}` and a
+ *     header declaring it (and whatever the backend shares internally);
+ *  3. src/registry.c: one entry [ND_DEVICE_FOO] = {"foo", "FOO", ...}
+ *     under the build flag that compiles the backend in;
+ *  4. the build: compile src/foo/ (the Makefile's source lists) and define
+ *     the flag.
+ * Nothing in the core changes: messages name the device through
+ * nd__device_name, streams/events/copies/memory statistics go through the
+ * device part, and the elementwise fast path asks the descriptor.
+ *
+ * Included by internal.h (every file of the library sees it).
+ */
+#ifndef ND_BACKEND_H
+#define ND_BACKEND_H
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a slot is added, removed or changes its meaning. */
+#define ND_BACKEND_ABI_VERSION 1
+/* One more than the largest nd_device_type value (include/ndgpu.h). */
+#define ND_NUM_DEVICE_TYPES 2
+
+/* Kernel families, for nd_backend.supports (what the coverage test asks
+ * every compiled-in backend, even where its device is absent). */
+typedef enum {
+    ND_KERNEL_UNARY,  /* op = nd_unary_op, t = loop dtype */
+    ND_KERNEL_BINARY, /* op = nd_binary_op, t = loop dtype */
+    ND_KERNEL_WHERE,  /* op = 0, t = dtype of x, y and out */
+    ND_KERNEL_REDUCE, /* op = nd_reduce_op, t = input dtype */
+    ND_KERNEL_MATMUL, /* op = 0, t = dtype */
+    ND_KERNEL_GEMM,   /* op = 0, t = dtype */
+    ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / ND_RANDOM_NORMAL, t = dtype */
+    ND_KERNEL_CAST,   /* op = source dtype, t = destination dtype */
+    ND_NUM_KERNEL_KINDS
+} nd_kernel_kind;
+
+struct nd_pool_upstream; /* src/pool.h */
+
+typedef struct nd_backend {
+    /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
+    int abi_version;
+    /* The device-type prefix of device names ("cpu" in "cpu:0"). */
+    const char *name;
+
+    /* ---------------- device part ---------------- */
+    /* Number of usable devices of this type (0: none; never fails). */
+    int (*device_count)(void);
+    /* OPTIONAL: why device_count() is 0, for messages (NULL: no reason known). */
+    const char *(*unavailable_reason)(void);
+    /* ND_OK when device `id` exists and is usable, else ND_ERR_DEVICE with a
+     * message naming func (nd__check_device calls it). */
+    nd_status (*check_device)(const char *func, int id);
+    /* Fill *info for device id (validates id itself, errors name
+     * nd_device_get_info). */
+    nd_status (*device_info)(nd_device_info *info, int id);
+    /* One "; "-free-form line about the backend's build for nd_build_info,
+     * e.g. "CUDA runtime 13.0, driver 13.0, 1 GPU(s)". */
+    void (*build_info)(char *buf, size_t cap);
+    /* Memory statistics of device id's allocator. peak_in_use >= in_use
+     * in every snapshot, also while another thread resets the peak. */
+    nd_status (*memory_stats)(nd_memory_stats *s, int id);
+    /* OPTIONAL: return cached, unused memory (NULL: nothing is cached). */
+    nd_status (*memory_release_cached)(int id);
+    /* Cap the bytes the allocator may hold (0 = none). */
+    nd_status (*memory_set_limit)(int id, size_t bytes);
+    /* Restart peak_in_use from the current in_use. */
+    nd_status (*memory_reset_peak)(int id);
+    /* OPTIONAL streams (all three or none; NULL: the device is synchronous,
+     * its streams are host-side objects with a NULL handle). create makes
+     * *handle; destroy waits for its work; synchronize waits for it. */
+    nd_status (*stream_create)(void **handle, int id);
+    nd_status (*stream_destroy)(void *handle, int id);
+    nd_status (*stream_synchronize)(void *handle, int id);
+    /* OPTIONAL events (all five or none; NULL: events time with the host
+     * clock, which is exact for a synchronous device). record on stream
+     * (a handle from stream_create; NULL = the default stream). */
+    nd_status (*event_create)(void **handle, int id);
+    nd_status (*event_record)(void *event, void *stream, int id);
+    nd_status (*event_synchronize)(void *event, int id);
+    nd_status (*event_elapsed)(float *ms, void *start, void *end, int id);
+    void (*event_destroy)(void *event, int id);
+    /* OPTIONAL: the upstream of the library's pinned host pool when this
+     * backend can page-lock host memory; returns false (leaving *up alone)
+     * when it cannot right now, e.g. no device (NULL: never). */
+    bool (*pinned_upstream)(struct nd_pool_upstream *up);
+    /* OPTIONAL: dst = src (same dtype and shape) where one of them is on
+     * this backend's device, queued on stream (a stream handle of that
+     * device; NULL = its default stream), also across two devices of this
+     * type (peer copy). NULL: the device is the host; the core copies
+     * synchronously. */
+    nd_status (*copy_async)(nd_array *dst, const nd_array *src, void *stream);
+    /* Wait for all work queued on dev. */
+    nd_status (*synchronize)(nd_device dev);
+
+    /* ---------------- compute part ---------------- */
+    /* nbytes of device memory at *ptr (ND_ERR_NOMEM with a message). */
+    nd_status (*alloc)(nd_device dev, size_t nbytes, void **ptr);
+    /* Give back ptr (from alloc, of nbytes). */
+    void (*free)(nd_device dev, void *ptr, size_t nbytes);
+    /* Contiguous byte copies: host to device, device to host, within the
+     * device (the three have one signature: designated initialisers keep
+     * them apart). */
+    nd_status (*memcpy_h2d)(nd_device dev, void *dst, const void *src, size_t nbytes);
+    nd_status (*memcpy_d2h)(nd_device dev, void *dst, const void *src, size_t nbytes);
+    nd_status (*memcpy_d2d)(nd_device dev, void *dst, const void *src, size_t nbytes);
+    /* dst = (dst.dtype) src, same shape (src may be a broadcast view). */
+    nd_status (*cast)(nd_array *dst, const nd_array *src);
+    /* Fill every element of dst with the bytes of one element at value
+     * (value is host memory of dst's itemsize). */
+    nd_status (*fill)(nd_array *dst, const void *value);
+    /* out = op(a): a has the loop dtype, out the op's result dtype, same
+     * shape (a may be a broadcast view). */
+    nd_status (*unary)(nd_unary_op op, nd_array *out, const nd_array *a);
+    /* out = op(a, b), as unary. */
+    nd_status (*binary)(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
+    /* out = cond ? x : y; cond bool; x, y, out same dtype; same shapes. */
+    nd_status (*where)(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
+    /* Reduction over the LAST naxes axes of a (the core transposes the
+     * reduced axes to the end); out has a's leading shape. */
+    nd_status (*reduce)(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
+    /* Batched matmul: out[b] = a[b] @ b[b]; all 3-D (batch, rows, cols),
+     * same dtype, batch already broadcast (stride 0 allowed). */
+    nd_status (*matmul)(nd_array *out, const nd_array *a, const nd_array *b);
+    /* c = alpha*op(a)@op(b) + beta*c, 2-D. */
+    nd_status (*gemm)(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b, double beta);
+    /* Philox random: fill contiguous out; dist 0 = uniform(p0, p1),
+     * 1 = normal(p0, p1); key/counter as in src/philox.h. */
+    nd_status (*random)(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
+    /* Whether the backend has a kernel for (kind, op) on dtype t (see
+     * nd_kernel_kind). Answers without touching a device. */
+    bool (*supports)(nd_kernel_kind kind, int op, nd_dtype t);
+    /* OPTIONAL fast paths of the elementwise core (src/elementwise.c): n
+     * C-contiguous elements of loop dtype t into out (the op's result
+     * dtype), out either exactly an input or disjoint from them, pointers
+     * the host may pass (no stream, no error: the loops exist for every
+     * (op, t) that `supports` reports). The core calls them instead of
+     * unary/binary when operands are contiguous, of the loop dtypes and of
+     * one shape, skipping the backend's geometry checks; never for integer
+     * power. NULL: the core always takes unary/binary. */
+    void (*unary_flat)(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
+    void (*binary_flat)(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
+} nd_backend;
+
+/* ------------------------------------------------------------------ */
+/* The registry (src/registry.c)                                       */
+/* ------------------------------------------------------------------ */
+typedef struct nd_backend_entry {
+    const char *name;     /* "cuda": device names and messages, also when not compiled in */
+    const char *label;    /* "CUDA": the build flag's name (CUDA=0) and "CUDA not compiled in" */
+    const nd_backend *be; /* NULL when not compiled in */
+} nd_backend_entry;
+ND_INTERNAL extern const nd_backend_entry nd__registry[ND_NUM_DEVICE_TYPES];
+
+/* The backend of dev (NULL when not compiled in or not a device type). */
+static inline const nd_backend *nd__backend(nd_device dev)
+{
+    return (unsigned)dev.type < (unsigned)ND_NUM_DEVICE_TYPES ? nd__registry[dev.type].be : NULL;
+}
+/* "cpu:0" / "cuda:1": the name of a device in messages (buf has room for
+ * 32); a type the registry does not know is named "device-type-7:0". */
+ND_INTERNAL char *nd__device_name(nd_device d, char *buf, size_t cap);
+/* Validate a device: a known type (ND_ERR_INVALID), compiled in
+ * (ND_ERR_UNSUPPORTED), existing and usable (the backend's check_device,
+ * ND_ERR_DEVICE). */
+ND_INTERNAL nd_status nd__check_device(const char *func, nd_device dev);
+/* The upstream of the pinned host pool from the first compiled-in backend
+ * that can page-lock memory now; false: none (plain host memory). */
+ND_INTERNAL bool nd__pinned_upstream(struct nd_pool_upstream *up);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ND_BACKEND_H */

@@ -1,0 +1,53 @@
+/* The CPU backend's device part: cpu:0 is the only CPU device; its info
+ * comes from /proc/cpuinfo and sysconf, its build line names the BLAS. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu/cpu.h"
+
+nd_status nd__cpu_check_device(const char *func, int id)
+{
+    if (id != 0) return nd__err(ND_ERR_DEVICE, func, "invalid CPU device id %d (only cpu:0 exists)", id);
+    return ND_OK;
+}
+
+nd_status nd__cpu_device_info(nd_device_info *info, int id)
+{
+    if (id != 0) return nd__err(ND_ERR_DEVICE, "nd_device_get_info", "invalid CPU device id %d", id);
+    nd_device_info r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.name, sizeof r.name, "cpu");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    c++;
+                    while (*c == ' ') c++;
+                    c[strcspn(c, "\n")] = '\0';
+                    snprintf(r.name, sizeof r.name, "%s", c);
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    r.type = ND_DEVICE_CPU;
+    r.multiprocessors = nd__num_threads();
+    long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psz > 0) r.total_memory = (size_t)pages * (size_t)psz;
+    if (avail > 0 && psz > 0) r.free_memory = (size_t)avail * (size_t)psz;
+    *info = r;
+    return ND_OK;
+}
+
+extern char *openblas_get_corename(void);
+
+void nd__cpu_build_info(char *buf, size_t cap)
+{
+    const char *core = openblas_get_corename();
+    snprintf(buf, cap, "BLAS: OpenBLAS (core %s); threads: %d", core ? core : "?", nd__num_threads());
+}

@@ -1,0 +1,125 @@
+/* The backend table is the only door (issue 11, src/backend.h): every
+ * compiled-in descriptor is complete and of this ABI version, device names
+ * come from the registry (one function), and the device part answers for
+ * the core. The static half (no core file calls a backend by name) is
+ * tools/check-doors.sh. */
+#include "internal.h"
+#include "test_util.h"
+
+/* Every compiled-in backend: the version, the registry's name, every
+ * required slot, and the optional groups all-or-none. */
+START_TEST(descriptors_are_complete_and_versioned)
+{
+    int compiled = 0;
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES; t++) {
+        const nd_backend_entry *e = &nd__registry[t];
+        ck_assert_ptr_nonnull(e->name);
+        ck_assert_ptr_nonnull(e->label);
+        const nd_backend *be = e->be;
+        if (!be) continue;
+        compiled++;
+        ck_assert_ptr_eq(nd__backend((nd_device){(nd_device_type)t, 0}), be);
+        ck_assert_int_eq(be->abi_version, ND_BACKEND_ABI_VERSION);
+        ck_assert_str_eq(be->name, e->name);
+        /* required: device part */
+        ck_assert(be->device_count && be->check_device && be->device_info && be->build_info);
+        ck_assert(be->memory_stats && be->memory_set_limit && be->memory_reset_peak && be->synchronize);
+        /* required: compute part */
+        ck_assert(be->alloc && be->free && be->memcpy_h2d && be->memcpy_d2h && be->memcpy_d2d);
+        ck_assert(be->cast && be->fill && be->unary && be->binary && be->where && be->reduce);
+        ck_assert(be->matmul && be->gemm && be->random && be->supports);
+        /* optional groups: all or none */
+        int ns = !!be->stream_create + !!be->stream_destroy + !!be->stream_synchronize;
+        ck_assert_msg(ns == 0 || ns == 3, "%s: %d of 3 stream slots", be->name, ns);
+        int ne = !!be->event_create + !!be->event_record + !!be->event_synchronize + !!be->event_elapsed +
+                 !!be->event_destroy;
+        ck_assert_msg(ne == 0 || ne == 5, "%s: %d of 5 event slots", be->name, ne);
+        ck_assert_msg(!!be->unary_flat == !!be->binary_flat, "%s: one flat fast path without the other", be->name);
+    }
+    ck_assert_ptr_nonnull(nd__backend(nd_cpu())); /* the CPU is always there */
+    ck_assert_int_ge(compiled, 1);
+    ck_assert_ptr_null(nd__backend((nd_device){(nd_device_type)7, 0}));
+    ck_assert_ptr_null(nd__backend((nd_device){(nd_device_type)-1, 0}));
+}
+END_TEST
+
+/* One device-name function: the registry's names, also for a type that is
+ * not compiled in, and an unknown type named as what it is. */
+START_TEST(device_names_come_from_the_registry)
+{
+    char b[32];
+    ck_assert_str_eq(nd__device_name(nd_cpu(), b, sizeof b), "cpu:0");
+    ck_assert_str_eq(nd__device_name(nd_cuda(1), b, sizeof b), "cuda:1");
+    ck_assert_str_eq(nd__device_name((nd_device){(nd_device_type)7, 2}, b, sizeof b), "device-type-7:2");
+    /* messages use it: a join across devices names both (the arrays are
+     * headers only; nothing is read) */
+    nd_array *a = NULL, *g = NULL, *o = NULL;
+    int64_t n = 2;
+    ND_OK_OR_FAIL(nd_zeros(&a, ND_FLOAT32, 1, &n, nd_cpu()));
+    ND_OK_OR_FAIL(nd_zeros(&g, ND_FLOAT32, 1, &n, nd_cpu()));
+    g->device = (nd_device){(nd_device_type)7, 0};
+    const nd_array *two[2] = {a, g};
+    ND_EXPECT_ERR(nd_concatenate(&o, 2, two, 0), ND_ERR_DEVICE,
+                  "the array at index 1 is on device-type-7:0, but the array at index 0 is on cpu:0");
+    ND_EXPECT_ERR(nd_matmul(&o, a, g), ND_ERR_DEVICE, "(cpu:0 and device-type-7:0)");
+    ND_EXPECT_ERR(nd_add(&o, a, g), ND_ERR_DEVICE, "'a' is on cpu:0 but 'b' is on device-type-7:0");
+    ck_assert_ptr_null(o);
+    g->device = nd_cpu();
+    nd_release(a);
+    nd_release(g);
+}
+END_TEST
+
+/* Validation through the registry and the backend's check_device, with
+ * today's statuses and messages. */
+START_TEST(device_checks_go_through_the_registry)
+{
+    ND_EXPECT_ERR(nd__check_device("f", (nd_device){(nd_device_type)7, 0}), ND_ERR_INVALID, "f: invalid device type 7");
+    ND_EXPECT_ERR(nd__check_device("f", (nd_device){ND_DEVICE_CPU, 3}), ND_ERR_DEVICE,
+                  "invalid CPU device id 3 (only cpu:0 exists)");
+    ND_OK_OR_FAIL(nd__check_device("f", nd_cpu()));
+    if (!nd__backend(nd_cuda(0)))
+        ND_EXPECT_ERR(nd__check_device("f", nd_cuda(0)), ND_ERR_UNSUPPORTED,
+                      "device cuda:0 requested, but libndgpu was built without CUDA (CUDA=0)");
+    else if (nd_test_gpu_count() == 0)
+        ND_EXPECT_ERR(nd__check_device("f", nd_cuda(0)), ND_ERR_DEVICE, "no usable GPU was found");
+    nd_device_info info;
+    ND_EXPECT_ERR(nd_device_get_info(&info, (nd_device){ND_DEVICE_CPU, 1}), ND_ERR_DEVICE, "invalid CPU device id 1");
+    ND_EXPECT_ERR(nd_device_get_info(&info, (nd_device){(nd_device_type)9, 0}), ND_ERR_INVALID, "invalid device type 9");
+    ND_OK_OR_FAIL(nd_device_get_info(&info, nd_cpu()));
+    ck_assert_int_eq(info.type, ND_DEVICE_CPU);
+    ck_assert_int_gt(info.multiprocessors, 0);
+    ND_EXPECT_ERR(nd_synchronize((nd_device){ND_DEVICE_CPU, 2}), ND_ERR_DEVICE, "invalid CPU device id 2");
+    ND_OK_OR_FAIL(nd_synchronize(nd_cpu()));
+}
+END_TEST
+
+/* nd_build_info: one line per known backend, in today's format. */
+START_TEST(build_info_lists_every_backend)
+{
+    const char *s = nd_build_info();
+    ck_assert_ptr_nonnull(strstr(s, "libndgpu "));
+    ck_assert_ptr_nonnull(strstr(s, "; backends: cpu"));
+    ck_assert_ptr_nonnull(strstr(s, "; BLAS: OpenBLAS (core "));
+    ck_assert_ptr_nonnull(strstr(s, "; threads: "));
+    if (nd__backend(nd_cuda(0))) {
+        ck_assert_ptr_nonnull(strstr(s, "backends: cpu, cuda;"));
+        ck_assert_ptr_nonnull(strstr(s, "; CUDA runtime "));
+    } else {
+        ck_assert_ptr_nonnull(strstr(s, "backends: cpu;"));
+        ck_assert_ptr_nonnull(strstr(s, "; CUDA not compiled in"));
+    }
+}
+END_TEST
+
+Suite *suite_doors(void)
+{
+    Suite *s = suite_create("doors");
+    TCase *tc = tcase_create("doors");
+    tcase_add_test(tc, descriptors_are_complete_and_versioned);
+    tcase_add_test(tc, device_names_come_from_the_registry);
+    tcase_add_test(tc, device_checks_go_through_the_registry);
+    tcase_add_test(tc, build_info_lists_every_backend);
+    suite_add_tcase(s, tc);
+    return s;
+}
