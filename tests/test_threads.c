@@ -38,6 +38,14 @@ static void *job_thread(void *arg)
  * it must exit normally. */
 START_TEST(exit_while_a_parallel_op_runs)
 {
+    const char *fk = getenv("CK_FORK");
+    if (fk && strcmp(fk, "no") == 0 && nd_test_gpu_count() > 0) {
+        /* one process for the whole suite: the (emulated) GPU runtime's
+         * threads exist, and their exit handlers in a forked child are not
+         * what this tests */
+        printf("threads: exit test SKIPPED (CK_FORK=no with a GPU runtime started)\n");
+        return;
+    }
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
