@@ -103,6 +103,7 @@ LIB_SONAME := libndgpu.so.$(NDGPU_SOVERSION)
 TEST_SRCS := $(wildcard tests/test_*.c)
 # Test kernels (tests/cuda/*.cu): compiled like src/cuda in CUDA builds.
 TEST_CU_OBJS := $(if $(filter 1,$(WITH_CUDA)),$(patsubst %.cu,$(BUILD)/%.o,$(wildcard tests/cuda/*.cu)))
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o)
 TEST_BIN := $(BUILD)/tests/ndgpu_tests
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
@@ -111,20 +112,26 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 all: lib
 lib: $(LIB_A) $(BUILD)/libndgpu.so
 
-# Header dependencies: -MMD -MP writes $(BUILD)/....d beside each object
-# (gcc and nvcc alike); the wildcard lists cover build dirs made before that.
-$(BUILD)/%.o: %.c $(wildcard include/*.h src/*.h src/cpu/*.h) | $(BUILD)/.dirs
+# Header dependencies: exact, from the compiler. -MMD -MP writes
+# $(BUILD)/....d beside each object (gcc and nvcc alike), which names the
+# headers that object includes; editing a header rebuilds its users only.
+# Every object also depends on its .d file: where the .d is missing (a
+# fresh clone has no objects either; an object from an older build
+# without one) the empty rule "remakes" it and the object is rebuilt,
+# writing the .d, so a missing dependency list never hides a change.
+$(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(wildcard include/*.h src/*.h src/cuda/*.cuh) | $(BUILD)/.dirs
+$(BUILD)/%.o: %.cu $(BUILD)/%.d | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(wildcard tests/emu/*.h) | $(BUILD)/.dirs
+$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
--include $(OBJS:.o=.d) $(CU_OBJS:.o=.d) $(TEST_CU_OBJS:.o=.d)
+$(BUILD)/%.d: ;
+.PRECIOUS: $(BUILD)/%.d
 
 $(BUILD)/.dirs:
 	mkdir -p $(BUILD)/src/cpu $(BUILD)/src/cuda $(BUILD)/tests/emu $(BUILD)/tests/cuda $(BUILD)/examples
@@ -141,12 +148,17 @@ $(BUILD)/libndgpu.so: $(LIB_SO)
 	ln -sf libndgpu.so.$(NDGPU_VERSION) $@
 
 # The test binary links the static library (internal symbols reachable
-# through src/ headers for white-box tests).
-$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h) $(TEST_CU_OBJS) $(LIB_A)
-	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -o $@ $(TEST_SRCS) $(TEST_CU_OBJS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+# through src/ headers for white-box tests). One object per test file
+# (the pattern rule above, with Check's flags), so a header edit
+# recompiles only the test files that include it.
+$(TEST_OBJS): CFLAGS_ALL += $(CHECK_CFLAGS)
+$(TEST_BIN): $(TEST_OBJS) $(TEST_CU_OBJS) $(LIB_A)
+	$(CC) $(CFLAGS_ALL) $(CHECK_CFLAGS) -o $@ $(TEST_OBJS) $(TEST_CU_OBJS) $(LIB_A) $(CHECK_LIBS) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
 
-$(BUILD)/examples/%: examples/%.c $(LIB_A)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+# Programs built straight from one .c (examples, tools, benchmarks) write
+# their .d beside the binary ($(BUILD)/examples/quickstart.d ...).
+$(BUILD)/examples/%: examples/%.c $(BUILD)/examples/%.d $(LIB_A)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
 
 examples: $(EXAMPLE_BINS)
 
@@ -200,3 +212,8 @@ clean:
 
 # Feature areas add their own targets in mk/*.mk (benchmarks, install, fuzz, docs ...).
 -include $(wildcard mk/*.mk)
+
+# The dependency lists written by -MMD (after mk/*.mk, which define the
+# benchmark and tool targets); missing ones are fine (see above).
+-include $(OBJS:.o=.d) $(CU_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TEST_CU_OBJS:.o=.d) \
+         $(EXAMPLE_BINS:=.d) $(BENCH_COMMON_O:.o=.d) $(BENCH_BINS:=.d) $(TOOL_BINS:=.d)

@@ -401,6 +401,8 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  * X(ENUM, name, kinds, rule) - the single list of elementwise ops.
  *  kinds: input kinds with a loop: B bool, I signed, U unsigned, F float;
  *         a lower-case b means bool inputs are computed as int8 (NumPy).
+ *         A token (#kinds is the string): the backends generate exactly
+ *         the loops the core dispatches from kinds and rule.
  *  rule:  SAME  result dtype = (promoted) input dtype
  *         FLOAT result is the smallest float that holds the input
  *               (bool/int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
@@ -408,75 +410,75 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         BOOL  result is bool (computed in the promoted input dtype)
  */
 #define ND_UNARY_OPS(X)                     \
-    X(NEG, negative, "IUF", SAME)           \
-    X(POSITIVE, positive, "IUF", SAME)      \
-    X(ABS, abs, "BIUF", SAME)               \
-    X(SIGN, sign, "IUF", SAME)              \
-    X(SQRT, sqrt, "BIUF", FLOAT)            \
-    X(CBRT, cbrt, "BIUF", FLOAT)            \
-    X(SQUARE, square, "bIUF", SAME)         \
-    X(RECIPROCAL, reciprocal, "bIUF", SAME) \
-    X(EXP, exp, "BIUF", FLOAT)              \
-    X(EXP2, exp2, "BIUF", FLOAT)            \
-    X(EXPM1, expm1, "BIUF", FLOAT)          \
-    X(LOG, log, "BIUF", FLOAT)              \
-    X(LOG2, log2, "BIUF", FLOAT)            \
-    X(LOG10, log10, "BIUF", FLOAT)          \
-    X(LOG1P, log1p, "BIUF", FLOAT)          \
-    X(SIN, sin, "BIUF", FLOAT)              \
-    X(COS, cos, "BIUF", FLOAT)              \
-    X(TAN, tan, "BIUF", FLOAT)              \
-    X(ARCSIN, arcsin, "BIUF", FLOAT)        \
-    X(ARCCOS, arccos, "BIUF", FLOAT)        \
-    X(ARCTAN, arctan, "BIUF", FLOAT)        \
-    X(SINH, sinh, "BIUF", FLOAT)            \
-    X(COSH, cosh, "BIUF", FLOAT)            \
-    X(TANH, tanh, "BIUF", FLOAT)            \
-    X(ARCSINH, arcsinh, "BIUF", FLOAT)      \
-    X(ARCCOSH, arccosh, "BIUF", FLOAT)      \
-    X(ARCTANH, arctanh, "BIUF", FLOAT)      \
-    X(SIGMOID, sigmoid, "BIUF", FLOAT)      \
-    X(RELU, relu, "IUF", SAME)              \
-    X(FLOOR, floor, "BIUF", SAME)           \
-    X(CEIL, ceil, "BIUF", SAME)             \
-    X(TRUNC, trunc, "BIUF", SAME)           \
-    X(RINT, rint, "BIUF", FLOAT)            \
-    X(LOGICAL_NOT, logical_not, "BIUF", BOOL) \
-    X(BITWISE_NOT, bitwise_not, "BIU", SAME) \
-    X(ISNAN, isnan, "BIUF", BOOL)           \
-    X(ISINF, isinf, "BIUF", BOOL)           \
-    X(ISFINITE, isfinite, "BIUF", BOOL)     \
-    X(SIGNBIT, signbit, "BIUF", BOOL)
+    X(NEG, negative, IUF, SAME)             \
+    X(POSITIVE, positive, IUF, SAME)        \
+    X(ABS, abs, BIUF, SAME)                 \
+    X(SIGN, sign, IUF, SAME)                \
+    X(SQRT, sqrt, BIUF, FLOAT)              \
+    X(CBRT, cbrt, BIUF, FLOAT)              \
+    X(SQUARE, square, bIUF, SAME)           \
+    X(RECIPROCAL, reciprocal, bIUF, SAME)   \
+    X(EXP, exp, BIUF, FLOAT)                \
+    X(EXP2, exp2, BIUF, FLOAT)              \
+    X(EXPM1, expm1, BIUF, FLOAT)            \
+    X(LOG, log, BIUF, FLOAT)                \
+    X(LOG2, log2, BIUF, FLOAT)              \
+    X(LOG10, log10, BIUF, FLOAT)            \
+    X(LOG1P, log1p, BIUF, FLOAT)            \
+    X(SIN, sin, BIUF, FLOAT)                \
+    X(COS, cos, BIUF, FLOAT)                \
+    X(TAN, tan, BIUF, FLOAT)                \
+    X(ARCSIN, arcsin, BIUF, FLOAT)          \
+    X(ARCCOS, arccos, BIUF, FLOAT)          \
+    X(ARCTAN, arctan, BIUF, FLOAT)          \
+    X(SINH, sinh, BIUF, FLOAT)              \
+    X(COSH, cosh, BIUF, FLOAT)              \
+    X(TANH, tanh, BIUF, FLOAT)              \
+    X(ARCSINH, arcsinh, BIUF, FLOAT)        \
+    X(ARCCOSH, arccosh, BIUF, FLOAT)        \
+    X(ARCTANH, arctanh, BIUF, FLOAT)        \
+    X(SIGMOID, sigmoid, BIUF, FLOAT)        \
+    X(RELU, relu, IUF, SAME)                \
+    X(FLOOR, floor, BIUF, SAME)             \
+    X(CEIL, ceil, BIUF, SAME)               \
+    X(TRUNC, trunc, BIUF, SAME)             \
+    X(RINT, rint, BIUF, FLOAT)              \
+    X(LOGICAL_NOT, logical_not, BIUF, BOOL)   \
+    X(BITWISE_NOT, bitwise_not, BIU, SAME)   \
+    X(ISNAN, isnan, BIUF, BOOL)             \
+    X(ISINF, isinf, BIUF, BOOL)             \
+    X(ISFINITE, isfinite, BIUF, BOOL)       \
+    X(SIGNBIT, signbit, BIUF, BOOL)
 
 #define ND_BINARY_OPS(X)                          \
-    X(ADD, add, "BIUF", SAME)                     \
-    X(SUBTRACT, subtract, "IUF", SAME)            \
-    X(MULTIPLY, multiply, "BIUF", SAME)           \
-    X(DIVIDE, divide, "BIUF", DIV)                \
-    X(FLOOR_DIVIDE, floor_divide, "bIUF", SAME)   \
-    X(REMAINDER, remainder, "bIUF", SAME)         \
-    X(POWER, power, "bIUF", SAME)                 \
-    X(MAXIMUM, maximum, "BIUF", SAME)             \
-    X(MINIMUM, minimum, "BIUF", SAME)             \
-    X(FMAX, fmax, "BIUF", SAME)                   \
-    X(FMIN, fmin, "BIUF", SAME)                   \
-    X(ARCTAN2, arctan2, "BIUF", FLOAT)            \
-    X(HYPOT, hypot, "BIUF", FLOAT)                \
-    X(COPYSIGN, copysign, "BIUF", FLOAT)          \
-    X(EQUAL, equal, "BIUF", BOOL)                 \
-    X(NOT_EQUAL, not_equal, "BIUF", BOOL)         \
-    X(LESS, less, "BIUF", BOOL)                   \
-    X(LESS_EQUAL, less_equal, "BIUF", BOOL)       \
-    X(GREATER, greater, "BIUF", BOOL)             \
-    X(GREATER_EQUAL, greater_equal, "BIUF", BOOL) \
-    X(LOGICAL_AND, logical_and, "BIUF", BOOL)     \
-    X(LOGICAL_OR, logical_or, "BIUF", BOOL)       \
-    X(LOGICAL_XOR, logical_xor, "BIUF", BOOL)     \
-    X(BITWISE_AND, bitwise_and, "BIU", SAME)      \
-    X(BITWISE_OR, bitwise_or, "BIU", SAME)        \
-    X(BITWISE_XOR, bitwise_xor, "BIU", SAME)      \
-    X(LEFT_SHIFT, left_shift, "bIU", SAME)        \
-    X(RIGHT_SHIFT, right_shift, "bIU", SAME)
+    X(ADD, add, BIUF, SAME)                       \
+    X(SUBTRACT, subtract, IUF, SAME)              \
+    X(MULTIPLY, multiply, BIUF, SAME)             \
+    X(DIVIDE, divide, BIUF, DIV)                  \
+    X(FLOOR_DIVIDE, floor_divide, bIUF, SAME)     \
+    X(REMAINDER, remainder, bIUF, SAME)           \
+    X(POWER, power, bIUF, SAME)                   \
+    X(MAXIMUM, maximum, BIUF, SAME)               \
+    X(MINIMUM, minimum, BIUF, SAME)               \
+    X(FMAX, fmax, BIUF, SAME)                     \
+    X(FMIN, fmin, BIUF, SAME)                     \
+    X(ARCTAN2, arctan2, BIUF, FLOAT)              \
+    X(HYPOT, hypot, BIUF, FLOAT)                  \
+    X(COPYSIGN, copysign, BIUF, FLOAT)            \
+    X(EQUAL, equal, BIUF, BOOL)                   \
+    X(NOT_EQUAL, not_equal, BIUF, BOOL)           \
+    X(LESS, less, BIUF, BOOL)                     \
+    X(LESS_EQUAL, less_equal, BIUF, BOOL)         \
+    X(GREATER, greater, BIUF, BOOL)               \
+    X(GREATER_EQUAL, greater_equal, BIUF, BOOL)   \
+    X(LOGICAL_AND, logical_and, BIUF, BOOL)       \
+    X(LOGICAL_OR, logical_or, BIUF, BOOL)         \
+    X(LOGICAL_XOR, logical_xor, BIUF, BOOL)       \
+    X(BITWISE_AND, bitwise_and, BIU, SAME)        \
+    X(BITWISE_OR, bitwise_or, BIU, SAME)          \
+    X(BITWISE_XOR, bitwise_xor, BIU, SAME)        \
+    X(LEFT_SHIFT, left_shift, bIU, SAME)          \
+    X(RIGHT_SHIFT, right_shift, bIU, SAME)
 
 #define ND_X_ENUM_UNARY(E, n, k, r) ND_UNARY_##E,
 #define ND_X_ENUM_BINARY(E, n, k, r) ND_BINARY_##E,

@@ -19,13 +19,14 @@ PYTHON ?= python3
 
 .PHONY: bench bench-full bench-build bench-dry-run
 
-$(BENCH_COMMON_O): benchmarks/bench_common.c benchmarks/bench_common.h include/ndgpu.h
+# Header dependencies from -MMD (the .d files are included by the Makefile).
+$(BENCH_COMMON_O): benchmarks/bench_common.c $(BUILD)/benchmarks/bench_common.d
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/benchmarks/bench_%: benchmarks/bench_%.c benchmarks/bench_common.h $(BENCH_COMMON_O) $(LIB_A)
+$(BUILD)/benchmarks/bench_%: benchmarks/bench_%.c $(BUILD)/benchmarks/bench_%.d $(BENCH_COMMON_O) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(BENCH_COMMON_O) $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BENCH_COMMON_O) $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
 
 bench-build: $(BENCH_BINS)
 

@@ -7,11 +7,13 @@
 
 .PHONY: tools info test-tools
 all: tools
-tools: $(BUILD)/ndgpu-info
+TOOL_BINS := $(BUILD)/ndgpu-info
+tools: $(TOOL_BINS)
 
 # Linked statically against libndgpu.a: the installed tool needs no rpath.
-$(BUILD)/ndgpu-info: tools/ndgpu-info.c include/ndgpu.h $(LIB_A)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
+# Header dependencies from -MMD ($(BUILD)/ndgpu-info.d, included by the Makefile).
+$(BUILD)/ndgpu-info: tools/ndgpu-info.c $(BUILD)/ndgpu-info.d $(LIB_A)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
 
 info: $(BUILD)/ndgpu-info
 	$(BUILD)/ndgpu-info

@@ -19,7 +19,7 @@ static void buffer_release(nd_buffer *b)
         const nd_backend *be = nd__backend(b->device);
         if (be) be->free(b->device, b->ptr, b->nbytes);
     }
-    free(b);
+    nd__free(b);
 }
 
 nd_array *nd_retain(nd_array *a)
@@ -33,7 +33,7 @@ void nd_release(nd_array *a)
     if (!a) return;
     if (atomic_fetch_sub_explicit(&a->refcount, 1, memory_order_acq_rel) != 1) return;
     buffer_release(a->buf);
-    free(a);
+    nd__free(a);
 }
 
 /* ------------------------------------------------------------------ */
@@ -123,7 +123,7 @@ nd_status nd_synchronize(nd_device dev)
 /* ------------------------------------------------------------------ */
 static nd_array *header_new(nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
-    nd_array *a = malloc(sizeof *a);
+    nd_array *a = nd__malloc(sizeof *a);
     if (!a) return NULL;
     atomic_init(&a->refcount, 1);
     a->dtype = dtype;
@@ -145,10 +145,10 @@ nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *sha
     const nd_backend *be = nd__backend(dev);
     if (!be) return nd__err(ND_ERR_UNSUPPORTED, "nd_alloc", "no backend for this device");
     nd_array *a = header_new(dtype, ndim, shape, dev);
-    nd_buffer *b = calloc(1, sizeof *b);
+    nd_buffer *b = nd__calloc(1, sizeof *b);
     if (!a || !b) {
-        free(a);
-        free(b);
+        nd__free(a);
+        nd__free(b);
         return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of host memory for an array header");
     }
     nd__contiguous_strides(ndim, shape, a->strides);
@@ -156,8 +156,8 @@ nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *sha
     void *ptr = NULL;
     nd_status st = be->alloc(dev, nbytes, &ptr);
     if (st) {
-        free(a);
-        free(b);
+        nd__free(a);
+        nd__free(b);
         return st;
     }
     atomic_init(&b->refcount, 1);
@@ -340,10 +340,10 @@ const char *nd_build_info(void)
 nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
     nd_array *a = header_new(dtype, ndim, shape, dev);
-    nd_buffer *b = calloc(1, sizeof *b);
+    nd_buffer *b = nd__calloc(1, sizeof *b);
     if (!a || !b) {
-        free(a);
-        free(b);
+        nd__free(a);
+        nd__free(b);
         return nd__err(ND_ERR_NOMEM, "nd_wrap", "out of host memory for an array header");
     }
     nd__contiguous_strides(ndim, shape, a->strides);

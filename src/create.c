@@ -202,13 +202,13 @@ static nd_status create_host(const char *fn, nd_array **out, nd_dtype t, int ndi
             st = fill(fn, nd__ptr(tgt), n, t, ctx);
         } else {
             size_t nbytes = (size_t)n * nd__itemsize(t);
-            void *host = malloc(nbytes);
+            void *host = nd__malloc(nbytes);
             if (!host) {
                 st = nd__err(ND_ERR_NOMEM, fn, "out of host memory for a %zu-byte staging buffer", nbytes);
             } else {
                 st = fill(fn, host, n, t, ctx);
                 if (!st) st = nd__backend(dev)->memcpy_h2d(dev, nd__ptr(tgt), host, nbytes);
-                free(host);
+                nd__free(host);
             }
         }
     }

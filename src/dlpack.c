@@ -90,7 +90,7 @@ static void deleter_versioned(DLManagedTensorVersioned *self)
     if (!self) return;
     export_versioned *e = self->manager_ctx;
     nd_release(e->array);
-    free(e);
+    nd__free(e);
 }
 
 static void deleter_legacy(DLManagedTensor *self)
@@ -98,7 +98,7 @@ static void deleter_legacy(DLManagedTensor *self)
     if (!self) return;
     export_legacy *e = self->manager_ctx;
     nd_release(e->array);
-    free(e);
+    nd__free(e);
 }
 
 /* Fill the DLTensor for a (shape/strides storage given). */
@@ -136,7 +136,7 @@ nd_status nd_to_dlpack(DLManagedTensorVersioned **out, nd_array *a)
     static const char *fn = "nd_to_dlpack";
     nd_status st = check_export(fn, out, a);
     if (st) return st;
-    export_versioned *e = calloc(1, sizeof *e);
+    export_versioned *e = nd__calloc(1, sizeof *e);
     if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory for a DLPack tensor");
     e->t.version.major = 1;
     e->t.version.minor = 1;
@@ -156,7 +156,7 @@ nd_status nd_to_dlpack_legacy(DLManagedTensor **out, nd_array *a)
     static const char *fn = "nd_to_dlpack_legacy";
     nd_status st = check_export(fn, out, a);
     if (st) return st;
-    export_legacy *e = calloc(1, sizeof *e);
+    export_legacy *e = nd__calloc(1, sizeof *e);
     if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory for a DLPack tensor");
     e->t.manager_ctx = e;
     e->t.deleter = deleter_legacy;
@@ -241,11 +241,11 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
         if (st == ND_OK && readonly) (*res)->readonly = true;
         return st;
     }
-    nd_array *a = calloc(1, sizeof *a);
-    nd_buffer *b = calloc(1, sizeof *b);
+    nd_array *a = nd__calloc(1, sizeof *a);
+    nd_buffer *b = nd__calloc(1, sizeof *b);
     if (!a || !b) {
-        free(a);
-        free(b);
+        nd__free(a);
+        nd__free(b);
         return nd__err(ND_ERR_NOMEM, fn, "out of host memory for an array header");
     }
     atomic_init(&b->refcount, 1);

@@ -16,8 +16,8 @@
 /* ------------------------------------------------------------------ */
 #define ND_EW_UNAME(E, n, k, r) [ND_UNARY_##E] = #n,
 #define ND_EW_BNAME(E, n, k, r) [ND_BINARY_##E] = #n,
-#define ND_EW_UKINDS(E, n, k, r) [ND_UNARY_##E] = k,
-#define ND_EW_BKINDS(E, n, k, r) [ND_BINARY_##E] = k,
+#define ND_EW_UKINDS(E, n, k, r) [ND_UNARY_##E] = #k,
+#define ND_EW_BKINDS(E, n, k, r) [ND_BINARY_##E] = #k,
 #define ND_EW_URULE(E, n, k, r) [ND_UNARY_##E] = ND_EW_RULE_##r,
 #define ND_EW_BRULE(E, n, k, r) [ND_BINARY_##E] = ND_EW_RULE_##r,
 
@@ -385,3 +385,10 @@ nd_status nd_scalar_binary(nd_array **out, nd_binary_op op, nd_scalar s, const n
     }
 ND_UNARY_OPS(ND_EW_UWRAP)
 ND_BINARY_OPS(ND_EW_BWRAP)
+
+int nd__ew_resolved_loop(bool binary, int op, nd_dtype in)
+{
+    if (op < 0 || op >= (binary ? ND_NUM_BINARY_OPS : ND_NUM_UNARY_OPS) || !nd__dtype_valid(in)) return -1;
+    unsigned m = atomic_load_explicit(binary ? &binary_memo[op][in] : &unary_memo[op][in], memory_order_relaxed);
+    return m ? (int)((m - 1) % ND_NUM_DTYPES) : -1;
+}

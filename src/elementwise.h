@@ -8,6 +8,12 @@
 /* The rule column of the op table (ND_EW_RULE_##rule). */
 typedef enum { ND_EW_RULE_SAME, ND_EW_RULE_FLOAT, ND_EW_RULE_DIV, ND_EW_RULE_BOOL } nd_ew_rule;
 
+/* Test hook (tests/test_coverage.c): the loop dtype this process has
+ * resolved for a unary (binary = false) or binary op on the promoted input
+ * dtype `in` (every dispatch resolves through the memo of
+ * src/elementwise.c), or -1 when none yet. */
+ND_INTERNAL int nd__ew_resolved_loop(bool binary, int op, nd_dtype in);
+
 /* ND_ERR_DEVICE unless a and b (named an, bn) live on the same device. */
 ND_INTERNAL nd_status nd__ew_same_device(const char *func, const nd_array *a, const char *an, const nd_array *b,
                                          const char *bn);

@@ -13,6 +13,7 @@
 #define ND_INTERNAL_H
 
 #include "ndgpu.h"
+#include "alloc.h" /* nd__malloc & co: the one allocator door */
 #include "dtype_table.h"
 
 #include <stdarg.h>

@@ -127,7 +127,7 @@ nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, int axi
     int ax = axis < 0 ? axis + ndim : axis;
 
     /* each input viewed with a new axis of extent 1 at ax */
-    const nd_array **views = calloc((size_t)n, sizeof *views);
+    const nd_array **views = nd__calloc((size_t)n, sizeof *views);
     if (!views) return nd__err(ND_ERR_NOMEM, fn, "out of host memory for %d views", n);
     for (int i = 0; i < n && !st; i++) {
         const nd_array *a = arrays[i];
@@ -149,6 +149,6 @@ nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, int axi
     if (!st) st = concat_core(fn, out, n, views, ax);
     else st = nd__err_prefix(st, fn);
     for (int i = 0; i < n; i++) nd_release((nd_array *)views[i]);
-    free((void *)views);
+    nd__free((void *)views);
     return st;
 }

@@ -264,11 +264,11 @@ nd_status nd_save_npy(const char *path, const nd_array *a)
         if (a->device.type == ND_DEVICE_CPU && nd_is_contiguous(a)) {
             data = nd__ptr(a);
         } else {
-            tmp = malloc(nbytes);
+            tmp = nd__malloc(nbytes);
             if (!tmp) return nd__err(ND_ERR_NOMEM, fn, "out of host memory for %zu bytes of array data", nbytes);
             st = nd_copy_to_host(tmp, a, nbytes);
             if (st) {
-                free(tmp);
+                nd__free(tmp);
                 return nd__err_prefix(st, fn);
             }
             data = tmp;
@@ -277,7 +277,7 @@ nd_status nd_save_npy(const char *path, const nd_array *a)
     FILE *f = fopen(path, "wb");
     if (!f) {
         st = nd__err(ND_ERR_IO, fn, "cannot create '%s': %s", path, strerror(errno));
-        free(tmp);
+        nd__free(tmp);
         return st;
     }
     bool ok = fwrite(header, 1, hsize, f) == hsize && (nbytes == 0 || fwrite(data, 1, nbytes, f) == nbytes);
@@ -286,7 +286,7 @@ nd_status nd_save_npy(const char *path, const nd_array *a)
         ok = false;
         err = errno;
     }
-    free(tmp);
+    nd__free(tmp);
     if (!ok) {
         remove(path);
         return nd__err(ND_ERR_IO, fn, "cannot write '%s': %s", path, strerror(err ? err : EIO));

@@ -14,15 +14,13 @@
  * float16 and bfloat16 are loaded as float32 (src/half.h), computed with
  * the _f32 body and rounded back to nearest even.
  *
- * Which bodies exist follows the op's rule token (so a backend can
- * generate its loops from the X-macro with ND_OP_RULE_##rule):
- *      SAME, BOOL   every compute type (b, i*, u*, f*)
- *      FLOAT, DIV   f32 and f64 only (the core casts inputs to a float)
- * Return type: BOOL ops return bool, all others the compute type.
- * A few SAME bodies exist only so that this generation stays uniform (e.g.
- * negative on bool, bitwise_and on floats): they are marked ND_NO_LOOP and
- * the core never dispatches them, because the op's kinds string excludes
- * that dtype kind.
+ * Which bodies exist follows the op's kinds and rule columns (a backend
+ * generates its loops from the X-macro with ND_OP_LOOPS(kinds, rule),
+ * below): SAME and BOOL ops have a body for each compute type of their
+ * kinds (b, i*, u*, f*; a lower-case b in kinds means no bool body: bool
+ * is computed as int8), FLOAT and DIV ops f32 and f64 only (the core casts
+ * inputs to a float). Return type: BOOL ops return bool, all others the
+ * compute type.
  *
  * Semantics are NumPy's:
  *  - signed overflow wraps (computed in unsigned, no UB);
@@ -60,7 +58,6 @@
 #include "hostdev.h"
 
 /* Marks a body that is never dispatched (see above). */
-#define ND_NO_LOOP(x) (x)
 
 /* ------------------------------------------------------------------ */
 /* Classification helpers (portable: no reliance on math.h macros)     */
@@ -156,7 +153,6 @@ ND_HOSTDEV static inline bool nd_signbit_bits_f64(double x)
     ND_HOSTDEV static inline T nd_op_trunc_##sfx(T x) { return trunc##F(x); }                            \
     ND_HOSTDEV static inline T nd_op_rint_##sfx(T x) { return rint##F(x); }                              \
     ND_HOSTDEV static inline bool nd_op_logical_not_##sfx(T x) { return x == 0; }                        \
-    ND_HOSTDEV static inline T nd_op_bitwise_not_##sfx(T x) { return ND_NO_LOOP(x); }                    \
     ND_HOSTDEV static inline bool nd_op_isnan_##sfx(T x) { return nd_isnan_##sfx(x); }                   \
     ND_HOSTDEV static inline bool nd_op_isinf_##sfx(T x) { return nd_isinf_##sfx(x); }                   \
     ND_HOSTDEV static inline bool nd_op_isfinite_##sfx(T x) { return !nd_isnan_##sfx(x) && !nd_isinf_##sfx(x); } \
@@ -195,12 +191,7 @@ ND_HOSTDEV static inline bool nd_signbit_bits_f64(double x)
     ND_HOSTDEV static inline bool nd_op_greater_equal_##sfx(T a, T b) { return a >= b; }                 \
     ND_HOSTDEV static inline bool nd_op_logical_and_##sfx(T a, T b) { return (a != 0) && (b != 0); }     \
     ND_HOSTDEV static inline bool nd_op_logical_or_##sfx(T a, T b) { return (a != 0) || (b != 0); }      \
-    ND_HOSTDEV static inline bool nd_op_logical_xor_##sfx(T a, T b) { return (a != 0) != (b != 0); }     \
-    ND_HOSTDEV static inline T nd_op_bitwise_and_##sfx(T a, T b) { (void)b; return ND_NO_LOOP(a); }       \
-    ND_HOSTDEV static inline T nd_op_bitwise_or_##sfx(T a, T b) { (void)b; return ND_NO_LOOP(a); }        \
-    ND_HOSTDEV static inline T nd_op_bitwise_xor_##sfx(T a, T b) { (void)b; return ND_NO_LOOP(a); }       \
-    ND_HOSTDEV static inline T nd_op_left_shift_##sfx(T a, T b) { (void)b; return ND_NO_LOOP(a); }        \
-    ND_HOSTDEV static inline T nd_op_right_shift_##sfx(T a, T b) { (void)b; return ND_NO_LOOP(a); }
+    ND_HOSTDEV static inline bool nd_op_logical_xor_##sfx(T a, T b) { return (a != 0) != (b != 0); }
 
 ND_OPS_FLOAT(f32, float, f)
 ND_OPS_FLOAT(f64, double, )
@@ -311,13 +302,7 @@ ND_OPS_UINT(u64, uint64_t, uint64_t, 64)
 /* bool                                                                */
 /* ------------------------------------------------------------------ */
 /* unary */
-ND_HOSTDEV static inline bool nd_op_negative_b(bool x) { return ND_NO_LOOP(x); }
-ND_HOSTDEV static inline bool nd_op_positive_b(bool x) { return ND_NO_LOOP(x); }
 ND_HOSTDEV static inline bool nd_op_abs_b(bool x) { return x; }
-ND_HOSTDEV static inline bool nd_op_sign_b(bool x) { return ND_NO_LOOP(x); }
-ND_HOSTDEV static inline bool nd_op_square_b(bool x) { return ND_NO_LOOP(x); }     /* computed as int8 */
-ND_HOSTDEV static inline bool nd_op_reciprocal_b(bool x) { return ND_NO_LOOP(x); } /* computed as int8 */
-ND_HOSTDEV static inline bool nd_op_relu_b(bool x) { return ND_NO_LOOP(x); }
 ND_HOSTDEV static inline bool nd_op_floor_b(bool x) { return x; }
 ND_HOSTDEV static inline bool nd_op_ceil_b(bool x) { return x; }
 ND_HOSTDEV static inline bool nd_op_trunc_b(bool x) { return x; }
@@ -329,11 +314,7 @@ ND_HOSTDEV static inline bool nd_op_isfinite_b(bool x) { (void)x; return true; }
 ND_HOSTDEV static inline bool nd_op_signbit_b(bool x) { (void)x; return false; }
 /* binary */
 ND_HOSTDEV static inline bool nd_op_add_b(bool a, bool b) { return a || b; }
-ND_HOSTDEV static inline bool nd_op_subtract_b(bool a, bool b) { return ND_NO_LOOP(a) != b; }
 ND_HOSTDEV static inline bool nd_op_multiply_b(bool a, bool b) { return a && b; }
-ND_HOSTDEV static inline bool nd_op_floor_divide_b(bool a, bool b) { return ND_NO_LOOP(a) && b; } /* as int8 */
-ND_HOSTDEV static inline bool nd_op_remainder_b(bool a, bool b) { return ND_NO_LOOP(a) && !b; }    /* as int8 */
-ND_HOSTDEV static inline bool nd_op_power_b(bool a, bool b) { return ND_NO_LOOP(a) || !b; }        /* as int8 */
 ND_HOSTDEV static inline bool nd_op_maximum_b(bool a, bool b) { return a || b; }
 ND_HOSTDEV static inline bool nd_op_minimum_b(bool a, bool b) { return a && b; }
 ND_HOSTDEV static inline bool nd_op_fmax_b(bool a, bool b) { return a || b; }
@@ -350,15 +331,14 @@ ND_HOSTDEV static inline bool nd_op_logical_xor_b(bool a, bool b) { return a != 
 ND_HOSTDEV static inline bool nd_op_bitwise_and_b(bool a, bool b) { return a && b; }
 ND_HOSTDEV static inline bool nd_op_bitwise_or_b(bool a, bool b) { return a || b; }
 ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != b; }
-ND_HOSTDEV static inline bool nd_op_left_shift_b(bool a, bool b) { return ND_NO_LOOP(a) && !b; }  /* as int8 */
-ND_HOSTDEV static inline bool nd_op_right_shift_b(bool a, bool b) { return ND_NO_LOOP(a) && !b; } /* as int8 */
 
 /* ------------------------------------------------------------------ */
-/* Loop dtypes per rule, for generating loops from the X-macro:        */
-/*   ND_OP_RULE_<rule>(X, args...) calls                                */
+/* Loop dtypes per op, for generating loops from the X-macro:          */
+/*   ND_OP_LOOPS(kinds, rule, X, args...) calls                         */
 /*   X(DTYPE, lsfx, bsfx, storage type, compute type, load, store, args...) */
-/*   for each loop (input) dtype of an op of that rule. lsfx names the  */
-/*   loop (f16 and bf16 are distinct), bsfx the body to call.           */
+/*   for each loop (input) dtype of an op with those kinds and rule     */
+/*   columns. lsfx names the loop (f16 and bf16 are distinct), bsfx the */
+/*   body to call.                                                      */
 /* ------------------------------------------------------------------ */
 #define ND_LD_ID(x) (x)
 #define ND_ST_ID(x) (x)
@@ -374,10 +354,9 @@ ND_HOSTDEV static inline bool nd_op_right_shift_b(bool a, bool b) { return ND_NO
     X(ND_BFLOAT16, bf16, f32, uint16_t, float, ND_LD_BF16, ND_ST_BF16, __VA_ARGS__)     \
     X(ND_FLOAT32, f32, f32, float, float, ND_LD_ID, ND_ST_ID, __VA_ARGS__)              \
     X(ND_FLOAT64, f64, f64, double, double, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
-/* bool and the integers (a separate list so that the CUDA backend can
- * compile the loops of one rule in several files) */
-#define ND_OP_TYPES_INT(X, ...)                                                         \
-    X(ND_BOOL, b, b, uint8_t, bool, ND_LD_BOOL, ND_ST_BOOL, __VA_ARGS__)                \
+#define ND_OP_TYPES_BOOL(X, ...) X(ND_BOOL, b, b, uint8_t, bool, ND_LD_BOOL, ND_ST_BOOL, __VA_ARGS__)
+/* the signed and unsigned integers */
+#define ND_OP_TYPES_IU(X, ...)                                                          \
     X(ND_INT8, i8, i8, int8_t, int8_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)                 \
     X(ND_INT16, i16, i16, int16_t, int16_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)            \
     X(ND_INT32, i32, i32, int32_t, int32_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)            \
@@ -386,11 +365,38 @@ ND_HOSTDEV static inline bool nd_op_right_shift_b(bool a, bool b) { return ND_NO
     X(ND_UINT16, u16, u16, uint16_t, uint16_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)         \
     X(ND_UINT32, u32, u32, uint32_t, uint32_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)         \
     X(ND_UINT64, u64, u64, uint64_t, uint64_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
-#define ND_OP_TYPES_ALL(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
-#define ND_OP_RULE_SAME(X, ...) ND_OP_TYPES_ALL(X, __VA_ARGS__)
-#define ND_OP_RULE_BOOL(X, ...) ND_OP_TYPES_ALL(X, __VA_ARGS__)
-#define ND_OP_RULE_FLOAT(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
-#define ND_OP_RULE_DIV(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_TYPES_INT(X, ...) ND_OP_TYPES_BOOL(X, __VA_ARGS__) ND_OP_TYPES_IU(X, __VA_ARGS__)
+
+/* The loop dtypes are exactly those the core's resolution
+ * (src/elementwise.c, resolve()) can pick, so that no loop is generated
+ * that is never dispatched (tests/test_coverage.c checks both ways):
+ *   SAME, BOOL   the input dtypes of the kinds column (B, I, U, F; a
+ *                lower-case b computes bool as int8: no bool loop)
+ *   FLOAT, DIV   the floats (integer and bool inputs are cast to one)
+ * in two parts, bool/integers and floats (ND_OP_LOOPS_INT/_FLT), so that
+ * the CUDA backend can compile them in separate files. A kinds value
+ * without its two ND_OP_KINDS_ lines below fails to compile. */
+#define ND_OP_KINDS_INT_BIUF(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_BIUF(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_KINDS_INT_bIUF(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_bIUF(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_KINDS_INT_IUF(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_IUF(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_KINDS_INT_BIU(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_BIU(X, ...)
+#define ND_OP_KINDS_INT_bIU(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_bIU(X, ...)
+#define ND_OP_INT_SAME(K, X, ...) ND_OP_KINDS_INT_##K(X, __VA_ARGS__)
+#define ND_OP_INT_BOOL(K, X, ...) ND_OP_KINDS_INT_##K(X, __VA_ARGS__)
+#define ND_OP_INT_FLOAT(K, X, ...)
+#define ND_OP_INT_DIV(K, X, ...)
+#define ND_OP_FLT_SAME(K, X, ...) ND_OP_KINDS_FLT_##K(X, __VA_ARGS__)
+#define ND_OP_FLT_BOOL(K, X, ...) ND_OP_KINDS_FLT_##K(X, __VA_ARGS__)
+#define ND_OP_FLT_FLOAT(K, X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_FLT_DIV(K, X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_LOOPS_INT(K, R, X, ...) ND_OP_INT_##R(K, X, __VA_ARGS__)
+#define ND_OP_LOOPS_FLT(K, R, X, ...) ND_OP_FLT_##R(K, X, __VA_ARGS__)
+#define ND_OP_LOOPS(K, R, X, ...) ND_OP_LOOPS_INT(K, R, X, __VA_ARGS__) ND_OP_LOOPS_FLT(K, R, X, __VA_ARGS__)
 
 /* Result storage type of an op of a rule, given the loop's storage type,
  * and how a computed value is stored (BOOL ops store 0/1 bytes). */

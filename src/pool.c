@@ -76,9 +76,9 @@ static void bin_remove(nd_pool *p, block *b)
 
 static void block_delete(block *b)
 {
-    free(b->uses);
-    free(b->events);
-    free(b);
+    nd__free(b->uses);
+    nd__free(b->events);
+    nd__free(b);
 }
 
 static void pending_push(nd_pool *p, block *b)
@@ -106,7 +106,7 @@ static void pending_remove(nd_pool *p, block *b)
 static bool table_grow(nd_pool *p)
 {
     size_t cap = p->table_cap ? p->table_cap * 2 : 1024;
-    block **t = calloc(cap, sizeof *t);
+    block **t = nd__calloc(cap, sizeof *t);
     if (!t) return false;
     for (size_t i = 0; i < p->table_cap; i++) {
         block *b = p->table[i];
@@ -118,7 +118,7 @@ static bool table_grow(nd_pool *p)
             b = n;
         }
     }
-    free(p->table);
+    nd__free(p->table);
     p->table = t;
     p->table_cap = cap;
     return true;
@@ -161,17 +161,17 @@ nd_pool *nd__pool_create(nd_pool_upstream up) { return nd__pool_create_ex(up, tr
 
 nd_pool *nd__pool_create_ex(nd_pool_upstream up, bool caching)
 {
-    nd_pool *p = calloc(1, sizeof *p);
+    nd_pool *p = nd__calloc(1, sizeof *p);
     if (!p) return NULL;
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
-        free(p);
+        nd__free(p);
         return NULL;
     }
     p->up = up;
     p->caching = caching;
     if (!table_grow(p)) {
         pthread_mutex_destroy(&p->mu);
-        free(p);
+        nd__free(p);
         return NULL;
     }
     return p;
@@ -192,7 +192,7 @@ static void segment_free(nd_pool *p, segment *s)
     p->up.free(p->up.ctx, s->base);
     p->reserved -= s->size;
     p->nsegments--;
-    free(s);
+    nd__free(s);
 }
 
 static void process_pending(nd_pool *p, bool wait);
@@ -202,9 +202,9 @@ void nd__pool_destroy(nd_pool *p)
     if (!p) return;
     process_pending(p, true); /* the upstream's events go back before the memory */
     while (p->segments) segment_free(p, p->segments);
-    free(p->table);
+    nd__free(p->table);
     pthread_mutex_destroy(&p->mu);
-    free(p);
+    nd__free(p);
 }
 
 static void release_cached_locked(nd_pool *p)
@@ -288,11 +288,11 @@ static block *new_segment(nd_pool *p, size_t size, uintptr_t stream)
     }
     void *base = NULL;
     if (p->up.alloc(p->up.ctx, segsize, &base) != 0 || !base) return NULL;
-    segment *s = calloc(1, sizeof *s);
-    block *b = calloc(1, sizeof *b);
+    segment *s = nd__calloc(1, sizeof *s);
+    block *b = nd__calloc(1, sizeof *b);
     if (!s || !b) {
-        free(s);
-        free(b);
+        nd__free(s);
+        nd__free(b);
         p->up.free(p->up.ctx, base);
         return NULL;
     }
@@ -352,7 +352,7 @@ nd_status nd__pool_alloc(nd_pool *p, size_t nbytes, uintptr_t stream, void **ptr
     }
     bin_remove(p, b);
     if (p->caching && b->size - size >= POOL_ROUND) { /* split: the rest stays free */
-        block *r = calloc(1, sizeof *r);
+        block *r = nd__calloc(1, sizeof *r);
         if (r) {
             r->ptr = b->ptr + size;
             r->size = b->size - size;
@@ -389,7 +389,7 @@ static bool grow_uses(block *b)
 {
     if (b->nuses < b->cap_uses) return true;
     int n = b->cap_uses ? b->cap_uses * 2 : 4;
-    nd_pool_use *a = realloc(b->uses, (size_t)n * sizeof *a);
+    nd_pool_use *a = nd__realloc(b->uses, (size_t)n * sizeof *a);
     if (!a) return false;
     b->uses = a;
     b->cap_uses = n;
@@ -400,7 +400,7 @@ static bool grow_events(block *b)
 {
     if (b->nevents < b->cap_events) return true;
     int n = b->cap_events ? b->cap_events * 2 : 4;
-    fence *a = realloc(b->events, (size_t)n * sizeof *a);
+    fence *a = nd__realloc(b->events, (size_t)n * sizeof *a);
     if (!a) return false;
     b->events = a;
     b->cap_events = n;

@@ -16,7 +16,7 @@ struct nd_rng {
 nd_status nd_rng_create(nd_rng **rng, uint64_t seed)
 {
     ND_CHECK_PTR("nd_rng_create", rng, "rng");
-    nd_rng *r = (nd_rng *)malloc(sizeof *r);
+    nd_rng *r = (nd_rng *)nd__malloc(sizeof *r);
     if (!r) return nd__err(ND_ERR_NOMEM, "nd_rng_create", "out of host memory (%zu bytes)", sizeof *r);
     r->seed = seed;
     r->offset = 0;
@@ -24,7 +24,7 @@ nd_status nd_rng_create(nd_rng **rng, uint64_t seed)
     return ND_OK;
 }
 
-void nd_rng_destroy(nd_rng *rng) { free(rng); }
+void nd_rng_destroy(nd_rng *rng) { nd__free(rng); }
 
 uint64_t nd_rng_offset(const nd_rng *rng) { return rng ? rng->offset : 0; }
 

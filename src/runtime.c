@@ -93,12 +93,12 @@ nd_status nd_stream_create(nd_stream **stream, nd_device dev)
     ND_CHECK_PTR(fn, stream, "stream");
     nd_status st = check_dev(fn, dev);
     if (st) return st;
-    nd_stream *s = calloc(1, sizeof *s);
+    nd_stream *s = nd__calloc(1, sizeof *s);
     if (!s) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
     s->dev = dev;
     const nd_backend *be = nd__backend(dev);
     if (be->stream_create && (st = be->stream_create(&s->handle, dev.id))) {
-        free(s);
+        nd__free(s);
         return st;
     }
     *stream = s;
@@ -121,7 +121,7 @@ nd_status nd_stream_destroy(nd_stream *stream)
     if (slot && *slot == stream) *slot = NULL;
     const nd_backend *be = nd__backend(stream->dev);
     if (be->stream_destroy) st = be->stream_destroy(stream->handle, stream->dev.id);
-    free(stream);
+    nd__free(stream);
     return st;
 }
 
@@ -164,12 +164,12 @@ nd_status nd_event_create(nd_event **event, nd_device dev)
     ND_CHECK_PTR(fn, event, "event");
     nd_status st = check_dev(fn, dev);
     if (st) return st;
-    nd_event *e = calloc(1, sizeof *e);
+    nd_event *e = nd__calloc(1, sizeof *e);
     if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
     e->dev = dev;
     const nd_backend *be = nd__backend(dev);
     if (be->event_create && (st = be->event_create(&e->handle, dev.id))) {
-        free(e);
+        nd__free(e);
         return st;
     }
     *event = e;
@@ -224,7 +224,7 @@ nd_status nd_event_destroy(nd_event *event)
     if (!event) return ND_OK;
     const nd_backend *be = nd__backend(event->dev);
     if (be->event_destroy) be->event_destroy(event->handle, event->dev.id);
-    free(event);
+    nd__free(event);
     return ND_OK;
 }
 
@@ -234,20 +234,23 @@ nd_status nd_event_destroy(nd_event *event)
 static int plain_alloc(void *ctx, size_t n, void **p)
 {
     (void)ctx;
-    *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
+    *p = nd__aligned_alloc(64, (n + 63) & ~(size_t)63);
     return *p ? 0 : 1;
 }
 static void plain_free(void *ctx, void *p)
 {
     (void)ctx;
-    free(p);
+    nd__free(p);
 }
 
-static nd_pool *g_host_pool;
+/* Created at first use. Not a pthread_once: a creation that failed (no
+ * memory) must be retried at the next use, so the pool pointer, set only on
+ * success, is the "initialised" flag (atomic: read without the mutex). */
+static nd_pool *_Atomic g_host_pool;
 static bool g_host_pinned;
-static pthread_once_t g_host_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t g_host_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void host_pool_init(void)
+static nd_pool *host_pool_create(void)
 {
     const char *env = getenv("ND_POOL");
     bool caching = !(env && strcmp(env, "0") == 0);
@@ -256,12 +259,20 @@ static void host_pool_init(void)
      * on the streams of the copies that used a block, CuPy's pinned memory
      * pool) when one has a device */
     if (nd__pinned_upstream(&up)) g_host_pinned = true;
-    g_host_pool = nd__pool_create_ex(up, caching);
+    return nd__pool_create_ex(up, caching);
+}
+
+static void host_pool_init(void)
+{
+    if (g_host_pool) return;
+    pthread_mutex_lock(&g_host_mu);
+    if (!g_host_pool) g_host_pool = host_pool_create();
+    pthread_mutex_unlock(&g_host_mu);
 }
 
 nd_status nd__host_pinned_alloc(size_t nbytes, void **ptr, bool *pinned, const char *func)
 {
-    pthread_once(&g_host_once, host_pool_init);
+    host_pool_init();
     if (!g_host_pool) return nd__err(ND_ERR_NOMEM, func, "cannot create the pinned memory pool");
     nd_status st = nd__pool_alloc(g_host_pool, nbytes, 0, ptr, func);
     if (st == ND_OK && pinned) *pinned = g_host_pinned;
@@ -270,25 +281,25 @@ nd_status nd__host_pinned_alloc(size_t nbytes, void **ptr, bool *pinned, const c
 
 bool nd__host_pinned_free(void *ptr)
 {
-    pthread_once(&g_host_once, host_pool_init);
+    host_pool_init();
     return g_host_pool && nd__pool_free(g_host_pool, ptr);
 }
 
 void nd__host_pinned_record_stream(void *ptr, void *stream, int dev)
 {
-    pthread_once(&g_host_once, host_pool_init);
+    host_pool_init();
     if (g_host_pool) nd__pool_record_stream(g_host_pool, ptr, (nd_pool_use){(uintptr_t)stream, dev});
 }
 
 void nd__host_pinned_set_limit(size_t bytes)
 {
-    pthread_once(&g_host_once, host_pool_init);
+    host_pool_init();
     if (g_host_pool) nd__pool_set_limit(g_host_pool, bytes);
 }
 
 void nd__host_pinned_release_cached(void)
 {
-    pthread_once(&g_host_once, host_pool_init);
+    host_pool_init();
     if (g_host_pool) nd__pool_release_cached(g_host_pool);
 }
 

@@ -1,11 +1,16 @@
 /* Kernel coverage of every compiled-in backend, checked without a device:
  * each backend answers nd_backend.supports for every op of the op table
- * x every dtype, and the CUDA backend must have a kernel wherever the CPU
- * backend has one (the CPU's set is the set the core dispatches). This
- * runs on machines without a GPU, so a CUDA kernel that is missing fails CI
- * even though no CUDA kernel can run there. */
+ * x every dtype; the CPU's elementwise loops are exactly the set the core
+ * dispatches (every input dtype pair and weak scalar of every op is run
+ * through the public API and the loop dtypes the core resolved are
+ * compared with the generated ones: a loop it never picks fails, as does
+ * a pick without a loop); and the CUDA backend must have a kernel wherever
+ * the CPU backend has one. This runs on machines without a GPU, so a CUDA
+ * kernel that is missing fails CI even though no CUDA kernel can run
+ * there. */
 #include <stdio.h>
 
+#include "elementwise.h"
 #include "internal.h"
 #include "philox.h"
 #include "test_util.h"
@@ -71,8 +76,79 @@ START_TEST(cpu_backend_covers_the_op_table)
 }
 END_TEST
 
+/* Every elementwise loop of the CPU backend is one the core can dispatch,
+ * and every loop the core picks exists: all unary ops on every dtype, all
+ * binary ops on every pair of dtypes and with weak bool/int/float scalars
+ * on either side (including ints that do not fit, which widen the loop of
+ * comparisons), each run on one element; then the loop dtypes resolved
+ * (src/elementwise.c's memo) are compared with the generated table. */
+START_TEST(cpu_elementwise_loops_are_exactly_the_dispatched_ones)
+{
+    const nd_device cpu = nd_cpu();
+    const int64_t one = 1;
+    nd_array *x[ND_NUM_DTYPES];
+    for (int t = 0; t < ND_NUM_DTYPES; t++) {
+        x[t] = NULL;
+        ND_OK_OR_FAIL(nd_ones(&x[t], (nd_dtype)t, 1, &one, cpu));
+    }
+    const nd_scalar sc[] = {nd_scalar_bool(true), nd_scalar_int(1),     nd_scalar_int(-1),
+                            nd_scalar_int(300),   nd_scalar_int(1LL << 40), nd_scalar_float(1.5)};
+    for (int op = 0; op < ND_NUM_UNARY_OPS; op++)
+        for (int t = 0; t < ND_NUM_DTYPES; t++) {
+            nd_array *r = NULL;
+            (void)nd_unary(&r, (nd_unary_op)op, x[t]);
+            nd_release(r);
+        }
+    for (int op = 0; op < ND_NUM_BINARY_OPS; op++)
+        for (int t = 0; t < ND_NUM_DTYPES; t++) {
+            for (int u = 0; u < ND_NUM_DTYPES; u++) {
+                nd_array *r = NULL;
+                (void)nd_binary(&r, (nd_binary_op)op, x[t], x[u]);
+                nd_release(r);
+            }
+            for (size_t k = 0; k < sizeof sc / sizeof *sc; k++) {
+                nd_array *r = NULL, *l = NULL;
+                (void)nd_binary_scalar(&r, (nd_binary_op)op, x[t], sc[k]);
+                (void)nd_scalar_binary(&l, (nd_binary_op)op, sc[k], x[t]);
+                nd_release(r);
+                nd_release(l);
+            }
+        }
+    for (int t = 0; t < ND_NUM_DTYPES; t++) nd_release(x[t]);
+
+    const nd_backend *be = nd__backend(cpu);
+    int unreachable = 0, missing = 0, loops = 0;
+    for (int bin = 0; bin < 2; bin++) {
+        const nd_kernel_kind k = bin ? ND_KERNEL_BINARY : ND_KERNEL_UNARY;
+        for (int op = 0; op < num_ops(k); op++) {
+            bool picked[ND_NUM_DTYPES] = {false};
+            for (int in = 0; in < ND_NUM_DTYPES; in++) {
+                int l = nd__ew_resolved_loop(bin, op, (nd_dtype)in);
+                if (l >= 0) picked[l] = true;
+            }
+            for (int t = 0; t < ND_NUM_DTYPES; t++) {
+                bool have = be->supports(k, op, (nd_dtype)t);
+                loops += have;
+                if (have && !picked[t] && unreachable++ < 40)
+                    fprintf(stderr, "coverage: cpu %s loop %s on %s is never dispatched\n", kind_name(k),
+                            op_name(k, op), nd_dtype_name((nd_dtype)t));
+                if (!have && picked[t] && missing++ < 40)
+                    fprintf(stderr, "coverage: the core picks %s %s on %s, which has no cpu loop\n", kind_name(k),
+                            op_name(k, op), nd_dtype_name((nd_dtype)t));
+            }
+        }
+    }
+    printf("coverage: cpu elementwise loops: %d, all dispatched by the core\n", loops - unreachable);
+    ck_assert_msg(unreachable == 0, "%d generated elementwise loops are never dispatched (listed on stderr)",
+                  unreachable);
+    ck_assert_msg(missing == 0, "the core picks %d loops that do not exist (listed on stderr)", missing);
+}
+END_TEST
+
 #ifdef ND_WITH_CUDA
-/* Every (kind, op, dtype) the CPU backend has, the CUDA backend has. */
+/* Every (kind, op, dtype) the CPU backend has, the CUDA backend has (for
+ * the elementwise kernels tests/test_gpu_ew.c checks equality, so the CUDA
+ * backend has no kernel the core never dispatches either). */
 START_TEST(cuda_backend_covers_what_the_cpu_has)
 {
     const nd_backend *cpu = nd__backend(nd_cpu()), *cuda = nd__backend(nd_cuda(0));
@@ -102,6 +178,7 @@ Suite *suite_coverage(void)
     Suite *s = suite_create("coverage");
     TCase *tc = tcase_create("coverage");
     tcase_add_test(tc, cpu_backend_covers_the_op_table);
+    tcase_add_test(tc, cpu_elementwise_loops_are_exactly_the_dispatched_ones);
 #ifdef ND_WITH_CUDA
     tcase_add_test(tc, cuda_backend_covers_what_the_cpu_has);
 #else

@@ -139,8 +139,8 @@ enum { EW_SAME, EW_FLOAT, EW_DIV, EW_BOOL };
 #define EW_RULE_FLOAT EW_FLOAT
 #define EW_RULE_DIV EW_DIV
 #define EW_RULE_BOOL EW_BOOL
-#define EW_UK(E, n, k, r) [ND_UNARY_##E] = k,
-#define EW_BK(E, n, k, r) [ND_BINARY_##E] = k,
+#define EW_UK(E, n, k, r) [ND_UNARY_##E] = #k,
+#define EW_BK(E, n, k, r) [ND_BINARY_##E] = #k,
 #define EW_UR(E, n, k, r) [ND_UNARY_##E] = EW_RULE_##r,
 #define EW_BR(E, n, k, r) [ND_BINARY_##E] = EW_RULE_##r,
 static const char *const ukinds[] = {ND_UNARY_OPS(EW_UK)};

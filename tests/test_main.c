@@ -31,7 +31,7 @@ typedef Suite *(*suite_fn)(void);
 
 /* Weak while suites are being written in parallel; a missing suite is
  * reported, never counted as passed. */
-#define SUITES(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(coverage) X(vmath) X(out) X(findings) X(doors)
+#define SUITES(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(coverage) X(vmath) X(out) X(findings) X(doors) X(faults) X(threads)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

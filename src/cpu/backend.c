@@ -69,10 +69,10 @@ static nd_status cpu_alloc(nd_device dev, size_t nbytes, void **ptr)
     void *p;
     if (n >= 2 * huge) {
         size_t hn = (n + huge - 1) & ~(huge - 1);
-        p = aligned_alloc(huge, hn);
+        p = nd__aligned_alloc(huge, hn);
         if (p) madvise(p, hn, MADV_HUGEPAGE);
     } else {
-        p = aligned_alloc(64, n ? n : 64);
+        p = nd__aligned_alloc(64, n ? n : 64);
     }
     if (!p) {
         atomic_fetch_sub(&g_in_use, nbytes);
@@ -91,7 +91,7 @@ static void cpu_free(nd_device dev, void *ptr, size_t nbytes)
 {
     (void)dev;
     atomic_fetch_sub(&g_in_use, nbytes);
-    free(ptr);
+    nd__free(ptr);
 }
 
 static nd_status cpu_memcpy(nd_device dev, void *dst, const void *src, size_t nbytes)

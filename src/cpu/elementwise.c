@@ -64,7 +64,7 @@
         }                                                                                          \
     }
 
-#define ND_CPU_UGEN(E, name, kinds, rule) ND_OP_RULE_##rule(ND_CPU_ULOOP, name, rule)
+#define ND_CPU_UGEN(E, name, kinds, rule) ND_OP_LOOPS(kinds, rule, ND_CPU_ULOOP, name, rule)
 ND_UNARY_OPS(ND_CPU_UGEN)
 
 /* float32 ops with a vectorised body in src/cpu/vmath.c: the contiguous
@@ -164,7 +164,7 @@ static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op)
         }                                                                                          \
     }
 
-#define ND_CPU_BGEN(E, name, kinds, rule) ND_OP_RULE_##rule(ND_CPU_BLOOP, name, rule)
+#define ND_CPU_BGEN(E, name, kinds, rule) ND_OP_LOOPS(kinds, rule, ND_CPU_BLOOP, name, rule)
 ND_BINARY_OPS(ND_CPU_BGEN)
 
 /* ------------------------------------------------------------------ */
@@ -172,8 +172,8 @@ ND_BINARY_OPS(ND_CPU_BGEN)
 /* ------------------------------------------------------------------ */
 #define ND_CPU_UENTRY(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule) [DT] = nd_cpu_u_##name##_##lsfx,
 #define ND_CPU_BENTRY(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule) [DT] = nd_cpu_b_##name##_##lsfx,
-#define ND_CPU_UROW(E, name, kinds, rule) [ND_UNARY_##E] = {ND_OP_RULE_##rule(ND_CPU_UENTRY, name, rule)},
-#define ND_CPU_BROW(E, name, kinds, rule) [ND_BINARY_##E] = {ND_OP_RULE_##rule(ND_CPU_BENTRY, name, rule)},
+#define ND_CPU_UROW(E, name, kinds, rule) [ND_UNARY_##E] = {ND_OP_LOOPS(kinds, rule, ND_CPU_UENTRY, name, rule)},
+#define ND_CPU_BROW(E, name, kinds, rule) [ND_BINARY_##E] = {ND_OP_LOOPS(kinds, rule, ND_CPU_BENTRY, name, rule)},
 
 static const nd_loop_fn nd_cpu_unary_loops[ND_NUM_UNARY_OPS][ND_NUM_DTYPES] = {ND_UNARY_OPS(ND_CPU_UROW)};
 static const nd_loop_fn nd_cpu_binary_loops[ND_NUM_BINARY_OPS][ND_NUM_DTYPES] = {ND_BINARY_OPS(ND_CPU_BROW)};

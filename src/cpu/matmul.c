@@ -254,8 +254,8 @@ static void *scratch_get(scratch *s, int i, size_t bytes)
 {
     if (bytes == 0) bytes = 1;
     if (s->cap[i] < bytes) {
-        free(s->buf[i]);
-        s->buf[i] = malloc(bytes);
+        nd__free(s->buf[i]);
+        s->buf[i] = nd__malloc(bytes);
         s->cap[i] = s->buf[i] ? bytes : 0;
     }
     return s->buf[i];
@@ -263,7 +263,7 @@ static void *scratch_get(scratch *s, int i, size_t bytes)
 
 static void scratch_free(scratch *s)
 {
-    for (int i = 0; i < 3; i++) free(s->buf[i]);
+    for (int i = 0; i < 3; i++) nd__free(s->buf[i]);
 }
 
 static void blas_call(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,

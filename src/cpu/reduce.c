@@ -207,11 +207,11 @@ static nd_status inner_pass(rk_job *j)
         return ND_OK;
     }
     int64_t items = j->nout * j->U;
-    j->parts = malloc((size_t)items * sizeof *j->parts);
+    j->parts = nd__malloc((size_t)items * sizeof *j->parts);
     if (!j->parts) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld partial results", (long long)items);
     nd__parallel_for(items, j->nred / j->U + 1, inner_units_body, j);
     nd__parallel_for(j->nout, j->U, inner_comb_body, j);
-    free(j->parts);
+    nd__free(j->parts);
     j->parts = NULL;
     return ND_OK;
 }
@@ -263,7 +263,7 @@ static void rows_body(void *ctx, int64_t b, int64_t e)
 {
     rk_job *j = ctx;
     size_t tile = j->tile;
-    char *s = malloc(tile * (size_t)(j->levels + 2) + (j->ires ? (size_t)j->tw * sizeof(int64_t) : 0));
+    char *s = nd__malloc(tile * (size_t)(j->levels + 2) + (j->ires ? (size_t)j->tw * sizeof(int64_t) : 0));
     if (!s) {
         atomic_store(&j->fail, 1);
         return;
@@ -281,7 +281,7 @@ static void rows_body(void *ctx, int64_t b, int64_t e)
         if (j->ires) memcpy(j->ires + o0, idx, (size_t)w * sizeof *idx);
         else memcpy(j->res + (size_t)o0 * j->asz, acc, (size_t)w * j->asz);
     }
-    free(s);
+    nd__free(s);
 }
 
 static void rowcomb_tree(const rk_job *j, char *acc, int64_t *idx, int64_t n, int64_t w)
@@ -332,14 +332,14 @@ static nd_status rows_pass(rk_job *j)
     int64_t cost = j->rg * j->tw;
     atomic_init(&j->fail, 0);
     if (j->G > 1) {
-        j->pacc = malloc((size_t)(items * j->tw) * j->asz);
-        j->pidx = j->ires ? malloc((size_t)(items * j->tw) * sizeof(int64_t)) : NULL;
+        j->pacc = nd__malloc((size_t)(items * j->tw) * j->asz);
+        j->pidx = j->ires ? nd__malloc((size_t)(items * j->tw) * sizeof(int64_t)) : NULL;
         if (!j->pacc || (j->ires && !j->pidx)) atomic_store(&j->fail, 1);
     }
     if (!atomic_load(&j->fail)) nd__parallel_for(items, cost, rows_body, j);
     if (j->G > 1 && !atomic_load(&j->fail)) nd__parallel_for(j->lines * j->tiles, j->G * j->tw, rows_comb_body, j);
-    free(j->pacc);
-    free(j->pidx);
+    nd__free(j->pacc);
+    nd__free(j->pidx);
     j->pacc = NULL;
     j->pidx = NULL;
     if (atomic_load(&j->fail)) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for reduction scratch tiles");
@@ -365,7 +365,7 @@ static nd_status run_class(rk_job *j, rk_class cls)
 
 nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof)
 {
-    rk_job *j = calloc(1, sizeof *j);
+    rk_job *j = nd__calloc(1, sizeof *j);
     if (!j) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of host memory");
     const int nd = a->ndim, nk0 = nd - naxes;
     const bool is_arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
@@ -427,7 +427,7 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
                ((j->acc == RK_I64 || j->acc == RK_U64) && (odt == ND_INT64 || odt == ND_UINT64))) {
         j->res = nd__ptr(out);
     } else {
-        own = malloc((size_t)j->nout * j->asz);
+        own = nd__malloc((size_t)j->nout * j->asz);
         if (!own) {
             st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld results", (long long)j->nout);
             goto done;
@@ -443,7 +443,7 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
         [ND_REDUCE_VAR] = RC_SQDEV,     [ND_REDUCE_STD] = RC_SQDEV,
     };
     if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
-        means = malloc((size_t)j->nout * j->asz);
+        means = nd__malloc((size_t)j->nout * j->asz);
         if (!means) {
             st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld means", (long long)j->nout);
             goto done;
@@ -469,8 +469,8 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
     if (own) nd__rk_store(nd__ptr(out), odt, j->acc, own, j->nout);
 
 done:
-    free(own);
-    free(means);
-    free(j);
+    nd__free(own);
+    nd__free(means);
+    nd__free(j);
     return st;
 }

@@ -185,15 +185,23 @@ static void *worker_main(void *arg)
     }
 }
 
+/* The exit handler. It takes the pool as a job would (the busy flag) and
+ * never gives it back, so that nothing starts workers (pool_grow runs only
+ * under the flag) while they are joined, and parallel ops that other
+ * threads still run during the exit go inline. When a job holds the pool
+ * (another thread is inside a parallel op while the process exits, or
+ * exit was called from a body) the workers are left alone: joining them
+ * could wait for that op forever, and the process's end stops them. */
 static void pool_stop(void)
 {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&P.busy, &expected, 1)) return;
     if (P.nworkers == 0 || P.pid != getpid()) return;
     atomic_store(&P.stop, 1);
     atomic_fetch_add(&P.wake, 1);
     futex_wake(&P.wake, MAX_WORKERS);
     for (int i = 0; i < P.nworkers; i++) pthread_join(P.th[i], NULL);
     P.nworkers = 0;
-    atomic_store(&P.stop, 0);
 }
 
 /* In a forked child the workers do not exist: start afresh. */

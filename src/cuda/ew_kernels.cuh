@@ -1,7 +1,7 @@
 // The elementwise kernel template shared by src/cuda/kernels_unary_*.cu,
 // kernels_binary_*.cu and kernels_where.cu, and the macros that generate
 // one functor + one kernel per (op, loop dtype) from the op table
-// (ND_UNARY_OPS / ND_BINARY_OPS with ND_OP_RULE_##rule, exactly as
+// (ND_UNARY_OPS / ND_BINARY_OPS with ND_OP_LOOPS(kinds, rule), exactly as
 // src/cpu/elementwise.c does) around the shared ND_HOSTDEV bodies of
 // src/ops_math.h. No op's math is written here.
 //
@@ -154,9 +154,10 @@ template <class F> static nd_status nd_ew_launch(const nd_ew_args &a, cudaStream
 }
 
 // ---------------------------------------------------------------------
-// Generation from the op table. A kernel file defines ND_CU_SEL_<rule>
-// for the four rules (each either expanding its X over a dtype list such
-// as ND_OP_TYPES_INT / ND_OP_TYPES_FLOAT / ND_OP_RULE_<rule>, or empty)
+// Generation from the op table. A kernel file defines ND_CU_SEL_<rule>(kinds,
+// X, ...) for the four rules (each either expanding its X over a part of the
+// op's loop dtypes, ND_OP_LOOPS_INT / ND_OP_LOOPS_FLT / ND_OP_LOOPS of
+// src/ops_math.h, or empty)
 // and then instantiates ND_CU_UNARY_PART(part) or ND_CU_BINARY_PART(part):
 // the functors, kernels and a lookup `nd__cu_unary_part_<part>(op, t)`
 // returning the launcher (NULL when this part has no such kernel).
@@ -190,10 +191,10 @@ template <class F> static nd_status nd_ew_launch(const nd_ew_args &a, cudaStream
 #define ND_CU_BCASE(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule, E) \
     case (int)ND_BINARY_##E * ND_NUM_DTYPES + (int)DT: return nd_ew_launch<nd_cu_b_##name##_##lsfx>;
 
-#define ND_CU_UGEN(E, name, kinds, rule) ND_CU_SEL_##rule(ND_CU_UFUNC, name, rule, E)
-#define ND_CU_BGEN(E, name, kinds, rule) ND_CU_SEL_##rule(ND_CU_BFUNC, name, rule, E)
-#define ND_CU_UCASES(E, name, kinds, rule) ND_CU_SEL_##rule(ND_CU_UCASE, name, rule, E)
-#define ND_CU_BCASES(E, name, kinds, rule) ND_CU_SEL_##rule(ND_CU_BCASE, name, rule, E)
+#define ND_CU_UGEN(E, name, kinds, rule) ND_CU_SEL_##rule(kinds, ND_CU_UFUNC, name, rule, E)
+#define ND_CU_BGEN(E, name, kinds, rule) ND_CU_SEL_##rule(kinds, ND_CU_BFUNC, name, rule, E)
+#define ND_CU_UCASES(E, name, kinds, rule) ND_CU_SEL_##rule(kinds, ND_CU_UCASE, name, rule, E)
+#define ND_CU_BCASES(E, name, kinds, rule) ND_CU_SEL_##rule(kinds, ND_CU_BCASE, name, rule, E)
 
 #define ND_CU_UNARY_PART(part)                                          \
     ND_UNARY_OPS(ND_CU_UGEN)                                            \

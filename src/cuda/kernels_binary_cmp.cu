@@ -4,8 +4,8 @@
 // in parallel.
 #include "cuda/ew_kernels.cuh"
 
-#define ND_CU_SEL_SAME(X, ...)
-#define ND_CU_SEL_BOOL(X, ...) ND_OP_RULE_BOOL(X, __VA_ARGS__)
-#define ND_CU_SEL_FLOAT(X, ...)
-#define ND_CU_SEL_DIV(X, ...)
+#define ND_CU_SEL_SAME(K, X, ...)
+#define ND_CU_SEL_BOOL(K, X, ...) ND_OP_LOOPS(K, BOOL, X, __VA_ARGS__)
+#define ND_CU_SEL_FLOAT(K, X, ...)
+#define ND_CU_SEL_DIV(K, X, ...)
 ND_CU_BINARY_PART(cmp)

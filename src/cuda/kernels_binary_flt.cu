@@ -4,8 +4,8 @@
 // in parallel.
 #include "cuda/ew_kernels.cuh"
 
-#define ND_CU_SEL_SAME(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
-#define ND_CU_SEL_BOOL(X, ...)
-#define ND_CU_SEL_FLOAT(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
-#define ND_CU_SEL_DIV(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_CU_SEL_SAME(K, X, ...) ND_OP_LOOPS_FLT(K, SAME, X, __VA_ARGS__)
+#define ND_CU_SEL_BOOL(K, X, ...)
+#define ND_CU_SEL_FLOAT(K, X, ...) ND_OP_LOOPS_FLT(K, FLOAT, X, __VA_ARGS__)
+#define ND_CU_SEL_DIV(K, X, ...) ND_OP_LOOPS_FLT(K, DIV, X, __VA_ARGS__)
 ND_CU_BINARY_PART(flt)

@@ -4,8 +4,8 @@
 // in parallel.
 #include "cuda/ew_kernels.cuh"
 
-#define ND_CU_SEL_SAME(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
-#define ND_CU_SEL_BOOL(X, ...)
-#define ND_CU_SEL_FLOAT(X, ...)
-#define ND_CU_SEL_DIV(X, ...)
+#define ND_CU_SEL_SAME(K, X, ...) ND_OP_LOOPS_INT(K, SAME, X, __VA_ARGS__)
+#define ND_CU_SEL_BOOL(K, X, ...)
+#define ND_CU_SEL_FLOAT(K, X, ...)
+#define ND_CU_SEL_DIV(K, X, ...)
 ND_CU_BINARY_PART(int)

@@ -30,12 +30,14 @@ static pthread_mutex_t g_pools_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int device_upstream_alloc(void *ctx, size_t nbytes, void **p)
 {
+    if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/alloc.h)
     nd_device_guard g((int)(intptr_t)ctx);
     cudaError_t e = cudaMalloc(p, nbytes ? nbytes : 1);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return 1;
     }
+    nd__alloc_live_add(1);
     return 0;
 }
 
@@ -44,6 +46,7 @@ static void device_upstream_free(void *ctx, void *p)
     nd_device_guard g((int)(intptr_t)ctx);
     // cudaFree synchronises the device, so no stream still uses p
     cudaFree(p);
+    nd__alloc_live_add(-1);
 }
 
 static void *cuda_fence(void *ctx, nd_pool_use use)
@@ -128,7 +131,7 @@ extern "C" void nd__cuda_free(int dev, void *ptr)
     int n = nd__cuda_live_streams(dev, local, 16);
     if (n > 16) { // many streams: a second snapshot (streams made since cannot have used the block)
         int cap = n + 8;
-        uses = (nd_pool_use *)malloc(sizeof *uses * (size_t)cap);
+        uses = (nd_pool_use *)nd__malloc(sizeof *uses * (size_t)cap);
         if (uses) {
             n = nd__cuda_live_streams(dev, uses, cap);
             if (n > cap) n = cap;
@@ -140,7 +143,7 @@ extern "C" void nd__cuda_free(int dev, void *ptr)
         }
     }
     nd__pool_free_after(p, ptr, uses, n);
-    if (uses != local) free(uses);
+    if (uses != local) nd__free(uses);
 }
 
 extern "C" void nd__cuda_record_stream(int dev, void *ptr, void *stream, int stream_dev)
@@ -198,11 +201,13 @@ extern "C" nd_status nd__cuda_memory_reset_peak(int dev)
 extern "C" int nd__cuda_host_upstream_alloc(void *ctx, size_t nbytes, void **p)
 {
     (void)ctx;
+    if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/alloc.h)
     cudaError_t e = cudaHostAlloc(p, nbytes ? nbytes : 1, cudaHostAllocPortable);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return 1;
     }
+    nd__alloc_live_add(1);
     return 0;
 }
 
@@ -210,6 +215,7 @@ extern "C" void nd__cuda_host_upstream_free(void *ctx, void *p)
 {
     (void)ctx;
     cudaFreeHost(p);
+    nd__alloc_live_add(-1);
 }
 
 // The pinned pool: the host reuses a block at once, so every stream whose
