@@ -133,14 +133,16 @@ typedef uint16_t memo_t;
 _Static_assert(ND_NUM_DTYPES * ND_NUM_DTYPES < (1 << 16), "the resolve memo packs (loop, res) into 16 bits");
 static _Atomic memo_t unary_memo[ND_NUM_UNARY_OPS][ND_NUM_DTYPES];
 static _Atomic memo_t binary_memo[ND_NUM_BINARY_OPS][ND_NUM_DTYPES];
+static inline nd_dtype memo_loop(unsigned m) { return (nd_dtype)((m - 1) % ND_NUM_DTYPES); }
+static inline nd_dtype memo_res(unsigned m) { return (nd_dtype)((m - 1) / ND_NUM_DTYPES); }
 
 static inline nd_status resolve_memo(_Atomic memo_t *slot, const char *func, const char *opname, bool named,
                                      const char *kinds, nd_ew_rule rule, nd_dtype in, nd_dtype *loop, nd_dtype *res)
 {
     unsigned m = atomic_load_explicit(slot, memory_order_relaxed);
     if (ND_LIKELY(m != 0)) {
-        *loop = (nd_dtype)((m - 1) % ND_NUM_DTYPES);
-        *res = (nd_dtype)((m - 1) / ND_NUM_DTYPES);
+        *loop = memo_loop(m);
+        *res = memo_res(m);
         return ND_OK;
     }
     nd_status st = resolve(func, opname, named, kinds, rule, in, loop, res);
@@ -390,5 +392,5 @@ int nd__ew_resolved_loop(bool binary, int op, nd_dtype in)
 {
     if (op < 0 || op >= (binary ? ND_NUM_BINARY_OPS : ND_NUM_UNARY_OPS) || !nd__dtype_valid(in)) return -1;
     unsigned m = atomic_load_explicit(binary ? &binary_memo[op][in] : &unary_memo[op][in], memory_order_relaxed);
-    return m ? (int)((m - 1) % ND_NUM_DTYPES) : -1;
+    return m ? (int)memo_loop(m) : -1;
 }
