@@ -154,7 +154,7 @@ static void emu_pass(nd_rk *k, nd_dtype dt, int cls)
 
 /* nd__cuda_reduce (src/cuda/kernels_reduce.cu) with the emulator for the
  * launches; a: the core's view (reduced axes last). Returns the plan. */
-static nd_rk emulate(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof)
+static nd_rk emulate(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof)
 {
     nd_rk k;
     memset(&k, 0, sizeof k);
@@ -165,8 +165,8 @@ static nd_rk emulate(nd_reduce_op op, nd_array *out, const nd_array *a, int naxe
     nd_rk_partition(&k);
     k.in = (const char *)nd_data(a) + k.base;
     k.fin.n = (double)k.nred;
-    double den = (double)k.nred - (double)ddof;
-    k.fin.den = den > 0 ? den : 0.0;
+    double den = (double)k.nred - ddof;
+    k.fin.den = den < 0 ? 0.0 : den;
     if (op != ND_REDUCE_VAR && op != ND_REDUCE_STD) {
         k.fin.out = nd_data(out);
         k.fin.odt = nd_dtype_of(out);
@@ -191,12 +191,12 @@ static nd_rk emulate(nd_reduce_op op, nd_array *out, const nd_array *a, int naxe
 
 /* One emulated reduction against the CPU backend's nd_reduce. */
 static nd_rk emu_check(nd_reduce_op op, nd_dtype t, int layout, int kind, unsigned seed, int ndim, const int64_t *shape,
-                       int naxes, const int *axes, int64_t ddof)
+                       int naxes, const int *axes, double ddof)
 {
     char what[200];
-    snprintf(what, sizeof what, "emulated %s %s %s ndim %d shape0 %lld naxes %d ddof %lld", nd_reduce_op_name(op),
+    snprintf(what, sizeof what, "emulated %s %s %s ndim %d shape0 %lld naxes %d ddof %g", nd_reduce_op_name(op),
              nd_dtype_name(t), gr_layout_names[layout], ndim, ndim ? (long long)shape[0] : 0LL, axes ? naxes : -1,
-             (long long)ddof);
+             ddof);
     nd_array *a = gr_make(layout, t, kind, seed, ndim, shape, nd_cpu());
     nd_array *want = NULL, *v = NULL, *got = NULL;
     ND_OK_OR_FAIL(nd_reduce_ddof(&want, op, a, naxes, axes, false, ddof));

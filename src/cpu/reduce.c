@@ -363,7 +363,7 @@ static nd_status run_class(rk_job *j, rk_class cls)
     return rows ? rows_pass(j) : inner_pass(j);
 }
 
-nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof)
+nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof)
 {
     rk_job *j = calloc(1, sizeof *j);
     if (!j) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of host memory");
@@ -463,8 +463,8 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
     if (op == ND_REDUCE_MEAN) {
         nd__rk_scale(j->acc, j->res, j->nout, (double)j->nred, false);
     } else if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
-        double den = (double)j->nred - (double)ddof;
-        nd__rk_scale(j->acc, j->res, j->nout, den > 0 ? den : 0.0, op == ND_REDUCE_STD);
+        double den = (double)j->nred - ddof;
+        nd__rk_scale(j->acc, j->res, j->nout, den < 0 ? 0.0 : den, op == ND_REDUCE_STD); /* NaN ddof: NaN */
     }
     if (own) nd__rk_store(nd__ptr(out), odt, j->acc, own, j->nout);
 

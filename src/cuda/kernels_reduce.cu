@@ -50,7 +50,7 @@ static nd_status run_pass(nd_rk &k, nd_dtype dt, int cls, int dev, cudaStream_t 
     return nd_cuda_status(e, fn, "reduction kernel launch");
 }
 
-extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof)
+extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof)
 {
     if (out->size == 0) return ND_OK;
     const char *fn = "nd_reduce";
@@ -64,8 +64,8 @@ extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_ar
     nd_rk_partition(&k);
     k.in = nd__ptr(a) + k.base;
     k.fin.n = (double)k.nred;
-    double den = (double)k.nred - (double)ddof;
-    k.fin.den = den > 0 ? den : 0.0;
+    double den = (double)k.nred - ddof;
+    k.fin.den = den < 0 ? 0.0 : den; // max(n - ddof, 0); a NaN ddof stays NaN (NumPy)
 
     nd_device_guard g(dev);
     cudaStream_t s = nd_stream_of(nd__current_stream(a->device));
