@@ -51,14 +51,14 @@ typedef uint64_t (*ld_u64_fn)(const char *);
     {                                                                                              \
         S_##cls##_##ck th[NDR_BLOCK], v;                                                           \
         S_##cls##_##ck *part =                                                                     \
-            k->nchunk > 1 ? malloc(sizeof(S_##cls##_##ck) * (size_t)(k->nout * k->nchunk)) : NULL; \
+            k->nchunk > 1 ? malloc(sizeof(S_##cls##_##ck) * (size_t)(k->g.nout * k->nchunk)) : NULL; \
         for (int64_t item = 0; item < k->items; item++) {                                          \
             int64_t o, kc, jb, je, line, c0;                                                       \
             if (k->path == NDR_INNER) {                                                            \
                 int ng = k->G == 32 ? NDR_WARPS : 1;                                               \
                 for (int g = 0; g < ng; g++) {                                                     \
                     nd_rk_inner_item(k, item, g, &o, &kc);                                         \
-                    if (o >= k->nout) continue;                                                    \
+                    if (o >= k->g.nout) continue;                                                    \
                     nd_rk_chunk(k, kc, &jb, &je);                                                  \
                     const char *p = k->in + nd_rk_koff(k, o);                                      \
                     double c = k->center ? k->center[o] : 0.0;                                     \
@@ -91,7 +91,7 @@ typedef uint64_t (*ld_u64_fn)(const char *);
             }                                                                                      \
         }                                                                                          \
         if (!part) return;                                                                         \
-        for (int64_t o = 0; o < k->nout; o++) {                                                    \
+        for (int64_t o = 0; o < k->g.nout; o++) {                                                    \
             if (k->cG == 1) {                                                                      \
                 v = part[o * k->pso];                                                              \
                 for (int64_t kc = 1; kc < k->nchunk; kc++) nd_r_##cls##_##ck##_merge(&v, part[o * k->pso + kc * k->psk]); \
@@ -163,9 +163,9 @@ static nd_rk emulate(nd_reduce_op op, nd_array *out, const nd_array *a, int naxe
     const bool arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
     nd_rk_geometry(&k, nd_ndim(a), nd_shape(a), nd_strides(a), (int64_t)nd_dtype_size(dt), naxes, arg);
     nd_rk_partition(&k);
-    k.in = (const char *)nd_data(a) + k.base;
-    k.fin.n = (double)k.nred;
-    double den = (double)k.nred - ddof;
+    k.in = (const char *)nd_data(a) + k.g.base;
+    k.fin.n = (double)k.g.nred;
+    double den = (double)k.g.nred - ddof;
     k.fin.den = den < 0 ? 0.0 : den;
     if (op != ND_REDUCE_VAR && op != ND_REDUCE_STD) {
         k.fin.out = nd_data(out);
@@ -174,7 +174,7 @@ static nd_rk emulate(nd_reduce_op op, nd_array *out, const nd_array *a, int naxe
         emu_pass(&k, dt, nd_r_class(op, dt));
         return k;
     }
-    double *means = malloc(sizeof(double) * (size_t)k.nout);
+    double *means = malloc(sizeof(double) * (size_t)k.g.nout);
     k.fin.out = means;
     k.fin.odt = ND_FLOAT64;
     k.fin.op = ND_REDUCE_MEAN;

@@ -244,8 +244,8 @@ START_TEST(geometry_addresses_the_view)
                 int64_t nout = 1, nred = 1;
                 for (int d = 0; d < nk0; d++) nout *= sh[d];
                 for (int d = nk0; d < 4; d++) nred *= sh[d];
-                ck_assert_int_eq(k.nout, nout);
-                ck_assert_int_eq(k.nred, nred);
+                ck_assert_int_eq(k.g.nout, nout);
+                ck_assert_int_eq(k.g.nred, nred);
                 int64_t *want = malloc(sizeof(int64_t) * (size_t)nred), *got = malloc(sizeof(int64_t) * (size_t)nred);
                 for (int64_t o = 0; o < nout; o++) {
                     for (int64_t j = 0; j < nred; j++) {
@@ -255,7 +255,7 @@ START_TEST(geometry_addresses_the_view)
                             idx /= sh[d];
                         }
                         want[j] = off;
-                        got[j] = k.base + nd_rk_koff(&k, o) + nd_rk_roff(&k, j);
+                        got[j] = k.g.base + nd_rk_koff(&k, o) + nd_rk_roff(&k, j);
                     }
                     if (!keep) {
                         qsort(want, (size_t)nred, sizeof *want, cmp_i64);
@@ -264,7 +264,7 @@ START_TEST(geometry_addresses_the_view)
                     ck_assert_msg(memcmp(want, got, sizeof(int64_t) * (size_t)nred) == 0,
                                   "%s naxes %d keep %d output %lld", gr_layout_names[layout], naxes, keep, (long long)o);
                 }
-                if (layout == GR_CONTIG && naxes >= 1) ck_assert_int_eq(k.nr, 1); /* merged */
+                if (layout == GR_CONTIG && naxes >= 1) ck_assert_int_eq(k.g.nr, 1); /* merged */
                 free(want);
                 free(got);
                 nd_release(a);
@@ -287,20 +287,20 @@ static void coverage(int64_t rows, int64_t cols, int axis)
     int64_t vs[2] = {axis ? rows : cols, axis ? cols : rows}, vst[2] = {axis ? cols : 1, axis ? 1 : cols};
     nd_rk_geometry(&k, 2, vs, vst, 4, 1, 0);
     nd_rk_partition(&k);
-    ck_assert(k.nchunk >= 1 && (k.nchunk - 1) * k.L < (k.nred ? k.nred : 1) && k.nchunk * k.L >= k.nred);
+    ck_assert(k.nchunk >= 1 && (k.nchunk - 1) * k.L < (k.g.nred ? k.g.nred : 1) && k.nchunk * k.L >= k.g.nred);
     ck_assert(nd_rk_grid(k.items) >= 1 && nd_rk_grid(k.items) <= NDR_MAX_GRID);
-    unsigned char *seen = calloc((size_t)(k.nout * k.nred) + 1, 1);
+    unsigned char *seen = calloc((size_t)(k.g.nout * k.g.nred) + 1, 1);
     int64_t parts = 0;
     for (int64_t item = 0; item < k.items; item++) {
         int64_t o, kc, jb, je, line, c0;
         if (k.path == NDR_INNER) {
             for (int g = 0; g < (k.G == 32 ? NDR_WARPS : 1); g++) {
                 nd_rk_inner_item(&k, item, g, &o, &kc);
-                if (o >= k.nout) continue;
+                if (o >= k.g.nout) continue;
                 nd_rk_chunk(&k, kc, &jb, &je);
                 parts++;
                 for (int t = 0; t < k.G; t++)
-                    for (int64_t j = jb + t; j < je; j += k.G) seen[o * k.nred + j]++;
+                    for (int64_t j = jb + t; j < je; j += k.G) seen[o * k.g.nred + j]++;
             }
         } else {
             nd_rk_outer_item(&k, item, &kc, &line, &c0);
@@ -310,13 +310,13 @@ static void coverage(int64_t rows, int64_t cols, int axis)
                 nd_rk_chunk(&k, kc, &jb, &je);
                 parts++;
                 for (int ty = 0; ty < NDR_OROWS; ty++)
-                    for (int64_t j = jb + ty; j < je; j += NDR_OROWS) seen[o * k.nred + j]++;
+                    for (int64_t j = jb + ty; j < je; j += NDR_OROWS) seen[o * k.g.nred + j]++;
             }
         }
     }
-    ck_assert_int_eq(parts, k.nout * k.nchunk); /* one state per (output, chunk) */
+    ck_assert_int_eq(parts, k.g.nout * k.nchunk); /* one state per (output, chunk) */
     int64_t bad = 0, first = -1; /* one check at the end: ck_assert per element is slow */
-    for (int64_t i = 0; i < k.nout * k.nred; i++)
+    for (int64_t i = 0; i < k.g.nout * k.g.nred; i++)
         if (seen[i] != 1 && bad++ == 0) first = i;
     ck_assert_msg(bad == 0, "(%lld, %lld) axis %d: %lld elements not seen once, the first %lld seen %d times",
                   (long long)rows, (long long)cols, axis, (long long)bad, (long long)first, first >= 0 ? seen[first] : 1);
@@ -347,7 +347,7 @@ START_TEST(partition_covers_every_element_once)
     int64_t z[2] = {5, 0}, zs[2] = {0, 1};
     nd_rk_geometry(&k, 2, z, zs, 4, 1, 0); /* empty reductions: warps fold nothing */
     nd_rk_partition(&k);
-    ck_assert(k.path == NDR_INNER && k.nred == 0 && k.nchunk == 1 && k.items == 1);
+    ck_assert(k.path == NDR_INNER && k.g.nred == 0 && k.nchunk == 1 && k.items == 1);
 }
 END_TEST
 

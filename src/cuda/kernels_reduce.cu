@@ -40,7 +40,7 @@ static nd_status run_pass(nd_rk &k, nd_dtype dt, int cls, int dev, cudaStream_t 
     nd_rk_launcher l = launcher_of(dt, cls);
     k.part = NULL;
     if (k.nchunk > 1) {
-        nd_status st = nd__cuda_alloc(dev, (size_t)(k.nout * k.nchunk) * l.ssize, (void *)s, &k.part);
+        nd_status st = nd__cuda_alloc(dev, (size_t)(k.g.nout * k.nchunk) * l.ssize, (void *)s, &k.part);
         if (st) return st; // the pool's message (the core names the caller)
     }
     cudaError_t e = l.first(k, s);
@@ -62,9 +62,9 @@ extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_ar
     memset(&k, 0, sizeof k);
     nd_rk_geometry(&k, a->ndim, a->shape, a->strides, (int64_t)nd__itemsize(dt), naxes, is_arg);
     nd_rk_partition(&k);
-    k.in = nd__ptr(a) + k.base;
-    k.fin.n = (double)k.nred;
-    double den = (double)k.nred - ddof;
+    k.in = nd__ptr(a) + k.g.base;
+    k.fin.n = (double)k.g.nred;
+    double den = (double)k.g.nred - ddof;
     k.fin.den = den < 0 ? 0.0 : den; // max(n - ddof, 0); a NaN ddof stays NaN (NumPy)
 
     nd_device_guard g(dev);
@@ -78,7 +78,7 @@ extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_ar
     }
     // var / std: the centres first
     void *means = NULL;
-    nd_status st = nd__cuda_alloc(dev, (size_t)k.nout * sizeof(double), (void *)s, &means);
+    nd_status st = nd__cuda_alloc(dev, (size_t)k.g.nout * sizeof(double), (void *)s, &means);
     if (st) return st;
     k.fin.out = means;
     k.fin.odt = ND_FLOAT64;

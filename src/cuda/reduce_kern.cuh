@@ -152,8 +152,8 @@ __device__ __forceinline__ void nd_rfold_range(typename O::S &v, const nd_rk &k,
                                                int t, int G, double c)
 {
     int64_t j = jb + t;
-    if (k.nr == 1) {
-        const int64_t s0 = k.rstr[0], g = G;
+    if (k.g.nr == 1) {
+        const int64_t s0 = k.g.rstr[0], g = G;
         for (; j + (NDR_UNROLL - 1) * g < je; j += NDR_UNROLL * g) {
             typename Ld::C x[NDR_UNROLL];
 #pragma unroll
@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(NDR_BLOCK, NDR_MINB) nd_rk_inner(const nd_rk k
         int64_t o, kc, jb, je;
         if (k.G == 32) {
             nd_rk_inner_item(&k, item, w, &o, &kc);
-            if (o >= k.nout) continue; // the whole warp
+            if (o >= k.g.nout) continue; // the whole warp
             nd_rk_chunk(&k, kc, &jb, &je);
             S v = O::init();
             nd_rfold_range<Ld, O>(v, k, k.in + nd_rk_koff(&k, o), jb, je, lane, 32, k.center ? k.center[o] : 0.0);
@@ -244,14 +244,14 @@ __global__ void __launch_bounds__(NDR_BLOCK) nd_rk_combine(const nd_rk k)
     typedef typename O::S S;
     const S *P = (const S *)k.part;
     if (k.cG == 1) {
-        for (int64_t o = (int64_t)blockIdx.x * NDR_BLOCK + threadIdx.x; o < k.nout; o += (int64_t)gridDim.x * NDR_BLOCK) {
+        for (int64_t o = (int64_t)blockIdx.x * NDR_BLOCK + threadIdx.x; o < k.g.nout; o += (int64_t)gridDim.x * NDR_BLOCK) {
             S v = P[o * k.pso];
             for (int64_t kc = 1; kc < k.nchunk; kc++) O::merge(v, P[o * k.pso + kc * k.psk]);
             O::fin(k.fin, o, v);
         }
         return;
     }
-    for (int64_t o = blockIdx.x; o < k.nout; o += gridDim.x) {
+    for (int64_t o = blockIdx.x; o < k.g.nout; o += gridDim.x) {
         S v = O::init();
         for (int64_t kc = threadIdx.x; kc < k.nchunk; kc += NDR_BLOCK) O::merge(v, P[o * k.pso + kc * k.psk]);
         v = nd_rblock<O>(v);
