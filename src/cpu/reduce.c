@@ -8,7 +8,7 @@
  *     backend): drop extent-1 axes; for order-free ops turn negative
  *     reduced strides around and sort the reduced axes by stride; merge
  *     axes that are contiguous with each other;
- *  2. pick the accumulator (rk_acc) and the loops (rk_ops);
+ *  2. pick the accumulator (nd_racc) and the loops (rk_ops);
  *  3. one of two paths:
  *     - "inner": each output reduces its own block; the innermost reduced
  *       axis is a run summed pairwise (read in place when contiguous and
@@ -22,8 +22,9 @@
  *     (never on the thread count) and partial results are combined in a
  *     fixed pairwise order, so results are the same run to run and for
  *     any number of threads;
- *  5. finish: mean divides by n, var by max(n - ddof, 0), std takes the
- *     square root, then the accumulator values are converted to out's
+ *  5. finish (nd_rop_finish, src/reduce_ops.h): mean divides by n, var by
+ *     max(n - ddof, 0), std takes the square root, in the accumulator
+ *     type; then the accumulator values are converted to out's
  *     dtype (written in place when out already has the accumulator type).
  */
 #include <stdlib.h>
@@ -41,7 +42,7 @@
 
 typedef struct {
     const rk_ops *ops;
-    rk_acc acc;
+    nd_racc acc;
     size_t asz;
     nd_dtype dt;
     int64_t isz;
@@ -348,7 +349,7 @@ static nd_status rows_pass(rk_job *j)
 /* Driver                                                              */
 /* ------------------------------------------------------------------ */
 
-static nd_status run_class(rk_job *j, rk_class cls)
+static nd_status run_class(rk_job *j, nd_rcls cls)
 {
     j->ops = nd__rk_ops(cls, j->acc);
     if (!j->ops) return nd__err(ND_ERR_INTERNAL, "nd_reduce", "no CPU reduction loop for this dtype");
@@ -366,7 +367,6 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
     rk_job *j = calloc(1, sizeof *j);
     if (!j) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of host memory");
     const bool is_arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
-    const bool stat = op == ND_REDUCE_MEAN || op == ND_REDUCE_VAR || op == ND_REDUCE_STD;
     nd_status st = ND_OK;
     char *own = NULL, *means = NULL;
 
@@ -379,15 +379,13 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
     j->base = nd__ptr(a) + j->g.base;
 
     /* 2. accumulator and result storage */
-    if (nd__kind(j->dt) == ND_KIND_FLOAT) j->acc = j->dt == ND_FLOAT64 ? RK_F64 : RK_F32;
-    else if (stat) j->acc = RK_F64;
-    else j->acc = nd__kind(j->dt) == ND_KIND_INT ? RK_I64 : RK_U64;
+    j->acc = nd_racc_of(op, j->dt);
     j->asz = nd__rk_size(j->acc);
     const nd_dtype odt = out->dtype;
     if (is_arg) {
         j->ires = (int64_t *)(void *)nd__ptr(out);
-    } else if ((j->acc == RK_F32 && odt == ND_FLOAT32) || (j->acc == RK_F64 && odt == ND_FLOAT64) ||
-               ((j->acc == RK_I64 || j->acc == RK_U64) && (odt == ND_INT64 || odt == ND_UINT64))) {
+    } else if ((j->acc == ND_RACC_F32 && odt == ND_FLOAT32) || (j->acc == ND_RACC_F64 && odt == ND_FLOAT64) ||
+               ((j->acc == ND_RACC_I64 || j->acc == ND_RACC_U64) && (odt == ND_INT64 || odt == ND_UINT64))) {
         j->res = nd__ptr(out);
     } else {
         own = malloc((size_t)j->g.nout * j->asz);
@@ -399,12 +397,6 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
     }
 
     /* 3. the passes */
-    static const rk_class cls_of[ND_NUM_REDUCE_OPS] = {
-        [ND_REDUCE_SUM] = RC_SUM,       [ND_REDUCE_PROD] = RC_PROD,     [ND_REDUCE_MEAN] = RC_SUM,
-        [ND_REDUCE_MAX] = RC_MAX,       [ND_REDUCE_MIN] = RC_MIN,       [ND_REDUCE_ARGMAX] = RC_ARGMAX,
-        [ND_REDUCE_ARGMIN] = RC_ARGMIN, [ND_REDUCE_ANY] = RC_ANY,       [ND_REDUCE_ALL] = RC_ALL,
-        [ND_REDUCE_VAR] = RC_SQDEV,     [ND_REDUCE_STD] = RC_SQDEV,
-    };
     if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
         means = malloc((size_t)j->g.nout * j->asz);
         if (!means) {
@@ -413,22 +405,18 @@ nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int 
         }
         char *res = j->res;
         j->res = means;
-        st = run_class(j, RC_SUM);
+        st = run_class(j, ND_RCLS_SUM);
         if (st) goto done;
-        nd__rk_scale(j->acc, means, j->g.nout, (double)j->g.nred, false);
+        nd__rk_finish(j->acc, means, j->g.nout, ND_REDUCE_MEAN, (double)j->g.nred, 0.0);
         j->res = res;
         j->center = means;
     }
-    st = run_class(j, cls_of[op]);
+    st = run_class(j, nd_rcls_of(op));
     if (st) goto done;
 
     /* 4. finish */
-    if (op == ND_REDUCE_MEAN) {
-        nd__rk_scale(j->acc, j->res, j->g.nout, (double)j->g.nred, false);
-    } else if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
-        double den = (double)j->g.nred - ddof;
-        nd__rk_scale(j->acc, j->res, j->g.nout, den < 0 ? 0.0 : den, op == ND_REDUCE_STD); /* NaN ddof: NaN */
-    }
+    if (op == ND_REDUCE_MEAN || op == ND_REDUCE_VAR || op == ND_REDUCE_STD) /* the others: unchanged */
+        nd__rk_finish(j->acc, j->res, j->g.nout, op, (double)j->g.nred, nd_rop_den((double)j->g.nred, ddof));
     if (own) nd__rk_store(nd__ptr(out), odt, j->acc, own, j->g.nout);
 
 done:

@@ -11,8 +11,9 @@
 //  - sum/prod/max/min/arg*/any/all: one pass (+ a combine pass when the
 //    reduced range was split into chunks);
 //  - mean: the sum pass, finished as sum / n;
-//  - var/std: two passes as on the CPU: the means (double, one per output,
-//    in a pooled temporary), then the sum of squared deviations from them,
+//  - var/std: two passes as on the CPU: the means (in the accumulator type
+//    of src/reduce_ops.h, handed over as doubles, one per output, in a
+//    pooled temporary), then the sum of squared deviations from them,
 //    finished as S / max(n - ddof, 0) (std: its square root); an empty
 //    reduction gives NaN means and S = 0, so 0/0 = NaN (or 0 / -ddof for a
 //    negative ddof), as the contract says;
@@ -64,8 +65,7 @@ extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_ar
     nd_rk_partition(&k);
     k.in = nd__ptr(a) + k.g.base;
     k.fin.n = (double)k.g.nred;
-    double den = (double)k.g.nred - ddof;
-    k.fin.den = den < 0 ? 0.0 : den; // max(n - ddof, 0); a NaN ddof stays NaN (NumPy)
+    k.fin.den = nd_rop_den(k.fin.n, ddof);
 
     nd_device_guard g(dev);
     cudaStream_t s = nd_stream_of(nd__current_stream(a->device));

@@ -1,5 +1,5 @@
 // Reduction kernels (templates), instantiated per input dtype by
-// src/cuda/kernels_reduce_{h,f,s,u}.cu. The operators (src/cuda/reduce_ops.h)
+// src/cuda/kernels_reduce_{h,f,s,u}.cu. The operators (src/cuda/reduce_states.h)
 // and the index/partition arithmetic (src/cuda/reduce_plan.h) are shared
 // ND_HOSTDEV C that tests/test_gpu_reduce.c runs on the CPU; what is here
 // is only the glue: loads, shuffles and the thread/warp/block structure
@@ -88,13 +88,6 @@ __device__ __forceinline__ uint64_t nd_rshfl(uint64_t v, int d)
 {
     return (uint64_t)__shfl_down_sync(NDR_FULL, (unsigned long long)v, d);
 }
-__device__ __forceinline__ nd_rsum nd_rshfl(nd_rsum v, int d)
-{
-    nd_rsum r;
-    r.s = nd_rshfl(v.s, d);
-    r.c = nd_rshfl(v.c, d);
-    return r;
-}
 #define NDR_ARG_SHFL(ck)                                                       \
     __device__ __forceinline__ nd_rarg_##ck nd_rshfl(nd_rarg_##ck v, int d)   \
     {                                                                          \
@@ -109,12 +102,16 @@ NDR_ARG_SHFL(i64)
 NDR_ARG_SHFL(u64)
 #undef NDR_ARG_SHFL
 
-// Lane i merges lane i + 16, 8, 4, 2, 1: lane 0 ends with the warp's result.
+// A balanced tree over neighbouring lanes: lane i merges lane i + 1, then
+// i + 2, 4, 8, 16 (lane 0 ends with the warp's result, ((0+1)+(2+3))+...),
+// so the lanes' partial sums add in pairwise order, as the CPU's and
+// NumPy's do (src/reduce_ops.h). Lanes whose partner is past lane 31 merge
+// their own value; their results are never read.
 template <class O>
 __device__ __forceinline__ typename O::S nd_rwarp(typename O::S v)
 {
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
+    for (int d = 1; d < 32; d <<= 1) {
         typename O::S r = nd_rshfl(v, d);
         O::merge(v, r);
     }

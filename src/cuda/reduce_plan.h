@@ -42,7 +42,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cuda/reduce_ops.h"
+#include "cuda/reduce_states.h"
 #include "hostdev.h"
 #include "internal.h"
 #include "reduce_geom.h"
