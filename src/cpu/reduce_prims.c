@@ -9,6 +9,15 @@
 #include "half.h"
 #include "reduce_ops.h"
 
+/* The leaf loops of the pairwise sums are short and hot: their speed
+ * depends on where they fall against 32-byte fetch blocks (measured: a
+ * chance shift of this file's code made float32 sums 11% slower). Align
+ * the loops of this file, so that their speed does not depend on what
+ * else the file holds. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("align-loops=32")
+#endif
+
 /* Pairwise summation (PW_BODY below): eight lanes of 16-term leaves
  * (PW_BLOCK = 128 terms per leaf, as NumPy's blocks), leaves combined in a
  * balanced tree; error O(log n) ulps. max/min use 16 independent lanes. */
