@@ -552,8 +552,10 @@ ND_API const char *nd_reduce_op_name(nd_reduce_op op);
  *  axes); with axes != NULL a negative naxes is ND_ERR_INVALID. */
 ND_API nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims);
 /** var/std (or any op) with a delta degrees of freedom (ignored by ops
- *  other than var/std). */
-ND_API nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims, int64_t ddof);
+ *  other than var/std). ddof is real, as NumPy's and the array API's
+ *  (var(x, ddof=0.5)): var = sum((x - mean)^2) / max(n - ddof, 0), so
+ *  n - ddof <= 0 gives inf (or NaN for 0/0) as NumPy. */
+ND_API nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof);
 #define ND_X_DECL_REDUCE(E, n) ND_API nd_status nd_##n(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
 ND_REDUCE_OPS(ND_X_DECL_REDUCE)
 

@@ -146,7 +146,7 @@ typedef struct nd_backend {
     nd_status (*where)(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
     /* Reduction over the LAST naxes axes of a (the core transposes the
      * reduced axes to the end); out has a's leading shape. */
-    nd_status (*reduce)(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
+    nd_status (*reduce)(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof);
     /* Batched matmul: out[b] = a[b] @ b[b]; all 3-D (batch, rows, cols),
      * same dtype, batch already broadcast (stride 0 allowed). */
     nd_status (*matmul)(nd_array *out, const nd_array *a, const nd_array *b);

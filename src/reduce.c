@@ -98,7 +98,7 @@ static nd_status normalise_axes(const char *fn, int ndim, int naxes, const int *
 }
 
 static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
-                             const int *axes, bool keepdims, int64_t ddof)
+                             const int *axes, bool keepdims, double ddof)
 {
     ND_CHECK_PTR(fn, out, "out");
     if ((unsigned)op >= (unsigned)ND_NUM_REDUCE_OPS)
@@ -107,12 +107,20 @@ static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, co
     if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_DTYPE, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
 
     const int nd = a->ndim;
+    const bool is_arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
+    /* NumPy's argmax/argmin see a 0-d array as one element (as if 1-d):
+     * axis 0 or -1 reduces it to 0; other axes are out of bounds for
+     * "dimension 1". */
+    if (is_arg && nd == 0 && axes != NULL && naxes == 1) {
+        if (axes[0] != 0 && axes[0] != -1)
+            return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension 1", axes[0]);
+        axes = NULL;
+    }
     bool mask[ND_MAX_DIMS];
     int nred = 0;
     nd_status st = normalise_axes(fn, nd, naxes, axes, mask, &nred);
     if (st) return st;
 
-    const bool is_arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
     if (is_arg && axes != NULL && naxes != 1)
         return nd__err(ND_ERR_INVALID, fn, "%s takes one axis (naxes == 1) or all axes (axes == NULL), got naxes = %d",
                        reduce_names[op], naxes);
@@ -178,7 +186,7 @@ nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxe
 }
 
 nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims,
-                         int64_t ddof)
+                         double ddof)
 {
     return reduce_impl("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof);
 }

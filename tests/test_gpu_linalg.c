@@ -176,18 +176,22 @@ static void expect_view(const nd_array *got, const nd_array *want, const nd_arra
 START_TEST(plan_layout_rules)
 {
     int64_t ld;
-    ck_assert_int_eq(nd_bp_layout(1, 1, 0, 0, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 1);
-    ck_assert_int_eq(nd_bp_layout(1, 7, 99, 1, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 7); /* a row: rs ignored */
-    ck_assert_int_eq(nd_bp_layout(1, 7, -3, 5, &ld), ND_BP_COL); ck_assert_int_eq(ld, 5); /* a strided row */
-    ck_assert_int_eq(nd_bp_layout(7, 1, 4, 0, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 4);  /* a column: cs ignored */
-    ck_assert_int_eq(nd_bp_layout(7, 1, 1, -2, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 1); /* ld 1 >= cols */
-    ck_assert_int_eq(nd_bp_layout(7, 1, -1, 1, &ld), ND_BP_COPY); /* reversed column */
-    ck_assert_int_eq(nd_bp_layout(3, 4, 4, 1, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 4);
-    ck_assert_int_eq(nd_bp_layout(3, 4, 1, 3, &ld), ND_BP_COL); ck_assert_int_eq(ld, 3);
-    ck_assert_int_eq(nd_bp_layout(3, 4, 3, 1, &ld), ND_BP_COPY);  /* ld < cols: rows overlap */
-    ck_assert_int_eq(nd_bp_layout(3, 4, 1, 2, &ld), ND_BP_COPY);  /* ld < rows */
-    ck_assert_int_eq(nd_bp_layout(3, 4, 0, 1, &ld), ND_BP_COPY);  /* broadcast rows */
-    ck_assert_int_eq(nd_bp_layout(3, 4, 8, 2, &ld), ND_BP_COPY);  /* no unit stride */
+    ck_assert_int_eq(nd_mm_layout(1, 1, 0, 0, INT64_MAX, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 1);
+    ck_assert_int_eq(nd_mm_layout(1, 7, 99, 1, INT64_MAX, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 7); /* a row: rs ignored */
+    ck_assert_int_eq(nd_mm_layout(1, 7, -3, 5, INT64_MAX, &ld), ND_BP_COL); ck_assert_int_eq(ld, 5); /* a strided row */
+    ck_assert_int_eq(nd_mm_layout(7, 1, 4, 0, INT64_MAX, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 4);  /* a column: cs ignored */
+    ck_assert_int_eq(nd_mm_layout(7, 1, 1, -2, INT64_MAX, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 1); /* ld 1 >= cols */
+    ck_assert_int_eq(nd_mm_layout(7, 1, -1, 1, INT64_MAX, &ld), ND_BP_COPY); /* reversed column */
+    ck_assert_int_eq(nd_mm_layout(3, 4, 4, 1, INT64_MAX, &ld), ND_BP_ROW); ck_assert_int_eq(ld, 4);
+    ck_assert_int_eq(nd_mm_layout(3, 4, 1, 3, INT64_MAX, &ld), ND_BP_COL); ck_assert_int_eq(ld, 3);
+    ck_assert_int_eq(nd_mm_layout(3, 4, 3, 1, INT64_MAX, &ld), ND_BP_COPY);  /* ld < cols: rows overlap */
+    ck_assert_int_eq(nd_mm_layout(3, 4, 1, 2, INT64_MAX, &ld), ND_BP_COPY);  /* ld < rows */
+    ck_assert_int_eq(nd_mm_layout(3, 4, 0, 1, INT64_MAX, &ld), ND_BP_COPY);  /* broadcast rows */
+    ck_assert_int_eq(nd_mm_layout(3, 4, 8, 2, INT64_MAX, &ld), ND_BP_COPY);  /* no unit stride */
+    /* the BLAS's integer limit on ld (the CPU's CBLAS takes int) */
+    ck_assert_int_eq(nd_mm_layout(3, 4, (int64_t)1 << 31, 1, INT32_MAX, &ld), ND_MM_COPY);
+    ck_assert_int_eq(nd_mm_layout(3, 4, (int64_t)1 << 31, 1, INT64_MAX, &ld), ND_MM_ROW);
+    ck_assert_int_eq(nd_mm_layout(4, 3, 1, (int64_t)1 << 31, INT32_MAX, &ld), ND_MM_COPY);
     /* pack offsets: (2, 3, 4) block, strided view */
     nd_bp_view v = {100, 10, -1};
     ck_assert_int_eq(nd_bp_strided_offset(0, 3, 4, v), 0);

@@ -146,12 +146,12 @@ static nd_device gpu(void) { return nd_cuda(0); }
  * elements, compare with the CPU; returns the GPU result (for the
  * determinism tests) when keep is set. */
 static nd_array *gpu_case(nd_reduce_op op, nd_dtype t, int layout, int kind, unsigned seed, int ndim,
-                          const int64_t *shape, int naxes, const int *axes, bool keepdims, int64_t ddof, bool keep)
+                          const int64_t *shape, int naxes, const int *axes, bool keepdims, double ddof, bool keep)
 {
     char what[256];
-    snprintf(what, sizeof what, "%s %s %s ndim %d shape0 %lld naxes %d%s ddof %lld", nd_reduce_op_name(op),
+    snprintf(what, sizeof what, "%s %s %s ndim %d shape0 %lld naxes %d%s ddof %g", nd_reduce_op_name(op),
              nd_dtype_name(t), gr_layout_names[layout], ndim, ndim ? (long long)shape[0] : 0LL, axes ? naxes : -1,
-             keepdims ? " keepdims" : "", (long long)ddof);
+             keepdims ? " keepdims" : "", ddof);
     nd_array *h = gr_make(layout, t, kind, seed, ndim, shape, nd_cpu());
     nd_array *d = gr_make(layout, t, kind, seed, ndim, shape, gpu());
     nd_array *want = NULL;
@@ -201,7 +201,7 @@ START_TEST(gpu_every_op_dtype_layout_axes)
             for (int s = 0; s < NSETS; s++) {
                 if (is_arg(op) && NAX[s] != 1 && NAX[s] != -1) continue;
                 bool kd = (s + l) % 2 == 1;
-                int64_t ddof = (s % 3 == 2) ? 1 : 0;
+                double ddof = (s % 3 == 2) ? 1.5 : (s == 3) ? 1 : 0; /* real ddof as NumPy's */
                 gpu_case(op, (nd_dtype)t, l, gr_kind_for(op, (nd_dtype)t, l), 11u + (unsigned)t, 3, shape, NAX[s] < 0 ? 0 : NAX[s],
                          NAX[s] < 0 ? NULL : AX[s], kd, ddof, false);
                 cases++;
@@ -323,6 +323,15 @@ START_TEST(gpu_determinism)
 }
 END_TEST
 
+/* The NumPy-computed values of the CPU suite (float32 overflow, real
+ * ddof, the 0-d argmax rule; tests/test_reduce_edge.c), on the GPU. */
+START_TEST(gpu_known_values)
+{
+    rt_known_values(gpu());
+    rt_arg_0d(gpu());
+}
+END_TEST
+
 Suite *suite_gpu_reduce(void)
 {
     Suite *s = suite_create("gpu_reduce");
@@ -341,6 +350,7 @@ Suite *suite_gpu_reduce(void)
     if (nd_test_large()) tcase_add_test(tc, gpu_large);
     else printf("gpu_reduce: gpu_large SKIPPED (ND_TEST_LARGE=0)\n");
     tcase_add_test(tc, gpu_determinism);
+    tcase_add_test(tc, gpu_known_values);
     suite_add_tcase(s, tc);
     return s;
 }

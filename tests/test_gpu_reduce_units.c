@@ -1,5 +1,6 @@
 /* Unit tests (CPU, always run) of the CUDA reductions' shared ND_HOSTDEV
- * code: the operators (src/cuda/reduce_ops.h) and the geometry and work
+ * code: the operators (src/cuda/reduce_states.h over the shared semantics of
+ * src/reduce_ops.h) and the geometry and work
  * partition (src/cuda/reduce_plan.h). */
 #include <float.h>
 #include <math.h>
@@ -9,51 +10,42 @@
 #include "cuda/reduce_plan.h"
 #include "gpu_reduce_util.h"
 
-START_TEST(rsum_compensation_and_specials)
+/* The GPU's sum families accumulate as src/reduce_ops.h says: float32
+ * terms in float (3e38 + 3e38 overflows, as NumPy), float64 in double,
+ * integer means in double; a sum of -0.0 is +0.0. */
+START_TEST(sums_accumulate_in_the_shared_type)
 {
-    nd_rsum s = nd_rsum_zero();
-    nd_rsum_addk(&s, 1e16);
-    nd_rsum_addk(&s, 1.0);
-    nd_rsum_addk(&s, -1e16);
-    ck_assert(nd_rsum_value(s) == 1.0); /* a plain double sum gives 0 */
-    /* merging partials keeps the compensation */
-    nd_rsum a = nd_rsum_zero(), b = nd_rsum_zero();
-    nd_rsum_addk(&a, 1e16);
-    nd_rsum_addk(&a, 3.0);
-    nd_rsum_addk(&b, -1e16);
-    nd_rsum_addk(&b, 2.0);
-    nd_rsum_merge(&a, b);
-    ck_assert(nd_rsum_value(a) == 5.0);
-    /* 1e6 x 0.1 against the exact value */
-    s = nd_rsum_zero();
-    for (int i = 0; i < 1000000; i++) nd_rsum_addk(&s, 0.1);
-    ck_assert(fabs(nd_rsum_value(s) - 100000.00000000001) < 1e-10);
-    /* inf, -inf, NaN live in s */
-    s = nd_rsum_zero();
-    nd_rsum_addk(&s, INFINITY);
-    nd_rsum_addk(&s, 1.0);
-    ck_assert(nd_rsum_value(s) == INFINITY);
-    nd_rsum_addk(&s, -INFINITY);
-    ck_assert(isnan(nd_rsum_value(s)));
-    s = nd_rsum_zero();
-    nd_rsum_addk(&s, 1.0);
-    nd_rsum_addk(&s, NAN);
-    nd_rsum_addk(&s, 2.0);
-    ck_assert(isnan(nd_rsum_value(s)));
-    s = nd_rsum_zero();
-    nd_rsum_addk(&s, DBL_MAX);
-    nd_rsum_addk(&s, DBL_MAX);
-    ck_assert(nd_rsum_value(s) == INFINITY);
-    /* a sum of -0.0 terms is +0.0 (the CPU's rule) */
-    s = nd_rsum_zero();
-    nd_rsum_add(&s, -0.0);
-    nd_rsum_add(&s, -0.0);
-    ck_assert(nd_rsum_value(s) == 0.0 && !signbit(nd_rsum_value(s)));
-    /* sqdev of float32 terms: plain double adds of (x - c)^2 */
-    nd_rsum q = nd_r_sqdev_f32_init();
+    float f = nd_r_sum_f32_init();
+    nd_r_sum_f32_fold(&f, 3e38f, 0, 0);
+    nd_r_sum_f32_fold(&f, 3e38f, 1, 0);
+    nd_r_sum_f32_fold(&f, -3e38f, 2, 0);
+    ck_assert(isinf(f) && f > 0);
+    f = nd_r_sum_f32_init();
+    nd_r_sum_f32_fold(&f, 1.0f, 0, 0);
+    nd_r_sum_f32_fold(&f, 0x1p-25f, 1, 0); /* below float32's half ulp of 1: lost */
+    ck_assert(f == 1.0f);
+    double d = nd_r_sum_f64_init();
+    nd_r_sum_f64_fold(&d, 1.0, 0, 0);
+    nd_r_sum_f64_fold(&d, 0x1p-30, 1, 0);
+    ck_assert(d == 1.0 + 0x1p-30);
+    nd_r_sum_f64_merge(&d, 1e300);
+    ck_assert(d == 1e300);
+    double m = nd_r_fsum_i64_init();
+    nd_r_fsum_i64_fold(&m, INT64_MAX, 0, 0); /* converted first, then added in double */
+    nd_r_fsum_i64_fold(&m, INT64_MAX, 1, 0);
+    ck_assert(m == 2.0 * 0x1p63);
+    f = nd_r_sum_f32_init();
+    nd_r_sum_f32_fold(&f, -0.0f, 0, 0);
+    nd_r_sum_f32_fold(&f, -0.0f, 1, 0);
+    ck_assert(f == 0.0f && !signbit(f));
+    /* squared deviations of float32 terms in float, the centre rounded to float */
+    float q = nd_r_sqdev_f32_init();
     nd_r_sqdev_f32_fold(&q, 3.0f, 0, 1.0);
     nd_r_sqdev_f32_fold(&q, -1.0f, 1, 1.0);
-    ck_assert(nd_rsum_value(q) == 8.0);
+    ck_assert(q == 8.0f);
+    /* finishing in the accumulator type: mean of a float32 sum in float32 */
+    ck_assert(nd_rop_finish_f32(1.0f, ND_REDUCE_MEAN, 3.0, 0.0) == 1.0f / 3.0f);
+    ck_assert(nd_rop_den(4.0, 1.5) == 2.5 && nd_rop_den(4.0, 5.0) == 0.0 && isnan(nd_rop_den(4.0, NAN)));
 }
 END_TEST
 
@@ -197,17 +189,12 @@ START_TEST(stores_and_scaling)
     ck_assert_int_eq(((uint16_t *)buf)[2], 0x2345);
     nd_rstore_u64(buf, ND_BOOL, 5, 256);
     ck_assert_int_eq(buf[5], 1);
-    nd_rfin f = {buf, ND_FLOAT64, ND_REDUCE_VAR, 0.0, 0.0};
-    ck_assert(isnan(nd_rscale(&f, 0.0))); /* empty var: 0 / 0 */
-    ck_assert(isinf(nd_rscale(&f, 2.0)));  /* n <= ddof: S / 0 */
-    f.op = ND_REDUCE_STD;
-    f.den = 4.0;
-    ck_assert(nd_rscale(&f, 16.0) == 2.0);
-    f.op = ND_REDUCE_MEAN;
-    f.n = 0.0;
-    ck_assert(isnan(nd_rscale(&f, 0.0)));
-    f.op = ND_REDUCE_SUM;
-    ck_assert(nd_rscale(&f, 3.0) == 3.0);
+    ck_assert(isnan(nd_rop_finish_f64(0.0, ND_REDUCE_VAR, 0.0, 0.0))); /* empty var: 0 / 0 */
+    ck_assert(isinf(nd_rop_finish_f64(2.0, ND_REDUCE_VAR, 0.0, 0.0)));  /* n <= ddof: S / 0 */
+    ck_assert(nd_rop_finish_f64(16.0, ND_REDUCE_STD, 0.0, 4.0) == 2.0);
+    ck_assert(isnan(nd_rop_finish_f64(0.0, ND_REDUCE_MEAN, 0.0, 0.0)));
+    ck_assert(nd_rop_finish_f64(3.0, ND_REDUCE_SUM, 0.0, 0.0) == 3.0);
+    ck_assert(nd_rop_finish_f32(8.4f, ND_REDUCE_STD, 0.0, 1.0) == sqrtf(8.4f));
     ck_assert_int_eq(nd_r_class(ND_REDUCE_MEAN, ND_INT8), NDR_FSUM);
     ck_assert_int_eq(nd_r_class(ND_REDUCE_VAR, ND_FLOAT16), NDR_SUM);
     ck_assert_int_eq(nd_r_ckind(ND_BOOL), NDR_CU64);
@@ -244,8 +231,8 @@ START_TEST(geometry_addresses_the_view)
                 int64_t nout = 1, nred = 1;
                 for (int d = 0; d < nk0; d++) nout *= sh[d];
                 for (int d = nk0; d < 4; d++) nred *= sh[d];
-                ck_assert_int_eq(k.nout, nout);
-                ck_assert_int_eq(k.nred, nred);
+                ck_assert_int_eq(k.g.nout, nout);
+                ck_assert_int_eq(k.g.nred, nred);
                 int64_t *want = malloc(sizeof(int64_t) * (size_t)nred), *got = malloc(sizeof(int64_t) * (size_t)nred);
                 for (int64_t o = 0; o < nout; o++) {
                     for (int64_t j = 0; j < nred; j++) {
@@ -255,7 +242,7 @@ START_TEST(geometry_addresses_the_view)
                             idx /= sh[d];
                         }
                         want[j] = off;
-                        got[j] = k.base + nd_rk_koff(&k, o) + nd_rk_roff(&k, j);
+                        got[j] = k.g.base + nd_rk_koff(&k, o) + nd_rk_roff(&k, j);
                     }
                     if (!keep) {
                         qsort(want, (size_t)nred, sizeof *want, cmp_i64);
@@ -264,7 +251,7 @@ START_TEST(geometry_addresses_the_view)
                     ck_assert_msg(memcmp(want, got, sizeof(int64_t) * (size_t)nred) == 0,
                                   "%s naxes %d keep %d output %lld", gr_layout_names[layout], naxes, keep, (long long)o);
                 }
-                if (layout == GR_CONTIG && naxes >= 1) ck_assert_int_eq(k.nr, 1); /* merged */
+                if (layout == GR_CONTIG && naxes >= 1) ck_assert_int_eq(k.g.nr, 1); /* merged */
                 free(want);
                 free(got);
                 nd_release(a);
@@ -287,20 +274,20 @@ static void coverage(int64_t rows, int64_t cols, int axis)
     int64_t vs[2] = {axis ? rows : cols, axis ? cols : rows}, vst[2] = {axis ? cols : 1, axis ? 1 : cols};
     nd_rk_geometry(&k, 2, vs, vst, 4, 1, 0);
     nd_rk_partition(&k);
-    ck_assert(k.nchunk >= 1 && (k.nchunk - 1) * k.L < (k.nred ? k.nred : 1) && k.nchunk * k.L >= k.nred);
+    ck_assert(k.nchunk >= 1 && (k.nchunk - 1) * k.L < (k.g.nred ? k.g.nred : 1) && k.nchunk * k.L >= k.g.nred);
     ck_assert(nd_rk_grid(k.items) >= 1 && nd_rk_grid(k.items) <= NDR_MAX_GRID);
-    unsigned char *seen = calloc((size_t)(k.nout * k.nred) + 1, 1);
+    unsigned char *seen = calloc((size_t)(k.g.nout * k.g.nred) + 1, 1);
     int64_t parts = 0;
     for (int64_t item = 0; item < k.items; item++) {
         int64_t o, kc, jb, je, line, c0;
         if (k.path == NDR_INNER) {
             for (int g = 0; g < (k.G == 32 ? NDR_WARPS : 1); g++) {
                 nd_rk_inner_item(&k, item, g, &o, &kc);
-                if (o >= k.nout) continue;
+                if (o >= k.g.nout) continue;
                 nd_rk_chunk(&k, kc, &jb, &je);
                 parts++;
                 for (int t = 0; t < k.G; t++)
-                    for (int64_t j = jb + t; j < je; j += k.G) seen[o * k.nred + j]++;
+                    for (int64_t j = jb + t; j < je; j += k.G) seen[o * k.g.nred + j]++;
             }
         } else {
             nd_rk_outer_item(&k, item, &kc, &line, &c0);
@@ -310,13 +297,13 @@ static void coverage(int64_t rows, int64_t cols, int axis)
                 nd_rk_chunk(&k, kc, &jb, &je);
                 parts++;
                 for (int ty = 0; ty < NDR_OROWS; ty++)
-                    for (int64_t j = jb + ty; j < je; j += NDR_OROWS) seen[o * k.nred + j]++;
+                    for (int64_t j = jb + ty; j < je; j += NDR_OROWS) seen[o * k.g.nred + j]++;
             }
         }
     }
-    ck_assert_int_eq(parts, k.nout * k.nchunk); /* one state per (output, chunk) */
+    ck_assert_int_eq(parts, k.g.nout * k.nchunk); /* one state per (output, chunk) */
     int64_t bad = 0, first = -1; /* one check at the end: ck_assert per element is slow */
-    for (int64_t i = 0; i < k.nout * k.nred; i++)
+    for (int64_t i = 0; i < k.g.nout * k.g.nred; i++)
         if (seen[i] != 1 && bad++ == 0) first = i;
     ck_assert_msg(bad == 0, "(%lld, %lld) axis %d: %lld elements not seen once, the first %lld seen %d times",
                   (long long)rows, (long long)cols, axis, (long long)bad, (long long)first, first >= 0 ? seen[first] : 1);
@@ -347,7 +334,7 @@ START_TEST(partition_covers_every_element_once)
     int64_t z[2] = {5, 0}, zs[2] = {0, 1};
     nd_rk_geometry(&k, 2, z, zs, 4, 1, 0); /* empty reductions: warps fold nothing */
     nd_rk_partition(&k);
-    ck_assert(k.path == NDR_INNER && k.nred == 0 && k.nchunk == 1 && k.items == 1);
+    ck_assert(k.path == NDR_INNER && k.g.nred == 0 && k.nchunk == 1 && k.items == 1);
 }
 END_TEST
 
@@ -355,7 +342,7 @@ TCase *tcase_gpu_reduce_units(void)
 {
     TCase *tc = tcase_create("units");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, rsum_compensation_and_specials);
+    tcase_add_test(tc, sums_accumulate_in_the_shared_type);
     tcase_add_test(tc, max_min_nan_rules_and_int_wrap);
     tcase_add_test(tc, arg_pairs_any_order);
     tcase_add_test(tc, stores_and_scaling);

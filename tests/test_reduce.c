@@ -134,7 +134,7 @@ const nd_dtype rt_expected_dtype[ND_NUM_REDUCE_OPS][ND_NUM_DTYPES] = {
 /* ------------------------------------------------------------------ */
 /* Reference                                                           */
 /* ------------------------------------------------------------------ */
-static double ref_block(nd_reduce_op op, nd_dtype rdt, const double *v, int64_t n, int64_t ddof)
+static double ref_block(nd_reduce_op op, nd_dtype rdt, const double *v, int64_t n, double ddof)
 {
     long double s = 0, p = 1, m; /* long double: exact enough for n ~ 1e6 */
     int64_t bi = 0;
@@ -195,7 +195,7 @@ static double ref_block(nd_reduce_op op, nd_dtype rdt, const double *v, int64_t 
 /* Reference over logical values L (C order of shape). mask[d]: reduced.
  * Returns the outputs in C order of the kept axes; *nout their count. */
 double *rt_reference(nd_reduce_op op, nd_dtype rdt, int ndim, const int64_t *shape, const double *L, const bool *mask,
-                     int64_t ddof, int64_t *nout)
+                     double ddof, int64_t *nout)
 {
     int64_t no = 1, nr = 1;
     for (int d = 0; d < ndim; d++) {
@@ -334,7 +334,7 @@ static double gen_default(int64_t i, void *ctx)
 
 /* entry: 0 nd_reduce / nd_reduce_ddof, 1 the named wrapper. */
 static nd_status call_reduce(int entry, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes,
-                             bool keepdims, int64_t ddof)
+                             bool keepdims, double ddof)
 {
     if (ddof != 0) return nd_reduce_ddof(out, op, a, naxes, axes, keepdims, ddof);
     if (entry == 0) return nd_reduce(out, op, a, naxes, axes, keepdims);
@@ -350,19 +350,19 @@ static nd_status call_reduce(int entry, nd_array **out, nd_reduce_op op, const n
 int64_t rt_ncases;
 
 void rt_case(nd_reduce_op op, nd_dtype t, int layout, int ndim, const int64_t *shape, int naxes, const int *axes,
-             bool keepdims, int64_t ddof, bool use_out)
+             bool keepdims, double ddof, bool use_out)
 {
     gen_ctx g = {op, t};
     rt_case_gen(op, t, layout, ndim, shape, naxes, axes, keepdims, ddof, use_out, gen_default, &g);
 }
 
 void rt_case_gen(nd_reduce_op op, nd_dtype t, int layout, int ndim, const int64_t *shape, int naxes, const int *axes,
-                 bool keepdims, int64_t ddof, bool use_out, double (*gen)(int64_t, void *), void *gctx)
+                 bool keepdims, double ddof, bool use_out, double (*gen)(int64_t, void *), void *gctx)
 {
     char what[256];
-    snprintf(what, sizeof what, "%s %s %s ndim=%d naxes=%d%s keep=%d ddof=%lld out=%d", nd_reduce_op_name(op),
+    snprintf(what, sizeof what, "%s %s %s ndim=%d naxes=%d%s keep=%d ddof=%g out=%d", nd_reduce_op_name(op),
              nd_dtype_name(t), rt_layout_names[layout], ndim, axes ? naxes : -1, axes ? "" : "(all)", keepdims,
-             (long long)ddof, use_out);
+             ddof, use_out);
     int64_t n = 1;
     for (int d = 0; d < ndim; d++) n *= shape[d];
     double *L = malloc(sizeof(double) * (size_t)(n + 1));
@@ -490,11 +490,11 @@ START_TEST(test_matrix)
 }
 END_TEST
 
-/* var/std with ddof: 1, n-1, n (0/0 or x/0), n + 1, negative. */
+/* var/std with ddof: 1, n-1, n (0/0 or x/0), n + 1, negative, real. */
 START_TEST(test_ddof)
 {
     static const int64_t shape[3] = {3, 4, 5};
-    static const int64_t ddofs[] = {1, 2, 3, 4, 5, 6, 60, -1};
+    static const double ddofs[] = {1, 2, 3, 4, 5, 6, 60, -1, 0.5, 1.5, 3.5, -0.5};
     static const axes_set sets[] = {{-1, {0}}, {1, {1}}, {1, {2}}, {2, {0, 2}}};
     for (int op = ND_REDUCE_VAR; op <= ND_REDUCE_STD; op++)
         for (nd_dtype t = 0; t < ND_NUM_DTYPES; t++)

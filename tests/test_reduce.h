@@ -27,13 +27,18 @@ double rt_gen(nd_reduce_op op, nd_dtype t, int64_t i);
 nd_array *rt_make(int layout, nd_dtype t, int ndim, const int64_t *shape, double (*gen)(int64_t, void *), void *gctx,
                   double *L);
 double *rt_reference(nd_reduce_op op, nd_dtype rdt, int ndim, const int64_t *shape, const double *L, const bool *mask,
-                     int64_t ddof, int64_t *nout);
+                     double ddof, int64_t *nout);
 /* One checked reduction (naxes ignored when axes == NULL). */
 void rt_case(nd_reduce_op op, nd_dtype t, int layout, int ndim, const int64_t *shape, int naxes, const int *axes,
-             bool keepdims, int64_t ddof, bool use_out);
+             bool keepdims, double ddof, bool use_out);
 
 void rt_case_gen(nd_reduce_op op, nd_dtype t, int layout, int ndim, const int64_t *shape, int naxes, const int *axes,
-                 bool keepdims, int64_t ddof, bool use_out, double (*gen)(int64_t, void *), void *gctx);
+                 bool keepdims, double ddof, bool use_out, double (*gen)(int64_t, void *), void *gctx);
+
+/* NumPy-computed values (float32 overflow, real ddof) and the 0-d
+ * argmax rule, run on device dev (tests/test_reduce_edge.c) */
+void rt_known_values(nd_device dev);
+void rt_arg_0d(nd_device dev);
 
 TCase *tcase_reduce_edge(void);
 TCase *tcase_reduce_large(void);

@@ -319,7 +319,8 @@ START_TEST(test_bad_input)
     ax[0] = -4;                                                                                            \
     ND_EXPECT_ERR(nd_##n(&r, a, 1, ax, false), ND_ERR_SHAPE, "axis -4 is out of bounds for array of dimension 3"); \
     ax[0] = 0;                                                                                             \
-    ND_EXPECT_ERR(nd_##n(&r, z, 1, ax, false), ND_ERR_SHAPE, "axis 0 is out of bounds for array of dimension 0"); \
+    if (ND_REDUCE_##E != ND_REDUCE_ARGMAX && ND_REDUCE_##E != ND_REDUCE_ARGMIN) /* those: test_arg_0d */        \
+        ND_EXPECT_ERR(nd_##n(&r, z, 1, ax, false), ND_ERR_SHAPE, "axis 0 is out of bounds for array of dimension 0"); \
     ck_assert_ptr_null(r);
     ND_REDUCE_OPS(X)
 #undef X
@@ -359,6 +360,102 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Values NumPy 2.4 computes, the same cases on every device            */
+/* ------------------------------------------------------------------ */
+/* rt_known_values(dev) runs them on dev: the CPU suite below calls it
+ * with nd_cpu(), the GPU suite (tests/test_gpu_reduce.c) with nd_cuda(0),
+ * so both backends are held to the same expected values. The float32
+ * overflow cases pin the one accumulation rule of src/reduce_ops.h: a
+ * float32 sum accumulates in float32 (NumPy, CuPy), so 3e38 + 3e38
+ * overflows before -3e38 is added. */
+typedef struct {
+    nd_reduce_op op;
+    nd_dtype t;
+    int n;
+    double x[4];
+    double ddof;
+    double want; /* np.<op>(np.array(x, t), ddof=ddof) */
+} known_case;
+
+static const known_case KNOWN[] = {
+    {ND_REDUCE_SUM, ND_FLOAT32, 3, {3e38, 3e38, -3e38}, 0, INFINITY},
+    {ND_REDUCE_MEAN, ND_FLOAT32, 3, {3e38, 3e38, -3e38}, 0, INFINITY},
+    {ND_REDUCE_SUM, ND_FLOAT32, 3, {3e38, -3e38, 3e38}, 0, 0x1.c363ccp+127},
+    {ND_REDUCE_MEAN, ND_FLOAT32, 3, {3e38, -3e38, 3e38}, 0, 0x1.2ced32p+126},
+    {ND_REDUCE_SUM, ND_FLOAT64, 3, {3e38, 3e38, -3e38}, 0, 3e38},
+    /* real ddof: divisor max(n - ddof, 0) */
+    {ND_REDUCE_VAR, ND_FLOAT32, 4, {1, 2, 4, 7}, 0.5, 6.0},
+    {ND_REDUCE_VAR, ND_FLOAT32, 4, {1, 2, 4, 7}, 1.5, 0x1.0cccccp+3},
+    {ND_REDUCE_STD, ND_FLOAT32, 4, {1, 2, 4, 7}, 0.5, 2.4494898},
+    {ND_REDUCE_STD, ND_FLOAT32, 4, {1, 2, 4, 7}, 1.5, 0x1.72fabp+1},
+    {ND_REDUCE_VAR, ND_FLOAT64, 4, {1, 2, 4, 7}, 0.5, 6.0},
+    {ND_REDUCE_VAR, ND_FLOAT64, 4, {1, 2, 4, 7}, 1.5, 8.4},
+    {ND_REDUCE_STD, ND_FLOAT64, 4, {1, 2, 4, 7}, 1.5, 2.898275349237888},
+    {ND_REDUCE_VAR, ND_INT64, 4, {1, 2, 4, 7}, 0.5, 6.0},
+    {ND_REDUCE_STD, ND_INT64, 4, {1, 2, 4, 7}, 1.5, 2.898275349237888},
+    {ND_REDUCE_VAR, ND_FLOAT16, 4, {1, 2, 4, 7}, 1.5, 8.3984375},
+    {ND_REDUCE_VAR, ND_FLOAT32, 4, {1, 2, 4, 7}, 4.0, INFINITY},
+    {ND_REDUCE_VAR, ND_FLOAT64, 4, {1, 2, 4, 7}, 4.5, INFINITY},
+    {ND_REDUCE_STD, ND_INT64, 4, {1, 2, 4, 7}, 4.5, INFINITY},
+    {ND_REDUCE_VAR, ND_FLOAT32, 4, {3, 3, 3, 3}, 4.5, NAN}, /* 0 / 0 */
+    {ND_REDUCE_VAR, ND_FLOAT64, 4, {1, 2, 4, 7}, NAN, NAN},  /* max(n - NaN, 0) is NaN */
+    {ND_REDUCE_VAR, ND_FLOAT64, 4, {1, 2, 4, 7}, -0.5, 0x1.2aaaaaaaaaaabp+2},
+};
+
+void rt_known_values(nd_device dev)
+{
+    for (size_t c = 0; c < sizeof KNOWN / sizeof KNOWN[0]; c++) {
+        const known_case *k = &KNOWN[c];
+        unsigned char buf[64];
+        for (int i = 0; i < k->n; i++) rt_put(buf, k->t, i, k->x[i]);
+        int64_t n = k->n;
+        nd_array *a = NULL, *r = NULL;
+        ND_OK_OR_FAIL(nd_from_host(&a, buf, k->t, 1, &n, dev));
+        ND_OK_OR_FAIL(nd_reduce_ddof(&r, k->op, a, 0, NULL, false, k->ddof));
+        double *got = rt_fetch(r);
+        bool ok = isnan(k->want) ? isnan(got[0]) : isinf(k->want) ? got[0] == k->want
+                                                                  : fabs(got[0] - k->want) <= 1e-7 * fabs(k->want);
+        ck_assert_msg(ok, "case %zu: %s %s ddof %g on %s: got %.9g, NumPy %.9g", c, nd_reduce_op_name(k->op),
+                      nd_dtype_name(k->t), k->ddof, dev.type == ND_DEVICE_CPU ? "cpu" : "gpu", got[0], k->want);
+        free(got);
+        nd_release(r);
+        nd_release(a);
+    }
+}
+
+START_TEST(test_known_values) { rt_known_values(nd_cpu()); }
+END_TEST
+
+/* argmax/argmin of a 0-d array take axis 0 or -1 as NumPy does (it sees
+ * the scalar as one element): 0. Other axes stay out of bounds. */
+void rt_arg_0d(nd_device dev)
+{
+    double v = 5.0;
+    nd_array *a = NULL, *r = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&a, &v, ND_FLOAT64, 0, NULL, dev));
+    static const int axes[2] = {0, -1};
+    for (int op = ND_REDUCE_ARGMAX; op <= ND_REDUCE_ARGMIN; op++)
+        for (int i = 0; i < 2; i++)
+            for (int kd = 0; kd < 2; kd++) {
+                ND_OK_OR_FAIL(nd_reduce((nd_array **)&r, (nd_reduce_op)op, a, 1, &axes[i], kd));
+                ck_assert_int_eq(nd_ndim(r), 0);
+                ck_assert_int_eq(nd_dtype_of(r), ND_INT64);
+                int64_t got = -1;
+                ND_OK_OR_FAIL(nd_copy_to_host(&got, r, sizeof got));
+                ck_assert_int_eq(got, 0);
+                nd_release(r);
+                r = NULL;
+            }
+    const int bad[2] = {1, -2};
+    for (int i = 0; i < 2; i++)
+        ND_EXPECT_ERR(nd_argmax(&r, a, 1, &bad[i], false), ND_ERR_SHAPE, "out of bounds for array of dimension 1");
+    nd_release(a);
+}
+
+START_TEST(test_arg_0d) { rt_arg_0d(nd_cpu()); }
+END_TEST
+
 TCase *tcase_reduce_edge(void)
 {
     TCase *tc = tcase_create("edge");
@@ -370,5 +467,7 @@ TCase *tcase_reduce_edge(void)
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_out_rule);
     tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_known_values);
+    tcase_add_test(tc, test_arg_0d);
     return tc;
 }

@@ -24,7 +24,7 @@ ND_INTERNAL void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, con
 /* Whether a unary/binary loop exists for op on loop dtype t. */
 ND_INTERNAL bool nd__cpu_ew_supports(nd_kernel_kind kind, int op, nd_dtype t);
 /* src/cpu/reduce.c */
-ND_INTERNAL nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
+ND_INTERNAL nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof);
 /* src/cpu/matmul.c */
 ND_INTERNAL nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b);
 ND_INTERNAL nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b,

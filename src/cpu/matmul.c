@@ -36,6 +36,7 @@
 
 #include "cpu/cpu.h"
 #include "half.h"
+#include "matmul_layout.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define ND_SMALL_KERNEL 1
@@ -226,23 +227,14 @@ static void scale_view(mview v, nd_dtype t, int64_t rows, int64_t cols, double b
 /* ------------------------------------------------------------------ */
 /* BLAS path                                                           */
 /* ------------------------------------------------------------------ */
-enum { LAY_COPY = -1, LAY_N = 0, LAY_T = 1 };
-
-/* How BLAS can read a rows x cols matrix with element strides rs, cs:
- * row-major (LAY_N, ld = row stride), as the transpose of a row-major
- * cols x rows matrix (LAY_T, ld = column stride), or not at all. */
+/* The layout of an operand (src/matmul_layout.h, shared with the CUDA
+ * backend): LAY_N row-major (ld = row stride), LAY_T the transpose of a
+ * row-major cols x rows matrix (ld = column stride), or LAY_COPY; CBLAS
+ * takes int leading dimensions. */
+enum { LAY_COPY = ND_MM_COPY, LAY_N = ND_MM_ROW, LAY_T = ND_MM_COL };
 static int layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld)
 {
-    int64_t mc = cols > 1 ? cols : 1, mr = rows > 1 ? rows : 1;
-    if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= mc)) {
-        *ld = rows <= 1 ? mc : rs;
-        if (*ld <= INT_MAX) return LAY_N;
-    }
-    if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= mr)) {
-        *ld = cols <= 1 ? mr : cs;
-        if (*ld <= INT_MAX) return LAY_T;
-    }
-    return LAY_COPY;
+    return nd_mm_layout(rows, cols, rs, cs, INT_MAX, ld);
 }
 
 typedef struct {

@@ -4,10 +4,11 @@
  * dtype, out the result dtype).
  *
  * Plan:
- *  1. simplify the geometry: drop extent-1 axes; for order-free ops turn
- *     negative reduced strides around and sort the reduced axes by
- *     stride; merge axes that are contiguous with each other;
- *  2. pick the accumulator (rk_acc) and the loops (rk_ops);
+ *  1. simplify the geometry (src/reduce_geom.h, shared with the CUDA
+ *     backend): drop extent-1 axes; for order-free ops turn negative
+ *     reduced strides around and sort the reduced axes by stride; merge
+ *     axes that are contiguous with each other;
+ *  2. pick the accumulator (nd_racc) and the loops (rk_ops);
  *  3. one of two paths:
  *     - "inner": each output reduces its own block; the innermost reduced
  *       axis is a run summed pairwise (read in place when contiguous and
@@ -21,14 +22,16 @@
  *     (never on the thread count) and partial results are combined in a
  *     fixed pairwise order, so results are the same run to run and for
  *     any number of threads;
- *  5. finish: mean divides by n, var by max(n - ddof, 0), std takes the
- *     square root, then the accumulator values are converted to out's
+ *  5. finish (nd_rop_finish, src/reduce_ops.h): mean divides by n, var by
+ *     max(n - ddof, 0), std takes the square root, in the accumulator
+ *     type; then the accumulator values are converted to out's
  *     dtype (written in place when out already has the accumulator type).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/reduce.h"
+#include "reduce_geom.h"
 
 #define UNIT (1 << 16)        /* elements per unit of work (inner path) */
 #define RUNIT (1 << 18)       /* elements per row group (rows path) */
@@ -39,15 +42,12 @@
 
 typedef struct {
     const rk_ops *ops;
-    rk_acc acc;
+    nd_racc acc;
     size_t asz;
     nd_dtype dt;
     int64_t isz;
     const char *base;
-    int nk, nr;
-    int64_t kshape[ND_MAX_DIMS], kstr[ND_MAX_DIMS]; /* kept axes, byte strides */
-    int64_t rshape[ND_MAX_DIMS], rstr[ND_MAX_DIMS]; /* reduced axes, innermost last */
-    int64_t nout, nred;
+    nd_rgeom g; /* the simplified geometry (src/reduce_geom.h) */
     /* inner path */
     int64_t n0, s0, nrows, nch, grows, U;
     bool direct;
@@ -77,7 +77,6 @@ static inline int64_t off_of(int64_t i, int n, const int64_t *shape, const int64
 }
 
 static inline int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
-static inline int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 static inline rk_val center_of(const rk_job *j, int64_t o)
 {
@@ -131,7 +130,7 @@ static rk_part run_reduce(const rk_job *j, const char *p, int64_t s, int64_t e, 
 static rk_part rows_of_runs(const rk_job *j, const char *pb, int64_t r0, int64_t r1, rk_val c)
 {
     if (r1 - r0 == 1)
-        return run_reduce(j, pb + off_of(r0, j->nr - 1, j->rshape, j->rstr), 0, j->n0, r0 * j->n0, c);
+        return run_reduce(j, pb + off_of(r0, j->g.nr - 1, j->g.rshape, j->g.rstr), 0, j->n0, r0 * j->n0, c);
     int64_t h = (r1 - r0) / 2;
     rk_part l = rows_of_runs(j, pb, r0, r0 + h, c);
     rk_part r = rows_of_runs(j, pb, r0 + h, r1, c);
@@ -142,11 +141,11 @@ static rk_part rows_of_runs(const rk_job *j, const char *pb, int64_t r0, int64_t
 /* Unit u of output o. */
 static rk_part unit_reduce(const rk_job *j, int64_t o, int64_t u)
 {
-    const char *pb = j->base + off_of(o, j->nk, j->kshape, j->kstr);
+    const char *pb = j->base + off_of(o, j->g.nk, j->g.kshape, j->g.kstr);
     rk_val c = center_of(j, o);
     if (j->nch > 1) {
         int64_t r = u / j->nch, s = (u % j->nch) * UNIT;
-        const char *p = pb + off_of(r, j->nr - 1, j->rshape, j->rstr);
+        const char *p = pb + off_of(r, j->g.nr - 1, j->g.rshape, j->g.rstr);
         return run_reduce(j, p, s, min64(s + UNIT, j->n0), r * j->n0, c);
     }
     int64_t r0 = u * j->grows;
@@ -189,9 +188,9 @@ static void inner_comb_body(void *ctx, int64_t b, int64_t e)
 
 static nd_status inner_pass(rk_job *j)
 {
-    j->n0 = j->rshape[j->nr - 1];
-    j->s0 = j->rstr[j->nr - 1];
-    j->nrows = j->nred / j->n0;
+    j->n0 = j->g.rshape[j->g.nr - 1];
+    j->s0 = j->g.rstr[j->g.nr - 1];
+    j->nrows = j->g.nred / j->n0;
     j->direct = nd__rk_same(j->acc, j->dt) && j->s0 == j->isz;
     if (j->n0 > UNIT) {
         j->nch = (j->n0 + UNIT - 1) / UNIT;
@@ -203,14 +202,14 @@ static nd_status inner_pass(rk_job *j)
         j->U = (j->nrows + j->grows - 1) / j->grows;
     }
     if (j->U == 1) {
-        nd__parallel_for(j->nout, j->nred, inner_direct_body, j);
+        nd__parallel_for(j->g.nout, j->g.nred, inner_direct_body, j);
         return ND_OK;
     }
-    int64_t items = j->nout * j->U;
+    int64_t items = j->g.nout * j->U;
     j->parts = nd__malloc((size_t)items * sizeof *j->parts);
     if (!j->parts) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld partial results", (long long)items);
-    nd__parallel_for(items, j->nred / j->U + 1, inner_units_body, j);
-    nd__parallel_for(j->nout, j->U, inner_comb_body, j);
+    nd__parallel_for(items, j->g.nred / j->U + 1, inner_units_body, j);
+    nd__parallel_for(j->g.nout, j->U, inner_comb_body, j);
     nd__free(j->parts);
     j->parts = NULL;
     return ND_OK;
@@ -234,7 +233,7 @@ static void rows_block(const rk_job *j, const char *pb, int64_t w, const char *c
         return;
     }
     for (int64_t r = r0; r < r1; r++) {
-        const char *p = pb + off_of(r, j->nr, j->rshape, j->rstr);
+        const char *p = pb + off_of(r, j->g.nr, j->g.rshape, j->g.rstr);
         if (!j->rdirect) {
             nd__rk_load(j->acc, rowbuf, p, j->sK, w, j->dt);
             p = rowbuf;
@@ -253,10 +252,10 @@ static void rows_item(const rk_job *j, int64_t item, char *acc, int64_t *idx, ch
     int64_t c0 = t * TW;
     *w = min64(TW, j->nK - c0);
     *o0 = line * j->nK + c0;
-    const char *pb = j->base + off_of(line, j->nk - 1, j->kshape, j->kstr) + c0 * j->sK;
+    const char *pb = j->base + off_of(line, j->g.nk - 1, j->g.kshape, j->g.kstr) + c0 * j->sK;
     const char *cent = j->center ? j->center + (size_t)*o0 * j->asz : NULL;
     int64_t r0 = g * j->rg;
-    rows_block(j, pb, *w, cent, r0, min64(r0 + j->rg, j->nred), acc, idx, lv, rowbuf);
+    rows_block(j, pb, *w, cent, r0, min64(r0 + j->rg, j->g.nred), acc, idx, lv, rowbuf);
 }
 
 static void rows_body(void *ctx, int64_t b, int64_t e)
@@ -311,21 +310,21 @@ static void rows_comb_body(void *ctx, int64_t b, int64_t e)
 
 static nd_status rows_pass(rk_job *j)
 {
-    j->nK = j->kshape[j->nk - 1];
-    j->sK = j->kstr[j->nk - 1];
+    j->nK = j->g.kshape[j->g.nk - 1];
+    j->sK = j->g.kstr[j->g.nk - 1];
     j->rdirect = nd__rk_same(j->acc, j->dt) && j->sK == j->isz;
-    j->lines = j->nout / j->nK;
+    j->lines = j->g.nout / j->nK;
     j->tiles = (j->nK + TW - 1) / TW;
     j->tw = min64(j->nK, TW);
     j->tile = ((size_t)j->tw * j->asz + 63) & ~(size_t)63; /* scratch tiles stay aligned */
     /* Few tiles: cut the rows into groups (sizes from the shape only). */
-    j->rg = j->nred;
+    j->rg = j->g.nred;
     if (j->lines * j->tiles < MIN_ITEMS) {
         int64_t rg = RUNIT / j->tw;
         if (rg < RLEAF) rg = RLEAF;
         if (rg < j->rg) j->rg = rg;
     }
-    j->G = (j->nred + j->rg - 1) / j->rg;
+    j->G = (j->g.nred + j->rg - 1) / j->rg;
     j->levels = 0;
     for (int64_t r = j->rg; r > RLEAF; r = (r + 1) / 2) j->levels++;
     int64_t items = j->lines * j->tiles * j->G;
@@ -350,123 +349,75 @@ static nd_status rows_pass(rk_job *j)
 /* Driver                                                              */
 /* ------------------------------------------------------------------ */
 
-static nd_status run_class(rk_job *j, rk_class cls)
+static nd_status run_class(rk_job *j, nd_rcls cls)
 {
     j->ops = nd__rk_ops(cls, j->acc);
     if (!j->ops) return nd__err(ND_ERR_INTERNAL, "nd_reduce", "no CPU reduction loop for this dtype");
-    if (j->nred == 0) {
+    if (j->g.nred == 0) {
         rk_val v = nd__rk_identity(cls, j->acc);
-        for (int64_t o = 0; o < j->nout; o++) memcpy(j->res + (size_t)o * j->asz, &v, j->asz);
+        for (int64_t o = 0; o < j->g.nout; o++) memcpy(j->res + (size_t)o * j->asz, &v, j->asz);
         return ND_OK;
     }
-    bool rows = j->nk >= 1 && (j->nred == 1 || abs64(j->kstr[j->nk - 1]) < abs64(j->rstr[j->nr - 1]));
+    bool rows = j->g.nk >= 1 && (j->g.nred == 1 || nd_rgeom_rows_closer(&j->g));
     return rows ? rows_pass(j) : inner_pass(j);
 }
 
-nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof)
+nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof)
 {
     rk_job *j = nd__calloc(1, sizeof *j);
     if (!j) return nd__err(ND_ERR_NOMEM, "nd_reduce", "out of host memory");
-    const int nd = a->ndim, nk0 = nd - naxes;
     const bool is_arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
-    const bool stat = op == ND_REDUCE_MEAN || op == ND_REDUCE_VAR || op == ND_REDUCE_STD;
     nd_status st = ND_OK;
     char *own = NULL, *means = NULL;
 
     j->dt = a->dtype;
     j->isz = (int64_t)nd__itemsize(a->dtype);
-    j->base = nd__ptr(a);
-    j->nout = out->size;
-    if (j->nout == 0) goto done;
+    if (out->size == 0) goto done;
 
-    /* 1. geometry */
-    for (int i = 0; i < nk0; i++) {
-        if (a->shape[i] == 1) continue;
-        j->kshape[j->nk] = a->shape[i];
-        j->kstr[j->nk++] = a->strides[i] * j->isz;
-    }
-    j->nk = nd__merge_axes(j->nk, j->kshape, j->kstr);
-    j->nred = 1;
-    for (int i = nk0; i < nd; i++) {
-        j->nred *= a->shape[i];
-        if (a->shape[i] == 1) continue;
-        int64_t s = a->strides[i] * j->isz;
-        if (!is_arg && s < 0) { /* order-free: walk the axis forwards */
-            j->base += (a->shape[i] - 1) * s;
-            s = -s;
-        }
-        j->rshape[j->nr] = a->shape[i];
-        j->rstr[j->nr++] = s;
-    }
-    if (!is_arg) /* innermost (smallest stride) last; insertion sort, stable */
-        for (int i = 1; i < j->nr; i++)
-            for (int k = i; k > 0 && j->rstr[k - 1] < j->rstr[k]; k--) {
-                int64_t t = j->rstr[k];
-                j->rstr[k] = j->rstr[k - 1];
-                j->rstr[k - 1] = t;
-                t = j->rshape[k];
-                j->rshape[k] = j->rshape[k - 1];
-                j->rshape[k - 1] = t;
-            }
-    j->nr = nd__merge_axes(j->nr, j->rshape, j->rstr);
-    if (j->nr == 0) { /* one element per output */
-        j->nr = 1;
-        j->rshape[0] = 1;
-        j->rstr[0] = 0;
-    }
+    /* 1. geometry (shared with the CUDA backend) */
+    nd_rgeom_make(&j->g, a->ndim, a->shape, a->strides, j->isz, naxes, is_arg);
+    j->base = nd__ptr(a) + j->g.base;
 
     /* 2. accumulator and result storage */
-    if (nd__kind(j->dt) == ND_KIND_FLOAT) j->acc = j->dt == ND_FLOAT64 ? RK_F64 : RK_F32;
-    else if (stat) j->acc = RK_F64;
-    else j->acc = nd__kind(j->dt) == ND_KIND_INT ? RK_I64 : RK_U64;
+    j->acc = nd_racc_of(op, j->dt);
     j->asz = nd__rk_size(j->acc);
     const nd_dtype odt = out->dtype;
     if (is_arg) {
         j->ires = (int64_t *)(void *)nd__ptr(out);
-    } else if ((j->acc == RK_F32 && odt == ND_FLOAT32) || (j->acc == RK_F64 && odt == ND_FLOAT64) ||
-               ((j->acc == RK_I64 || j->acc == RK_U64) && (odt == ND_INT64 || odt == ND_UINT64))) {
+    } else if ((j->acc == ND_RACC_F32 && odt == ND_FLOAT32) || (j->acc == ND_RACC_F64 && odt == ND_FLOAT64) ||
+               ((j->acc == ND_RACC_I64 || j->acc == ND_RACC_U64) && (odt == ND_INT64 || odt == ND_UINT64))) {
         j->res = nd__ptr(out);
     } else {
-        own = nd__malloc((size_t)j->nout * j->asz);
+        own = nd__malloc((size_t)j->g.nout * j->asz);
         if (!own) {
-            st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld results", (long long)j->nout);
+            st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld results", (long long)j->g.nout);
             goto done;
         }
         j->res = own;
     }
 
     /* 3. the passes */
-    static const rk_class cls_of[ND_NUM_REDUCE_OPS] = {
-        [ND_REDUCE_SUM] = RC_SUM,       [ND_REDUCE_PROD] = RC_PROD,     [ND_REDUCE_MEAN] = RC_SUM,
-        [ND_REDUCE_MAX] = RC_MAX,       [ND_REDUCE_MIN] = RC_MIN,       [ND_REDUCE_ARGMAX] = RC_ARGMAX,
-        [ND_REDUCE_ARGMIN] = RC_ARGMIN, [ND_REDUCE_ANY] = RC_ANY,       [ND_REDUCE_ALL] = RC_ALL,
-        [ND_REDUCE_VAR] = RC_SQDEV,     [ND_REDUCE_STD] = RC_SQDEV,
-    };
     if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
-        means = nd__malloc((size_t)j->nout * j->asz);
+        means = nd__malloc((size_t)j->g.nout * j->asz);
         if (!means) {
-            st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld means", (long long)j->nout);
+            st = nd__err(ND_ERR_NOMEM, "nd_reduce", "out of memory for %lld means", (long long)j->g.nout);
             goto done;
         }
         char *res = j->res;
         j->res = means;
-        st = run_class(j, RC_SUM);
+        st = run_class(j, ND_RCLS_SUM);
         if (st) goto done;
-        nd__rk_scale(j->acc, means, j->nout, (double)j->nred, false);
+        nd__rk_finish(j->acc, means, j->g.nout, ND_REDUCE_MEAN, (double)j->g.nred, 0.0);
         j->res = res;
         j->center = means;
     }
-    st = run_class(j, cls_of[op]);
+    st = run_class(j, nd_rcls_of(op));
     if (st) goto done;
 
     /* 4. finish */
-    if (op == ND_REDUCE_MEAN) {
-        nd__rk_scale(j->acc, j->res, j->nout, (double)j->nred, false);
-    } else if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) {
-        double den = (double)j->nred - (double)ddof;
-        nd__rk_scale(j->acc, j->res, j->nout, den > 0 ? den : 0.0, op == ND_REDUCE_STD);
-    }
-    if (own) nd__rk_store(nd__ptr(out), odt, j->acc, own, j->nout);
+    if (op == ND_REDUCE_MEAN || op == ND_REDUCE_VAR || op == ND_REDUCE_STD) /* the others: unchanged */
+        nd__rk_finish(j->acc, j->res, j->g.nout, op, (double)j->g.nred, nd_rop_den((double)j->g.nred, ddof));
+    if (own) nd__rk_store(nd__ptr(out), odt, j->acc, own, j->g.nout);
 
 done:
     nd__free(own);

@@ -1,6 +1,8 @@
 /* Private to the CPU reduction kernel (src/cpu/reduce*.c).
  *
- * The kernel computes in one of four accumulator types (rk_acc); input
+ * The kernel computes in one of four accumulator types (nd_racc, chosen
+ * by nd_racc_of in src/reduce_ops.h, which also holds every operation the
+ * loops apply to values: the bodies the CUDA kernels use too); input
  * elements of other dtypes are converted into small L1-resident buffers
  * (rk_load) before the loops run, so every loop below exists once per
  * accumulator type rather than once per input dtype. When the input
@@ -9,14 +11,10 @@
 #ifndef ND_CPU_REDUCE_H
 #define ND_CPU_REDUCE_H
 #include "cpu/cpu.h"
-
-typedef enum { RK_F32, RK_F64, RK_I64, RK_U64, RK_NACC } rk_acc;
+#include "reduce_ops.h"
 
 /* Terms per leaf of the pairwise sums (8 lanes x 16). */
 #define ND_RK_BLOCK 128
-/* What is computed over the reduced elements. mean is SUM then a
- * division; var/std are SUM (for the mean) then SQDEV. */
-typedef enum { RC_SUM, RC_PROD, RC_MAX, RC_MIN, RC_ARGMAX, RC_ARGMIN, RC_ANY, RC_ALL, RC_SQDEV, RC_NCLASS } rk_class;
 
 typedef union {
     float f;
@@ -50,21 +48,21 @@ typedef struct {
 } rk_ops;
 
 /* NULL when the class has no loop for that accumulator (SQDEV on ints). */
-ND_INTERNAL const rk_ops *nd__rk_ops(rk_class c, rk_acc a);
-static inline size_t nd__rk_size(rk_acc a) { return a == RK_F32 ? 4 : 8; }
+ND_INTERNAL const rk_ops *nd__rk_ops(nd_rcls c, nd_racc a);
+static inline size_t nd__rk_size(nd_racc a) { return a == ND_RACC_F32 ? 4 : 8; }
 /* Whether dtype dt is stored exactly as accumulator a (read in place). */
-static inline bool nd__rk_same(rk_acc a, nd_dtype dt)
+static inline bool nd__rk_same(nd_racc a, nd_dtype dt)
 {
-    return (a == RK_F32 && dt == ND_FLOAT32) || (a == RK_F64 && dt == ND_FLOAT64) ||
-           (a == RK_I64 && dt == ND_INT64) || (a == RK_U64 && (dt == ND_UINT64 || dt == ND_INT64));
+    return (a == ND_RACC_F32 && dt == ND_FLOAT32) || (a == ND_RACC_F64 && dt == ND_FLOAT64) ||
+           (a == ND_RACC_I64 && dt == ND_INT64) || (a == ND_RACC_U64 && (dt == ND_UINT64 || dt == ND_INT64));
 }
 /* dst[i] = (acc) src[i * stride], i < n; stride in bytes. */
-ND_INTERNAL void nd__rk_load(rk_acc a, void *dst, const char *src, int64_t stride, int64_t n, nd_dtype dt);
+ND_INTERNAL void nd__rk_load(nd_racc a, void *dst, const char *src, int64_t stride, int64_t n, nd_dtype dt);
 /* Convert n accumulator values to the output dtype odt. */
-ND_INTERNAL void nd__rk_store(void *dst, nd_dtype odt, rk_acc a, const void *src, int64_t n);
+ND_INTERNAL void nd__rk_store(void *dst, nd_dtype odt, nd_racc a, const void *src, int64_t n);
 /* The value of one element: the identity of class c (empty reductions). */
-ND_INTERNAL rk_val nd__rk_identity(rk_class c, rk_acc a);
-/* In place over n accumulator values: x = x / den (mean, var); then
- * sqrt when root (std). Float accumulators only. */
-ND_INTERNAL void nd__rk_scale(rk_acc a, void *x, int64_t n, double den, bool root);
+ND_INTERNAL rk_val nd__rk_identity(nd_rcls c, nd_racc a);
+/* In place over cnt accumulator values: nd_rop_finish (mean: x / n;
+ * var: x / den; std: sqrt(x / den)). Float accumulators only. */
+ND_INTERNAL void nd__rk_finish(nd_racc a, void *x, int64_t cnt, nd_reduce_op op, double n, double den);
 #endif

@@ -7,6 +7,16 @@
 
 #include "cpu/reduce.h"
 #include "half.h"
+#include "reduce_ops.h"
+
+/* The leaf loops of the pairwise sums are short and hot: their speed
+ * depends on where they fall against 32-byte fetch blocks (measured: a
+ * chance shift of this file's code made float32 sums 11% slower). Align
+ * the loops of this file, so that their speed does not depend on what
+ * else the file holds. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("align-loops=32")
+#endif
 
 /* Pairwise summation (PW_BODY below): eight lanes of 16-term leaves
  * (PW_BLOCK = 128 terms per leaf, as NumPy's blocks), leaves combined in a
@@ -32,7 +42,7 @@
     do {                                                                                            \
         if (n < NACC) {                                                                             \
             T s = X(0);                                                                             \
-            for (int64_t i = 1; i < n; i++) s = ADD(T, s, X(i));                                    \
+            for (int64_t i = 1; i < n; i++) s = ADD(s, X(i));                                    \
             return s;                                                                               \
         }                                                                                           \
         T st[64][NACC], r[NACC];                                                                    \
@@ -41,10 +51,10 @@
         for (; b + PW_BLOCK <= n; b += PW_BLOCK) {                                                  \
             for (int k = 0; k < NACC; k++) r[k] = X(b + k);                                         \
             for (int64_t i = NACC; i < PW_BLOCK; i += NACC)                                         \
-                for (int k = 0; k < NACC; k++) r[k] = ADD(T, r[k], X(b + i + k));                   \
+                for (int k = 0; k < NACC; k++) r[k] = ADD(r[k], X(b + i + k));                   \
             int lvl = 0;                                                                            \
             for (uint64_t bits = cnt; bits & 1; bits >>= 1, lvl++)                                  \
-                for (int k = 0; k < NACC; k++) r[k] = ADD(T, st[lvl][k], r[k]);                     \
+                for (int k = 0; k < NACC; k++) r[k] = ADD(st[lvl][k], r[k]);                     \
             for (int k = 0; k < NACC; k++) st[lvl][k] = r[k];                                       \
             cnt++;                                                                                  \
         }                                                                                           \
@@ -53,119 +63,98 @@
         if (n - b >= NACC) {                                                                        \
             for (int k = 0; k < NACC; k++) r[k] = X(b + k);                                         \
             for (tail = b + NACC; tail + NACC <= n; tail += NACC)                                   \
-                for (int k = 0; k < NACC; k++) r[k] = ADD(T, r[k], X(tail + k));                    \
+                for (int k = 0; k < NACC; k++) r[k] = ADD(r[k], X(tail + k));                    \
         } else {                                                                                    \
             for (int k = 0; k < NACC; k++) r[k] = 0;                                                \
         }                                                                                           \
         for (int lvl = 0; lvl < 64; lvl++)                                                          \
             if ((cnt >> lvl) & 1)                                                                   \
-                for (int k = 0; k < NACC; k++) r[k] = ADD(T, st[lvl][k], r[k]);                     \
-        T s = ADD(T, ADD(T, ADD(T, r[0], r[1]), ADD(T, r[2], r[3])),                                \
-                  ADD(T, ADD(T, r[4], r[5]), ADD(T, r[6], r[7])));                                  \
-        for (; tail < n; tail++) s = ADD(T, s, X(tail));                                            \
+                for (int k = 0; k < NACC; k++) r[k] = ADD(st[lvl][k], r[k]);                     \
+        T s = ADD(ADD(ADD(r[0], r[1]), ADD(r[2], r[3])),                                \
+                  ADD(ADD(r[4], r[5]), ADD(r[6], r[7])));                                  \
+        for (; tail < n; tail++) s = ADD(s, X(tail));                                            \
         return s;                                                                                   \
     } while (0)
 
 #define PW_X_SUM(i) (p[i])
-#define PW_X_SQDEV(i) ((p[i] - c) * (p[i] - c))
 
-/* Integer arithmetic wraps: compute in uint64. */
-#define I_ADD(T, a, b) ((T)((uint64_t)(a) + (uint64_t)(b)))
-#define I_MUL(T, a, b) ((T)((uint64_t)(a) * (uint64_t)(b)))
-#define F_ADD(T, a, b) ((a) + (b))
-#define F_MUL(T, a, b) ((a) * (b))
-#define F_NAN(x) ((x) != (x))
-#define I_NAN(x) 0
-/* max/min that propagate NaN (x is the newer value) */
-#define MAXSEL(ISN, x, m) (((x) > (m) || ISN(x)) ? (x) : (m))
-#define MINSEL(ISN, x, m) (((x) < (m) || ISN(x)) ? (x) : (m))
+/* The loops below are generated per accumulator type ck (C type T, rk_val
+ * field FLD) by small macros, one family each; every operation on values
+ * is a body of src/reduce_ops.h (nd_rop_*_ck), shared with the CUDA
+ * kernels. */
 
-/* Everything except SQDEV, for one accumulator type T stored in rk_val
- * field FLD. ADD/MUL: arithmetic, ISN: NaN test. */
-#define RK_DEFINE(SUF, T, FLD, ADD, MUL, ISN)                                                       \
-    /* max/min of n >= 1 values, NaN propagating; NLANE independent lanes */                        \
-    static T blk_max_##SUF(const T *p, int64_t n)                                                   \
+/* max/min of n >= 1 values, NaN propagating; NLANE independent lanes */
+#define RK_BLK(ck, T, dir)                                                                          \
+    static T blk_##dir##_##ck(const T *p, int64_t n)                                                \
     {                                                                                               \
         T m[NLANE];                                                                                 \
         for (int k = 0; k < NLANE; k++) m[k] = p[0];                                                \
         int64_t i = 0;                                                                              \
         for (; i + NLANE <= n; i += NLANE)                                                          \
-            for (int k = 0; k < NLANE; k++) m[k] = MAXSEL(ISN, p[i + k], m[k]);                     \
-        for (; i < n; i++) m[0] = MAXSEL(ISN, p[i], m[0]);                                          \
-        for (int k = 1; k < NLANE; k++) m[0] = MAXSEL(ISN, m[k], m[0]);                             \
+            for (int k = 0; k < NLANE; k++) m[k] = nd_rop_##dir##_##ck(m[k], p[i + k]);             \
+        for (; i < n; i++) m[0] = nd_rop_##dir##_##ck(m[0], p[i]);                                  \
+        for (int k = 1; k < NLANE; k++) m[0] = nd_rop_##dir##_##ck(m[0], m[k]);                     \
         return m[0];                                                                                \
-    }                                                                                               \
-    static T blk_min_##SUF(const T *p, int64_t n)                                                   \
-    {                                                                                               \
-        T m[NLANE];                                                                                 \
-        for (int k = 0; k < NLANE; k++) m[k] = p[0];                                                \
-        int64_t i = 0;                                                                              \
-        for (; i + NLANE <= n; i += NLANE)                                                          \
-            for (int k = 0; k < NLANE; k++) m[k] = MINSEL(ISN, p[i + k], m[k]);                     \
-        for (; i < n; i++) m[0] = MINSEL(ISN, p[i], m[0]);                                          \
-        for (int k = 1; k < NLANE; k++) m[0] = MINSEL(ISN, m[k], m[0]);                             \
-        return m[0];                                                                                \
-    }                                                                                               \
-    static T pw_sum_##SUF(const T *p, int64_t n)                                                    \
-    {                                                                                               \
-        PW_BODY(T, ADD, PW_X_SUM);                                                                  \
-    }                                                                                               \
-    static rk_part leaf_sum_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)                \
+    }
+
+/* A leaf: reduce n >= 1 contiguous values p into an rk_part. */
+#define RK_LEAF(name, ck, FLD, ...)                                                                 \
+    static rk_part leaf_##name##_##ck(const void *pv, int64_t n, int64_t idx0, rk_val c)            \
     {                                                                                               \
         (void)idx0;                                                                                 \
         (void)c;                                                                                    \
         rk_part o = {{0}, 0};                                                                       \
-        o.v.FLD = ADD(T, pw_sum_##SUF((const T *)pv, n), 0); /* -0.0 -> 0.0 as NumPy */            \
+        __VA_ARGS__;                                                                                \
         return o;                                                                                   \
-    }                                                                                               \
-    static rk_part leaf_prod_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)               \
+    }
+
+#define RK_LEAVES(ck, T, FLD)                                                                       \
+    static T pw_sum_##ck(const T *p, int64_t n) { PW_BODY(T, nd_rop_add_##ck, PW_X_SUM); }          \
+    /* + 0: a sum of -0.0 is +0.0 as NumPy */                                                       \
+    RK_LEAF(sum, ck, FLD, o.v.FLD = nd_rop_add_##ck(pw_sum_##ck((const T *)pv, n), 0))              \
+    RK_LEAF(prod, ck, FLD, o.v.FLD = prod_##ck((const T *)pv, n))                                   \
+    RK_LEAF(max, ck, FLD, o.v.FLD = blk_max_##ck((const T *)pv, n))                                 \
+    RK_LEAF(min, ck, FLD, o.v.FLD = blk_min_##ck((const T *)pv, n))                                 \
+    RK_LEAF(any, ck, FLD, o.v.FLD = nz_scan_##ck((const T *)pv, n, 1))                              \
+    RK_LEAF(all, ck, FLD, o.v.FLD = !nz_scan_##ck((const T *)pv, n, 0))
+
+/* product of n >= 1 values in 8 lanes */
+#define RK_PROD(ck, T)                                                                              \
+    static T prod_##ck(const T *p, int64_t n)                                                       \
     {                                                                                               \
-        (void)idx0;                                                                                 \
-        (void)c;                                                                                    \
-        const T *p = pv;                                                                            \
         T r[8] = {1, 1, 1, 1, 1, 1, 1, 1};                                                          \
         int64_t i = 0;                                                                              \
         for (; i + 8 <= n; i += 8)                                                                  \
-            for (int k = 0; k < 8; k++) r[k] = MUL(T, r[k], p[i + k]);                              \
-        for (; i < n; i++) r[0] = MUL(T, r[0], p[i]);                                               \
-        rk_part o = {{0}, 0};                                                                       \
-        o.v.FLD = MUL(T, MUL(T, MUL(T, r[0], r[1]), MUL(T, r[2], r[3])),                            \
-                      MUL(T, MUL(T, r[4], r[5]), MUL(T, r[6], r[7])));                              \
-        return o;                                                                                   \
+            for (int k = 0; k < 8; k++) r[k] = nd_rop_mul_##ck(r[k], p[i + k]);                     \
+        for (; i < n; i++) r[0] = nd_rop_mul_##ck(r[0], p[i]);                                      \
+        return nd_rop_mul_##ck(nd_rop_mul_##ck(nd_rop_mul_##ck(r[0], r[1]), nd_rop_mul_##ck(r[2], r[3])), \
+                               nd_rop_mul_##ck(nd_rop_mul_##ck(r[4], r[5]), nd_rop_mul_##ck(r[6], r[7]))); \
     }                                                                                               \
-    static rk_part leaf_max_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)                \
+    /* whether some value's truth (nd_rop_nz) equals want */                                        \
+    static int nz_scan_##ck(const T *p, int64_t n, int want)                                        \
     {                                                                                               \
-        (void)idx0;                                                                                 \
-        (void)c;                                                                                    \
-        const T *p = pv;                                                                            \
-        rk_part o = {{0}, 0};                                                                       \
-        o.v.FLD = blk_max_##SUF(p, n);                                                              \
-        return o;                                                                                   \
-    }                                                                                               \
-    static rk_part leaf_min_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)                \
-    {                                                                                               \
-        (void)idx0;                                                                                 \
-        (void)c;                                                                                    \
-        const T *p = pv;                                                                            \
-        rk_part o = {{0}, 0};                                                                       \
-        o.v.FLD = blk_min_##SUF(p, n);                                                              \
-        return o;                                                                                   \
-    }                                                                                               \
-    /* first occurrence; the first NaN wins */                                                      \
-    static rk_part leaf_argmax_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)             \
+        for (int64_t i = 0; i < n; i++)                                                             \
+            if (nd_rop_nz_##ck(p[i]) == want) return 1;                                             \
+        return 0;                                                                                   \
+    }
+
+/* argmax/argmin leaf: the vector extreme of each block; a block is scanned
+ * only when that extreme would replace the best so far (the first
+ * occurrence; the first NaN wins and ends the search) */
+#define RK_ARG_LEAF(ck, T, FLD, dir)                                                                \
+    static rk_part leaf_arg##dir##_##ck(const void *pv, int64_t n, int64_t idx0, rk_val c)          \
     {                                                                                               \
         (void)c;                                                                                    \
         const T *p = pv;                                                                            \
         rk_part o = {{0}, idx0};                                                                    \
         T best = p[0];                                                                              \
         int64_t bi = 0;                                                                             \
-        /* vector extreme of each block; scan a block only when it wins */                          \
-        for (int64_t b = 0; b < n && !ISN(best); b += ARG_BLOCK) {                                  \
+        for (int64_t b = 0; b < n && !nd_rop_isnan_##ck(best); b += ARG_BLOCK) {                    \
             int64_t e = b + ARG_BLOCK < n ? b + ARG_BLOCK : n;                                      \
-            T m = blk_max_##SUF(p + b, e - b);                                                      \
-            if (!(m > best) && !ISN(m)) continue;                                                   \
+            T m = blk_##dir##_##ck(p + b, e - b);                                                   \
+            if (!nd_rop_arg##dir##_takes_##ck(best, m)) continue;                                   \
             for (int64_t i = b; i < e; i++)                                                         \
-                if (p[i] == m || (ISN(m) && ISN(p[i]))) {                                           \
+                if (p[i] == m || (nd_rop_isnan_##ck(m) && nd_rop_isnan_##ck(p[i]))) {               \
                     best = p[i];                                                                    \
                     bi = i;                                                                         \
                     break;                                                                          \
@@ -174,259 +163,139 @@
         o.v.FLD = best;                                                                             \
         o.idx = idx0 + bi;                                                                          \
         return o;                                                                                   \
-    }                                                                                               \
-    static rk_part leaf_argmin_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)             \
+    }
+
+/* l = l (+) r, l covering earlier elements (ties keep l) */
+#define RK_COMB(name, ck, FLD, EXPR)                                                                \
+    static void comb_##name##_##ck(rk_part *l, const rk_part *r) { EXPR; }
+#define RK_COMBS(ck, FLD)                                                                           \
+    RK_COMB(sum, ck, FLD, l->v.FLD = nd_rop_add_##ck(l->v.FLD, r->v.FLD))                           \
+    RK_COMB(prod, ck, FLD, l->v.FLD = nd_rop_mul_##ck(l->v.FLD, r->v.FLD))                          \
+    RK_COMB(max, ck, FLD, l->v.FLD = nd_rop_max_##ck(l->v.FLD, r->v.FLD))                           \
+    RK_COMB(min, ck, FLD, l->v.FLD = nd_rop_min_##ck(l->v.FLD, r->v.FLD))                           \
+    RK_COMB(argmax, ck, FLD, if (nd_rop_argmax_takes_##ck(l->v.FLD, r->v.FLD)) * l = *r)            \
+    RK_COMB(argmin, ck, FLD, if (nd_rop_argmin_takes_##ck(l->v.FLD, r->v.FLD)) * l = *r)            \
+    RK_COMB(any, ck, FLD, l->v.FLD = nd_rop_nz_##ck(l->v.FLD) | nd_rop_nz_##ck(r->v.FLD))           \
+    RK_COMB(all, ck, FLD, l->v.FLD = nd_rop_nz_##ck(l->v.FLD) & nd_rop_nz_##ck(r->v.FLD))
+
+/* Tile loops of the rows path: fold row r (values p, centres c) into the
+ * w accumulators acc; vectorised (FOR16) unless an index is tracked. */
+#define RK_ROW(name, ck, T, EXPR)                                                                   \
+    static void rowa_##name##_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
+        (void)idx;                                                                                  \
+        (void)r;                                                                                    \
         (void)c;                                                                                    \
-        const T *p = pv;                                                                            \
-        rk_part o = {{0}, idx0};                                                                    \
-        T best = p[0];                                                                              \
-        int64_t bi = 0;                                                                             \
-        /* vector extreme of each block; scan a block only when it wins */                          \
-        for (int64_t b = 0; b < n && !ISN(best); b += ARG_BLOCK) {                                  \
-            int64_t e = b + ARG_BLOCK < n ? b + ARG_BLOCK : n;                                      \
-            T m = blk_min_##SUF(p + b, e - b);                                                      \
-            if (!(m < best) && !ISN(m)) continue;                                                   \
-            for (int64_t i = b; i < e; i++)                                                         \
-                if (p[i] == m || (ISN(m) && ISN(p[i]))) {                                           \
-                    best = p[i];                                                                    \
-                    bi = i;                                                                         \
-                    break;                                                                          \
-                }                                                                                   \
-        }                                                                                           \
-        o.v.FLD = best;                                                                             \
-        o.idx = idx0 + bi;                                                                          \
-        return o;                                                                                   \
-    }                                                                                               \
-    static rk_part leaf_any_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)                \
+        T *restrict a = acc;                                                                        \
+        const T *restrict q = p;                                                                    \
+        FOR16(w, j, a[j] = EXPR);                                                                   \
+    }
+#define RK_ROW_ARG(name, dir, ck, T, IDX)                                                           \
+    static void row_##name##_##ck(T *restrict a, int64_t *idx, const T *restrict q, int64_t w, int64_t r, \
+                                    const int64_t *i2)                                              \
     {                                                                                               \
-        (void)idx0;                                                                                 \
-        (void)c;                                                                                    \
-        const T *p = pv;                                                                            \
-        rk_part o = {{0}, 0};                                                                       \
-        o.v.FLD = 0;                                                                                \
-        for (int64_t i = 0; i < n; i++)                                                             \
-            if (p[i] != 0) {                                                                        \
-                o.v.FLD = 1;                                                                        \
-                break;                                                                              \
+        (void)r;                                                                                    \
+        (void)i2;                                                                                   \
+        for (int64_t j = 0; j < w; j++)                                                             \
+            if (nd_rop_arg##dir##_takes_##ck(a[j], q[j])) {                                         \
+                a[j] = q[j];                                                                        \
+                idx[j] = IDX;                                                                       \
             }                                                                                       \
-        return o;                                                                                   \
-    }                                                                                               \
-    static rk_part leaf_all_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)                \
+    }
+/* combining tiles: acc2 holds later rows (indices i2 for arg*) */
+#define RK_ROWC(name, ck)                                                                           \
+    static void rowc_##name##_##ck(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
     {                                                                                               \
-        (void)idx0;                                                                                 \
-        (void)c;                                                                                    \
-        const T *p = pv;                                                                            \
-        rk_part o = {{0}, 0};                                                                       \
-        o.v.FLD = 1;                                                                                \
-        for (int64_t i = 0; i < n; i++)                                                             \
-            if (p[i] == 0) {                                                                        \
-                o.v.FLD = 0;                                                                        \
-                break;                                                                              \
-            }                                                                                       \
-        return o;                                                                                   \
-    }                                                                                               \
-    static void comb_sum_##SUF(rk_part *l, const rk_part *r) { l->v.FLD = ADD(T, l->v.FLD, r->v.FLD); } \
-    static void comb_prod_##SUF(rk_part *l, const rk_part *r) { l->v.FLD = MUL(T, l->v.FLD, r->v.FLD); } \
-    static void comb_max_##SUF(rk_part *l, const rk_part *r)                                        \
-    {                                                                                               \
-        if (!ISN(l->v.FLD)) l->v.FLD = MAXSEL(ISN, r->v.FLD, l->v.FLD);                             \
-    }                                                                                               \
-    static void comb_min_##SUF(rk_part *l, const rk_part *r)                                        \
-    {                                                                                               \
-        if (!ISN(l->v.FLD)) l->v.FLD = MINSEL(ISN, r->v.FLD, l->v.FLD);                             \
-    }                                                                                               \
-    static void comb_argmax_##SUF(rk_part *l, const rk_part *r)                                     \
-    {                                                                                               \
-        if (!ISN(l->v.FLD) && (r->v.FLD > l->v.FLD || ISN(r->v.FLD))) *l = *r;                      \
-    }                                                                                               \
-    static void comb_argmin_##SUF(rk_part *l, const rk_part *r)                                     \
-    {                                                                                               \
-        if (!ISN(l->v.FLD) && (r->v.FLD < l->v.FLD || ISN(r->v.FLD))) *l = *r;                      \
-    }                                                                                               \
-    static void comb_any_##SUF(rk_part *l, const rk_part *r) { l->v.FLD = (l->v.FLD != 0 || r->v.FLD != 0); } \
-    static void comb_all_##SUF(rk_part *l, const rk_part *r) { l->v.FLD = (l->v.FLD != 0 && r->v.FLD != 0); } \
-    /* tiles */                                                                                     \
-    static void rowf_copy_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+        (void)i2;                                                                                   \
+        rowa_##name##_##ck(acc, idx, a2, w, 0, NULL);                                               \
+    }
+#define RK_ROWS(ck, T)                                                                              \
+    static void rowf_copy_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
         (void)c;                                                                                    \
         memcpy(acc, p, (size_t)w * sizeof(T));                                                      \
         if (idx)                                                                                    \
             for (int64_t j = 0; j < w; j++) idx[j] = r;                                             \
     }                                                                                               \
-    static void rowf_nz_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+    static void rowf_nz_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
         (void)idx;                                                                                  \
         (void)r;                                                                                    \
         (void)c;                                                                                    \
         T *restrict a = acc;                                                                        \
         const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = q[j] != 0);                                                              \
+        FOR16(w, j, a[j] = nd_rop_nz_##ck(q[j]));                                                   \
     }                                                                                               \
-    static void rowa_sum_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
-    {                                                                                               \
-        (void)idx;                                                                                  \
-        (void)r;                                                                                    \
-        (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = ADD(T, a[j], q[j]));                                                     \
-    }                                                                                               \
-    static void rowa_prod_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
-    {                                                                                               \
-        (void)idx;                                                                                  \
-        (void)r;                                                                                    \
-        (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = MUL(T, a[j], q[j]));                                                     \
-    }                                                                                               \
-    static void rowa_max_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
-    {                                                                                               \
-        (void)idx;                                                                                  \
-        (void)r;                                                                                    \
-        (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = MAXSEL(ISN, q[j], a[j]));                                                \
-    }                                                                                               \
-    static void rowa_min_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
-    {                                                                                               \
-        (void)idx;                                                                                  \
-        (void)r;                                                                                    \
-        (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = MINSEL(ISN, q[j], a[j]));                                                \
-    }                                                                                               \
-    static void rowa_argmax_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+    RK_ROW(sum, ck, T, nd_rop_add_##ck(a[j], q[j]))                                                 \
+    RK_ROW(prod, ck, T, nd_rop_mul_##ck(a[j], q[j]))                                                \
+    RK_ROW(max, ck, T, nd_rop_max_##ck(a[j], q[j]))                                                 \
+    RK_ROW(min, ck, T, nd_rop_min_##ck(a[j], q[j]))                                                 \
+    RK_ROW(any, ck, T, nd_rop_nz_##ck(a[j]) | nd_rop_nz_##ck(q[j]))                                 \
+    RK_ROW(all, ck, T, nd_rop_nz_##ck(a[j]) & nd_rop_nz_##ck(q[j]))                                 \
+    RK_ROW_ARG(argmax, max, ck, T, r)                                                               \
+    RK_ROW_ARG(argmin, min, ck, T, r)                                                               \
+    RK_ROW_ARG(argmax_c, max, ck, T, i2[j])                                                         \
+    RK_ROW_ARG(argmin_c, min, ck, T, i2[j])                                                         \
+    static void rowa_argmax_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
         (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        for (int64_t j = 0; j < w; j++)                                                             \
-            if (!ISN(a[j]) && (q[j] > a[j] || ISN(q[j]))) {                                         \
-                a[j] = q[j];                                                                        \
-                idx[j] = r;                                                                         \
-            }                                                                                       \
+        row_argmax_##ck(acc, idx, p, w, r, NULL);                                                   \
     }                                                                                               \
-    static void rowa_argmin_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+    static void rowa_argmin_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
         (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        for (int64_t j = 0; j < w; j++)                                                             \
-            if (!ISN(a[j]) && (q[j] < a[j] || ISN(q[j]))) {                                         \
-                a[j] = q[j];                                                                        \
-                idx[j] = r;                                                                         \
-            }                                                                                       \
+        row_argmin_##ck(acc, idx, p, w, r, NULL);                                                   \
     }                                                                                               \
-    static void rowa_any_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+    static void rowc_argmax_##ck(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
     {                                                                                               \
-        (void)idx;                                                                                  \
-        (void)r;                                                                                    \
-        (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = (a[j] != 0) | (q[j] != 0));                                              \
+        row_argmax_c_##ck(acc, idx, a2, w, 0, i2);                                                  \
     }                                                                                               \
-    static void rowa_all_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+    static void rowc_argmin_##ck(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
     {                                                                                               \
-        (void)idx;                                                                                  \
-        (void)r;                                                                                    \
-        (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = (a[j] != 0) & (q[j] != 0));                                              \
+        row_argmin_c_##ck(acc, idx, a2, w, 0, i2);                                                  \
     }                                                                                               \
-    /* combining tiles: acc2 holds later rows; reuse the row loops */                               \
-    static void rowc_sum_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        (void)i2;                                                                                   \
-        rowa_sum_##SUF(acc, idx, a2, w, 0, NULL);                                                   \
-    }                                                                                               \
-    static void rowc_prod_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        (void)i2;                                                                                   \
-        rowa_prod_##SUF(acc, idx, a2, w, 0, NULL);                                                  \
-    }                                                                                               \
-    static void rowc_max_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        (void)i2;                                                                                   \
-        rowa_max_##SUF(acc, idx, a2, w, 0, NULL);                                                   \
-    }                                                                                               \
-    static void rowc_min_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        (void)i2;                                                                                   \
-        rowa_min_##SUF(acc, idx, a2, w, 0, NULL);                                                   \
-    }                                                                                               \
-    static void rowc_argmax_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = a2;                                                                   \
-        for (int64_t j = 0; j < w; j++)                                                             \
-            if (!ISN(a[j]) && (q[j] > a[j] || ISN(q[j]))) {                                         \
-                a[j] = q[j];                                                                        \
-                idx[j] = i2[j];                                                                     \
-            }                                                                                       \
-    }                                                                                               \
-    static void rowc_argmin_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = a2;                                                                   \
-        for (int64_t j = 0; j < w; j++)                                                             \
-            if (!ISN(a[j]) && (q[j] < a[j] || ISN(q[j]))) {                                         \
-                a[j] = q[j];                                                                        \
-                idx[j] = i2[j];                                                                     \
-            }                                                                                       \
-    }                                                                                               \
-    static void rowc_any_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        (void)i2;                                                                                   \
-        rowa_any_##SUF(acc, idx, a2, w, 0, NULL);                                                   \
-    }                                                                                               \
-    static void rowc_all_##SUF(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        (void)i2;                                                                                   \
-        rowa_all_##SUF(acc, idx, a2, w, 0, NULL);                                                   \
-    }
+    RK_ROWC(sum, ck) RK_ROWC(prod, ck) RK_ROWC(max, ck) RK_ROWC(min, ck) RK_ROWC(any, ck) RK_ROWC(all, ck)
 
 /* Sum of squared deviations from a centre (floats only). */
-#define RK_DEFINE_SQDEV(SUF, T, FLD)                                                                \
-    static T pw_sqdev_##SUF(const T *p, int64_t n, T c)                                             \
-    {                                                                                               \
-        PW_BODY(T, F_ADD, PW_X_SQDEV);                                                              \
-    }                                                                                               \
-    static rk_part leaf_sqdev_##SUF(const void *pv, int64_t n, int64_t idx0, rk_val c)              \
-    {                                                                                               \
-        (void)idx0;                                                                                 \
-        rk_part o = {{0}, 0};                                                                       \
-        o.v.FLD = pw_sqdev_##SUF((const T *)pv, n, c.FLD);                                          \
-        return o;                                                                                   \
-    }                                                                                               \
-    static void rowf_sqdev_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+#define RK_SQDEV(ck, T, FLD)                                                                        \
+    static T pw_sqdev_##ck(const T *p, int64_t n, T c) { PW_BODY(T, nd_rop_add_##ck, PW_X_SQDEV_##ck); } \
+    RK_LEAF(sqdev, ck, FLD, o.v.FLD = pw_sqdev_##ck((const T *)pv, n, c.FLD))                       \
+    static void rowf_sqdev_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
         (void)idx;                                                                                  \
         (void)r;                                                                                    \
         T *restrict a = acc;                                                                        \
         const T *restrict q = p, *restrict m = c;                                                   \
-        FOR16(w, j, a[j] = (q[j] - m[j]) * (q[j] - m[j]));                                          \
+        FOR16(w, j, a[j] = nd_rop_sqdev_##ck(q[j], m[j]));                                          \
     }                                                                                               \
-    static void rowa_sqdev_##SUF(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+    static void rowa_sqdev_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
         (void)idx;                                                                                  \
         (void)r;                                                                                    \
         T *restrict a = acc;                                                                        \
         const T *restrict q = p, *restrict m = c;                                                   \
-        FOR16(w, j, a[j] += (q[j] - m[j]) * (q[j] - m[j]));                                         \
+        FOR16(w, j, a[j] = nd_rop_add_##ck(a[j], nd_rop_sqdev_##ck(q[j], m[j])));                   \
     }
+#define PW_X_SQDEV_f32(i) nd_rop_sqdev_f32(p[i], c)
+#define PW_X_SQDEV_f64(i) nd_rop_sqdev_f64(p[i], c)
 
-RK_DEFINE(f32, float, f, F_ADD, F_MUL, F_NAN)
-RK_DEFINE(f64, double, d, F_ADD, F_MUL, F_NAN)
-RK_DEFINE(i64, int64_t, i, I_ADD, I_MUL, I_NAN)
-RK_DEFINE(u64, uint64_t, u, I_ADD, I_MUL, I_NAN)
-RK_DEFINE_SQDEV(f32, float, f)
-RK_DEFINE_SQDEV(f64, double, d)
+/* Every loop of accumulator type ck. */
+#define RK_ALL(ck, T, FLD)                                                                          \
+    RK_BLK(ck, T, max)                                                                              \
+    RK_BLK(ck, T, min)                                                                              \
+    RK_PROD(ck, T)                                                                                  \
+    RK_LEAVES(ck, T, FLD)                                                                           \
+    RK_ARG_LEAF(ck, T, FLD, max)                                                                    \
+    RK_ARG_LEAF(ck, T, FLD, min)                                                                    \
+    RK_COMBS(ck, FLD)                                                                               \
+    RK_ROWS(ck, T)
+
+RK_ALL(f32, float, f)
+RK_ALL(f64, double, d)
+RK_ALL(i64, int64_t, i)
+RK_ALL(u64, uint64_t, u)
+RK_SQDEV(f32, float, f)
+RK_SQDEV(f64, double, d)
 
 #define OPS(SUF, cls, first, PW) {leaf_##cls##_##SUF, comb_##cls##_##SUF, first##_##SUF, rowa_##cls##_##SUF, rowc_##cls##_##SUF, PW}
 #define OPS_ACC(SUF, PW)                                                                            \
@@ -435,29 +304,28 @@ RK_DEFINE_SQDEV(f64, double, d)
             OPS(SUF, min, rowf_copy, false), OPS(SUF, argmax, rowf_copy, false),                    \
             OPS(SUF, argmin, rowf_copy, false), OPS(SUF, any, rowf_nz, false), OPS(SUF, all, rowf_nz, false)
 
-static const rk_ops rk_table[RK_NACC][RC_NCLASS] = {
-    [RK_F32] = OPS_ACC(f32, true), {leaf_sqdev_f32, comb_sum_f32, rowf_sqdev_f32, rowa_sqdev_f32, rowc_sum_f32, true}},
-    [RK_F64] = OPS_ACC(f64, true), {leaf_sqdev_f64, comb_sum_f64, rowf_sqdev_f64, rowa_sqdev_f64, rowc_sum_f64, true}},
-    [RK_I64] = OPS_ACC(i64, false), {NULL, NULL, NULL, NULL, NULL, false}},
-    [RK_U64] = OPS_ACC(u64, false), {NULL, NULL, NULL, NULL, NULL, false}},
+static const rk_ops rk_table[ND_RACC_N][ND_RCLS_N] = {
+    [ND_RACC_F32] = OPS_ACC(f32, true), {leaf_sqdev_f32, comb_sum_f32, rowf_sqdev_f32, rowa_sqdev_f32, rowc_sum_f32, true}},
+    [ND_RACC_F64] = OPS_ACC(f64, true), {leaf_sqdev_f64, comb_sum_f64, rowf_sqdev_f64, rowa_sqdev_f64, rowc_sum_f64, true}},
+    [ND_RACC_I64] = OPS_ACC(i64, false), {NULL, NULL, NULL, NULL, NULL, false}},
+    [ND_RACC_U64] = OPS_ACC(u64, false), {NULL, NULL, NULL, NULL, NULL, false}},
 };
 
-const rk_ops *nd__rk_ops(rk_class c, rk_acc a)
+const rk_ops *nd__rk_ops(nd_rcls c, nd_racc a)
 {
-    if ((unsigned)a >= RK_NACC || (unsigned)c >= RC_NCLASS || !rk_table[a][c].leaf) return NULL;
+    if ((unsigned)a >= ND_RACC_N || (unsigned)c >= ND_RCLS_N || !rk_table[a][c].leaf) return NULL;
     return &rk_table[a][c];
 }
 
-rk_val nd__rk_identity(rk_class c, rk_acc a)
+rk_val nd__rk_identity(nd_rcls c, nd_racc a)
 {
     rk_val v;
     memset(&v, 0, sizeof v);
-    bool one = c == RC_PROD || c == RC_ALL;
     switch (a) {
-    case RK_F32: v.f = one ? 1.0f : 0.0f; break;
-    case RK_F64: v.d = one ? 1.0 : 0.0; break;
-    case RK_I64: v.i = one; break;
-    default: v.u = one; break;
+    case ND_RACC_F32: v.f = nd_rop_identity_f32(c); break;
+    case ND_RACC_F64: v.d = nd_rop_identity_f64(c); break;
+    case ND_RACC_I64: v.i = nd_rop_identity_i64(c); break;
+    default: v.u = nd_rop_identity_u64(c); break;
     }
     return v;
 }
@@ -492,10 +360,10 @@ rk_val nd__rk_identity(rk_class c, rk_acc a)
     case ND_UINT32: LOADL(uint32_t, (T)); break;                                                    \
     case ND_UINT64: LOADL(uint64_t, (T)); break;
 
-void nd__rk_load(rk_acc a, void *dst, const char *src, int64_t stride, int64_t n, nd_dtype dt)
+void nd__rk_load(nd_racc a, void *dst, const char *src, int64_t stride, int64_t n, nd_dtype dt)
 {
     switch (a) {
-    case RK_F32: {
+    case ND_RACC_F32: {
         float *restrict d = dst;
         switch (dt) {
         case ND_FLOAT16: LOADL(uint16_t, nd_half_to_float); break;
@@ -505,7 +373,7 @@ void nd__rk_load(rk_acc a, void *dst, const char *src, int64_t stride, int64_t n
         }
         break;
     }
-    case RK_F64: {
+    case ND_RACC_F64: {
         double *restrict d = dst;
         switch (dt) {
             LOAD_INTS(double)
@@ -517,7 +385,7 @@ void nd__rk_load(rk_acc a, void *dst, const char *src, int64_t stride, int64_t n
         }
         break;
     }
-    case RK_I64: {
+    case ND_RACC_I64: {
         int64_t *restrict d = dst;
         switch (dt) {
             LOAD_INTS(int64_t)
@@ -544,9 +412,9 @@ void nd__rk_load(rk_acc a, void *dst, const char *src, int64_t stride, int64_t n
 #define NZ(x) ((x) != 0)
 #define TO_I(CT) (CT)(uint64_t) /* wraps; callers only narrow exact values */
 
-void nd__rk_store(void *dst, nd_dtype odt, rk_acc a, const void *src, int64_t n)
+void nd__rk_store(void *dst, nd_dtype odt, nd_racc a, const void *src, int64_t n)
 {
-    if (a == RK_F32) {
+    if (a == ND_RACC_F32) {
         const float *s = src;
         switch (odt) {
         case ND_BOOL: STOREL(uint8_t, NZ); break;
@@ -556,7 +424,7 @@ void nd__rk_store(void *dst, nd_dtype odt, rk_acc a, const void *src, int64_t n)
         case ND_FLOAT64: STOREL(double, (double)); break;
         default: break; /* not produced from float32 accumulation */
         }
-    } else if (a == RK_F64) {
+    } else if (a == ND_RACC_F64) {
         const double *s = src;
         switch (odt) {
         case ND_BOOL: STOREL(uint8_t, NZ); break;
@@ -583,17 +451,13 @@ void nd__rk_store(void *dst, nd_dtype odt, rk_acc a, const void *src, int64_t n)
     }
 }
 
-void nd__rk_scale(rk_acc a, void *x, int64_t n, double den, bool root)
+void nd__rk_finish(nd_racc a, void *x, int64_t cnt, nd_reduce_op op, double n, double den)
 {
-    if (a == RK_F32) {
-        float *v = x, d = (float)den;
-        for (int64_t i = 0; i < n; i++) v[i] = v[i] / d;
-        if (root)
-            for (int64_t i = 0; i < n; i++) v[i] = sqrtf(v[i]);
-    } else if (a == RK_F64) {
+    if (a == ND_RACC_F32) {
+        float *v = x;
+        for (int64_t i = 0; i < cnt; i++) v[i] = nd_rop_finish_f32(v[i], op, n, den);
+    } else if (a == ND_RACC_F64) {
         double *v = x;
-        for (int64_t i = 0; i < n; i++) v[i] = v[i] / den;
-        if (root)
-            for (int64_t i = 0; i < n; i++) v[i] = sqrt(v[i]);
+        for (int64_t i = 0; i < cnt; i++) v[i] = nd_rop_finish_f64(v[i], op, n, den);
     }
 }

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "hostdev.h"
+#include "matmul_layout.h"
 
 /* A batch of row-major matrices: element (b, i, j) lies at
  * b*bs + i*rs + j*cs ELEMENTS from the first matrix's element (0, 0). */
@@ -44,27 +45,11 @@ typedef struct {
     int64_t bs, rs, cs;
 } nd_bp_view;
 
-enum { ND_BP_COPY = -1, ND_BP_ROW = 0, ND_BP_COL = 1 };
+/* The operand layouts of src/matmul_layout.h (shared with the CPU
+ * backend), read column-major: ND_BP_ROW (strides (ld, 1): its transpose),
+ * ND_BP_COL (strides (1, ld): itself), or ND_BP_COPY. */
+enum { ND_BP_COPY = ND_MM_COPY, ND_BP_ROW = ND_MM_ROW, ND_BP_COL = ND_MM_COL };
 enum { ND_BP_A = 0, ND_BP_B = 1, ND_BP_C = 2 };
-
-/* How column-major BLAS can read a rows x cols row-major matrix with
- * element strides rs, cs: ND_BP_ROW (strides (ld, 1): its transpose,
- * column-major), ND_BP_COL (strides (1, ld): itself, column-major), or
- * ND_BP_COPY. *ld is >= max(1, cols) for ROW and >= max(1, rows) for COL. */
-ND_HOSTDEV static inline int nd_bp_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld)
-{
-    int64_t mc = cols > 1 ? cols : 1, mr = rows > 1 ? rows : 1;
-    if ((cols <= 1 || cs == 1) && (rows <= 1 || rs >= mc)) {
-        *ld = rows <= 1 ? mc : rs;
-        return ND_BP_ROW;
-    }
-    if ((rows <= 1 || rs == 1) && (cols <= 1 || cs >= mr)) {
-        *ld = cols <= 1 ? mr : cs;
-        return ND_BP_COL;
-    }
-    *ld = 0;
-    return ND_BP_COPY;
-}
 
 typedef struct {
     /* The column-major call, per batch element:
@@ -109,7 +94,7 @@ ND_HOSTDEV static inline void nd_bp_plan_make(nd_bp_plan *p, int64_t nb, int64_t
         e[u] = v[u];
         p->off[u] = b0 * v[u].bs;
         if (nb == 1) e[u].bs = 0;
-        lay[u] = nd_bp_layout(p->rows[u], p->cols[u], e[u].rs, e[u].cs, &ldu[u]);
+        lay[u] = nd_mm_layout(p->rows[u], p->cols[u], e[u].rs, e[u].cs, INT64_MAX, &ldu[u]);
         p->copy[u] = lay[u] == ND_BP_COPY;
         p->copy_nb[u] = 0;
         if (p->copy[u]) {
@@ -117,7 +102,7 @@ ND_HOSTDEV static inline void nd_bp_plan_make(nd_bp_plan *p, int64_t nb, int64_t
             e[u].bs = p->copy_nb[u] > 1 ? p->rows[u] * p->cols[u] : 0;
             e[u].rs = p->cols[u];
             e[u].cs = 1;
-            lay[u] = nd_bp_layout(p->rows[u], p->cols[u], e[u].rs, e[u].cs, &ldu[u]);
+            lay[u] = nd_mm_layout(p->rows[u], p->cols[u], e[u].rs, e[u].cs, INT64_MAX, &ldu[u]);
         }
     }
     p->k = K;

@@ -68,7 +68,7 @@ ND_INTERNAL nd_status nd__cuda_binary(nd_binary_op op, nd_array *out, const nd_a
 ND_INTERNAL nd_status nd__cuda_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
 ND_INTERNAL bool nd__cuda_ew_supports(nd_kernel_kind kind, int op, nd_dtype t); /* UNARY, BINARY, WHERE */
 /* src/cuda/kernels_reduce.cu (contract of nd_backend.reduce, src/reduce.c) */
-ND_INTERNAL nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof);
+ND_INTERNAL nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof);
 ND_INTERNAL bool nd__cuda_reduce_supports(int op, nd_dtype t);
 /* src/cuda/blas.cu: cuBLAS handles (per device, per thread, bound to the
  * current stream), matmul and gemm (contract of nd_backend.matmul/gemm) */

@@ -11,8 +11,9 @@
 //  - sum/prod/max/min/arg*/any/all: one pass (+ a combine pass when the
 //    reduced range was split into chunks);
 //  - mean: the sum pass, finished as sum / n;
-//  - var/std: two passes as on the CPU: the means (double, one per output,
-//    in a pooled temporary), then the sum of squared deviations from them,
+//  - var/std: two passes as on the CPU: the means (in the accumulator type
+//    of src/reduce_ops.h, handed over as doubles, one per output, in a
+//    pooled temporary), then the sum of squared deviations from them,
 //    finished as S / max(n - ddof, 0) (std: its square root); an empty
 //    reduction gives NaN means and S = 0, so 0/0 = NaN (or 0 / -ddof for a
 //    negative ddof), as the contract says;
@@ -40,7 +41,7 @@ static nd_status run_pass(nd_rk &k, nd_dtype dt, int cls, int dev, cudaStream_t 
     nd_rk_launcher l = launcher_of(dt, cls);
     k.part = NULL;
     if (k.nchunk > 1) {
-        nd_status st = nd__cuda_alloc(dev, (size_t)(k.nout * k.nchunk) * l.ssize, (void *)s, &k.part);
+        nd_status st = nd__cuda_alloc(dev, (size_t)(k.g.nout * k.nchunk) * l.ssize, (void *)s, &k.part);
         if (st) return st; // the pool's message (the core names the caller)
     }
     cudaError_t e = l.first(k, s);
@@ -50,7 +51,7 @@ static nd_status run_pass(nd_rk &k, nd_dtype dt, int cls, int dev, cudaStream_t 
     return nd_cuda_status(e, fn, "reduction kernel launch");
 }
 
-extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, int64_t ddof)
+extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof)
 {
     if (out->size == 0) return ND_OK;
     const char *fn = "nd_reduce";
@@ -62,10 +63,9 @@ extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_ar
     memset(&k, 0, sizeof k);
     nd_rk_geometry(&k, a->ndim, a->shape, a->strides, (int64_t)nd__itemsize(dt), naxes, is_arg);
     nd_rk_partition(&k);
-    k.in = nd__ptr(a) + k.base;
-    k.fin.n = (double)k.nred;
-    double den = (double)k.nred - (double)ddof;
-    k.fin.den = den > 0 ? den : 0.0;
+    k.in = nd__ptr(a) + k.g.base;
+    k.fin.n = (double)k.g.nred;
+    k.fin.den = nd_rop_den(k.fin.n, ddof);
 
     nd_device_guard g(dev);
     cudaStream_t s = nd_stream_of(nd__current_stream(a->device));
@@ -78,7 +78,7 @@ extern "C" nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_ar
     }
     // var / std: the centres first
     void *means = NULL;
-    nd_status st = nd__cuda_alloc(dev, (size_t)k.nout * sizeof(double), (void *)s, &means);
+    nd_status st = nd__cuda_alloc(dev, (size_t)k.g.nout * sizeof(double), (void *)s, &means);
     if (st) return st;
     k.fin.out = means;
     k.fin.odt = ND_FLOAT64;

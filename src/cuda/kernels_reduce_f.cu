@@ -7,7 +7,7 @@ static nd_rk_launcher entry_of(int cls)
 {
     switch (cls) {
         NDR_CLASSES_FLOAT(NDR_ENTRY_CASE, _)
-    default: return nd_rk_entry<DT, NDR_SUM>(); // NDR_FSUM: floats sum in double already
+    default: return nd_rk_entry<DT, NDR_SUM>(); // NDR_FSUM: integer inputs only, never asked
     }
 }
 

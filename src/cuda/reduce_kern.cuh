@@ -1,5 +1,5 @@
 // Reduction kernels (templates), instantiated per input dtype by
-// src/cuda/kernels_reduce_{h,f,s,u}.cu. The operators (src/cuda/reduce_ops.h)
+// src/cuda/kernels_reduce_{h,f,s,u}.cu. The operators (src/cuda/reduce_states.h)
 // and the index/partition arithmetic (src/cuda/reduce_plan.h) are shared
 // ND_HOSTDEV C that tests/test_gpu_reduce.c runs on the CPU; what is here
 // is only the glue: loads, shuffles and the thread/warp/block structure
@@ -88,13 +88,6 @@ __device__ __forceinline__ uint64_t nd_rshfl(uint64_t v, int d)
 {
     return (uint64_t)__shfl_down_sync(NDR_FULL, (unsigned long long)v, d);
 }
-__device__ __forceinline__ nd_rsum nd_rshfl(nd_rsum v, int d)
-{
-    nd_rsum r;
-    r.s = nd_rshfl(v.s, d);
-    r.c = nd_rshfl(v.c, d);
-    return r;
-}
 #define NDR_ARG_SHFL(ck)                                                       \
     __device__ __forceinline__ nd_rarg_##ck nd_rshfl(nd_rarg_##ck v, int d)   \
     {                                                                          \
@@ -109,12 +102,16 @@ NDR_ARG_SHFL(i64)
 NDR_ARG_SHFL(u64)
 #undef NDR_ARG_SHFL
 
-// Lane i merges lane i + 16, 8, 4, 2, 1: lane 0 ends with the warp's result.
+// A balanced tree over neighbouring lanes: lane i merges lane i + 1, then
+// i + 2, 4, 8, 16 (lane 0 ends with the warp's result, ((0+1)+(2+3))+...),
+// so the lanes' partial sums add in pairwise order, as the CPU's and
+// NumPy's do (src/reduce_ops.h). Lanes whose partner is past lane 31 merge
+// their own value; their results are never read.
 template <class O>
 __device__ __forceinline__ typename O::S nd_rwarp(typename O::S v)
 {
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
+    for (int d = 1; d < 32; d <<= 1) {
         typename O::S r = nd_rshfl(v, d);
         O::merge(v, r);
     }
@@ -152,8 +149,8 @@ __device__ __forceinline__ void nd_rfold_range(typename O::S &v, const nd_rk &k,
                                                int t, int G, double c)
 {
     int64_t j = jb + t;
-    if (k.nr == 1) {
-        const int64_t s0 = k.rstr[0], g = G;
+    if (k.g.nr == 1) {
+        const int64_t s0 = k.g.rstr[0], g = G;
         for (; j + (NDR_UNROLL - 1) * g < je; j += NDR_UNROLL * g) {
             typename Ld::C x[NDR_UNROLL];
 #pragma unroll
@@ -187,7 +184,7 @@ __global__ void __launch_bounds__(NDR_BLOCK, NDR_MINB) nd_rk_inner(const nd_rk k
         int64_t o, kc, jb, je;
         if (k.G == 32) {
             nd_rk_inner_item(&k, item, w, &o, &kc);
-            if (o >= k.nout) continue; // the whole warp
+            if (o >= k.g.nout) continue; // the whole warp
             nd_rk_chunk(&k, kc, &jb, &je);
             S v = O::init();
             nd_rfold_range<Ld, O>(v, k, k.in + nd_rk_koff(&k, o), jb, je, lane, 32, k.center ? k.center[o] : 0.0);
@@ -244,14 +241,14 @@ __global__ void __launch_bounds__(NDR_BLOCK) nd_rk_combine(const nd_rk k)
     typedef typename O::S S;
     const S *P = (const S *)k.part;
     if (k.cG == 1) {
-        for (int64_t o = (int64_t)blockIdx.x * NDR_BLOCK + threadIdx.x; o < k.nout; o += (int64_t)gridDim.x * NDR_BLOCK) {
+        for (int64_t o = (int64_t)blockIdx.x * NDR_BLOCK + threadIdx.x; o < k.g.nout; o += (int64_t)gridDim.x * NDR_BLOCK) {
             S v = P[o * k.pso];
             for (int64_t kc = 1; kc < k.nchunk; kc++) O::merge(v, P[o * k.pso + kc * k.psk]);
             O::fin(k.fin, o, v);
         }
         return;
     }
-    for (int64_t o = blockIdx.x; o < k.nout; o += gridDim.x) {
+    for (int64_t o = blockIdx.x; o < k.g.nout; o += gridDim.x) {
         S v = O::init();
         for (int64_t kc = threadIdx.x; kc < k.nchunk; kc += NDR_BLOCK) O::merge(v, P[o * k.pso + kc * k.psk]);
         v = nd_rblock<O>(v);

@@ -3,7 +3,7 @@
  * src/cuda/reduce_kern.cuh index with it, and tests/test_gpu_reduce.c
  * emulates the kernels with it on the CPU.
  *
- * Geometry (as the CPU backend's, src/cpu/reduce.c): the core hands over a
+ * Geometry (src/reduce_geom.h, the CPU backend's too): the core hands over a
  * view whose last naxes axes are reduced. Kept and reduced axes are
  * simplified separately: extent-1 axes dropped, and, except for argmax/
  * argmin whose flat index must follow C order, negative reduced strides
@@ -42,9 +42,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cuda/reduce_ops.h"
+#include "cuda/reduce_states.h"
 #include "hostdev.h"
 #include "internal.h"
+#include "reduce_geom.h"
 
 #define NDR_BLOCK 256        /* threads per block, every kernel */
 #define NDR_WARPS (NDR_BLOCK / 32)
@@ -60,13 +61,10 @@
 enum { NDR_INNER = 0, NDR_OUTER = 1 };
 
 typedef struct nd_rk {
-    /* geometry: byte strides, outer axes first */
-    int nk, nr;
+    /* geometry (src/reduce_geom.h, shared with the CPU backend; here
+     * nk >= 1: one kept axis of extent 1 when none is left) */
+    nd_rgeom g;
     int kidx32, ridx32; /* index ranges fit 32 bits */
-    int64_t kshape[ND_MAX_DIMS], kstr[ND_MAX_DIMS];
-    int64_t rshape[ND_MAX_DIMS], rstr[ND_MAX_DIMS];
-    int64_t nout, nred;
-    int64_t base; /* bytes to add to the view's data pointer (turned axes) */
     /* partition */
     int path, G;           /* G: inner threads per output (32 or 256) */
     int64_t nchunk, L;     /* the reduced range in nchunk chunks of L */
@@ -90,99 +88,60 @@ static inline int64_t nd_rk_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b;
 static inline void nd_rk_geometry(nd_rk *k, int ndim, const int64_t *shape, const int64_t *strides, int64_t isz,
                                   int naxes, int keep_order)
 {
-    const int nk0 = ndim - naxes;
-    k->nk = k->nr = 0;
-    k->base = 0;
-    k->nout = 1;
-    k->nred = 1;
-    for (int i = 0; i < nk0; i++) {
-        k->nout *= shape[i];
-        if (shape[i] == 1) continue;
-        k->kshape[k->nk] = shape[i];
-        k->kstr[k->nk++] = strides[i] * isz;
+    nd_rgeom_make(&k->g, ndim, shape, strides, isz, naxes, keep_order != 0);
+    if (k->g.nk == 0) {
+        k->g.nk = 1;
+        k->g.kshape[0] = 1;
+        k->g.kstr[0] = 0;
     }
-    k->nk = nd__merge_axes(k->nk, k->kshape, k->kstr);
-    for (int i = nk0; i < ndim; i++) {
-        k->nred *= shape[i];
-        if (shape[i] == 1) continue;
-        int64_t s = strides[i] * isz;
-        if (!keep_order && s < 0) { /* order-free: walk the axis forwards */
-            k->base += (shape[i] - 1) * s;
-            s = -s;
-        }
-        k->rshape[k->nr] = shape[i];
-        k->rstr[k->nr++] = s;
-    }
-    if (!keep_order) /* innermost (smallest stride) last; stable */
-        for (int i = 1; i < k->nr; i++)
-            for (int m = i; m > 0 && k->rstr[m - 1] < k->rstr[m]; m--) {
-                int64_t t = k->rstr[m];
-                k->rstr[m] = k->rstr[m - 1];
-                k->rstr[m - 1] = t;
-                t = k->rshape[m];
-                k->rshape[m] = k->rshape[m - 1];
-                k->rshape[m - 1] = t;
-            }
-    k->nr = nd__merge_axes(k->nr, k->rshape, k->rstr);
-    if (k->nk == 0) {
-        k->nk = 1;
-        k->kshape[0] = 1;
-        k->kstr[0] = 0;
-    }
-    if (k->nr == 0) {
-        k->nr = 1;
-        k->rshape[0] = 1;
-        k->rstr[0] = 0;
-    }
-    k->kidx32 = k->nout <= (int64_t)UINT32_MAX;
-    k->ridx32 = k->nred <= (int64_t)UINT32_MAX;
+    k->kidx32 = k->g.nout <= (int64_t)UINT32_MAX;
+    k->ridx32 = k->g.nred <= (int64_t)UINT32_MAX;
 }
 
 /* Choose the path and cut the work (see the top of this file). */
 static inline void nd_rk_partition(nd_rk *k)
 {
-    const int64_t nK = k->kshape[k->nk - 1], sK = k->kstr[k->nk - 1], sR = k->rstr[k->nr - 1];
-    const int64_t aK = sK < 0 ? -sK : sK, aR = sR < 0 ? -sR : sR;
+    const int64_t nK = k->g.kshape[k->g.nk - 1], sK = k->g.kstr[k->g.nk - 1];
     k->nK = nK;
     k->sK = sK;
-    k->lines = nK > 0 ? k->nout / nK : 0;
+    k->lines = nK > 0 ? k->g.nout / nK : 0;
     k->ncb = nd_rk_cdiv(nK, 32);
     k->nchunk = 1;
-    if (k->nred > 0 && nK > 1 && (k->nred <= NDR_OUTER_SMALL || aK < aR)) {
+    if (k->g.nred > 0 && nK > 1 && (k->g.nred <= NDR_OUTER_SMALL || nd_rgeom_rows_closer(&k->g))) {
         k->path = NDR_OUTER;
         k->G = NDR_BLOCK;
         int64_t cols = k->lines * k->ncb;
         if (cols < NDR_TARGET) {
-            int64_t c = nd_rk_cdiv(NDR_TARGET, cols), cmax = k->nred / NDR_MIN_OROWS;
+            int64_t c = nd_rk_cdiv(NDR_TARGET, cols), cmax = k->g.nred / NDR_MIN_OROWS;
             k->nchunk = c < cmax ? c : cmax;
             if (k->nchunk < 1) k->nchunk = 1;
         }
-        k->L = nd_rk_cdiv(k->nred, k->nchunk);
-        k->nchunk = nd_rk_cdiv(k->nred, k->L);
+        k->L = nd_rk_cdiv(k->g.nred, k->nchunk);
+        k->nchunk = nd_rk_cdiv(k->g.nred, k->L);
         k->items = k->nchunk * cols;
         k->pso = 1;
-        k->psk = k->nout;
+        k->psk = k->g.nout;
     } else {
         k->path = NDR_INNER;
-        if (k->nred <= NDR_WARP_MAX) {
+        if (k->g.nred <= NDR_WARP_MAX) {
             k->G = 32;
-            k->L = k->nred;
-            k->items = nd_rk_cdiv(k->nout, NDR_WARPS);
+            k->L = k->g.nred;
+            k->items = nd_rk_cdiv(k->g.nout, NDR_WARPS);
         } else {
             k->G = NDR_BLOCK;
-            if (k->nout < NDR_TARGET) {
-                int64_t c = nd_rk_cdiv(NDR_TARGET, k->nout), cmax = nd_rk_cdiv(k->nred, NDR_MIN_CHUNK);
+            if (k->g.nout < NDR_TARGET) {
+                int64_t c = nd_rk_cdiv(NDR_TARGET, k->g.nout), cmax = nd_rk_cdiv(k->g.nred, NDR_MIN_CHUNK);
                 k->nchunk = c < cmax ? c : cmax;
             }
-            k->L = nd_rk_cdiv(nd_rk_cdiv(k->nred, k->nchunk), 4 * NDR_BLOCK) * (4 * NDR_BLOCK);
-            k->nchunk = nd_rk_cdiv(k->nred, k->L);
-            k->items = k->nout * k->nchunk;
+            k->L = nd_rk_cdiv(nd_rk_cdiv(k->g.nred, k->nchunk), 4 * NDR_BLOCK) * (4 * NDR_BLOCK);
+            k->nchunk = nd_rk_cdiv(k->g.nred, k->L);
+            k->items = k->g.nout * k->nchunk;
         }
         k->pso = k->nchunk;
         k->psk = 1;
     }
     k->cG = k->nchunk >= NDR_COMB_BLOCK ? NDR_BLOCK : 1;
-    k->citems = k->cG == 1 ? nd_rk_cdiv(k->nout, NDR_BLOCK) : k->nout;
+    k->citems = k->cG == 1 ? nd_rk_cdiv(k->g.nout, NDR_BLOCK) : k->g.nout;
 }
 
 static inline unsigned nd_rk_grid(int64_t items) { return (unsigned)(items < NDR_MAX_GRID ? (items > 0 ? items : 1) : NDR_MAX_GRID); }
@@ -211,24 +170,24 @@ ND_HOSTDEV static inline int64_t nd_rk_off(int64_t i, int n, const int64_t *shap
 /* offset of output o's block (inner path) */
 ND_HOSTDEV static inline int64_t nd_rk_koff(const nd_rk *k, int64_t o)
 {
-    return nd_rk_off(o, k->nk, k->kshape, k->kstr, k->kidx32);
+    return nd_rk_off(o, k->g.nk, k->g.kshape, k->g.kstr, k->kidx32);
 }
 /* offset of reduced element j within its block */
 ND_HOSTDEV static inline int64_t nd_rk_roff(const nd_rk *k, int64_t j)
 {
-    if (k->nr == 1) return j * k->rstr[0];
-    return nd_rk_off(j, k->nr, k->rshape, k->rstr, k->ridx32);
+    if (k->g.nr == 1) return j * k->g.rstr[0];
+    return nd_rk_off(j, k->g.nr, k->g.rshape, k->g.rstr, k->ridx32);
 }
 /* offset of the first column of an outer-path line (all kept axes but the last) */
 ND_HOSTDEV static inline int64_t nd_rk_lineoff(const nd_rk *k, int64_t line)
 {
-    return nd_rk_off(line, k->nk - 1, k->kshape, k->kstr, k->kidx32);
+    return nd_rk_off(line, k->g.nk - 1, k->g.kshape, k->g.kstr, k->kidx32);
 }
 /* elements [jb, je) of chunk kc */
 ND_HOSTDEV static inline void nd_rk_chunk(const nd_rk *k, int64_t kc, int64_t *jb, int64_t *je)
 {
     *jb = kc * k->L;
-    *je = *jb + k->L < k->nred ? *jb + k->L : k->nred;
+    *je = *jb + k->L < k->g.nred ? *jb + k->L : k->g.nred;
 }
 /* inner path: output and chunk of group g (a warp when G == 32, else 0)
  * of work item `item`; o >= nout means the group is idle */

@@ -1,7 +1,13 @@
 /* The reduction operators of the CUDA backend as plain ND_HOSTDEV C (no
  * CUDA runtime calls): the kernels in src/cuda/reduce_kern.cuh call them,
- * and tests/test_gpu_reduce.c calls the very same functions on the CPU
+ * and tests/test_gpu_reduce*.c call the very same functions on the CPU
  * (gcc) to emulate the kernels' thread/warp/block decomposition.
+ *
+ * What each op means (accumulator types, identities, fold, merge, finish,
+ * the NaN and first-occurrence rules) is NOT defined here: every body
+ * below is a call of src/reduce_ops.h, the semantics the CPU loops use
+ * too. This file only packs them into the state families the kernel
+ * templates instantiate.
  *
  * Element values are loaded into a compute type ("ck"): float (float16,
  * bfloat16, float32: exact), double (float64), int64 (signed ints) or
@@ -12,24 +18,15 @@
  *     void nd_r_<cls>_<ck>_fold(S *, x, j, centre);     fold element j
  *     void nd_r_<cls>_<ck>_merge(S *l, S r);            l = l (+) r
  *     void nd_r_<cls>_<ck>_fin(const nd_rfin *, o, S);  write output o
- * merge() is called with l covering lower thread lanes than r; the
- * arg-reductions carry explicit indices, so their merge is commutative.
- *
- * Accuracy (documented decision): float sums (sum, mean, the squared
- * deviations of var/std) accumulate in DOUBLE on the GPU, whatever the
- * input float type: float16/bfloat16/float32 terms are added plainly in
- * double (a thread adds at most a few 10^5 terms: relative error below
- * 2^-35, far under float32's own rounding), float64 and integer (mean/var)
- * terms with Neumaier's compensated addition; partial results are merged
- * with compensation. This is at least as accurate as the CPU's pairwise
- * float32 sums (the H200's FP64 rate keeps it bandwidth bound). One visible
- * difference: a float32 sum whose partial sums overflow float32 but whose
- * total does not (e.g. [3e38, 3e38, -3e38]) gives the finite total on the
- * GPU, +inf on the CPU. prod, max/min and arg* compute in the compute type
- * (float32 products as the CPU).
+ * whose state is the accumulator type of src/reduce_ops.h (float32 sums
+ * in float, float64 in double, integer sums wrapping in uint64, mean/var
+ * of integers in double: class NDR_FSUM, "sum in float64 of an integer
+ * input"). merge() is called with l covering lower thread lanes than r;
+ * the arg-reductions carry explicit indices, so their merge is
+ * commutative.
  */
-#ifndef ND_CUDA_REDUCE_OPS_H
-#define ND_CUDA_REDUCE_OPS_H
+#ifndef ND_CUDA_REDUCE_STATES_H
+#define ND_CUDA_REDUCE_STATES_H
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -37,19 +34,21 @@
 #include "half.h"
 #include "hostdev.h"
 #include "internal.h"
+#include "reduce_ops.h"
 
-/* Reduction classes (what is folded per element). */
+/* Reduction classes: those of src/reduce_ops.h, plus NDR_FSUM (the sum
+ * pass of mean/var/std of an integer input, in double). */
 enum {
-    NDR_SUM,   /* sum (ints wrap in uint64; floats in double) and mean of floats */
-    NDR_FSUM,  /* sum in double of integer inputs (mean/var of ints) */
-    NDR_PROD,
-    NDR_MAX,
-    NDR_MIN,
-    NDR_ARGMAX,
-    NDR_ARGMIN,
-    NDR_ANY,
-    NDR_ALL,
-    NDR_SQDEV, /* sum of squared deviations from a per-output centre (var/std) */
+    NDR_SUM = ND_RCLS_SUM,
+    NDR_PROD = ND_RCLS_PROD,
+    NDR_MAX = ND_RCLS_MAX,
+    NDR_MIN = ND_RCLS_MIN,
+    NDR_ARGMAX = ND_RCLS_ARGMAX,
+    NDR_ARGMIN = ND_RCLS_ARGMIN,
+    NDR_ANY = ND_RCLS_ANY,
+    NDR_ALL = ND_RCLS_ALL,
+    NDR_SQDEV = ND_RCLS_SQDEV,
+    NDR_FSUM = ND_RCLS_N,
     NDR_NCLS
 };
 /* Compute types. */
@@ -69,19 +68,10 @@ static inline int nd_r_ckind(nd_dtype t)
  * nd_r_class(MEAN) first (the centres), then NDR_SQDEV. */
 static inline int nd_r_class(nd_reduce_op op, nd_dtype t)
 {
-    switch (op) {
-    case ND_REDUCE_SUM: return NDR_SUM;
-    case ND_REDUCE_PROD: return NDR_PROD;
-    case ND_REDUCE_MEAN:
-    case ND_REDUCE_VAR:
-    case ND_REDUCE_STD: return nd__is_float(t) ? NDR_SUM : NDR_FSUM;
-    case ND_REDUCE_MAX: return NDR_MAX;
-    case ND_REDUCE_MIN: return NDR_MIN;
-    case ND_REDUCE_ARGMAX: return NDR_ARGMAX;
-    case ND_REDUCE_ARGMIN: return NDR_ARGMIN;
-    case ND_REDUCE_ANY: return NDR_ANY;
-    default: return NDR_ALL;
-    }
+    if (op == ND_REDUCE_VAR || op == ND_REDUCE_STD) op = ND_REDUCE_MEAN;
+    int c = (int)nd_rcls_of(op);
+    if (c == NDR_SUM && !nd__is_float(t) && nd_racc_of(op, t) == ND_RACC_F64) return NDR_FSUM;
+    return c;
 }
 
 /* The input dtype whose kernels run class cls on dtype t (fewer kernels to
@@ -146,162 +136,86 @@ ND_HOSTDEV static inline void nd_rstore_f32(void *out, int odt, int64_t o, float
     default: break;
     }
 }
-/* double results: float32 and narrower round through float32 (the type
- * the CPU accumulates them in) */
+/* double results (float64 accumulators) */
 ND_HOSTDEV static inline void nd_rstore_f64(void *out, int odt, int64_t o, double v)
 {
     if (odt == ND_FLOAT64) ((double *)out)[o] = v;
     else nd_rstore_f32(out, odt, o, (float)v);
 }
-/* mean: / n; var: / den; std: sqrt(/ den); others unchanged */
-ND_HOSTDEV static inline double nd_rscale(const nd_rfin *f, double v)
-{
-    switch (f->op) {
-    case ND_REDUCE_MEAN: return v / f->n;
-    case ND_REDUCE_VAR: return v / f->den;
-    case ND_REDUCE_STD: return sqrt(v / f->den);
-    default: return v;
-    }
-}
-
 /* ------------------------------------------------------------------ */
-/* Sums in double                                                      */
+/* The families                                                        */
 /* ------------------------------------------------------------------ */
-typedef struct nd_rsum {
-    double s, c; /* sum and Neumaier compensation */
-} nd_rsum;
-ND_HOSTDEV static inline nd_rsum nd_rsum_zero(void)
-{
-    nd_rsum r;
-    r.s = 0.0; /* +0: a sum of -0.0 terms is +0.0, as on the CPU */
-    r.c = 0.0;
-    return r;
-}
-ND_HOSTDEV static inline void nd_rsum_add(nd_rsum *a, double x) { a->s += x; }
-/* Neumaier: a.s + a.c tracks the exact sum to O(eps) whatever the count */
-ND_HOSTDEV static inline void nd_rsum_addk(nd_rsum *a, double x)
-{
-    double t = a->s + x;
-    if (fabs(a->s) >= fabs(x)) a->c += (a->s - t) + x;
-    else a->c += (x - t) + a->s;
-    a->s = t;
-}
-ND_HOSTDEV static inline void nd_rsum_merge(nd_rsum *a, nd_rsum b)
-{
-    nd_rsum_addk(a, b.s);
-    a->c += b.c;
-}
-/* Inf and NaN live in s (the compensation of an overflowed or NaN sum is
- * NaN and is dropped). */
-ND_HOSTDEV static inline double nd_rsum_value(nd_rsum a) { return fabs(a.s) <= DBL_MAX ? a.s + a.c : a.s; }
-/* d*d rounded as written (no FMA contraction into the following add,
- * which would break the compensation's error term) */
-ND_HOSTDEV static inline double nd_rsq(double d)
-{
-#if defined(__CUDA_ARCH__)
-    return __dmul_rn(d, d);
-#else
-    return d * d;
-#endif
-}
-
-#define NDR_NAN(x) ((x) != (x))
-#define NDR_NONAN(x) 0
-
-/* sum / fsum / sqdev families (state nd_rsum) */
-#define NDR_RSUM_FAMILY(cls, ck, CT, ADD, TERM)                                                      \
-    typedef nd_rsum nd_r_##cls##_##ck##_S;                                                         \
-    ND_HOSTDEV static inline nd_rsum nd_r_##cls##_##ck##_init(void) { return nd_rsum_zero(); }    \
-    ND_HOSTDEV static inline void nd_r_##cls##_##ck##_fold(nd_rsum *s, CT x, int64_t j, double c) \
-    {                                                                                              \
-        (void)j;                                                                                   \
-        (void)c;                                                                                   \
-        ADD(s, TERM);                                                                              \
-    }                                                                                              \
-    ND_HOSTDEV static inline void nd_r_##cls##_##ck##_merge(nd_rsum *l, nd_rsum r) { nd_rsum_merge(l, r); } \
-    ND_HOSTDEV static inline void nd_r_##cls##_##ck##_fin(const nd_rfin *f, int64_t o, nd_rsum s)  \
-    {                                                                                              \
-        nd_rstore_f64(f->out, f->odt, o, nd_rscale(f, nd_rsum_value(s)));                           \
-    }
-#define NDR_T_X ((double)x)
-#define NDR_T_SQ nd_rsq((double)x - c)
-NDR_RSUM_FAMILY(sum, f32, float, nd_rsum_add, NDR_T_X)
-NDR_RSUM_FAMILY(sum, f64, double, nd_rsum_addk, NDR_T_X)
-NDR_RSUM_FAMILY(fsum, i64, int64_t, nd_rsum_addk, NDR_T_X)
-NDR_RSUM_FAMILY(fsum, u64, uint64_t, nd_rsum_addk, NDR_T_X)
-NDR_RSUM_FAMILY(sqdev, f32, float, nd_rsum_add, NDR_T_SQ)
-NDR_RSUM_FAMILY(sqdev, f64, double, nd_rsum_addk, NDR_T_SQ)
-NDR_RSUM_FAMILY(sqdev, i64, int64_t, nd_rsum_addk, NDR_T_SQ)
-NDR_RSUM_FAMILY(sqdev, u64, uint64_t, nd_rsum_addk, NDR_T_SQ)
-
-/* ------------------------------------------------------------------ */
-/* Value families: sum of ints, prod, max, min, any, all               */
-/* ------------------------------------------------------------------ */
-/* FOLD(s, x) updates *s; MERGE(l, r) likewise; STORE(out, odt, o, v). */
-#define NDR_VAL_FAMILY(cls, ck, CT, ST, INIT, FOLD, MERGE, STORE)                                    \
+/* state ST; *s = FOLD (of *s, x, centre c), *l = MERGE (of *l, r); FIN
+ * writes output o of state s. */
+#define NDR_FAMILY(cls, ck, CT, ST, INIT, FOLD, MERGE, FIN)                                          \
     typedef ST nd_r_##cls##_##ck##_S;                                                              \
     ND_HOSTDEV static inline ST nd_r_##cls##_##ck##_init(void) { return (ST)(INIT); }             \
     ND_HOSTDEV static inline void nd_r_##cls##_##ck##_fold(ST *s, CT x, int64_t j, double c)      \
     {                                                                                              \
         (void)j;                                                                                   \
         (void)c;                                                                                   \
-        FOLD(s, x);                                                                                \
+        *s = FOLD;                                                                                 \
     }                                                                                              \
-    ND_HOSTDEV static inline void nd_r_##cls##_##ck##_merge(ST *l, ST r) { MERGE(l, r); }         \
+    ND_HOSTDEV static inline void nd_r_##cls##_##ck##_merge(ST *l, ST r) { *l = MERGE; }          \
     ND_HOSTDEV static inline void nd_r_##cls##_##ck##_fin(const nd_rfin *f, int64_t o, ST s)      \
     {                                                                                              \
-        STORE(f->out, f->odt, o, s);                                                               \
+        FIN;                                                                                       \
     }
+/* finishing float states: nd_rop_finish (mean, var, std) then the store */
+#define NDR_FIN_F32 nd_rstore_f32(f->out, f->odt, o, nd_rop_finish_f32(s, f->op, f->n, f->den))
+#define NDR_FIN_F64 nd_rstore_f64(f->out, f->odt, o, nd_rop_finish_f64(s, f->op, f->n, f->den))
+#define NDR_FIN_F32V nd_rstore_f32(f->out, f->odt, o, s)
+#define NDR_FIN_U64 nd_rstore_u64(f->out, f->odt, o, (uint64_t)s)
+#define NDR_FIN_B1 (((uint8_t *)f->out)[o] = (uint8_t)(s != 0))
 
-/* integer sums and products wrap: computed in uint64 (int64's bits) */
-#define NDR_ADDU(s, x) (*(s) += (uint64_t)(x))
-#define NDR_MULU(s, x) (*(s) *= (uint64_t)(x))
-#define NDR_MULF(s, x) (*(s) *= (x))
-/* NaN-propagating max/min, the CPU's MAXSEL/MINSEL: a NaN state sticks
- * (x > NaN is false), a NaN x replaces the state */
-#define NDR_MAXF(s, x) (*(s) = ((x) > *(s) || NDR_NAN(x)) ? (x) : *(s))
-#define NDR_MINF(s, x) (*(s) = ((x) < *(s) || NDR_NAN(x)) ? (x) : *(s))
-#define NDR_MAXI(s, x) (*(s) = (x) > *(s) ? (x) : *(s))
-#define NDR_MINI(s, x) (*(s) = (x) < *(s) ? (x) : *(s))
-#define NDR_ANYF(s, x) (*(s) |= (unsigned)((x) != 0))
-#define NDR_ALLF(s, x) (*(s) &= (unsigned)((x) != 0))
-#define NDR_ST_U64(out, odt, o, v) nd_rstore_u64(out, odt, o, (uint64_t)(v))
-#define NDR_ST_F32(out, odt, o, v) nd_rstore_f32(out, odt, o, v)
-#define NDR_ST_F64(out, odt, o, v) nd_rstore_f64(out, odt, o, v)
-#define NDR_ST_B1(out, odt, o, v) (((uint8_t *)(out))[o] = (uint8_t)((v) != 0))
-
-NDR_VAL_FAMILY(sum, i64, int64_t, uint64_t, 0, NDR_ADDU, NDR_ADDU, NDR_ST_U64)
-NDR_VAL_FAMILY(sum, u64, uint64_t, uint64_t, 0, NDR_ADDU, NDR_ADDU, NDR_ST_U64)
-NDR_VAL_FAMILY(prod, f32, float, float, 1.0f, NDR_MULF, NDR_MULF, NDR_ST_F32)
-NDR_VAL_FAMILY(prod, f64, double, double, 1.0, NDR_MULF, NDR_MULF, NDR_ST_F64)
-NDR_VAL_FAMILY(prod, i64, int64_t, uint64_t, 1, NDR_MULU, NDR_MULU, NDR_ST_U64)
-NDR_VAL_FAMILY(prod, u64, uint64_t, uint64_t, 1, NDR_MULU, NDR_MULU, NDR_ST_U64)
-NDR_VAL_FAMILY(max, f32, float, float, -INFINITY, NDR_MAXF, NDR_MAXF, NDR_ST_F32)
-NDR_VAL_FAMILY(max, f64, double, double, -INFINITY, NDR_MAXF, NDR_MAXF, NDR_ST_F64)
-NDR_VAL_FAMILY(max, i64, int64_t, int64_t, INT64_MIN, NDR_MAXI, NDR_MAXI, NDR_ST_U64)
-NDR_VAL_FAMILY(max, u64, uint64_t, uint64_t, 0, NDR_MAXI, NDR_MAXI, NDR_ST_U64)
-NDR_VAL_FAMILY(min, f32, float, float, INFINITY, NDR_MINF, NDR_MINF, NDR_ST_F32)
-NDR_VAL_FAMILY(min, f64, double, double, INFINITY, NDR_MINF, NDR_MINF, NDR_ST_F64)
-NDR_VAL_FAMILY(min, i64, int64_t, int64_t, INT64_MAX, NDR_MINI, NDR_MINI, NDR_ST_U64)
-NDR_VAL_FAMILY(min, u64, uint64_t, uint64_t, UINT64_MAX, NDR_MINI, NDR_MINI, NDR_ST_U64)
-NDR_VAL_FAMILY(any, f32, float, unsigned, 0, NDR_ANYF, NDR_ANYF, NDR_ST_B1)
-NDR_VAL_FAMILY(any, f64, double, unsigned, 0, NDR_ANYF, NDR_ANYF, NDR_ST_B1)
-NDR_VAL_FAMILY(any, i64, int64_t, unsigned, 0, NDR_ANYF, NDR_ANYF, NDR_ST_B1)
-NDR_VAL_FAMILY(any, u64, uint64_t, unsigned, 0, NDR_ANYF, NDR_ANYF, NDR_ST_B1)
-NDR_VAL_FAMILY(all, f32, float, unsigned, 1, NDR_ALLF, NDR_ALLF, NDR_ST_B1)
-NDR_VAL_FAMILY(all, f64, double, unsigned, 1, NDR_ALLF, NDR_ALLF, NDR_ST_B1)
-NDR_VAL_FAMILY(all, i64, int64_t, unsigned, 1, NDR_ALLF, NDR_ALLF, NDR_ST_B1)
-NDR_VAL_FAMILY(all, u64, uint64_t, unsigned, 1, NDR_ALLF, NDR_ALLF, NDR_ST_B1)
+/* sums: float32 terms in float, float64 in double, integers wrapping in
+ * uint64 (int64's bits); mean/var/std of integers in double (fsum) */
+NDR_FAMILY(sum, f32, float, float, nd_rop_identity_f32(ND_RCLS_SUM), nd_rop_add_f32(*s, x), nd_rop_add_f32(*l, r), NDR_FIN_F32)
+NDR_FAMILY(sum, f64, double, double, nd_rop_identity_f64(ND_RCLS_SUM), nd_rop_add_f64(*s, x), nd_rop_add_f64(*l, r), NDR_FIN_F64)
+NDR_FAMILY(sum, i64, int64_t, uint64_t, 0, nd_rop_add_u64(*s, (uint64_t)x), nd_rop_add_u64(*l, r), NDR_FIN_U64)
+NDR_FAMILY(sum, u64, uint64_t, uint64_t, 0, nd_rop_add_u64(*s, x), nd_rop_add_u64(*l, r), NDR_FIN_U64)
+NDR_FAMILY(fsum, i64, int64_t, double, 0.0, nd_rop_add_f64(*s, (double)x), nd_rop_add_f64(*l, r), NDR_FIN_F64)
+NDR_FAMILY(fsum, u64, uint64_t, double, 0.0, nd_rop_add_f64(*s, (double)x), nd_rop_add_f64(*l, r), NDR_FIN_F64)
+/* squared deviations from the centre c (the mean, computed in the same
+ * accumulator type and handed over as a double) */
+NDR_FAMILY(sqdev, f32, float, float, 0.0f, nd_rop_add_f32(*s, nd_rop_sqdev_f32(x, (float)c)), nd_rop_add_f32(*l, r), NDR_FIN_F32)
+NDR_FAMILY(sqdev, f64, double, double, 0.0, nd_rop_add_f64(*s, nd_rop_sqdev_f64(x, c)), nd_rop_add_f64(*l, r), NDR_FIN_F64)
+NDR_FAMILY(sqdev, i64, int64_t, double, 0.0, nd_rop_add_f64(*s, nd_rop_sqdev_f64((double)x, c)), nd_rop_add_f64(*l, r), NDR_FIN_F64)
+NDR_FAMILY(sqdev, u64, uint64_t, double, 0.0, nd_rop_add_f64(*s, nd_rop_sqdev_f64((double)x, c)), nd_rop_add_f64(*l, r), NDR_FIN_F64)
+/* products */
+NDR_FAMILY(prod, f32, float, float, nd_rop_identity_f32(ND_RCLS_PROD), nd_rop_mul_f32(*s, x), nd_rop_mul_f32(*l, r), NDR_FIN_F32V)
+NDR_FAMILY(prod, f64, double, double, nd_rop_identity_f64(ND_RCLS_PROD), nd_rop_mul_f64(*s, x), nd_rop_mul_f64(*l, r), NDR_FIN_F64)
+NDR_FAMILY(prod, i64, int64_t, uint64_t, 1, nd_rop_mul_u64(*s, (uint64_t)x), nd_rop_mul_u64(*l, r), NDR_FIN_U64)
+NDR_FAMILY(prod, u64, uint64_t, uint64_t, 1, nd_rop_mul_u64(*s, x), nd_rop_mul_u64(*l, r), NDR_FIN_U64)
+/* max / min (NaN propagating), in the compute type */
+#define NDR_EXTREMA(dir, CLS, ck, CT, FIN)                                                           \
+    NDR_FAMILY(dir, ck, CT, CT, nd_rop_identity_##ck(CLS), nd_rop_##dir##_##ck(*s, x), nd_rop_##dir##_##ck(*l, r), FIN)
+NDR_EXTREMA(max, ND_RCLS_MAX, f32, float, NDR_FIN_F32V)
+NDR_EXTREMA(max, ND_RCLS_MAX, f64, double, NDR_FIN_F64)
+NDR_EXTREMA(max, ND_RCLS_MAX, i64, int64_t, NDR_FIN_U64)
+NDR_EXTREMA(max, ND_RCLS_MAX, u64, uint64_t, NDR_FIN_U64)
+NDR_EXTREMA(min, ND_RCLS_MIN, f32, float, NDR_FIN_F32V)
+NDR_EXTREMA(min, ND_RCLS_MIN, f64, double, NDR_FIN_F64)
+NDR_EXTREMA(min, ND_RCLS_MIN, i64, int64_t, NDR_FIN_U64)
+NDR_EXTREMA(min, ND_RCLS_MIN, u64, uint64_t, NDR_FIN_U64)
+/* any / all: x != 0 (NaN is true); the state is a 0/1 flag */
+#define NDR_TRUTH(ck, CT)                                                                            \
+    NDR_FAMILY(any, ck, CT, unsigned, 0u, *s | (unsigned)nd_rop_nz_##ck(x), *l | r, NDR_FIN_B1)      \
+    NDR_FAMILY(all, ck, CT, unsigned, 1u, *s & (unsigned)nd_rop_nz_##ck(x), *l & r, NDR_FIN_B1)
+NDR_TRUTH(f32, float)
+NDR_TRUTH(f64, double)
+NDR_TRUTH(i64, int64_t)
+NDR_TRUTH(u64, uint64_t)
 
 /* ------------------------------------------------------------------ */
 /* argmax / argmin: (value, flat index) pairs                          */
 /* ------------------------------------------------------------------ */
 /* The merge of two results over disjoint index sets, in either order: an
- * empty result (i < 0) loses; a NaN beats every number and the first NaN
- * (smallest index) wins; otherwise the larger (smaller for argmin) value
- * wins and equal values keep the smaller index. That is the CPU's
- * first-occurrence rule, independent of the combine order. */
-#define NDR_ARG_FAMILY(ck, CT, ISN)                                                                  \
+ * empty result (i < 0) loses; otherwise the one with the smaller index is
+ * "best so far" and the other replaces it when nd_rop_arg*_takes says so
+ * (src/reduce_ops.h: first occurrence, the first NaN wins). That is the
+ * CPU's rule, independent of the combine order. */
+#define NDR_ARG_FAMILY(ck, CT)                                                                       \
     typedef struct {                                                                               \
         CT v;                                                                                      \
         int64_t i;                                                                                 \
@@ -310,14 +224,9 @@ NDR_VAL_FAMILY(all, u64, uint64_t, unsigned, 1, NDR_ALLF, NDR_ALLF, NDR_ST_B1)
     {                                                                                              \
         if (b.i < 0) return a;                                                                     \
         if (a.i < 0) return b;                                                                     \
-        int an = ISN(a.v), bn = ISN(b.v);                                                          \
-        if (an || bn) {                                                                            \
-            if (an && bn) return a.i <= b.i ? a : b;                                               \
-            return an ? a : b;                                                                     \
-        }                                                                                          \
-        if (want_max ? b.v > a.v : b.v < a.v) return b;                                            \
-        if (want_max ? a.v > b.v : a.v < b.v) return a;                                            \
-        return a.i <= b.i ? a : b;                                                                 \
+        nd_rarg_##ck lo = a.i <= b.i ? a : b, hi = a.i <= b.i ? b : a;                            \
+        int takes = want_max ? nd_rop_argmax_takes_##ck(lo.v, hi.v) : nd_rop_argmin_takes_##ck(lo.v, hi.v); \
+        return takes ? hi : lo;                                                                    \
     }                                                                                              \
     NDR_ARG_CLS(argmax, ck, CT, 1)                                                                 \
     NDR_ARG_CLS(argmin, ck, CT, 0)
@@ -346,10 +255,10 @@ NDR_VAL_FAMILY(all, u64, uint64_t, unsigned, 1, NDR_ALLF, NDR_ALLF, NDR_ST_B1)
     {                                                                                              \
         ((int64_t *)f->out)[o] = s.i;                                                              \
     }
-NDR_ARG_FAMILY(f32, float, NDR_NAN)
-NDR_ARG_FAMILY(f64, double, NDR_NAN)
-NDR_ARG_FAMILY(i64, int64_t, NDR_NONAN)
-NDR_ARG_FAMILY(u64, uint64_t, NDR_NONAN)
+NDR_ARG_FAMILY(f32, float)
+NDR_ARG_FAMILY(f64, double)
+NDR_ARG_FAMILY(i64, int64_t)
+NDR_ARG_FAMILY(u64, uint64_t)
 
 /* X(CLASS_ID, cls) for every class available on a compute type. */
 #define NDR_CLASSES_FLOAT(X, ck)                                                                     \
