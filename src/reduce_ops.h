@@ -4,7 +4,7 @@
  * folded in and two partial results are merged, and how the result is
  * finished (mean, var/std with a real ddof). ND_HOSTDEV static inline C:
  * the CPU loops (src/cpu/reduce_prims.c) and the CUDA kernels (through
- * src/cuda/reduce_ops.h) call these very bodies; only the loop structure
+ * src/cuda/reduce_states.h) call these very bodies; only the loop structure
  * (the CPU's vectorised pairwise sums, the GPU's warp/block trees) is
  * each backend's own.
  *
