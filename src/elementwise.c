@@ -127,14 +127,14 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
 
 /* resolve() memoised per (op, input dtype) for the successful cases:
  * 0 = not yet known (or an error, which is recomputed for its message),
- * else 1 + loop + ND_NUM_DTYPES * res. Relaxed atomics: racing threads
- * store the same value. */
+ * else 1 + (loop | res << 8) (shifts, not a division: this is the
+ * per-call path). Relaxed atomics: racing threads store the same value. */
 typedef uint16_t memo_t;
-_Static_assert(ND_NUM_DTYPES * ND_NUM_DTYPES < (1 << 16), "the resolve memo packs (loop, res) into 16 bits");
+_Static_assert(ND_NUM_DTYPES < 255, "the resolve memo packs (loop, res) into one byte each");
 static _Atomic memo_t unary_memo[ND_NUM_UNARY_OPS][ND_NUM_DTYPES];
 static _Atomic memo_t binary_memo[ND_NUM_BINARY_OPS][ND_NUM_DTYPES];
-static inline nd_dtype memo_loop(unsigned m) { return (nd_dtype)((m - 1) % ND_NUM_DTYPES); }
-static inline nd_dtype memo_res(unsigned m) { return (nd_dtype)((m - 1) / ND_NUM_DTYPES); }
+static inline nd_dtype memo_loop(unsigned m) { return (nd_dtype)((m - 1) & 0xff); }
+static inline nd_dtype memo_res(unsigned m) { return (nd_dtype)((m - 1) >> 8); }
 
 static inline nd_status resolve_memo(_Atomic memo_t *slot, const char *func, const char *opname, bool named,
                                      const char *kinds, nd_ew_rule rule, nd_dtype in, nd_dtype *loop, nd_dtype *res)
@@ -147,7 +147,7 @@ static inline nd_status resolve_memo(_Atomic memo_t *slot, const char *func, con
     }
     nd_status st = resolve(func, opname, named, kinds, rule, in, loop, res);
     if (st == ND_OK)
-        atomic_store_explicit(slot, (memo_t)(1 + (unsigned)*loop + ND_NUM_DTYPES * (unsigned)*res), memory_order_relaxed);
+        atomic_store_explicit(slot, (memo_t)(1 + ((unsigned)*loop | (unsigned)*res << 8)), memory_order_relaxed);
     return st;
 }
 
@@ -282,7 +282,7 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
     if (ND_LIKELY(b->dtype == in && nd__dtype_valid(in) && fast && fast->binary_flat && o != NULL)) {
         /* the direct path, checked here before the general machinery */
         unsigned m = atomic_load_explicit(&binary_memo[op][in], memory_order_relaxed);
-        if (m != 0 && (nd_dtype)((m - 1) & 15) == in && o->dtype == (nd_dtype)((m - 1) >> 4) &&
+        if (m != 0 && memo_loop(m) == in && o->dtype == memo_res(m) &&
             (op != ND_BINARY_POWER || nd__is_float(in)) && direct_out(o) && direct_operand(a, o) &&
             direct_operand(b, o) && direct_no_overlap(o, a) && direct_no_overlap(o, b)) {
             fast->binary_flat(op, in, nd__ptr(o), nd__ptr(a), nd__ptr(b), o->size);
