@@ -195,6 +195,8 @@ asan:
 # (elementwise, reduce, linalg, vmath: 15k+ cases or ULP sweeps over
 # millions of values, minutes each under valgrind);
 # ASan+LSan in `make asan` covers every suite. VALGRIND_SUITES=all runs all.
+# ND_TEST_LARGE=0: valgrind runs threads one at a time, so the large and
+# the many-iteration race cases (tests/test_util.h) take their small form.
 VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu coverage
 ifeq ($(VALGRIND_SUITES),all)
   override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu gpu_ew gpu_reduce gpu_linalg gpu_random coverage vmath
@@ -202,7 +204,7 @@ endif
 valgrind: $(TEST_BIN)
 	@set -eo pipefail; for s in $(VALGRIND_SUITES); do \
 	  echo "valgrind: suite $$s"; \
-	  CK_FORK=no CK_RUN_SUITE=$$s valgrind -q --error-exitcode=1 --leak-check=full \
+	  ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE=$$s valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 	    --suppressions=tests/valgrind.supp $(TEST_BIN) | tail -n 1; \
 	done

@@ -23,8 +23,9 @@ int nd_test_gpu_count(void);
 
 /* Whether the very large cases run (30M-element arrays, operands spanning
  * over 2 GiB): ND_TEST_LARGE=0 leaves them out (tools/gpu-check.sh does so
- * under compute-sanitizer, where they would take minutes); the suites then
- * say so rather than count them as passed. */
+ * under compute-sanitizer, `make valgrind` under valgrind, where they would
+ * take minutes; race tests take fewer iterations); the suites then say so
+ * rather than count them as passed. */
 static inline int nd_test_large(void)
 {
     const char *e = getenv("ND_TEST_LARGE");
