@@ -573,6 +573,17 @@ const char *bench_blas_core(void)
     return c ? c : "unknown";
 }
 
+/* The CPU path in use (src/cpu/isa.h), from nd_build_info()'s
+ * "CPU path: X" field: "avx512", "avx2 (forced by ND_CPU_ISA, ...)". */
+const char *bench_cpu_path(void)
+{
+    static char buf[96];
+    const char *p = strstr(nd_build_info(), "CPU path: ");
+    snprintf(buf, sizeof buf, "%s", p ? p + 10 : "unknown");
+    buf[strcspn(buf, ";")] = 0;
+    return buf;
+}
+
 static void cpu_model(char *buf, size_t cap)
 {
     snprintf(buf, cap, "unknown");
@@ -609,6 +620,8 @@ void bench_write_env(const char *bench)
     json_str(f, nd_build_info());
     fprintf(f, ", \"blas_core\": ");
     json_str(f, bench_blas_core());
+    fprintf(f, ", \"cpu_path\": ");
+    json_str(f, bench_cpu_path());
     fprintf(f, ", \"blas_config\": ");
     json_str(f, openblas_get_config());
     fprintf(f, ", \"threads\": %d, \"nd_threads\": %d, \"blas_threads\": %d, \"nproc\": %ld", g_opt.threads,
@@ -640,6 +653,7 @@ void bench_write_env(const char *bench)
     json_env_member(f, "ND_NUM_THREADS", true);
     json_env_member(f, "ND_DEVICE", true);
     json_env_member(f, "ND_POOL", true);
+    json_env_member(f, "ND_CPU_ISA", true);
     fprintf(f, "}}\n");
     fflush(f);
 }
@@ -676,8 +690,9 @@ void bench_emit(const bench_record *r)
 
     if (!g_header_done) {
         const char *ct = getenv("OPENBLAS_CORETYPE"), *l2 = getenv("OPENBLAS_L2_SIZE");
-        printf("%s: libndgpu %s, BLAS core %s, threads %d, OPENBLAS_CORETYPE=%s, OPENBLAS_L2_SIZE=%s, min time %g s\n",
-               g_name, nd_version(), bench_blas_core(), g_opt.threads, ct ? ct : "(unset)", l2 ? l2 : "(unset)",
+        printf("%s: libndgpu %s, BLAS core %s, CPU path %s, threads %d, OPENBLAS_CORETYPE=%s, OPENBLAS_L2_SIZE=%s, "
+               "min time %g s\n",
+               g_name, nd_version(), bench_blas_core(), bench_cpu_path(), g_opt.threads, ct ? ct : "(unset)", l2 ? l2 : "(unset)",
                g_opt.min_time);
         printf("%-18s %-16s %-16s %-10s %-7s %10s %10s %10s %14s  %s\n", "op", "dtype", "shape", "layout", "device",
                "median", "min", "max", "rate", "check");

@@ -212,5 +212,7 @@ void bench_extra_append(bench_record *r, const char *fmt, ...) __attribute__((fo
 void bench_write_env(const char *bench);
 /* BLAS core name from openblas_get_corename() (static). */
 const char *bench_blas_core(void);
+/* The CPU path that ran ("avx512", "avx2", "baseline"; from nd_build_info). */
+const char *bench_cpu_path(void);
 
 #endif /* BENCH_COMMON_H */

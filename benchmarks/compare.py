@@ -520,9 +520,11 @@ def print_goals(goals):
 def print_table(rows, summary, st, threads, has_gpu):
     np_core = ((st.workers.get("numpy") or {}).get("blas") or {}).get("core", "?")
     our_core = (st.envs[0] if st.envs else {}).get("blas_core", "?")
+    our_path = (st.envs[0] if st.envs else {}).get("cpu_path", "?")
     print()
     print("libndgpu vs NumPy%s: ratio = reference median / libndgpu median (> 1: libndgpu faster); threads %d; "
-          "BLAS core libndgpu %s, NumPy %s" % ("" if st.cupy_why else " and CuPy", threads, our_core, np_core))
+          "BLAS core libndgpu %s, NumPy %s; libndgpu CPU path %s" % ("" if st.cupy_why else " and CuPy", threads,
+                                                                  our_core, np_core, our_path))
     hdr = "%-12s %-14s %-17s %-15s %-11s %-7s %10s %11s %10s %8s" % (
         "bench", "op", "dtype", "shape", "layout", "device", "libndgpu", "rate", "NumPy", "ratio")
     if has_gpu:
@@ -595,7 +597,8 @@ def write_record(st, args, threads, logpath, complete):
         "nproc": nproc,
         "elapsed_s": round(time.time() - st.t_start, 1),
         "libndgpu": {"version": env0.get("version"), "build_info": env0.get("build_info"),
-                     "blas_core": env0.get("blas_core"), "blas_config": env0.get("blas_config"),
+                     "blas_core": env0.get("blas_core"), "cpu_path": env0.get("cpu_path"),
+                     "blas_config": env0.get("blas_config"),
                      "env": env0.get("env"), "cpu_model": env0.get("cpu_model"), "devices": env0.get("devices")},
         "numpy": st.workers.get("numpy") or {"missing": st.numpy_why},
         "cupy": st.workers.get("cupy") or {"missing": st.cupy_why},
@@ -807,10 +810,11 @@ def main():
     print()
     print("compare: wrote %s (+ %s)" % (out_json, os.path.basename(stem + ".log")))
     if not args.no_plot and interrupted is None:
-        title = "libndgpu %s vs NumPy %s%s on %s, %d threads, BLAS core %s, %s%s" % (
+        title = "libndgpu %s vs NumPy %s%s on %s, %d threads, BLAS core %s, CPU path %s, %s%s" % (
             env0.get("version"), (st.workers.get("numpy") or {}).get("version", "-"),
             (" / CuPy %s" % st.workers["cupy"]["version"]) if "cupy" in st.workers else "", kind, threads,
-            env0.get("blas_core"), datetime.date.today().isoformat(), " (quick)" if args.quick else "")
+            env0.get("blas_core"), env0.get("cpu_path"), datetime.date.today().isoformat(),
+            " (quick)" if args.quick else "")
         ok, why = ensure_module("matplotlib", "matplotlib", not args.no_install, log)
         if not ok:
             log("compare: no plot: %s" % why)

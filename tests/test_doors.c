@@ -3,6 +3,7 @@
  * come from the registry (one function), and the device part answers for
  * the core. The static half (no core file calls a backend by name) is
  * tools/check-doors.sh. */
+#include "cpu/isa.h"
 #include "internal.h"
 #include "test_util.h"
 
@@ -112,6 +113,27 @@ START_TEST(build_info_lists_every_backend)
 }
 END_TEST
 
+/* The CPU path: named in the build line, never above what the CPU has,
+ * and lowered exactly as ND_CPU_ISA asks (make test-isa runs the suites
+ * with each lower path; this checks that the request took effect). */
+START_TEST(cpu_path_follows_nd_cpu_isa)
+{
+    nd_cpu_isa isa = nd__cpu_isa(), det = nd__cpu_isa_detected();
+    char want[64];
+    snprintf(want, sizeof want, "; CPU path: %s", nd__cpu_isa_name(isa));
+    ck_assert_msg(strstr(nd_build_info(), want), "'%s' lacks '%s'", nd_build_info(), want);
+    ck_assert_int_le(isa, det);
+    const char *env = getenv("ND_CPU_ISA");
+    nd_cpu_isa asked = det;
+    for (int i = 0; env && i < ND_ISA_N; i++)
+        if (!strcmp(env, nd__cpu_isa_name((nd_cpu_isa)i))) asked = (nd_cpu_isa)i < det ? (nd_cpu_isa)i : det;
+    ck_assert_int_eq(isa, asked);
+    ck_assert_str_eq(nd__cpu_isa_name(ND_ISA_AVX512), "avx512");
+    ck_assert_str_eq(nd__cpu_isa_name(ND_ISA_AVX2), "avx2");
+    ck_assert_str_eq(nd__cpu_isa_name(ND_ISA_BASELINE), "baseline");
+}
+END_TEST
+
 Suite *suite_doors(void)
 {
     Suite *s = suite_create("doors");
@@ -120,6 +142,7 @@ Suite *suite_doors(void)
     tcase_add_test(tc, device_names_come_from_the_registry);
     tcase_add_test(tc, device_checks_go_through_the_registry);
     tcase_add_test(tc, build_info_lists_every_backend);
+    tcase_add_test(tc, cpu_path_follows_nd_cpu_isa);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -249,7 +249,7 @@ static bool try_transposed(const nd_iter *it, nd_loop_fn loop, const void *lctx,
     }
     j.tb = TB;
 #ifdef ND_X86
-    if (same && (dsz == 4 || dsz == 8) && __builtin_cpu_supports("avx")) {
+    if (same && (dsz == 4 || dsz == 8) && nd__cpu_isa() >= ND_ISA_AVX2) {
         j.simd = (int)dsz;
         j.tb = TB_SIMD;
         j.nt = it->size * dsz >= ((int64_t)16 << 20) && j.dsQ % 32 == 0;

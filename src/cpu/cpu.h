@@ -3,6 +3,7 @@
  * already validated by the core (see nd_backend in src/backend.h). */
 #ifndef ND_CPU_H
 #define ND_CPU_H
+#include "cpu/isa.h"
 #include "internal.h"
 
 /* src/cpu/backend.c: the descriptor (the registry, src/registry.c, names it) */

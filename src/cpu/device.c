@@ -49,5 +49,8 @@ extern char *openblas_get_corename(void);
 void nd__cpu_build_info(char *buf, size_t cap)
 {
     const char *core = openblas_get_corename();
-    snprintf(buf, cap, "BLAS: OpenBLAS (core %s); threads: %d", core ? core : "?", nd__num_threads());
+    nd_cpu_isa isa = nd__cpu_isa(), det = nd__cpu_isa_detected();
+    snprintf(buf, cap, "BLAS: OpenBLAS (core %s); threads: %d; CPU path: %s%s%s%s", core ? core : "?", nd__num_threads(),
+             nd__cpu_isa_name(isa), isa != det ? " (forced by ND_CPU_ISA, the CPU has " : "", isa != det ? nd__cpu_isa_name(det) : "",
+             isa != det ? ")" : "");
 }

@@ -22,13 +22,8 @@
 /* baseline ISA, and the AVX2 twin runs when the CPU has it. The build  */
 /* never contracts to FMA (-std=c11), so both give the same bits.       */
 /* ------------------------------------------------------------------ */
-#if defined(__x86_64__) || defined(__i386__)
-#define ND_CPU_AVX2_ATTR __attribute__((target("avx2")))
-#define ND_CPU_HAVE_AVX2() __builtin_cpu_supports("avx2")
-#else
-#define ND_CPU_AVX2_ATTR
-#define ND_CPU_HAVE_AVX2() 0
-#endif
+#define ND_CPU_AVX2_ATTR ND_ISA_TARGET_AVX2
+#define ND_CPU_HAVE_AVX2() (nd__cpu_isa() >= ND_ISA_AVX2)
 
 /* ------------------------------------------------------------------ */
 /* Unary loops                                                         */

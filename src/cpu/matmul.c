@@ -530,7 +530,7 @@ static bool small_ok(nd_dtype t, int64_t M, int64_t N, int64_t K)
 {
     if ((t != ND_FLOAT32 && t != ND_FLOAT64) || M > SMALL_DIM || N > SMALL_DIM || K > SMALL_DIM) return false;
     if ((double)M * (double)N * (double)K > SMALL_MNK) return false;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return nd__cpu_isa() >= ND_ISA_AVX2;
 }
 #endif
 

@@ -15,6 +15,7 @@
 #pragma GCC optimize("no-trapping-math")
 #include <string.h>
 
+#include "cpu/isa.h"
 #include "cpu/vmath.h"
 
 static inline float nd_vm_asf(uint32_t u)
@@ -108,7 +109,7 @@ static inline float nd_vm_sigmoid_body(float x)
 
 #if defined(__x86_64__) || defined(__i386__)
 #define ND_VM_X86 1
-#define ND_VM_AVX2 __attribute__((target("avx2")))
+#define ND_VM_AVX2 ND_ISA_TARGET_AVX2
 #else
 #define ND_VM_X86 0
 #endif
@@ -125,7 +126,7 @@ static inline float nd_vm_sigmoid_body(float x)
 #if ND_VM_X86
 #define ND_VM_FUNC_X86(name) ND_VM_LOOP(name, ND_VM_AVX2, avx2)
 #define ND_VM_CALL_X86(name)                   \
-    if (__builtin_cpu_supports("avx2")) {      \
+    if (nd__cpu_isa() >= ND_ISA_AVX2) {       \
         nd_vm_##name##_loop_avx2(o, a, n);     \
         return;                                \
     }
