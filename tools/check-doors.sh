@@ -35,9 +35,20 @@ for f in "$src"/*.c "$src"/*.h; do
     bad=1
   fi
 done
+# The CPU instruction set has one door too (src/cpu/isa.h): no file of the
+# library but src/cpu/isa.c asks the CPU what it has, and none forces an
+# ISA on a whole file (the build stays portable; per-ISA code uses the
+# ND_ISA_TARGET_* function attributes).
+isa_hits=$(grep -rnE '__builtin_cpu_(supports|is)|#pragma GCC target|__get_cpuid|cpuid\(' "$src" --include=*.c --include=*.h \
+           | grep -v "^$src/cpu/isa\.c:" || true)
+if [ -n "$isa_hits" ]; then
+  echo "$isa_hits"
+  echo "check-doors: FAILED (ask nd__cpu_isa() in src/cpu/isa.h which instruction set to use)"
+  exit 1
+fi
 if [ $bad -ne 0 ]; then
   echo "check-doors: FAILED (the core reaches a backend by name or tests its build flag; go through"
   echo "  nd__backend(dev)->slot, src/backend.h, and keep ND_WITH_* in $registry)"
   exit 1
 fi
-echo "check-doors: OK ($nfiles core files, backends: ${backends[*]}; only $registry names them)"
+echo "check-doors: OK ($nfiles core files, backends: ${backends[*]}; only $registry names them; only $src/cpu/isa.c reads the CPU's features)"

@@ -136,7 +136,7 @@ static void json_string_or_null(const char *s)
         fputs("null", stdout);
 }
 
-static const char *env_vars[] = {"ND_DEVICE", "ND_NUM_THREADS", "ND_POOL", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS"};
+static const char *env_vars[] = {"ND_DEVICE", "ND_NUM_THREADS", "ND_POOL", "ND_CPU_ISA", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS"};
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
 /* One device: info and stats (st_info / st_stats say whether they came). */
