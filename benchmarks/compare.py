@@ -416,6 +416,29 @@ GPU_GOALS = [
 ]
 
 
+# The CPU goals (issue 12: CPU speed on every machine users have), each
+# evaluated on this run's cpu rows against NumPy ("ratio_numpy": NumPy
+# median / libndgpu median). agg "geomean": the geometric mean of the
+# group's ratios (one line); the others as GPU_GOALS. A goal holds when it
+# holds on Intel and on AMD: the record names the CPU and its path.
+CPU_GOALS = [
+    ("every case with a NumPy twin", lambda r: True, "ratio_numpy", ">=", 1.0, "worst"),
+    ("elementwise: geometric mean", sel("elementwise", None), "ratio_numpy", ">=", 2.0, "geomean"),
+    ("reductions: geometric mean", sel("reduce", None), "ratio_numpy", ">=", 2.0, "geomean"),
+    ("matmul: geometric mean", sel("matmul", None), "ratio_numpy", ">=", 1.0, "geomean"),
+    ("exp, tanh, sigmoid float32 1.6e7", sel("elementwise", ("exp", "tanh", "sigmoid"), "float32", "16000000",
+                                             "contig"), "ratio_numpy", ">=", 2.0, "each"),
+    ("exp, tanh, sigmoid float64 1.6e7", sel("elementwise", ("exp", "tanh", "sigmoid"), "float64", "16000000",
+                                             "contig"), "ratio_numpy", ">=", 1.5, "each"),
+    ("exp, tanh, sigmoid on transposed inputs", sel("elementwise", ("exp", "tanh", "sigmoid"), layout="transposed"),
+     "ratio_numpy", ">=", 1.5, "each"),
+    ("argmax, argmin float32", sel("reduce", ("argmax", "argmin"), "float32"), "ratio_numpy", ">=", 1.5, "each"),
+    ("max, min", sel("reduce", ("max", "min")), "ratio_numpy", ">=", 1.5, "each"),
+    ("batched matmul 1000 x (16x16) float32", sel("matmul", "matmul", "float32", "1000x16x16", "batched"),
+     "ratio_numpy", ">=", 2.0, "each"),
+]
+
+
 def _derive(rows):
     """Per-row values the goals need that no single record holds."""
     raw_pinned, cuda_malloc = {}, {}
@@ -444,13 +467,23 @@ def fmt_goal_value(metric, v):
     return "%.2fx" % v
 
 
-def evaluate_goals(rows):
+def evaluate_goals(rows, goal_list=None, device="cuda"):
     """One entry per goal line: goal, case, value, target, met (None: not measured / no value), why, detail."""
     _derive(rows)
-    cuda = [r for r in rows if r["device"].startswith("cuda")]
+    cuda = [r for r in rows if r["device"].startswith(device)]
     out = []
-    for what, pred, metric, cmp, target, agg in GPU_GOALS:
+    for what, pred, metric, cmp, target, agg in (GPU_GOALS if goal_list is None else goal_list):
         match = [r for r in cuda if pred(r)]
+        if agg in ("geomean", "worst"):
+            match = [r for r in match if r.get(metric) is not None or metric != "ratio_numpy" or r.get("numpy")]
+        if agg == "geomean":
+            vals = [r[metric] for r in match if r.get(metric)]
+            g = math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
+            out.append({"goal": what, "case": None, "metric": metric, "value": g, "target": target, "cmp": cmp,
+                        "met": None if g is None else (g >= target if cmp == ">=" else g <= target),
+                        "why": "" if vals else "not measured (no such case in this run)",
+                        "detail": "%d cases, %d below %s" % (len(vals), sum(1 for v in vals if v < target), target)})
+            continue
         if agg == "largest":
             best = {}
             for r in match:
@@ -494,9 +527,12 @@ def evaluate_goals(rows):
             if valued:
                 w = min(valued, key=lambda e: e["value"]) if cmp == ">=" else max(valued, key=lambda e: e["value"])
                 w = dict(w)
-                w["detail"] = ("worst of %d%s; " % (len(entries), "" if len(valued) == len(entries) else
-                                                     ", %d without a value" % (len(entries) - len(valued)))
-                               + w["detail"])
+                nbad = sum(1 for e in valued if e["met"] is False)
+                w["detail"] = "; ".join(x for x in (
+                    "worst of %d (%d miss%s)%s" % (len(entries), nbad, "" if nbad == 1 else "es",
+                                                  "" if len(valued) == len(entries) else
+                                                  ", %d without a value" % (len(entries) - len(valued))),
+                    w["detail"]) if x)
                 entries = [w]
             else:
                 entries = entries[:1]
@@ -504,11 +540,11 @@ def evaluate_goals(rows):
     return out
 
 
-def print_goals(goals):
+def print_goals(goals, title="GPU goals (CUDA backend issues; computed from the rows above):"):
     if not goals:
         return
     print()
-    print("GPU goals (CUDA backend issues; computed from the rows above):")
+    print(title)
     for g in goals:
         verdict = "MET" if g["met"] else ("MISSED" if g["met"] is False else "n/a")
         print("  %-6s %-62s %8s (target %s %s)  %s%s%s" % (
@@ -578,6 +614,7 @@ def write_record(st, args, threads, logpath, complete):
     rows, counts = merge(st)
     summary = summarize(rows)
     goals = evaluate_goals(rows) if any(r["device"].startswith("cuda") for r in rows) else []
+    cpu_goals = evaluate_goals(rows, CPU_GOALS, "cpu") if any(r["device"] == "cpu" for r in rows) else []
     nproc = os.cpu_count() or 1
     kind = machine_kind(st.envs, nproc)
     date = datetime.date.today().isoformat()
@@ -606,6 +643,7 @@ def write_record(st, args, threads, logpath, complete):
         "counts": counts,
         "summary": summary,
         "goals": goals,
+        "cpu_goals": cpu_goals,
         "problems": st.problems,
         "cases": rows,
         "raw": {"env": st.envs, "libndgpu": st.ours_all, "numpy": st.np_all, "cupy": st.cp_all},
@@ -620,7 +658,7 @@ def write_record(st, args, threads, logpath, complete):
         shutil.copyfile(logpath, stem + ".log")
     except OSError:
         pass
-    return rows, counts, summary, out_json, kind, env0, goals
+    return rows, counts, summary, out_json, kind, env0, goals, cpu_goals
 
 
 def dry_run(args, benches, bindir, log):
@@ -651,6 +689,15 @@ def dry_run(args, benches, bindir, log):
             planned.append({"bench": bench, "op": op, "dtype": dtype, "shape": shape, "layout": layout,
                             "device": dev, "key": key})
             print("  %-48s %s" % (key, eq or why))
+    print()
+    print("CPU goal cases in this plan:")
+    for what, pred, metric, cmp, target, agg in CPU_GOALS:
+        hits = [c["key"] for c in planned if c["device"] == "cpu" and pred(c)]
+        print("  %-62s %s" % (what[:62], ("%d case(s): %s" % (len(hits), ", ".join(hits[:4]) +
+                                                               (" ..." if len(hits) > 4 else "")))
+                                if hits else "MISSING"))
+        if not hits and args.device in ("cpu", "all") and not args.filter and args.quick:
+            problems.append("CPU goal %r has no case" % what)
     print()
     print("GPU goal cases in this plan:")
     for what, pred, metric, cmp, target, agg in GPU_GOALS:
@@ -802,9 +849,11 @@ def main():
     if not has_gpu and st.cupy_why is None:
         st.cupy_why = "no GPU"
 
-    rows, counts, summary, out_json, kind, env0, goals = write_record(st, args, threads, logpath,
+    rows, counts, summary, out_json, kind, env0, goals, cpu_goals = write_record(st, args, threads, logpath,
                                                                       complete=interrupted is None)
     print_table(rows, summary, st, threads, has_gpu)
+    print_goals(cpu_goals, "CPU goals (issue 12, vs NumPy on %s, CPU path %s; computed from the rows above):"
+                % (env0.get("cpu_model"), env0.get("cpu_path")))
     print_goals(goals)
     stem = os.path.splitext(out_json)[0]
     print()
