@@ -380,6 +380,7 @@ START_TEST(test_matmul_small_kernel)
 END_TEST
 
 void linalg_add_dot_gemm(Suite *s); /* tests/test_linalg_gemm.c */
+void linalg_add_small(Suite *s);    /* tests/test_linalg_small.c */
 
 Suite *suite_linalg(void)
 {
@@ -398,5 +399,6 @@ Suite *suite_linalg(void)
     tcase_add_test(tc, test_matmul_errors);
     suite_add_tcase(s, tc);
     linalg_add_dot_gemm(s);
+    linalg_add_small(s);
     return s;
 }

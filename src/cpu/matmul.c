@@ -17,10 +17,10 @@
  *    accumulation in the dtype, without signed-overflow UB. Bool is the
  *    logical or of ands.
  *
- * Small float32/float64 matrices (M, N, K <= 64 and M*N*K <= 32^3) on a
- * CPU with AVX2+FMA skip BLAS: an own register-blocked kernel (below)
- * costs less than one cblas call's fixed overhead, and batches of them
- * are spread over our threads.
+ * Small float32/float64 matrices (M, N, K <= 64 and M*N*K <= 32^3) on the
+ * AVX-512 and AVX2 paths skip BLAS: an own register-blocked kernel per
+ * path (src/cpu/matmul_small.c) costs less than one cblas call's fixed
+ * overhead, and batches of them are spread over our threads.
  *
  * Other batches of matrices small enough that OpenBLAS runs them on the calling
  * thread alone (M*N*K <= 64^3; OpenBLAS has small-matrix kernels, so a
@@ -36,11 +36,8 @@
 
 #include "cpu/cpu.h"
 #include "half.h"
+#include "cpu/matmul_small.h"
 #include "matmul_layout.h"
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define ND_SMALL_KERNEL 1
-#endif
 
 /* A 2-D matrix: address of element (0,0) and strides in ELEMENTS. */
 typedef struct {
@@ -353,159 +350,22 @@ static void batch_body(void *vctx, int64_t begin, int64_t end)
     scratch_free(&s);
 }
 
-
 /* ------------------------------------------------------------------ */
-/* Small float32/float64 matrices: own AVX2+FMA kernel                 */
+/* Small float32/float64 matrices: own kernels (src/cpu/matmul_small.c) */
 /* ------------------------------------------------------------------ */
-/* A cblas call costs a few hundred nanoseconds of argument checks,
- * buffer management and packing, more than a 16x16x16 product itself.
- * Matrices with M, N, K <= SMALL_DIM (and M*N*K <= SMALL_MNK) use a
- * register-blocked kernel instead: 4 rows x 2 vectors of C accumulate
- * in registers over k (8 independent FMA chains), edges masked. Each
- * element of C is a plain k-ordered sum, the same on any thread. */
-#define SMALL_DIM 64
-#define SMALL_MNK 32768.0
-
-#ifdef ND_SMALL_KERNEL
 typedef struct {
     const nd_array *out, *a, *b;
     int64_t M, N, K;
     bool f64;
+    nd_small_mm_fn fn;
 } small_ctx;
-
-/* Lane mask for columns j0 + [0, L) below n. */
-__attribute__((target("avx2,fma"))) static inline __m256i lane_mask32(int64_t rem)
-{
-    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(rem > 8 ? 8 : rem)), idx);
-}
-__attribute__((target("avx2,fma"))) static inline __m256i lane_mask64(int64_t rem)
-{
-    const __m256i idx = _mm256_setr_epi64x(0, 1, 2, 3);
-    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(rem > 4 ? 4 : rem), idx);
-}
-
-/* One full 4 x 16 tile of C: unmasked loads and stores (masked stores are
- * microcoded and slow on AMD cores, and the masks cost registers). */
-__attribute__((target("avx2,fma"), always_inline)) static inline void small_f32_full(
-    int64_t K, const float *const ar[4], int64_t acs, const float *bp, int64_t brs, float *cp, int64_t crs)
-{
-    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-    const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3];
-    for (int64_t k = 0; k < K; k++, bp += brs, a0 += acs, a1 += acs, a2 += acs, a3 += acs) {
-        __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8);
-        __m256 x = _mm256_broadcast_ss(a0);
-        c00 = _mm256_fmadd_ps(x, b0, c00), c01 = _mm256_fmadd_ps(x, b1, c01);
-        x = _mm256_broadcast_ss(a1);
-        c10 = _mm256_fmadd_ps(x, b0, c10), c11 = _mm256_fmadd_ps(x, b1, c11);
-        x = _mm256_broadcast_ss(a2);
-        c20 = _mm256_fmadd_ps(x, b0, c20), c21 = _mm256_fmadd_ps(x, b1, c21);
-        x = _mm256_broadcast_ss(a3);
-        c30 = _mm256_fmadd_ps(x, b0, c30), c31 = _mm256_fmadd_ps(x, b1, c31);
-    }
-    _mm256_storeu_ps(cp, c00), _mm256_storeu_ps(cp + 8, c01);
-    _mm256_storeu_ps(cp + crs, c10), _mm256_storeu_ps(cp + crs + 8, c11);
-    _mm256_storeu_ps(cp + 2 * crs, c20), _mm256_storeu_ps(cp + 2 * crs + 8, c21);
-    _mm256_storeu_ps(cp + 3 * crs, c30), _mm256_storeu_ps(cp + 3 * crs + 8, c31);
-}
-
-/* C (M x N, row stride crs, unit columns) = A (strides ars, acs) @ B (row
- * stride brs, unit columns). Full 4 x 16 tiles take the unmasked path; the
- * edges are masked. Both compute each element as the same k-ordered chain
- * of FMAs, so the result does not depend on the path. */
-__attribute__((target("avx2,fma"))) static void small_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t ars,
-                                                          int64_t acs, const float *B, int64_t brs, float *C, int64_t crs)
-{
-    for (int64_t i0 = 0; i0 < M; i0 += 4) {
-        const float *ar[4];
-        for (int r = 0; r < 4; r++) ar[r] = A + (i0 + r < M ? i0 + r : M - 1) * ars;
-        for (int64_t j0 = 0; j0 < N; j0 += 16) {
-            if (i0 + 4 <= M && N - j0 >= 16) {
-                small_f32_full(K, ar, acs, B + j0, brs, C + i0 * crs + j0, crs);
-                continue;
-            }
-            __m256i m0 = lane_mask32(N - j0), m1 = lane_mask32(N - j0 - 8);
-            __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-            const float *bp = B + j0;
-            for (int64_t k = 0; k < K; k++, bp += brs) {
-                __m256 b0 = _mm256_maskload_ps(bp, m0), b1 = _mm256_maskload_ps(bp + 8, m1);
-                __m256 a0 = _mm256_broadcast_ss(ar[0] + k * acs), a1 = _mm256_broadcast_ss(ar[1] + k * acs);
-                __m256 a2 = _mm256_broadcast_ss(ar[2] + k * acs), a3 = _mm256_broadcast_ss(ar[3] + k * acs);
-                c00 = _mm256_fmadd_ps(a0, b0, c00), c01 = _mm256_fmadd_ps(a0, b1, c01);
-                c10 = _mm256_fmadd_ps(a1, b0, c10), c11 = _mm256_fmadd_ps(a1, b1, c11);
-                c20 = _mm256_fmadd_ps(a2, b0, c20), c21 = _mm256_fmadd_ps(a2, b1, c21);
-                c30 = _mm256_fmadd_ps(a3, b0, c30), c31 = _mm256_fmadd_ps(a3, b1, c31);
-            }
-            float *cp = C + i0 * crs + j0;
-            _mm256_maskstore_ps(cp, m0, c00), _mm256_maskstore_ps(cp + 8, m1, c01);
-            if (i0 + 1 < M) _mm256_maskstore_ps(cp + crs, m0, c10), _mm256_maskstore_ps(cp + crs + 8, m1, c11);
-            if (i0 + 2 < M) _mm256_maskstore_ps(cp + 2 * crs, m0, c20), _mm256_maskstore_ps(cp + 2 * crs + 8, m1, c21);
-            if (i0 + 3 < M) _mm256_maskstore_ps(cp + 3 * crs, m0, c30), _mm256_maskstore_ps(cp + 3 * crs + 8, m1, c31);
-        }
-    }
-}
-
-/* One full 4 x 8 float64 tile (see small_f32_full). */
-__attribute__((target("avx2,fma"), always_inline)) static inline void small_f64_full(
-    int64_t K, const double *const ar[4], int64_t acs, const double *bp, int64_t brs, double *cp, int64_t crs)
-{
-    __m256d c00 = _mm256_setzero_pd(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-    const double *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3];
-    for (int64_t k = 0; k < K; k++, bp += brs, a0 += acs, a1 += acs, a2 += acs, a3 += acs) {
-        __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + 4);
-        __m256d x = _mm256_broadcast_sd(a0);
-        c00 = _mm256_fmadd_pd(x, b0, c00), c01 = _mm256_fmadd_pd(x, b1, c01);
-        x = _mm256_broadcast_sd(a1);
-        c10 = _mm256_fmadd_pd(x, b0, c10), c11 = _mm256_fmadd_pd(x, b1, c11);
-        x = _mm256_broadcast_sd(a2);
-        c20 = _mm256_fmadd_pd(x, b0, c20), c21 = _mm256_fmadd_pd(x, b1, c21);
-        x = _mm256_broadcast_sd(a3);
-        c30 = _mm256_fmadd_pd(x, b0, c30), c31 = _mm256_fmadd_pd(x, b1, c31);
-    }
-    _mm256_storeu_pd(cp, c00), _mm256_storeu_pd(cp + 4, c01);
-    _mm256_storeu_pd(cp + crs, c10), _mm256_storeu_pd(cp + crs + 4, c11);
-    _mm256_storeu_pd(cp + 2 * crs, c20), _mm256_storeu_pd(cp + 2 * crs + 4, c21);
-    _mm256_storeu_pd(cp + 3 * crs, c30), _mm256_storeu_pd(cp + 3 * crs + 4, c31);
-}
-
-__attribute__((target("avx2,fma"))) static void small_f64(int64_t M, int64_t N, int64_t K, const double *A, int64_t ars,
-                                                          int64_t acs, const double *B, int64_t brs, double *C, int64_t crs)
-{
-    for (int64_t i0 = 0; i0 < M; i0 += 4) {
-        const double *ar[4];
-        for (int r = 0; r < 4; r++) ar[r] = A + (i0 + r < M ? i0 + r : M - 1) * ars;
-        for (int64_t j0 = 0; j0 < N; j0 += 8) {
-            if (i0 + 4 <= M && N - j0 >= 8) {
-                small_f64_full(K, ar, acs, B + j0, brs, C + i0 * crs + j0, crs);
-                continue;
-            }
-            __m256i m0 = lane_mask64(N - j0), m1 = lane_mask64(N - j0 - 4);
-            __m256d c00 = _mm256_setzero_pd(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-            const double *bp = B + j0;
-            for (int64_t k = 0; k < K; k++, bp += brs) {
-                __m256d b0 = _mm256_maskload_pd(bp, m0), b1 = _mm256_maskload_pd(bp + 4, m1);
-                __m256d a0 = _mm256_broadcast_sd(ar[0] + k * acs), a1 = _mm256_broadcast_sd(ar[1] + k * acs);
-                __m256d a2 = _mm256_broadcast_sd(ar[2] + k * acs), a3 = _mm256_broadcast_sd(ar[3] + k * acs);
-                c00 = _mm256_fmadd_pd(a0, b0, c00), c01 = _mm256_fmadd_pd(a0, b1, c01);
-                c10 = _mm256_fmadd_pd(a1, b0, c10), c11 = _mm256_fmadd_pd(a1, b1, c11);
-                c20 = _mm256_fmadd_pd(a2, b0, c20), c21 = _mm256_fmadd_pd(a2, b1, c21);
-                c30 = _mm256_fmadd_pd(a3, b0, c30), c31 = _mm256_fmadd_pd(a3, b1, c31);
-            }
-            double *cp = C + i0 * crs + j0;
-            _mm256_maskstore_pd(cp, m0, c00), _mm256_maskstore_pd(cp + 4, m1, c01);
-            if (i0 + 1 < M) _mm256_maskstore_pd(cp + crs, m0, c10), _mm256_maskstore_pd(cp + crs + 4, m1, c11);
-            if (i0 + 2 < M) _mm256_maskstore_pd(cp + 2 * crs, m0, c20), _mm256_maskstore_pd(cp + 2 * crs + 4, m1, c21);
-            if (i0 + 3 < M) _mm256_maskstore_pd(cp + 3 * crs, m0, c30), _mm256_maskstore_pd(cp + 3 * crs + 4, m1, c31);
-        }
-    }
-}
 
 /* Matrices [begin, end): B and C go through contiguous stack copies when
  * their columns are not unit-stride. */
 static void small_body(void *vctx, int64_t begin, int64_t end)
 {
     const small_ctx *c = vctx;
-    _Alignas(64) double bbuf[SMALL_DIM * SMALL_DIM], cbuf[SMALL_DIM * SMALL_DIM];
+    _Alignas(64) double bbuf[ND_SMALL_DIM * ND_SMALL_DIM], cbuf[ND_SMALL_DIM * ND_SMALL_DIM];
     const int64_t M = c->M, N = c->N, K = c->K;
     for (int64_t i = begin; i < end; i++) {
         mview A = mat_of(c->a, i), B = mat_of(c->b, i), C = mat_of(c->out, i);
@@ -518,21 +378,18 @@ static void small_body(void *vctx, int64_t begin, int64_t end)
         bool direct = C.cs == 1 || N == 1;
         char *cp = direct ? C.p : (char *)cbuf;
         int64_t crs = direct ? C.rs : N;
-        if (c->f64) small_f64(M, N, K, (const double *)(const void *)A.p, A.rs, A.cs, (const double *)(const void *)bp, brs,
-                              (double *)(void *)cp, crs);
-        else small_f32(M, N, K, (const float *)(const void *)A.p, A.rs, A.cs, (const float *)(const void *)bp, brs,
-                       (float *)(void *)cp, crs);
+        c->fn(M, N, K, A.p, A.rs, A.cs, bp, brs, cp, crs);
         if (!direct) unpack(C, c->f64 ? ND_FLOAT64 : ND_FLOAT32, cbuf, c->f64 ? ND_FLOAT64 : ND_FLOAT32, M, N);
     }
 }
 
-static bool small_ok(nd_dtype t, int64_t M, int64_t N, int64_t K)
+/* The small kernel of the path in use for this product, or NULL. */
+static nd_small_mm_fn small_kernel(nd_dtype t, int64_t M, int64_t N, int64_t K)
 {
-    if ((t != ND_FLOAT32 && t != ND_FLOAT64) || M > SMALL_DIM || N > SMALL_DIM || K > SMALL_DIM) return false;
-    if ((double)M * (double)N * (double)K > SMALL_MNK) return false;
-    return nd__cpu_isa() >= ND_ISA_AVX2;
+    if ((t != ND_FLOAT32 && t != ND_FLOAT64) || M > ND_SMALL_DIM || N > ND_SMALL_DIM || K > ND_SMALL_DIM) return NULL;
+    if ((double)M * (double)N * (double)K > ND_SMALL_MNK) return NULL;
+    return nd__small_mm_kernel(nd__cpu_isa(), t == ND_FLOAT64);
 }
-#endif
 
 nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
 {
@@ -547,14 +404,13 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
         run_generic(out, a, b);
         return ND_OK;
     }
-#ifdef ND_SMALL_KERNEL
-    if (small_ok(t, M, N, K)) {
-        small_ctx sc = {out, a, b, M, N, K, t == ND_FLOAT64};
+    nd_small_mm_fn sfn = small_kernel(t, M, N, K);
+    if (sfn) {
+        small_ctx sc = {out, a, b, M, N, K, t == ND_FLOAT64, sfn};
         /* ~8 flops per element-cost unit */
         nd__parallel_for(nb, (M * N * K) / 8 + 1, small_body, &sc);
         return ND_OK;
     }
-#endif
     batch_ctx c;
     c.out = out, c.a = a, c.b = b, c.t = t, c.M = M, c.N = N, c.K = K;
     atomic_init(&c.fail, 0);
