@@ -245,10 +245,16 @@ enum { RROWS = 19, RW = 70 };
 
 /* acc/idx of rows [r0, r1) of the R x w matrix m (row stride RW) */
 #define ROWS_RUN(ck, T)                                                                             \
-    static void rows_run_##ck(const rk_ops *ops, const T *m, int64_t w, int64_t r0, int64_t r1, T *acc, int64_t *idx) \
+    static void rows_run_##ck(const rk_ops *ops, const T *m, int64_t w, int64_t r0, int64_t r1, T *acc, int64_t *idx, \
+                              int use4)                                                             \
     {                                                                                               \
         ops->row_first(acc, idx, m + r0 * RW, w, r0, NULL);                                         \
-        for (int64_t r = r0 + 1; r < r1; r++) ops->row_acc(acc, idx, m + r * RW, w, r, NULL);       \
+        int64_t r = r0 + 1;                                                                         \
+        for (; use4 && r + 4 <= r1; r += 4) {                                                       \
+            const void *q[4] = {m + r * RW, m + (r + 1) * RW, m + (r + 2) * RW, m + (r + 3) * RW};  \
+            ops->row_acc4(acc, idx, q, w, r);                                                       \
+        }                                                                                           \
+        for (; r < r1; r++) ops->row_acc(acc, idx, m + r * RW, w, r, NULL);                         \
     }                                                                                               \
     static void check_rows_##ck(nd_cpu_isa isa, nd_racc acc, const T *m, int64_t w, int64_t R, int pat) \
     {                                                                                               \
@@ -258,10 +264,13 @@ enum { RROWS = 19, RW = 70 };
             const rk_ops *ops = nd__rk_minmax_ops(isa, cls, acc);                                   \
             const int is_arg = cls == ND_RCLS_ARGMAX || cls == ND_RCLS_ARGMIN;                      \
             const int is_max = cls == ND_RCLS_MAX || cls == ND_RCLS_ARGMAX;                         \
-            for (int64_t h = 0; h < R; h += R / 3 + 1) { /* h > 0: rows [h, R) combined in */       \
-                rows_run_##ck(ops, m, w, 0, h ? h : R, a, is_arg ? ix : NULL);                      \
-                if (h) {                                                                            \
-                    rows_run_##ck(ops, m, w, h, R, a2, is_arg ? ix2 : NULL);                        \
+            ck_assert_ptr_nonnull(ops->row_acc4);                                                   \
+            for (int64_t h = 0; h < 2 * R; h += R / 3 + 1) { /* h % R > 0: rows [h, R) combined in */ \
+                const int use4 = h >= R; /* then four rows a pass */                                \
+                const int64_t hh = h % R;                                                           \
+                rows_run_##ck(ops, m, w, 0, hh ? hh : R, a, is_arg ? ix : NULL, use4);              \
+                if (hh) {                                                                           \
+                    rows_run_##ck(ops, m, w, hh, R, a2, is_arg ? ix2 : NULL, use4);                 \
                     ops->row_comb(a, is_arg ? ix : NULL, a2, is_arg ? ix2 : NULL, w);               \
                 }                                                                                   \
                 for (int64_t j = 0; j < w; j++) {                                                   \

@@ -69,13 +69,18 @@ typedef void (*rk_comb_fn)(rk_part *l, const rk_part *r);
  * into acc, row_comb folds the tile (acc2, idx2) of later rows into acc. */
 typedef void (*rk_row_fn)(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c);
 typedef void (*rk_rowcomb_fn)(void *acc, int64_t *idx, const void *acc2, const int64_t *idx2, int64_t w);
+/* row_acc of the four rows r..r+3 (values p[0..3]) in one pass, in that
+ * order: the very result of four row_acc calls, with a quarter of the
+ * accumulator traffic and four streams in flight. */
+typedef void (*rk_row4_fn)(void *acc, int64_t *idx, const void *const *p, int64_t w, int64_t r);
 
 typedef struct {
     rk_leaf_fn leaf;
     rk_comb_fn comb;
     rk_row_fn row_first, row_acc;
     rk_rowcomb_fn row_comb;
-    bool pairwise; /* float sums: combine in a balanced tree */
+    bool pairwise;       /* float sums: combine in a balanced tree */
+    rk_row4_fn row_acc4; /* NULL: row_acc row by row */
 } rk_ops;
 
 /* The loops of the path in use (nd__cpu_isa); NULL when the class has no

@@ -9,6 +9,9 @@
  *    and scan a block only when it beats the best so far;
  *  - tile loops of the rows path (outer-axis reductions): one C body,
  *    compiled once per path (ND_ISA_TARGET_*), so vectorised for each;
+ *    rows read in place go four a pass (rk_row4_fn: a quarter of the
+ *    accumulator and index traffic; measured 1.3x on max, more on argmax,
+ *    whose int64 indices were most of the traffic);
  *  - the combiners of partial results.
  *
  * Every path gives the same bits, for any thread count: max/min return
@@ -150,7 +153,52 @@
         });                                                                                         \
     }
 
-#define MM_ROWS_ISA(ck, T, S, ATTR) MM_ROWS(ck, T, max, S, ATTR) MM_ROWS(ck, T, min, S, ATTR)
+/* Four rows in one pass (rk_row4_fn). Per column the rule picks the first
+ * NaN, else the first extreme, of (acc, q0, q1, q2, q3): a selection that
+ * does not depend on the grouping, so it is taken as a tree, (acc, ((q0,
+ * q1), (q2, q3))), which GCC 12 vectorises (the chain of four folds it
+ * does not); each pair keeps the left one on ties. */
+#define MM_PICK(dir, ck, T, vl, kl, nl, vr, kr, nr, vo, ko, no)                                     \
+    const int t_##vo = (nl == 0) & (BETTER_##dir(vr, vl) | nr);                                     \
+    const T vo = t_##vo ? vr : vl;                                                                  \
+    const int ko = t_##vo ? kr : kl;                                                                \
+    const int no = nl | nr;
+#define MM_PICK4(dir, ck, T)                                                                        \
+    const T v0 = q0[j], v1 = q1[j], v2 = q2[j], v3 = q3[j], m = a[j];                               \
+    const int n0 = nd_rop_isnan_##ck(v0), n1 = nd_rop_isnan_##ck(v1), n2 = nd_rop_isnan_##ck(v2);   \
+    const int n3 = nd_rop_isnan_##ck(v3), nm = nd_rop_isnan_##ck(m);                                \
+    MM_PICK(dir, ck, T, v0, 0, n0, v1, 1, n1, v01, k01, n01)                                        \
+    MM_PICK(dir, ck, T, v2, 2, n2, v3, 3, n3, v23, k23, n23)                                        \
+    MM_PICK(dir, ck, T, v01, k01, n01, v23, k23, n23, vq, kq, nq)                                   \
+    const int tq = (nm == 0) & (BETTER_##dir(vq, m) | nq);                                          \
+    (void)kq
+#define MM_ROWS4(ck, T, dir, S, ATTR)                                                               \
+    ATTR static void rowa4_##dir##_##ck##S(void *acc, int64_t *idx, const void *const *p, int64_t w, int64_t r) \
+    {                                                                                               \
+        (void)idx;                                                                                  \
+        (void)r;                                                                                    \
+        T *restrict a = acc;                                                                        \
+        const T *restrict q0 = p[0], *restrict q1 = p[1], *restrict q2 = p[2], *restrict q3 = p[3];  \
+        FOR16(w, j, {                                                                               \
+            MM_PICK4(dir, ck, T);                                                                   \
+            a[j] = tq ? vq : m;                                                                     \
+        });                                                                                         \
+    }                                                                                               \
+    ATTR static void rowa4_arg##dir##_##ck##S(void *acc, int64_t *idx, const void *const *p, int64_t w, int64_t r) \
+    {                                                                                               \
+        T *restrict a = acc;                                                                        \
+        int64_t *restrict ix = idx;                                                                 \
+        const T *restrict q0 = p[0], *restrict q1 = p[1], *restrict q2 = p[2], *restrict q3 = p[3];  \
+        FOR16(w, j, {                                                                               \
+            MM_PICK4(dir, ck, T);                                                                   \
+            const int64_t old = ix[j];                                                              \
+            a[j] = tq ? vq : m;                                                                     \
+            ix[j] = tq ? r + kq : old;                                                              \
+        });                                                                                         \
+    }
+
+#define MM_ROWS_ISA(ck, T, S, ATTR)                                                                 \
+    MM_ROWS(ck, T, max, S, ATTR) MM_ROWS(ck, T, min, S, ATTR) MM_ROWS4(ck, T, max, S, ATTR) MM_ROWS4(ck, T, min, S, ATTR)
 
 #define MM_GENERIC(ck, T, FLD, IS_FLOAT)                                                            \
     MM_SCALAR(ck, T, max)                                                                           \
@@ -364,10 +412,10 @@ MM_ROWS_ISA(u64, uint64_t, _y, ND_ISA_TARGET_AVX2)
 /* max, min, argmax, argmin of accumulator ck: leaves L*, rows suffix R */
 #define MM_OPS(ck, LMAX, LMIN, LAMAX, LAMIN, R)                                                     \
     {                                                                                               \
-        {LMAX, comb_max_##ck, nd__rk_rowf_copy_##ck, rowa_max_##ck##R, rowc_max_##ck##R, false},    \
-            {LMIN, comb_min_##ck, nd__rk_rowf_copy_##ck, rowa_min_##ck##R, rowc_min_##ck##R, false}, \
-            {LAMAX, comb_max_##ck, nd__rk_rowf_copy_##ck, rowa_argmax_##ck##R, rowc_argmax_##ck##R, false}, \
-            {LAMIN, comb_min_##ck, nd__rk_rowf_copy_##ck, rowa_argmin_##ck##R, rowc_argmin_##ck##R, false}, \
+        {LMAX, comb_max_##ck, nd__rk_rowf_copy_##ck, rowa_max_##ck##R, rowc_max_##ck##R, false, rowa4_max_##ck##R},    \
+            {LMIN, comb_min_##ck, nd__rk_rowf_copy_##ck, rowa_min_##ck##R, rowc_min_##ck##R, false, rowa4_min_##ck##R}, \
+            {LAMAX, comb_max_##ck, nd__rk_rowf_copy_##ck, rowa_argmax_##ck##R, rowc_argmax_##ck##R, false, rowa4_argmax_##ck##R}, \
+            {LAMIN, comb_min_##ck, nd__rk_rowf_copy_##ck, rowa_argmin_##ck##R, rowc_argmin_##ck##R, false, rowa4_argmin_##ck##R}, \
     }
 #define MM_GEN_OPS(ck, R) MM_OPS(ck, leaf_max_##ck, leaf_min_##ck, leaf_argmax_##ck, leaf_argmin_##ck, R)
 #define MM_VEC_OPS(P, ck, R) MM_OPS(ck, P##_leaf_max, P##_leaf_min, P##_leaf_argmax, P##_leaf_argmin, R)

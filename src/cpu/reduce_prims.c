@@ -186,7 +186,7 @@ RK_ALL(u64, uint64_t, u)
 RK_SQDEV(f32, float, f)
 RK_SQDEV(f64, double, d)
 
-#define OPS(SUF, cls, first, PW) {leaf_##cls##_##SUF, comb_##cls##_##SUF, first##_##SUF, rowa_##cls##_##SUF, rowc_##cls##_##SUF, PW}
+#define OPS(SUF, cls, first, PW) {leaf_##cls##_##SUF, comb_##cls##_##SUF, first##_##SUF, rowa_##cls##_##SUF, rowc_##cls##_##SUF, PW, NULL}
 /* max/min/argmax/argmin: nd__rk_minmax_ops (left empty here) */
 #define OPS_ACC(SUF, PW)                                                                            \
     {                                                                                               \
@@ -194,10 +194,10 @@ RK_SQDEV(f64, double, d)
         [ND_RCLS_ANY] = OPS(SUF, any, rowf_nz, false), [ND_RCLS_ALL] = OPS(SUF, all, rowf_nz, false)
 
 static const rk_ops rk_table[ND_RACC_N][ND_RCLS_N] = {
-    [ND_RACC_F32] = OPS_ACC(f32, true), [ND_RCLS_SQDEV] = {leaf_sqdev_f32, comb_sum_f32, rowf_sqdev_f32, rowa_sqdev_f32, rowc_sum_f32, true}},
-    [ND_RACC_F64] = OPS_ACC(f64, true), [ND_RCLS_SQDEV] = {leaf_sqdev_f64, comb_sum_f64, rowf_sqdev_f64, rowa_sqdev_f64, rowc_sum_f64, true}},
-    [ND_RACC_I64] = OPS_ACC(i64, false), [ND_RCLS_SQDEV] = {NULL, NULL, NULL, NULL, NULL, false}},
-    [ND_RACC_U64] = OPS_ACC(u64, false), [ND_RCLS_SQDEV] = {NULL, NULL, NULL, NULL, NULL, false}},
+    [ND_RACC_F32] = OPS_ACC(f32, true), [ND_RCLS_SQDEV] = {leaf_sqdev_f32, comb_sum_f32, rowf_sqdev_f32, rowa_sqdev_f32, rowc_sum_f32, true, NULL}},
+    [ND_RACC_F64] = OPS_ACC(f64, true), [ND_RCLS_SQDEV] = {leaf_sqdev_f64, comb_sum_f64, rowf_sqdev_f64, rowa_sqdev_f64, rowc_sum_f64, true, NULL}},
+    [ND_RACC_I64] = OPS_ACC(i64, false), [ND_RCLS_SQDEV] = {NULL, NULL, NULL, NULL, NULL, false, NULL}},
+    [ND_RACC_U64] = OPS_ACC(u64, false), [ND_RCLS_SQDEV] = {NULL, NULL, NULL, NULL, NULL, false, NULL}},
 };
 
 const rk_ops *nd__rk_ops(nd_rcls c, nd_racc a)
