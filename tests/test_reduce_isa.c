@@ -7,11 +7,11 @@
  * sign of a zero). Lengths around every vector width, 4-vector step and
  * argmax block; NaN first, last, in the middle and in the scalar tail;
  * ties, signed zeros, infinities, all-NaN, sorted data; misaligned
- * starts. The rows loops likewise, with their combiner. Through the
- * public API (on the path in use; `make test-isa` reruns the reduce suite
- * on each lower one): max is bitwise the element argmax picks, for every
- * float dtype, C-contiguous and transposed, both axes, across work units
- * and for any thread count. */
+ * starts. The rows loops likewise (one row a pass and four, row_acc4),
+ * with their combiner. Through the public API (on the path in use; `make
+ * test-isa` reruns the reduce suite on each lower one): max is bitwise
+ * the element argmax picks, for every float dtype, C-contiguous and
+ * transposed, both axes, across work units and for any thread count. */
 #include "cpu/isa.h"
 #include "cpu/reduce.h"
 #include "test_reduce.h"
