@@ -518,5 +518,6 @@ Suite *suite_reduce(void)
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_reduce_edge());
     suite_add_tcase(s, tcase_reduce_large());
+    suite_add_tcase(s, tcase_reduce_isa());
     return s;
 }

@@ -42,4 +42,5 @@ void rt_arg_0d(nd_device dev);
 
 TCase *tcase_reduce_edge(void);
 TCase *tcase_reduce_large(void);
+TCase *tcase_reduce_isa(void); /* tests/test_reduce_isa.c: every CPU path */
 #endif

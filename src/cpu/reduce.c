@@ -17,7 +17,9 @@
  *     - "rows": when the last kept axis is closer in memory than every
  *       reduced axis (e.g. sum over axis 0 of a C-contiguous matrix), a
  *       tile of up to TW outputs accumulates whole rows with vector
- *       loops, rows combined pairwise (16 sequential, then halves);
+ *       loops, rows combined pairwise (16 sequential, then halves;
+ *       max/min/argmax/argmin: in order, four rows a pass when read in
+ *       place);
  *  4. work is cut into units whose boundaries depend on the shape only
  *     (never on the thread count) and partial results are combined in a
  *     fixed pairwise order, so results are the same run to run and for
@@ -234,6 +236,14 @@ static void rows_block(const rk_job *j, const char *pb, int64_t w, const char *c
     }
     for (int64_t r = r0; r < r1; r++) {
         const char *p = pb + off_of(r, j->g.nr, j->g.rshape, j->g.rstr);
+        if (r > r0 && r + 4 <= r1 && ops->row_acc4 && j->rdirect) { /* four rows in one pass */
+            const void *q[4] = {p, pb + off_of(r + 1, j->g.nr, j->g.rshape, j->g.rstr),
+                                pb + off_of(r + 2, j->g.nr, j->g.rshape, j->g.rstr),
+                                pb + off_of(r + 3, j->g.nr, j->g.rshape, j->g.rstr)};
+            ops->row_acc4(acc, idx, q, w, r);
+            r += 3;
+            continue;
+        }
         if (!j->rdirect) {
             nd__rk_load(j->acc, rowbuf, p, j->sK, w, j->dt);
             p = rowbuf;

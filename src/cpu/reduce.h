@@ -11,10 +11,41 @@
 #ifndef ND_CPU_REDUCE_H
 #define ND_CPU_REDUCE_H
 #include "cpu/cpu.h"
+#include "cpu/isa.h"
 #include "reduce_ops.h"
 
 /* Terms per leaf of the pairwise sums (8 lanes x 16). */
 #define ND_RK_BLOCK 128
+
+/* for (IDX = 0; IDX < N; IDX++) BODY, vectorised: "omp simd" (we build
+ * with -fopenmp) lifts GCC's -O2 cost model that otherwise leaves loops
+ * of unknown trip count scalar. Bodies are independent per IDX. */
+#define FOR16(N, IDX, ...)                                                                          \
+    do {                                                                                            \
+        _Pragma("omp simd") for (int64_t IDX = 0; IDX < (N); IDX++) { __VA_ARGS__; }                \
+    } while (0)
+
+/* Tile loops of the rows path for an elementwise fold a[j] = EXPR of the
+ * row q into the accumulators a (row_acc), and the row_comb that folds a
+ * tile of later rows the same way. S: a name suffix, ATTR: a target
+ * attribute (src/cpu/isa.h) or nothing; one body for every path. */
+#define ND_RK_ROW(name, ck, T, EXPR, S, ATTR)                                                       \
+    ATTR static void rowa_##name##_##ck##S(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, \
+                                           const void *c)                                           \
+    {                                                                                               \
+        (void)idx;                                                                                  \
+        (void)r;                                                                                    \
+        (void)c;                                                                                    \
+        T *restrict a = acc;                                                                        \
+        const T *restrict q = p;                                                                    \
+        FOR16(w, j, a[j] = EXPR);                                                                   \
+    }
+#define ND_RK_ROWC(name, ck, S, ATTR)                                                               \
+    ATTR static void rowc_##name##_##ck##S(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
+    {                                                                                               \
+        (void)i2;                                                                                   \
+        rowa_##name##_##ck##S(acc, idx, a2, w, 0, NULL);                                            \
+    }
 
 typedef union {
     float f;
@@ -38,18 +69,36 @@ typedef void (*rk_comb_fn)(rk_part *l, const rk_part *r);
  * into acc, row_comb folds the tile (acc2, idx2) of later rows into acc. */
 typedef void (*rk_row_fn)(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c);
 typedef void (*rk_rowcomb_fn)(void *acc, int64_t *idx, const void *acc2, const int64_t *idx2, int64_t w);
+/* row_acc of the four rows r..r+3 (values p[0..3]) in one pass, in that
+ * order: the very result of four row_acc calls, with a quarter of the
+ * accumulator traffic and four streams in flight. */
+typedef void (*rk_row4_fn)(void *acc, int64_t *idx, const void *const *p, int64_t w, int64_t r);
 
 typedef struct {
     rk_leaf_fn leaf;
     rk_comb_fn comb;
     rk_row_fn row_first, row_acc;
     rk_rowcomb_fn row_comb;
-    bool pairwise; /* float sums: combine in a balanced tree */
+    bool pairwise;       /* float sums: combine in a balanced tree */
+    rk_row4_fn row_acc4; /* NULL: row_acc row by row */
 } rk_ops;
 
-/* NULL when the class has no loop for that accumulator (SQDEV on ints). */
+/* The loops of the path in use (nd__cpu_isa); NULL when the class has no
+ * loop for that accumulator (SQDEV on ints). */
 ND_INTERNAL const rk_ops *nd__rk_ops(nd_rcls c, nd_racc a);
+/* max/min/argmax/argmin (src/cpu/reduce_minmax.c) of path isa, which the
+ * caller must know the CPU has (the tests call every path); NULL for
+ * another class. */
+ND_INTERNAL const rk_ops *nd__rk_minmax_ops(nd_cpu_isa isa, nd_rcls c, nd_racc a);
 static inline size_t nd__rk_size(nd_racc a) { return a == ND_RACC_F32 ? 4 : 8; }
+/* row_first of the classes that start a tile from a copy of its first
+ * row (idx, when not NULL: set to the row index r); one per accumulator. */
+#define ND_RK_ROWF_COPY(ck)                                                                         \
+    ND_INTERNAL void nd__rk_rowf_copy_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c);
+ND_RK_ROWF_COPY(f32)
+ND_RK_ROWF_COPY(f64)
+ND_RK_ROWF_COPY(i64)
+ND_RK_ROWF_COPY(u64)
 /* Whether dtype dt is stored exactly as accumulator a (read in place). */
 static inline bool nd__rk_same(nd_racc a, nd_dtype dt)
 {

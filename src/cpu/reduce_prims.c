@@ -20,25 +20,16 @@
 
 /* Pairwise summation (PW_BODY below): eight lanes of 16-term leaves
  * (PW_BLOCK = 128 terms per leaf, as NumPy's blocks), leaves combined in a
- * balanced tree; error O(log n) ulps. max/min use 16 independent lanes. */
+ * balanced tree; error O(log n) ulps. (max, min, argmax, argmin:
+ * src/cpu/reduce_minmax.c.) */
 #define PW_BLOCK ND_RK_BLOCK
 #define NACC 8
-#define NLANE 16
-#define ARG_BLOCK 512
-
-/* for (IDX = 0; IDX < N; IDX++) BODY, vectorised: "omp simd" (we build
- * with -fopenmp) lifts GCC's -O2 cost model that otherwise leaves loops
- * of unknown trip count scalar. Bodies are independent per IDX. */
-#define FOR16(N, IDX, ...)                                                                          \
-    do {                                                                                            \
-        _Pragma("omp simd") for (int64_t IDX = 0; IDX < (N); IDX++) { __VA_ARGS__; }                \
-    } while (0)
 
 /* Lane-wise pairwise sum of the terms X(i), i < n (n >= 1): lane k adds
  * terms 8i + k in leaves of 16 (PW_BLOCK terms), leaves merge as a binary
  * counter (a balanced tree), lanes fold pairwise at the end. Error
  * O(16 + log n) ulps like NumPy's, without a horizontal sum per leaf. */
-#define PW_BODY(T, ADD, X)                                                                          \
+#define PW_BODY(T, ADD, X, UNROLL)                                                                  \
     do {                                                                                            \
         if (n < NACC) {                                                                             \
             T s = X(0);                                                                             \
@@ -51,7 +42,7 @@
         for (; b + PW_BLOCK <= n; b += PW_BLOCK) {                                                  \
             for (int k = 0; k < NACC; k++) r[k] = X(b + k);                                         \
             for (int64_t i = NACC; i < PW_BLOCK; i += NACC)                                         \
-                for (int k = 0; k < NACC; k++) r[k] = ADD(r[k], X(b + i + k));                   \
+                UNROLL for (int k = 0; k < NACC; k++) r[k] = ADD(r[k], X(b + i + k));            \
             int lvl = 0;                                                                            \
             for (uint64_t bits = cnt; bits & 1; bits >>= 1, lvl++)                                  \
                 for (int k = 0; k < NACC; k++) r[k] = ADD(st[lvl][k], r[k]);                     \
@@ -77,25 +68,20 @@
     } while (0)
 
 #define PW_X_SUM(i) (p[i])
+/* The leaf loop's lanes: GCC 12 keeps float32's 8 lanes (2 SSE vectors)
+ * in registers, but loops over float64's 4 vectors through the stack
+ * (store-forwarding chains: 25 GB/s in L2, below the memory bound), so
+ * float64 unrolls them (63 GB/s in L2; same additions, same bits). The
+ * float32 code is left exactly as it was (its speed is placement-tuned). */
+#define PW_UNROLL_f32
+#define PW_UNROLL_f64 _Pragma("GCC unroll 8")
+#define PW_UNROLL_i64
+#define PW_UNROLL_u64
 
 /* The loops below are generated per accumulator type ck (C type T, rk_val
  * field FLD) by small macros, one family each; every operation on values
  * is a body of src/reduce_ops.h (nd_rop_*_ck), shared with the CUDA
  * kernels. */
-
-/* max/min of n >= 1 values, NaN propagating; NLANE independent lanes */
-#define RK_BLK(ck, T, dir)                                                                          \
-    static T blk_##dir##_##ck(const T *p, int64_t n)                                                \
-    {                                                                                               \
-        T m[NLANE];                                                                                 \
-        for (int k = 0; k < NLANE; k++) m[k] = p[0];                                                \
-        int64_t i = 0;                                                                              \
-        for (; i + NLANE <= n; i += NLANE)                                                          \
-            for (int k = 0; k < NLANE; k++) m[k] = nd_rop_##dir##_##ck(m[k], p[i + k]);             \
-        for (; i < n; i++) m[0] = nd_rop_##dir##_##ck(m[0], p[i]);                                  \
-        for (int k = 1; k < NLANE; k++) m[0] = nd_rop_##dir##_##ck(m[0], m[k]);                     \
-        return m[0];                                                                                \
-    }
 
 /* A leaf: reduce n >= 1 contiguous values p into an rk_part. */
 #define RK_LEAF(name, ck, FLD, ...)                                                                 \
@@ -109,12 +95,10 @@
     }
 
 #define RK_LEAVES(ck, T, FLD)                                                                       \
-    static T pw_sum_##ck(const T *p, int64_t n) { PW_BODY(T, nd_rop_add_##ck, PW_X_SUM); }          \
+    static T pw_sum_##ck(const T *p, int64_t n) { PW_BODY(T, nd_rop_add_##ck, PW_X_SUM, PW_UNROLL_##ck); }          \
     /* + 0: a sum of -0.0 is +0.0 as NumPy */                                                       \
     RK_LEAF(sum, ck, FLD, o.v.FLD = nd_rop_add_##ck(pw_sum_##ck((const T *)pv, n), 0))              \
     RK_LEAF(prod, ck, FLD, o.v.FLD = prod_##ck((const T *)pv, n))                                   \
-    RK_LEAF(max, ck, FLD, o.v.FLD = blk_max_##ck((const T *)pv, n))                                 \
-    RK_LEAF(min, ck, FLD, o.v.FLD = blk_min_##ck((const T *)pv, n))                                 \
     RK_LEAF(any, ck, FLD, o.v.FLD = nz_scan_##ck((const T *)pv, n, 1))                              \
     RK_LEAF(all, ck, FLD, o.v.FLD = !nz_scan_##ck((const T *)pv, n, 0))
 
@@ -138,79 +122,21 @@
         return 0;                                                                                   \
     }
 
-/* argmax/argmin leaf: the vector extreme of each block; a block is scanned
- * only when that extreme would replace the best so far (the first
- * occurrence; the first NaN wins and ends the search) */
-#define RK_ARG_LEAF(ck, T, FLD, dir)                                                                \
-    static rk_part leaf_arg##dir##_##ck(const void *pv, int64_t n, int64_t idx0, rk_val c)          \
-    {                                                                                               \
-        (void)c;                                                                                    \
-        const T *p = pv;                                                                            \
-        rk_part o = {{0}, idx0};                                                                    \
-        T best = p[0];                                                                              \
-        int64_t bi = 0;                                                                             \
-        for (int64_t b = 0; b < n && !nd_rop_isnan_##ck(best); b += ARG_BLOCK) {                    \
-            int64_t e = b + ARG_BLOCK < n ? b + ARG_BLOCK : n;                                      \
-            T m = blk_##dir##_##ck(p + b, e - b);                                                   \
-            if (!nd_rop_arg##dir##_takes_##ck(best, m)) continue;                                   \
-            for (int64_t i = b; i < e; i++)                                                         \
-                if (p[i] == m || (nd_rop_isnan_##ck(m) && nd_rop_isnan_##ck(p[i]))) {               \
-                    best = p[i];                                                                    \
-                    bi = i;                                                                         \
-                    break;                                                                          \
-                }                                                                                   \
-        }                                                                                           \
-        o.v.FLD = best;                                                                             \
-        o.idx = idx0 + bi;                                                                          \
-        return o;                                                                                   \
-    }
-
 /* l = l (+) r, l covering earlier elements (ties keep l) */
 #define RK_COMB(name, ck, FLD, EXPR)                                                                \
     static void comb_##name##_##ck(rk_part *l, const rk_part *r) { EXPR; }
 #define RK_COMBS(ck, FLD)                                                                           \
     RK_COMB(sum, ck, FLD, l->v.FLD = nd_rop_add_##ck(l->v.FLD, r->v.FLD))                           \
     RK_COMB(prod, ck, FLD, l->v.FLD = nd_rop_mul_##ck(l->v.FLD, r->v.FLD))                          \
-    RK_COMB(max, ck, FLD, l->v.FLD = nd_rop_max_##ck(l->v.FLD, r->v.FLD))                           \
-    RK_COMB(min, ck, FLD, l->v.FLD = nd_rop_min_##ck(l->v.FLD, r->v.FLD))                           \
-    RK_COMB(argmax, ck, FLD, if (nd_rop_argmax_takes_##ck(l->v.FLD, r->v.FLD)) * l = *r)            \
-    RK_COMB(argmin, ck, FLD, if (nd_rop_argmin_takes_##ck(l->v.FLD, r->v.FLD)) * l = *r)            \
     RK_COMB(any, ck, FLD, l->v.FLD = nd_rop_nz_##ck(l->v.FLD) | nd_rop_nz_##ck(r->v.FLD))           \
     RK_COMB(all, ck, FLD, l->v.FLD = nd_rop_nz_##ck(l->v.FLD) & nd_rop_nz_##ck(r->v.FLD))
 
-/* Tile loops of the rows path: fold row r (values p, centres c) into the
- * w accumulators acc; vectorised (FOR16) unless an index is tracked. */
-#define RK_ROW(name, ck, T, EXPR)                                                                   \
-    static void rowa_##name##_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
-    {                                                                                               \
-        (void)idx;                                                                                  \
-        (void)r;                                                                                    \
-        (void)c;                                                                                    \
-        T *restrict a = acc;                                                                        \
-        const T *restrict q = p;                                                                    \
-        FOR16(w, j, a[j] = EXPR);                                                                   \
-    }
-#define RK_ROW_ARG(name, dir, ck, T, IDX)                                                           \
-    static void row_##name##_##ck(T *restrict a, int64_t *idx, const T *restrict q, int64_t w, int64_t r, \
-                                    const int64_t *i2)                                              \
-    {                                                                                               \
-        (void)r;                                                                                    \
-        (void)i2;                                                                                   \
-        for (int64_t j = 0; j < w; j++)                                                             \
-            if (nd_rop_arg##dir##_takes_##ck(a[j], q[j])) {                                         \
-                a[j] = q[j];                                                                        \
-                idx[j] = IDX;                                                                       \
-            }                                                                                       \
-    }
-/* combining tiles: acc2 holds later rows (indices i2 for arg*) */
-#define RK_ROWC(name, ck)                                                                           \
-    static void rowc_##name##_##ck(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        (void)i2;                                                                                   \
-        rowa_##name##_##ck(acc, idx, a2, w, 0, NULL);                                               \
-    }
+/* Tile loops of the rows path (src/cpu/reduce.h): fold row r into the w
+ * accumulators acc, vectorised. */
+#define RK_ROW(name, ck, T, EXPR) ND_RK_ROW(name, ck, T, EXPR, , )
+#define RK_ROWC(name, ck) ND_RK_ROWC(name, ck, , )
 #define RK_ROWS(ck, T)                                                                              \
-    static void rowf_copy_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
+    void nd__rk_rowf_copy_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
         (void)c;                                                                                    \
         memcpy(acc, p, (size_t)w * sizeof(T));                                                      \
@@ -228,37 +154,13 @@
     }                                                                                               \
     RK_ROW(sum, ck, T, nd_rop_add_##ck(a[j], q[j]))                                                 \
     RK_ROW(prod, ck, T, nd_rop_mul_##ck(a[j], q[j]))                                                \
-    RK_ROW(max, ck, T, nd_rop_max_##ck(a[j], q[j]))                                                 \
-    RK_ROW(min, ck, T, nd_rop_min_##ck(a[j], q[j]))                                                 \
     RK_ROW(any, ck, T, nd_rop_nz_##ck(a[j]) | nd_rop_nz_##ck(q[j]))                                 \
     RK_ROW(all, ck, T, nd_rop_nz_##ck(a[j]) & nd_rop_nz_##ck(q[j]))                                 \
-    RK_ROW_ARG(argmax, max, ck, T, r)                                                               \
-    RK_ROW_ARG(argmin, min, ck, T, r)                                                               \
-    RK_ROW_ARG(argmax_c, max, ck, T, i2[j])                                                         \
-    RK_ROW_ARG(argmin_c, min, ck, T, i2[j])                                                         \
-    static void rowa_argmax_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
-    {                                                                                               \
-        (void)c;                                                                                    \
-        row_argmax_##ck(acc, idx, p, w, r, NULL);                                                   \
-    }                                                                                               \
-    static void rowa_argmin_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
-    {                                                                                               \
-        (void)c;                                                                                    \
-        row_argmin_##ck(acc, idx, p, w, r, NULL);                                                   \
-    }                                                                                               \
-    static void rowc_argmax_##ck(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        row_argmax_c_##ck(acc, idx, a2, w, 0, i2);                                                  \
-    }                                                                                               \
-    static void rowc_argmin_##ck(void *acc, int64_t *idx, const void *a2, const int64_t *i2, int64_t w) \
-    {                                                                                               \
-        row_argmin_c_##ck(acc, idx, a2, w, 0, i2);                                                  \
-    }                                                                                               \
-    RK_ROWC(sum, ck) RK_ROWC(prod, ck) RK_ROWC(max, ck) RK_ROWC(min, ck) RK_ROWC(any, ck) RK_ROWC(all, ck)
+    RK_ROWC(sum, ck) RK_ROWC(prod, ck) RK_ROWC(any, ck) RK_ROWC(all, ck)
 
 /* Sum of squared deviations from a centre (floats only). */
 #define RK_SQDEV(ck, T, FLD)                                                                        \
-    static T pw_sqdev_##ck(const T *p, int64_t n, T c) { PW_BODY(T, nd_rop_add_##ck, PW_X_SQDEV_##ck); } \
+    static T pw_sqdev_##ck(const T *p, int64_t n, T c) { PW_BODY(T, nd_rop_add_##ck, PW_X_SQDEV_##ck, PW_UNROLL_##ck); } \
     RK_LEAF(sqdev, ck, FLD, o.v.FLD = pw_sqdev_##ck((const T *)pv, n, c.FLD))                       \
     static void rowf_sqdev_##ck(void *acc, int64_t *idx, const void *p, int64_t w, int64_t r, const void *c) \
     {                                                                                               \
@@ -281,12 +183,8 @@
 
 /* Every loop of accumulator type ck. */
 #define RK_ALL(ck, T, FLD)                                                                          \
-    RK_BLK(ck, T, max)                                                                              \
-    RK_BLK(ck, T, min)                                                                              \
     RK_PROD(ck, T)                                                                                  \
     RK_LEAVES(ck, T, FLD)                                                                           \
-    RK_ARG_LEAF(ck, T, FLD, max)                                                                    \
-    RK_ARG_LEAF(ck, T, FLD, min)                                                                    \
     RK_COMBS(ck, FLD)                                                                               \
     RK_ROWS(ck, T)
 
@@ -297,22 +195,23 @@ RK_ALL(u64, uint64_t, u)
 RK_SQDEV(f32, float, f)
 RK_SQDEV(f64, double, d)
 
-#define OPS(SUF, cls, first, PW) {leaf_##cls##_##SUF, comb_##cls##_##SUF, first##_##SUF, rowa_##cls##_##SUF, rowc_##cls##_##SUF, PW}
+#define OPS(SUF, cls, first, PW) {leaf_##cls##_##SUF, comb_##cls##_##SUF, first##_##SUF, rowa_##cls##_##SUF, rowc_##cls##_##SUF, PW, NULL}
+/* max/min/argmax/argmin: nd__rk_minmax_ops (left empty here) */
 #define OPS_ACC(SUF, PW)                                                                            \
     {                                                                                               \
-        OPS(SUF, sum, rowf_copy, PW), OPS(SUF, prod, rowf_copy, false), OPS(SUF, max, rowf_copy, false), \
-            OPS(SUF, min, rowf_copy, false), OPS(SUF, argmax, rowf_copy, false),                    \
-            OPS(SUF, argmin, rowf_copy, false), OPS(SUF, any, rowf_nz, false), OPS(SUF, all, rowf_nz, false)
+        [ND_RCLS_SUM] = OPS(SUF, sum, nd__rk_rowf_copy, PW), [ND_RCLS_PROD] = OPS(SUF, prod, nd__rk_rowf_copy, false), \
+        [ND_RCLS_ANY] = OPS(SUF, any, rowf_nz, false), [ND_RCLS_ALL] = OPS(SUF, all, rowf_nz, false)
 
 static const rk_ops rk_table[ND_RACC_N][ND_RCLS_N] = {
-    [ND_RACC_F32] = OPS_ACC(f32, true), {leaf_sqdev_f32, comb_sum_f32, rowf_sqdev_f32, rowa_sqdev_f32, rowc_sum_f32, true}},
-    [ND_RACC_F64] = OPS_ACC(f64, true), {leaf_sqdev_f64, comb_sum_f64, rowf_sqdev_f64, rowa_sqdev_f64, rowc_sum_f64, true}},
-    [ND_RACC_I64] = OPS_ACC(i64, false), {NULL, NULL, NULL, NULL, NULL, false}},
-    [ND_RACC_U64] = OPS_ACC(u64, false), {NULL, NULL, NULL, NULL, NULL, false}},
+    [ND_RACC_F32] = OPS_ACC(f32, true), [ND_RCLS_SQDEV] = {leaf_sqdev_f32, comb_sum_f32, rowf_sqdev_f32, rowa_sqdev_f32, rowc_sum_f32, true, NULL}},
+    [ND_RACC_F64] = OPS_ACC(f64, true), [ND_RCLS_SQDEV] = {leaf_sqdev_f64, comb_sum_f64, rowf_sqdev_f64, rowa_sqdev_f64, rowc_sum_f64, true, NULL}},
+    [ND_RACC_I64] = OPS_ACC(i64, false), [ND_RCLS_SQDEV] = {NULL, NULL, NULL, NULL, NULL, false, NULL}},
+    [ND_RACC_U64] = OPS_ACC(u64, false), [ND_RCLS_SQDEV] = {NULL, NULL, NULL, NULL, NULL, false, NULL}},
 };
 
 const rk_ops *nd__rk_ops(nd_rcls c, nd_racc a)
 {
+    if (c >= ND_RCLS_MAX && c <= ND_RCLS_ARGMIN) return nd__rk_minmax_ops(nd__cpu_isa(), c, a);
     if ((unsigned)a >= ND_RACC_N || (unsigned)c >= ND_RCLS_N || !rk_table[a][c].leaf) return NULL;
     return &rk_table[a][c];
 }
