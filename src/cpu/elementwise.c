@@ -62,54 +62,61 @@
 #define ND_CPU_UGEN(E, name, kinds, rule) ND_OP_LOOPS(kinds, rule, ND_CPU_ULOOP, name, rule)
 ND_UNARY_OPS(ND_CPU_UGEN)
 
-/* float32 ops with a vectorised body in src/cpu/vmath.c: the contiguous
- * path calls it on the whole row, the others gather into a small buffer
- * first, so every layout gives the same bits. */
-typedef void (*nd_cpu_vfn)(float *, const float *, int64_t);
+/* Ops with a vector kernel (src/cpu/vmath.h) on the path in use: float32
+ * and float64 call it on a contiguous row directly; strided rows (and
+ * float16/bfloat16, converted to float32) are gathered into a block
+ * first, run, and scattered, so every layout gives the same bits. ctx is
+ * the kernel. Transposed inputs reach here through the tiled runner
+ * below (nd_cpu_run) as contiguous tile rows. */
+#define ND_CPU_VBLK 256
 
-static inline void nd_cpu_vrun(nd_cpu_vfn f, char **args, const int64_t *steps, int64_t n)
-{
-    if (steps[0] == (int64_t)sizeof(float) && steps[1] == (int64_t)sizeof(float)) {
-        f((float *)args[0], (const float *)args[1], n);
-        return;
-    }
-    char *po = args[0];
-    const char *pa = args[1];
-    if (steps[1] == 0) {
-        float v;
-        f(&v, (const float *)pa, 1);
-        for (int64_t i = 0; i < n; i++, po += steps[0]) *(float *)po = v;
-        return;
-    }
-    float buf[256];
-    while (n > 0) {
-        int64_t m = n < 256 ? n : 256;
-        for (int64_t i = 0; i < m; i++) buf[i] = *(const float *)(pa + i * steps[1]);
-        f(buf, buf, m);
-        for (int64_t i = 0; i < m; i++) *(float *)(po + i * steps[0]) = buf[i];
-        po += m * steps[0];
-        pa += m * steps[1];
-        n -= m;
-    }
-}
-
-#define ND_CPU_VLOOP(name)                                                                            \
-    static void nd_cpu_v_##name##_f32(char **args, const int64_t *steps, int64_t n, const void *ctx) \
+#define ND_CPU_VLOOP(lsfx, ST, CT, LD, STO, direct)                                                   \
+    static void nd_cpu_v_##lsfx(char **args, const int64_t *steps, int64_t n, const void *ctx)      \
     {                                                                                                \
-        (void)ctx;                                                                                   \
-        nd_cpu_vrun(nd__v##name##_f32, args, steps, n);                                              \
+        void (*f)(void *, const void *, int64_t) = ((const nd_vmath_kernel *)ctx)->fn;               \
+        const int64_t sz = (int64_t)sizeof(ST);                                                      \
+        if ((direct) && steps[0] == sz && steps[1] == sz) {                                          \
+            f(args[0], args[1], n);                                                                  \
+            return;                                                                                  \
+        }                                                                                            \
+        char *po = args[0];                                                                          \
+        const char *pa = args[1];                                                                    \
+        _Alignas(64) CT buf[ND_CPU_VBLK];                                                            \
+        if (steps[1] == 0) {                                                                         \
+            buf[0] = LD(*(const ST *)pa);                                                            \
+            f(buf, buf, 1);                                                                          \
+            const ST v = STO(buf[0]);                                                                \
+            for (int64_t i = 0; i < n; i++, po += steps[0]) *(ST *)po = v;                           \
+            return;                                                                                  \
+        }                                                                                            \
+        while (n > 0) {                                                                              \
+            int64_t m = n < ND_CPU_VBLK ? n : ND_CPU_VBLK;                                           \
+            for (int64_t i = 0; i < m; i++) buf[i] = LD(*(const ST *)(pa + i * steps[1]));           \
+            f(buf, buf, m);                                                                          \
+            for (int64_t i = 0; i < m; i++) *(ST *)(po + i * steps[0]) = STO(buf[i]);                \
+            po += m * steps[0];                                                                      \
+            pa += m * steps[1];                                                                      \
+            n -= m;                                                                                  \
+        }                                                                                            \
     }
-ND_CPU_VLOOP(exp)
-ND_CPU_VLOOP(tanh)
-ND_CPU_VLOOP(sigmoid)
+ND_CPU_VLOOP(f32, float, float, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP(f64, double, double, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP(f16, uint16_t, float, ND_LD_F16, ND_ST_F16, 0)
+ND_CPU_VLOOP(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
 
-/* The vectorised float32 loop of op, NULL when it has none. */
-static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op)
+/* The vector loop of op on dtype t for the path in use, with its kernel
+ * in *ctx; NULL when there is none (the scalar loop runs). */
+static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op, nd_dtype t, const void **ctx)
 {
-    switch (op) {
-    case ND_UNARY_EXP: return nd_cpu_v_exp_f32;
-    case ND_UNARY_TANH: return nd_cpu_v_tanh_f32;
-    case ND_UNARY_SIGMOID: return nd_cpu_v_sigmoid_f32;
+    nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
+    const nd_vmath_kernel *k = nd__vmath(nd__cpu_isa(), op, kt);
+    if (k == NULL) return NULL;
+    *ctx = k;
+    switch (t) {
+    case ND_FLOAT32: return nd_cpu_v_f32;
+    case ND_FLOAT64: return nd_cpu_v_f64;
+    case ND_FLOAT16: return nd_cpu_v_f16;
+    case ND_BFLOAT16: return nd_cpu_v_bf16;
     default: return NULL;
     }
 }
@@ -178,7 +185,7 @@ static const nd_loop_fn nd_cpu_binary_loops[ND_NUM_BINARY_OPS][ND_NUM_DTYPES] = 
 #define ND_COST_BOOL 1
 #define ND_COST_DIV 2
 #define ND_COST_FLOAT 16
-/* a float32 op with a vectorised body (src/cpu/vmath.c) */
+/* an op with a vector kernel (src/cpu/vmath.h) */
 #define ND_COST_VECTOR 4
 #define ND_CPU_UCOST(E, name, kinds, rule) [ND_UNARY_##E] = ND_COST_##rule,
 #define ND_CPU_BCOST(E, name, kinds, rule) [ND_BINARY_##E] = ND_COST_##rule,
@@ -384,18 +391,19 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
 {
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS || !nd__dtype_valid(a->dtype))
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "bad op %d or dtype %d", (int)op, (int)a->dtype);
-    nd_loop_fn fn = a->dtype == ND_FLOAT32 ? nd_cpu_vector_loop(op) : NULL;
-    int64_t cost = fn ? ND_COST_VECTOR : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
+    const void *ctx = NULL;
+    nd_loop_fn fn = nd_cpu_vector_loop(op, a->dtype, &ctx);
+    int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, a->dtype) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
     if (fn == NULL) fn = nd_cpu_unary_loops[op][a->dtype];
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "no loop for %s on %s", nd_unary_op_name(op),
                        nd_dtype_name(a->dtype));
     if (out->size == 0) return ND_OK;
     const nd_array *ops[2] = {out, a};
-    if (nd_cpu_run_flat(2, ops, fn, NULL, cost)) return ND_OK;
+    if (nd_cpu_run_flat(2, ops, fn, ctx, cost)) return ND_OK;
     nd_iter it;
     nd__iter_init(&it, 2, ops);
-    nd_cpu_run(&it, fn, NULL, cost);
+    nd_cpu_run(&it, fn, ctx, cost);
     return ND_OK;
 }
 
@@ -404,17 +412,18 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
  * overlap. Not for integer power (its exponent scan). */
 void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n)
 {
-    nd_loop_fn fn = t == ND_FLOAT32 ? nd_cpu_vector_loop(op) : NULL;
-    int64_t cost = fn ? ND_COST_VECTOR : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
+    const void *ctx = NULL;
+    nd_loop_fn fn = nd_cpu_vector_loop(op, t, &ctx);
+    int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, t) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
     if (fn == NULL) fn = nd_cpu_unary_loops[op][t];
     int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_unary_rule_bool[op] ? 1 : si;
     if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
         char *args[2] = {out, (char *)(uintptr_t)a};
         const int64_t steps[2] = {so, si};
-        fn(args, steps, n, NULL);
+        fn(args, steps, n, ctx);
         return;
     }
-    nd_cpu_flat_job job = {2, {out, (char *)(uintptr_t)a}, {so, si}, fn, NULL};
+    nd_cpu_flat_job job = {2, {out, (char *)(uintptr_t)a}, {so, si}, fn, ctx};
     nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
 }
 

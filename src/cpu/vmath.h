@@ -1,31 +1,95 @@
-/* Vectorised float32 math for the CPU loops (src/cpu/vmath.c).
+/* Vectorised float32/float64 math for the CPU loops (src/cpu/vmath.c,
+ * src/cpu/vmath_mvec.c).
  *
- * Each function computes o[i] = f(a[i]) for i in [0, n); o may be exactly
- * a (in place), but must not otherwise overlap it. They are the CPU
- * specialisation of the scalar bodies in src/ops_math.h (which the CUDA
- * kernels and the float16/bfloat16 loops keep using): branch-free
- * polynomials that gcc vectorises, compiled for AVX2 and for the baseline
- * ISA and chosen once at run time. No FMA contraction is used, so every
- * ISA gives bit-identical results.
+ * nd__vmath(isa, op, dtype) is the vector kernel of a unary op for
+ * float32 or float64 on one ISA path (src/cpu/isa.h), or NULL where that
+ * path has none (then the scalar loop of src/ops_math.h runs, as on the
+ * CUDA side). A kernel computes o[i] = f(a[i]) for i in [0, n); o may be
+ * exactly a (in place) but must not otherwise overlap it. Every element
+ * goes through the same vector code whatever n and its position: a tail
+ * shorter than the vector width is copied into a padded vector and run
+ * through the same instructions (never a scalar libm remainder), and
+ * every lane is computed independently of the others, so results do not
+ * depend on the layout, the thread split or the alignment. They may
+ * differ between ISA paths (each path has its own ULP test in
+ * tests/test_vmath.c).
  *
- * Accuracy against a correctly rounded result (tests/test_vmath.c): at
- * most 2 ulp for exp and sigmoid, 3 ulp for tanh over the whole float32
- * range, subnormal inputs and results included; special values as libm:
- *   exp:     exp(+-0) = 1, exp(+inf) = +inf, exp(-inf) = +0, overflow to
- *            +inf above log(FLT_MAX), gradual underflow to subnormals,
- *            +0 below -103.97;
- *   tanh:    odd, tanh(+-0) = +-0, tanh(+-inf) = +-1, tiny x gives x;
+ * Two implementations:
+ *  - "nd": our branch-free float32 exp, tanh and sigmoid (vmath.c), scalar
+ *    C bodies under `omp simd`, no FMA contraction (-std=c11);
+ *  - "libmvec": glibc's vector math library (glibc >= 2.35 on x86-64;
+ *    `-lm` links it), _ZGVeN8v_<f> / _ZGVeN16v_<f>f on the AVX-512 path,
+ *    _ZGVdN4v_<f> / _ZGVdN8v_<f>f on the AVX2 path, for exp exp2 expm1 log
+ *    log2 log10 log1p sin cos tan arcsin arccos arctan sinh cosh tanh
+ *    arcsinh arccosh arctanh cbrt; sigmoid is composed from its exp as the
+ *    scalar body does (e = exp(-|x|), 1/(1+e) for x >= 0, e/(1+e) below).
+ *    Other builds (non-glibc, older glibc, non-x86) have no such kernels.
+ * float16/bfloat16 run through the float32 kernels (the loop converts a
+ * block to float32 and back, rounding to nearest even).
+ *
+ * Which runs: libmvec for every listed op on AVX-512 and AVX2, float32 and
+ * float64; "nd" for float32 exp, tanh and sigmoid on the baseline path (and
+ * on builds without libmvec); the scalar loops otherwise. For float32
+ * exp/tanh/sigmoid both were measured on each path (vmath.c gives the
+ * figures): libmvec was faster everywhere (1.5x - 2.2x) at <= 4 ulp, so
+ * our bodies serve the baseline path only.
+ *
+ * Accuracy: the largest error measured by tests/test_vmath.c against a
+ * correctly rounded reference (float32: double libm; float64: long double
+ * libm, x87 80-bit), over the whole range (float32: every 2039th bit
+ * pattern plus dense sweeps, and exhaustively where marked *; float64: random bit patterns, log-uniform
+ * sweeps, the thresholds), subnormal inputs and results included; the
+ * test's limit is 4 ulp for every function and path:
+ *
+ *   max ulp    f32 avx512  f32 avx2  f32 baseline  f64 avx512  f64 avx2
+ *   exp        2.36        2.36      0.94          2.65        2.65
+ *   tanh       1.36        1.00      1.30          1.16        2.10
+ *   sigmoid    3.33        3.33      2.04          2.64        2.64
+ *   exp2       0.97        0.81      -             1.00        1.61
+ *   expm1      2.25        1.66      -             1.83        2.83
+ *   log        3.75        3.75      -             1.58        1.38
+ *   log2       1.94        1.95      -             1.73        2.04
+ *   log10      2.64        1.85      -             1.46        2.00
+ *   log1p      1.77        1.77      -             1.74        1.54
+ *   sin        1.78        1.78      -             3.04        3.04
+ *   cos        1.80        1.80      -             3.39        3.39
+ *   tan        3.32        3.06      -             3.14        2.96
+ *   arcsin     2.71        2.64      -             2.09        2.25
+ *   arccos     1.82        1.93      -             1.50        1.58
+ *   arctan     1.69        1.95      -             1.77        1.77
+ *   sinh       1.83        1.83      -             1.86        1.86
+ *   cosh       1.86        1.95      -             1.85        1.83
+ *   arcsinh    0.92        1.96      -             1.03        2.06
+ *   arccosh    1.01        2.73      -             1.29        2.55
+ *   arctanh    1.62        1.95      -             1.31        2.00
+ *   cbrt       1.91        2.84      -             1.79        2.60
+ *
+ * Special values are those of C99 Annex F / libm: f(+-0), f(+-inf) and NaN
+ * (NaN in, NaN out), overflow to +-inf, gradual underflow, signed zeros
+ * (e.g. sin(-0) = -0, exp(-inf) = +0, log(0) = -inf, log(-1) = NaN); the
+ * test checks them bit for bit on every path. For "nd":
+ *   exp:     overflow to +inf above log(FLT_MAX), +0 below -103.97;
+ *   tanh:    odd, tanh(+-inf) = +-1, tiny x gives x;
  *   sigmoid: 1/(1+exp(-x)) without overflow, sigmoid(+inf) = 1,
- *            sigmoid(-inf) = +0, sigmoid(+-0) = 0.5;
- *   NaN in, NaN out (the input's payload, quietened).
+ *            sigmoid(-inf) = +0, sigmoid(+-0) = 0.5.
  */
 #ifndef ND_CPU_VMATH_H
 #define ND_CPU_VMATH_H
 #include <stdint.h>
 
+#include "cpu/isa.h"
 #include "internal.h"
 
-ND_INTERNAL void nd__vexp_f32(float *o, const float *a, int64_t n);
-ND_INTERNAL void nd__vtanh_f32(float *o, const float *a, int64_t n);
-ND_INTERNAL void nd__vsigmoid_f32(float *o, const float *a, int64_t n);
+typedef struct nd_vmath_kernel {
+    void (*fn)(void *o, const void *a, int64_t n);
+    const char *impl; /* "nd" or "libmvec" */
+} nd_vmath_kernel;
+
+/* The kernel of op on dtype t (ND_FLOAT32 or ND_FLOAT64) for path isa
+ * (at most nd__cpu_isa_detected(): a higher one may execute instructions
+ * the CPU lacks); NULL when there is none. The pointer is to static
+ * storage. */
+ND_INTERNAL const nd_vmath_kernel *nd__vmath(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
+/* The libmvec part (vmath_mvec.c): NULL where this build has no libmvec. */
+ND_INTERNAL const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
 #endif

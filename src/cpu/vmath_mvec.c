@@ -1,0 +1,150 @@
+/*
+ * glibc's libmvec as vector kernels (see src/cpu/vmath.h).
+ *
+ * libmvec (glibc >= 2.35 on x86-64 has every function used here; `-lm`
+ * links it: libm.so is a linker script naming libmvec AS_NEEDED) exports
+ * the vector variants of the x86-64 vector function ABI:
+ *   _ZGVeN8v_<f>  / _ZGVeN16v_<f>f   AVX-512, one zmm of double / float
+ *   _ZGVdN4v_<f>  / _ZGVdN8v_<f>f    AVX2,    one ymm of double / float
+ * We declare them ourselves (math.h only declares them for -fopenmp
+ * -ffast-math style auto-vectorisation, which the build does not use) with
+ * GCC vector types, which have the ABI of __m512d / __m256 etc., and call
+ * them from functions compiled for that ISA only. Each call computes every
+ * lane independently (lanes with special inputs go through libmvec's
+ * scalar fallback, which depends on that lane's value only).
+ */
+#pragma GCC optimize("no-trapping-math") /* lets gcc if-convert sigmoid's select; no result changes */
+#include <stdlib.h> /* glibc: features.h, __GLIBC_PREREQ */
+#include <string.h>
+
+#include "cpu/vmath.h"
+
+#if ND_ISA_X86 && defined(__x86_64__) && defined(__GLIBC_PREREQ) && !defined(ND_NO_LIBMVEC)
+#if __GLIBC_PREREQ(2, 35)
+#define ND_VM_HAVE_MVEC 1
+#endif
+#endif
+
+#ifdef ND_VM_HAVE_MVEC
+typedef double nd_v8d __attribute__((vector_size(64)));
+typedef float nd_v16f __attribute__((vector_size(64)));
+typedef double nd_v4d __attribute__((vector_size(32)));
+typedef float nd_v8f __attribute__((vector_size(32)));
+
+/* The ops with a libmvec variant: (op, libm name). */
+#define ND_VM_MVEC_OPS(X)                                                                                 \
+    X(EXP, exp) X(EXP2, exp2) X(EXPM1, expm1) X(LOG, log) X(LOG2, log2) X(LOG10, log10) X(LOG1P, log1p)    \
+    X(SIN, sin) X(COS, cos) X(TAN, tan) X(ARCSIN, asin) X(ARCCOS, acos) X(ARCTAN, atan) X(SINH, sinh)     \
+    X(COSH, cosh) X(TANH, tanh) X(ARCSINH, asinh) X(ARCCOSH, acosh) X(ARCTANH, atanh) X(CBRT, cbrt)
+
+/* A kernel over n elements: whole vectors in place, then the tail padded
+ * with copies of its first element, through the same call. */
+#define ND_VM_KERNEL(attr, isa, sfx, T, VT, W, op, sym)                                    \
+    attr VT sym(VT);                                                                       \
+    attr static void nd_vm_##op##_##sfx##_##isa(void *o_, const void *a_, int64_t n)       \
+    {                                                                                      \
+        T *o = (T *)o_;                                                                    \
+        const T *a = (const T *)a_;                                                        \
+        int64_t i = 0;                                                                     \
+        VT v;                                                                              \
+        for (; i + (W) <= n; i += (W)) {                                                   \
+            memcpy(&v, a + i, sizeof v);                                                   \
+            v = sym(v);                                                                    \
+            memcpy(o + i, &v, sizeof v);                                                   \
+        }                                                                                  \
+        if (i < n) {                                                                       \
+            T buf[W];                                                                      \
+            int64_t m = n - i;                                                             \
+            for (int64_t j = 0; j < (W); j++) buf[j] = a[i + (j < m ? j : 0)];             \
+            memcpy(&v, buf, sizeof v);                                                     \
+            v = sym(v);                                                                    \
+            memcpy(buf, &v, sizeof v);                                                     \
+            memcpy(o + i, buf, (size_t)m * sizeof(T));                                     \
+        }                                                                                  \
+    }                                                                                      \
+    static const nd_vmath_kernel nd_vk_##op##_##sfx##_##isa = {nd_vm_##op##_##sfx##_##isa, "libmvec"};
+
+#define ND_VM_K512(E, fn)                                                                    \
+    ND_VM_KERNEL(ND_ISA_TARGET_AVX512, avx512, f64, double, nd_v8d, 8, fn, _ZGVeN8v_##fn)     \
+    ND_VM_KERNEL(ND_ISA_TARGET_AVX512, avx512, f32, float, nd_v16f, 16, fn, _ZGVeN16v_##fn##f)
+#define ND_VM_K256(E, fn)                                                                    \
+    ND_VM_KERNEL(ND_ISA_TARGET_AVX2, avx2, f64, double, nd_v4d, 4, fn, _ZGVdN4v_##fn)         \
+    ND_VM_KERNEL(ND_ISA_TARGET_AVX2, avx2, f32, float, nd_v8f, 8, fn, _ZGVdN8v_##fn##f)
+ND_VM_MVEC_OPS(ND_VM_K512)
+ND_VM_MVEC_OPS(ND_VM_K256)
+
+/* sigmoid from the exp kernel, as the scalar body in src/ops_math.h:
+ * e = exp(-|x|) (never overflows), 1/(1+e) for x >= 0, e/(1+e) below;
+ * NaN in gives the input's NaN, quietened. Blocks of ND_VM_SBLK. */
+#define ND_VM_SBLK 256
+#define ND_VM_SIGMOID(attr, isa, sfx, T, FABS)                                                 \
+    attr static void nd_vm_sigmoid_##sfx##_##isa(void *o_, const void *a_, int64_t n)      \
+    {                                                                                      \
+        T *o = (T *)o_;                                                                    \
+        const T *a = (const T *)a_;                                                        \
+        _Alignas(64) T e[ND_VM_SBLK];                                                      \
+        for (int64_t i0 = 0; i0 < n; i0 += ND_VM_SBLK) {                                   \
+            int64_t m = n - i0 < ND_VM_SBLK ? n - i0 : ND_VM_SBLK;                         \
+            _Pragma("omp simd") for (int64_t j = 0; j < m; j++) e[j] = -FABS(a[i0 + j]);  \
+            nd_vm_exp_##sfx##_##isa(e, e, m);                                              \
+            _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                            \
+            {                                                                              \
+                T x = a[i0 + j], d = (T)1 + e[j];                                          \
+                T p = (T)1 / d, q = e[j] / d;                                              \
+                T y = x >= 0 ? p : q;                                                      \
+                o[i0 + j] = x == x ? y : x + x;                                            \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+    static const nd_vmath_kernel nd_vk_sigmoid_##sfx##_##isa = {nd_vm_sigmoid_##sfx##_##isa, "libmvec"};
+ND_VM_SIGMOID(ND_ISA_TARGET_AVX512, avx512, f64, double, __builtin_fabs)
+ND_VM_SIGMOID(ND_ISA_TARGET_AVX512, avx512, f32, float, __builtin_fabsf)
+ND_VM_SIGMOID(ND_ISA_TARGET_AVX2, avx2, f64, double, __builtin_fabs)
+ND_VM_SIGMOID(ND_ISA_TARGET_AVX2, avx2, f32, float, __builtin_fabsf)
+
+#define ND_VM_CASE(E, f, isa, sfx) \
+    case ND_UNARY_##E: return &nd_vk_##f##_##sfx##_##isa;
+#define ND_VM_CASE_512_F64(E, f) ND_VM_CASE(E, f, avx512, f64)
+#define ND_VM_CASE_512_F32(E, f) ND_VM_CASE(E, f, avx512, f32)
+#define ND_VM_CASE_256_F64(E, f) ND_VM_CASE(E, f, avx2, f64)
+#define ND_VM_CASE_256_F32(E, f) ND_VM_CASE(E, f, avx2, f32)
+
+const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
+{
+    if (isa == ND_ISA_AVX512 && t == ND_FLOAT64) {
+        switch (op) {
+            ND_VM_MVEC_OPS(ND_VM_CASE_512_F64)
+            ND_VM_CASE(SIGMOID, sigmoid, avx512, f64)
+        default: return NULL;
+        }
+    }
+    if (isa == ND_ISA_AVX512 && t == ND_FLOAT32) {
+        switch (op) {
+            ND_VM_MVEC_OPS(ND_VM_CASE_512_F32)
+            ND_VM_CASE(SIGMOID, sigmoid, avx512, f32)
+        default: return NULL;
+        }
+    }
+    if (isa == ND_ISA_AVX2 && t == ND_FLOAT64) {
+        switch (op) {
+            ND_VM_MVEC_OPS(ND_VM_CASE_256_F64)
+            ND_VM_CASE(SIGMOID, sigmoid, avx2, f64)
+        default: return NULL;
+        }
+    }
+    if (isa == ND_ISA_AVX2 && t == ND_FLOAT32) {
+        switch (op) {
+            ND_VM_MVEC_OPS(ND_VM_CASE_256_F32)
+            ND_VM_CASE(SIGMOID, sigmoid, avx2, f32)
+        default: return NULL;
+        }
+    }
+    return NULL;
+}
+#else
+const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
+{
+    (void)isa, (void)op, (void)t;
+    return NULL;
+}
+#endif
