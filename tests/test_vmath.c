@@ -524,6 +524,41 @@ START_TEST(test_vmath_public)
 }
 END_TEST
 
+/* Transposed inputs with outputs of 16 MiB and more (the tiled runner's
+ * streaming stores, rows aligned or not): the kernel's bits. */
+START_TEST(test_vmath_tiled_large)
+{
+    const struct {
+        nd_unary_op op;
+        nd_dtype t;
+        int64_t r, c;
+    } cases[] = {{ND_UNARY_EXP, ND_FLOAT32, 2048, 2048}, {ND_UNARY_TANH, ND_FLOAT64, 1027, 2053},
+                 {ND_UNARY_SIN, ND_FLOAT32, 2053, 2051}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        nd_dtype t = cases[c].t;
+        int64_t R = cases[c].r, C = cases[c].c, n = R * C;
+        size_t sz = nd_dtype_size(t);
+        void *host = vm_host(t, n), *want = malloc((size_t)n * sz), *got = malloc((size_t)n * sz);
+        ck_assert_ptr_nonnull(want);
+        ck_assert_ptr_nonnull(got);
+        if (vm_expect(cases[c].op, t, host, want, n)) {
+            const int64_t shape[2] = {C, R}; /* host is C x R; its transpose R x C */
+            nd_array *a = NULL, *v = NULL;
+            ND_OK_OR_FAIL(nd_from_host(&a, host, t, 2, shape, nd_cpu()));
+            ND_OK_OR_FAIL(nd_transpose(&v, a, NULL));
+            vm_run(cases[c].op, v, got, (size_t)n * sz);
+            for (int64_t i = 0; i < R; i++)
+                for (int64_t j = 0; j < C; j++)
+                    VM_ASSERT(vm_same(t, got, i * C + j, want, j * R + i), "%s %s [%lld, %lld]",
+                              nd_unary_op_name(cases[c].op), nd_dtype_name(t), (long long)i, (long long)j);
+            nd_release(a);
+            nd_release(v);
+        }
+        free(host), free(want), free(got);
+    }
+}
+END_TEST
+
 /* The CPU backend's tiled path for transposed inputs (ragged tiles, a
  * transposed operand beside a contiguous and a broadcast one), against
  * plain loops: subtract(a.T, b) and subtract(a.T, row) for float64,
@@ -581,6 +616,7 @@ Suite *suite_vmath(void)
     tcase_add_test(tc, test_vmath_ulp64);
     tcase_add_test(tc, test_vmath_lengths);
     tcase_add_test(tc, test_vmath_public);
+    tcase_add_test(tc, test_vmath_tiled_large);
     tcase_add_test(tc, test_vmath_tiled_transpose);
     suite_add_tcase(s, tc);
     return s;

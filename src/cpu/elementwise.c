@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "cpu/transpose.h"
 #include "cpu/vmath.h"
 #include "elementwise.h"
 #include "ops_math.h"
@@ -236,9 +237,49 @@ typedef struct {
     unsigned gather; /* bit k: operand k is copied per tile */
 } nd_cpu_tiled_job;
 
+#if ND_ISA_X86
+/* The tile copy below for 4- and 8-byte items contiguous along the outer
+ * axis (so == isz: a transposed operand), by in-register 8x8 / 4x4
+ * transposes (src/cpu/transpose.h) on whole blocks; the ragged edges
+ * element by element. */
+__attribute__((target("avx"))) static void nd_cpu_tile_transpose(char *dst, const char *src, int64_t si, int64_t ci,
+                                                                 int64_t cj, size_t isz)
+{
+    const int64_t b = isz == 4 ? 8 : 4, ds = ND_CPU_TILE_J * (int64_t)isz;
+    int64_t ii0 = 0, jj0 = 0;
+    for (jj0 = 0; jj0 + b <= cj; jj0 += b)
+        for (ii0 = 0; ii0 + b <= ci; ii0 += b) {
+            char *d = dst + (ii0 * ND_CPU_TILE_J + jj0) * (int64_t)isz;
+            const char *sp = src + jj0 * si + ii0 * (int64_t)isz;
+            if (isz == 4) tr8x8_32(d, ds, sp, si);
+            else tr4x4_64(d, ds, sp, si);
+        }
+    int64_t ei = ci - ci % b, ej = cj - cj % b; /* the full blocks cover [0, ei) x [0, ej) */
+    for (int64_t jj = 0; jj < cj; jj++)
+        for (int64_t ii = jj < ej ? ei : 0; ii < ci; ii++)
+            memcpy(dst + (ii * ND_CPU_TILE_J + jj) * (int64_t)isz, src + jj * si + ii * (int64_t)isz, isz);
+}
+
+/* d[0, n) = s[0, n) with streaming stores: n a multiple of 32, d 32-byte
+ * aligned, s 64-byte aligned. */
+__attribute__((target("avx"))) static void nd_cpu_stream_row(char *d, const char *s, int64_t n)
+{
+    for (int64_t k = 0; k < n; k += 32)
+        _mm256_stream_ps((float *)(void *)(d + k), _mm256_load_ps((const float *)(const void *)(s + k)));
+}
+
+static void nd_cpu_sfence(void) { _mm_sfence(); }
+#endif
+
 /* dst[ii * ND_CPU_TILE_J + jj] = src[ii * so + jj * si] for the tile. */
 static void nd_cpu_tile_copy(char *dst, const char *src, int64_t so, int64_t si, int64_t ci, int64_t cj, size_t isz)
 {
+#if ND_ISA_X86
+    if ((isz == 4 || isz == 8) && so == (int64_t)isz && nd__cpu_isa() >= ND_ISA_AVX2) {
+        nd_cpu_tile_transpose(dst, src, si, ci, cj, isz);
+        return;
+    }
+#endif
     for (int64_t jj = 0; jj < cj; jj++) {
         const char *p = src + jj * si;
         switch (isz) {
@@ -268,6 +309,16 @@ static void nd_cpu_tiled_range(void *p, int64_t begin, int64_t end)
     _Alignas(64) char bufs[ND_ITER_MAX_OPS - 1][ND_CPU_TILE_I * ND_CPU_TILE_J * 8];
     for (int k = 0; k < nops; k++)
         steps[k] = (job->gather >> k) & 1u ? (int64_t)it->itemsize[k] : it->strides[k][1];
+    /* A unary op whose output has the input's itemsize and is contiguous
+     * along j: the loop runs once over the whole transposed tile, in place
+     * in the buffer (a vector kernel sees 4096 elements, not 64), and the
+     * tile's rows are copied out. */
+    const bool inplace = nops == 2 && job->gather == 2u && it->itemsize[0] == it->itemsize[1] &&
+                         it->strides[0][1] == (int64_t)it->itemsize[0];
+    /* an output too large to stay in cache is written with streaming
+     * stores (no read for ownership), as the transposed copies do */
+    const bool stream = inplace && ND_ISA_X86 && nd__cpu_isa() >= ND_ISA_AVX2 &&
+                        ni * nj * (int64_t)it->itemsize[0] >= ((int64_t)16 << 20);
     for (int64_t bi = begin; bi < end; bi++) {
         int64_t i0 = bi * ND_CPU_TILE_I, ci = ni - i0 < ND_CPU_TILE_I ? ni - i0 : ND_CPU_TILE_I;
         for (int64_t j0 = 0; j0 < nj; j0 += ND_CPU_TILE_J) {
@@ -276,6 +327,28 @@ static void nd_cpu_tiled_range(void *p, int64_t begin, int64_t end)
                 if ((job->gather >> k) & 1u)
                     nd_cpu_tile_copy(bufs[k - 1], it->data[k] + i0 * it->strides[k][0] + j0 * it->strides[k][1],
                                      it->strides[k][0], it->strides[k][1], ci, cj, it->itemsize[k]);
+            if (inplace) {
+                const int64_t isz = (int64_t)it->itemsize[0];
+                char *args[2] = {bufs[0], bufs[0]};
+                const int64_t st[2] = {isz, isz};
+                if (cj == ND_CPU_TILE_J) job->loop(args, st, ci * ND_CPU_TILE_J, job->ctx);
+                for (int64_t ii = 0; ii < ci; ii++) {
+                    char *row = bufs[0] + ii * ND_CPU_TILE_J * isz;
+                    if (cj != ND_CPU_TILE_J) {
+                        args[0] = args[1] = row;
+                        job->loop(args, st, cj, job->ctx);
+                    }
+                    char *dst = it->data[0] + (i0 + ii) * it->strides[0][0] + j0 * isz;
+#if ND_ISA_X86
+                    if (stream && ((uintptr_t)dst & 31) == 0 && (cj * isz) % 32 == 0) {
+                        nd_cpu_stream_row(dst, row, cj * isz);
+                        continue;
+                    }
+#endif
+                    memcpy(dst, row, (size_t)(cj * isz));
+                }
+                continue;
+            }
             for (int64_t ii = 0; ii < ci; ii++) {
                 char *args[ND_ITER_MAX_OPS];
                 for (int k = 0; k < nops; k++)
@@ -286,6 +359,9 @@ static void nd_cpu_tiled_range(void *p, int64_t begin, int64_t end)
             }
         }
     }
+#if ND_ISA_X86
+    if (stream) nd_cpu_sfence(); /* streaming stores are weakly ordered */
+#endif
 }
 
 static int64_t nd_cpu_abs(int64_t x) { return x < 0 ? -x : x; }
