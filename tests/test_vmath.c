@@ -353,6 +353,79 @@ START_TEST(test_vmath_lengths)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* Binary kernels: power, arctan2, hypot                               */
+/* ------------------------------------------------------------------ */
+typedef struct {
+    nd_binary_op op;
+    const char *name;
+    double (*r32)(double, double);
+    long double (*r64)(long double, long double);
+} vm_func2;
+static const vm_func2 g_funcs2[] = {{ND_BINARY_POWER, "power", pow, powl},
+                                    {ND_BINARY_ARCTAN2, "arctan2", atan2, atan2l},
+                                    {ND_BINARY_HYPOT, "hypot", hypot, hypotl}};
+
+/* Pairs: every two special values, then random ones (log-uniform
+ * magnitudes 2^-60 .. 2^60 of both signs against, for power, exponents
+ * in [-40, 40], half of them integers, and bases near 1). */
+static int64_t vm_pairs(const double *sp, int nsp, int i, double *x, double *y, uint64_t *s, bool f32)
+{
+    if (i < nsp * nsp) {
+        *x = sp[i / nsp], *y = sp[i % nsp];
+        return 1;
+    }
+    double u = (double)(xs64(s) >> 11) * 0x1p-53, v = (double)(xs64(s) >> 11) * 0x1p-53;
+    double m = exp2(-60.0 + 120.0 * u), e = -40.0 + 80.0 * v;
+    switch (xs64(s) % 4) {
+    case 0: *x = m, *y = e; break;
+    case 1: *x = -m, *y = rint(e); break;
+    case 2: *x = 1.0 + (u - 0.5) * 0x1p-10, *y = e * 1e4; break;
+    default: *x = (v < 0.5 ? -1 : 1) * m, *y = (u < 0.5 ? -1 : 1) * exp2(-60.0 + 120.0 * v); break;
+    }
+    if (f32) *x = (float)*x, *y = (float)*y;
+    return 1;
+}
+
+START_TEST(test_vmath_ulp_binary)
+{
+    bool lowered = nd__cpu_isa() < nd__cpu_isa_detected();
+    for (int isa = lowered ? (int)nd__cpu_isa() : 0; isa <= (int)nd__cpu_isa(); isa++)
+        for (int f = 0; f < 3; f++)
+            for (int d = 0; d < 2; d++) {
+                const vm_func2 *fn = &g_funcs2[f];
+                const nd_vmath_kernel2 *k = nd__vmath2((nd_cpu_isa)isa, fn->op, d ? ND_FLOAT64 : ND_FLOAT32);
+                if (!k) continue;
+                double sp[sizeof g_special64 / sizeof g_special64[0]];
+                int nsp = (int)(sizeof sp / sizeof sp[0]);
+                for (int i = 0; i < nsp; i++) sp[i] = d ? g_special64[i] : (double)g_special32[i % 28];
+                uint64_t s = 0x243f6a8885a308d3ull + (uint64_t)f;
+                double mx = 0;
+                enum { N = 1 << 10 };
+                for (int i0 = 0; i0 < nsp * nsp + (1 << 16); i0 += N) {
+                    double xs[N], ys[N], out[N];
+                    float xf[N], yf[N], of[N];
+                    for (int i = 0; i < N; i++) {
+                        vm_pairs(sp, nsp, i0 + i, &xs[i], &ys[i], &s, !d);
+                        xf[i] = (float)xs[i], yf[i] = (float)ys[i];
+                    }
+                    if (d) k->fn(out, xs, ys, N);
+                    else k->fn(of, xf, yf, N);
+                    for (int i = 0; i < N; i++) {
+                        long double e = d ? ulp_err(out[i], fn->r64(xs[i], ys[i]), 53, -1022, 1024)
+                                          : ulp_err(of[i], fn->r32(xf[i], yf[i]), 24, -126, 128);
+                        VM_ASSERT(e <= VM_LIMIT, "%s %s %s: f(%a, %a) = %a (%.2Lf ulp)", fn->name, d ? "float64" : "float32",
+                                  nd__cpu_isa_name((nd_cpu_isa)isa), xs[i], ys[i], d ? out[i] : (double)of[i], e);
+                        if (e > mx) mx = (double)e;
+                    }
+                }
+                if (getenv("ND_VMATH_REPORT") && !strcmp(getenv("ND_VMATH_REPORT"), "1"))
+                    fprintf(stderr, "vmath %-8s %-7s %-7s %-7s max %.2f ulp\n", fn->name, d ? "float64" : "float32",
+                            nd__cpu_isa_name((nd_cpu_isa)isa), k->impl, mx);
+            }
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* The public ops on the path in use                                   */
 /* ------------------------------------------------------------------ */
 static const nd_dtype g_dts[4] = {ND_FLOAT32, ND_FLOAT64, ND_FLOAT16, ND_BFLOAT16};
@@ -524,6 +597,75 @@ START_TEST(test_vmath_public)
 }
 END_TEST
 
+/* nd_power / nd_arctan2 / nd_hypot on the path in use: contiguous, a
+ * broadcast scalar exponent, a strided view, float16 through float32,
+ * all with the kernel's bits. */
+START_TEST(test_vmath_public_binary)
+{
+    enum { N = 5000 };
+    for (int f = 0; f < 3; f++)
+        for (int d = 0; d < 4; d++) {
+            nd_dtype t = g_dts[d];
+            const nd_vmath_kernel2 *k = nd__vmath2(nd__cpu_isa(), g_funcs2[f].op, t == ND_FLOAT64 ? ND_FLOAT64 : ND_FLOAT32);
+            if (!k) continue;
+            size_t sz = nd_dtype_size(t);
+            void *ha = vm_host(t, 2 * N), *hb = vm_host(t, 2 * N), *got = malloc(2 * N * sz);
+            ck_assert_ptr_nonnull(got);
+            memmove(hb, (char *)hb + 7 * sz, (size_t)N * sz); /* b differs from a */
+            /* want = kernel on float32/float64 values of a[0..N) and b[0..N), and of a[2i], b[0] */
+            double wa[N], wb[N], w1[N], w2[N];
+            float fa[N], fb[N], g1[N], g2[N];
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = 0; i < N; i++) {
+                    int ia = pass ? 2 * i : i, ib = pass ? 0 : i;
+                    if (t == ND_FLOAT64) wa[i] = ((double *)ha)[ia], wb[i] = ((double *)hb)[ib];
+                    else if (t == ND_FLOAT32) fa[i] = ((float *)ha)[ia], fb[i] = ((float *)hb)[ib];
+                    else {
+                        uint16_t xa = ((uint16_t *)ha)[ia], xb = ((uint16_t *)hb)[ib];
+                        fa[i] = t == ND_FLOAT16 ? nd_half_to_float(xa) : nd_bf16_to_float(xa);
+                        fb[i] = t == ND_FLOAT16 ? nd_half_to_float(xb) : nd_bf16_to_float(xb);
+                    }
+                }
+                if (t == ND_FLOAT64) k->fn(pass ? w2 : w1, wa, wb, N);
+                else k->fn(pass ? g2 : g1, fa, fb, N);
+            }
+            nd_array *a = NULL, *b = NULL, *va = NULL, *vb = NULL, *r = NULL;
+            const int64_t n1 = N, n2 = 2 * N;
+            ND_OK_OR_FAIL(nd_from_host(&a, ha, t, 1, &n2, nd_cpu()));
+            ND_OK_OR_FAIL(nd_from_host(&b, hb, t, 1, &n2, nd_cpu()));
+            for (int pass = 0; pass < 2; pass++) {
+                nd_range ra = {0, N, 1}, rb = {0, N, 1};
+                if (pass) ra.step = 2, ra.stop = 2 * N, rb.stop = 1;
+                ND_OK_OR_FAIL(nd_slice(&va, a, 1, &ra));
+                ND_OK_OR_FAIL(nd_slice(&vb, b, 1, &rb));
+                if (pass) { /* b[0] broadcast to N */
+                    nd_array *bb = NULL;
+                    ND_OK_OR_FAIL(nd_broadcast_to(&bb, vb, 1, &n1));
+                    nd_release(vb);
+                    vb = bb;
+                }
+                ND_OK_OR_FAIL(nd_binary(&r, g_funcs2[f].op, va, vb));
+                ND_OK_OR_FAIL(nd_copy_to_host(got, r, (size_t)N * sz));
+                for (int i = 0; i < N; i++) {
+                    bool ok;
+                    if (t == ND_FLOAT64) ok = vm_same(t, got, i, pass ? w2 : w1, i);
+                    else if (t == ND_FLOAT32) ok = vm_same(t, got, i, pass ? g2 : g1, i);
+                    else {
+                        float w = (pass ? g2 : g1)[i];
+                        uint16_t h = t == ND_FLOAT16 ? nd_float_to_half(w) : nd_float_to_bf16(w);
+                        ok = vm_same(t, got, i, &h, 0);
+                    }
+                    VM_ASSERT(ok, "%s %s pass %d [%d]", g_funcs2[f].name, nd_dtype_name(t), pass, i);
+                }
+                nd_release(va), nd_release(vb), nd_release(r);
+                va = vb = r = NULL;
+            }
+            nd_release(a), nd_release(b);
+            free(ha), free(hb), free(got);
+        }
+}
+END_TEST
+
 /* Transposed inputs with outputs of 16 MiB and more (the tiled runner's
  * streaming stores, rows aligned or not): the kernel's bits. */
 START_TEST(test_vmath_tiled_large)
@@ -614,7 +756,9 @@ Suite *suite_vmath(void)
     tcase_add_test(tc, test_vmath_table);
     tcase_add_test(tc, test_vmath_ulp32);
     tcase_add_test(tc, test_vmath_ulp64);
+    tcase_add_test(tc, test_vmath_ulp_binary);
     tcase_add_test(tc, test_vmath_lengths);
+    tcase_add_test(tc, test_vmath_public_binary);
     tcase_add_test(tc, test_vmath_public);
     tcase_add_test(tc, test_vmath_tiled_large);
     tcase_add_test(tc, test_vmath_tiled_transpose);

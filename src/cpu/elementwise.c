@@ -122,6 +122,55 @@ static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op, nd_dtype t, const void **ct
     }
 }
 
+/* The binary ops with a vector kernel (power, arctan2, hypot: see
+ * nd__vmath2): contiguous rows call it directly, others (strided,
+ * broadcast, float16/bfloat16) gather blocks of both inputs first. */
+#define ND_CPU_VLOOP2(lsfx, ST, CT, LD, STO, direct)                                                  \
+    static void nd_cpu_v2_##lsfx(char **args, const int64_t *steps, int64_t n, const void *ctx)     \
+    {                                                                                                \
+        void (*f)(void *, const void *, const void *, int64_t) = ((const nd_vmath_kernel2 *)ctx)->fn; \
+        const int64_t sz = (int64_t)sizeof(ST);                                                      \
+        if ((direct) && steps[0] == sz && steps[1] == sz && steps[2] == sz) {                        \
+            f(args[0], args[1], args[2], n);                                                         \
+            return;                                                                                  \
+        }                                                                                            \
+        char *po = args[0];                                                                          \
+        const char *pa = args[1], *pb = args[2];                                                     \
+        _Alignas(64) CT ba[ND_CPU_VBLK], bb[ND_CPU_VBLK];                                            \
+        while (n > 0) {                                                                              \
+            int64_t m = n < ND_CPU_VBLK ? n : ND_CPU_VBLK;                                           \
+            for (int64_t i = 0; i < m; i++) {                                                        \
+                ba[i] = LD(*(const ST *)(pa + i * steps[1]));                                        \
+                bb[i] = LD(*(const ST *)(pb + i * steps[2]));                                        \
+            }                                                                                        \
+            f(ba, ba, bb, m);                                                                        \
+            for (int64_t i = 0; i < m; i++) *(ST *)(po + i * steps[0]) = STO(ba[i]);                 \
+            po += m * steps[0];                                                                      \
+            pa += m * steps[1];                                                                      \
+            pb += m * steps[2];                                                                      \
+            n -= m;                                                                                  \
+        }                                                                                            \
+    }
+ND_CPU_VLOOP2(f32, float, float, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP2(f64, double, double, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP2(f16, uint16_t, float, ND_LD_F16, ND_ST_F16, 0)
+ND_CPU_VLOOP2(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
+
+static nd_loop_fn nd_cpu_vector_loop2(nd_binary_op op, nd_dtype t, const void **ctx)
+{
+    nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
+    const nd_vmath_kernel2 *k = nd__vmath2(nd__cpu_isa(), op, kt);
+    if (k == NULL) return NULL;
+    *ctx = k;
+    switch (t) {
+    case ND_FLOAT32: return nd_cpu_v2_f32;
+    case ND_FLOAT64: return nd_cpu_v2_f64;
+    case ND_FLOAT16: return nd_cpu_v2_f16;
+    case ND_BFLOAT16: return nd_cpu_v2_bf16;
+    default: return NULL;
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Binary loops                                                        */
 /* ------------------------------------------------------------------ */
@@ -505,18 +554,21 @@ void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, in
 
 void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n)
 {
-    nd_loop_fn fn = nd_cpu_binary_loops[op][t];
+    const void *ctx = NULL;
+    nd_loop_fn fn = nd_cpu_vector_loop2(op, t, &ctx);
     int64_t cost = nd_cpu_binary_cost[op];
     if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
+    if (fn) cost = ND_COST_VECTOR;
+    else fn = nd_cpu_binary_loops[op][t];
     cost = nd_cpu_loop_cost(cost, t);
     int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_binary_rule_bool[op] ? 1 : si;
     if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
         char *args[3] = {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b};
         const int64_t steps[3] = {so, si, si};
-        fn(args, steps, n, NULL);
+        fn(args, steps, n, ctx);
         return;
     }
-    nd_cpu_flat_job job = {3, {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b}, {so, si, si}, fn, NULL};
+    nd_cpu_flat_job job = {3, {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b}, {so, si, si}, fn, ctx};
     nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
 }
 
@@ -566,7 +618,9 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
     if ((unsigned)op >= (unsigned)ND_NUM_BINARY_OPS || !nd__dtype_valid(a->dtype) || a->dtype != b->dtype)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "bad op %d or dtypes %d, %d", (int)op, (int)a->dtype,
                        (int)b->dtype);
-    nd_loop_fn fn = nd_cpu_binary_loops[op][a->dtype];
+    const void *ctx = NULL;
+    nd_loop_fn vfn = nd_cpu_vector_loop2(op, a->dtype, &ctx);
+    nd_loop_fn fn = vfn ? vfn : nd_cpu_binary_loops[op][a->dtype];
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "no loop for %s on %s", nd_binary_op_name(op),
                        nd_dtype_name(a->dtype));
@@ -576,11 +630,12 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
     const nd_array *ops[3] = {out, a, b};
     int64_t cost = nd_cpu_binary_cost[op];
     if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
+    if (vfn) cost = ND_COST_VECTOR;
     cost = nd_cpu_loop_cost(cost, a->dtype);
-    if (nd_cpu_run_flat(3, ops, fn, NULL, cost)) return ND_OK;
+    if (nd_cpu_run_flat(3, ops, fn, ctx, cost)) return ND_OK;
     nd_iter it;
     nd__iter_init(&it, 3, ops);
-    nd_cpu_run(&it, fn, NULL, cost);
+    nd_cpu_run(&it, fn, ctx, cost);
     return ND_OK;
 }
 

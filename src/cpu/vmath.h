@@ -21,8 +21,10 @@
  *    `-lm` links it), _ZGVeN8v_<f> / _ZGVeN16v_<f>f on the AVX-512 path,
  *    _ZGVdN4v_<f> / _ZGVdN8v_<f>f on the AVX2 path, for exp exp2 expm1 log
  *    log2 log10 log1p sin cos tan arcsin arccos arctan sinh cosh tanh
- *    arcsinh arccosh arctanh cbrt; sigmoid is composed from its exp as the
- *    scalar body does (e = exp(-|x|), 1/(1+e) for x >= 0, e/(1+e) below).
+ *    arcsinh arccosh arctanh cbrt, and the binary power (pow), arctan2
+ *    (atan2) and hypot (nd__vmath2); sigmoid is composed from its exp as
+ *    the scalar body does (e = exp(-|x|), 1/(1+e) for x >= 0, e/(1+e)
+ *    below).
  *    Other builds (non-glibc, older glibc, non-x86) have no such kernels.
  * float16/bfloat16 run through the float32 kernels (the loop converts a
  * block to float32 and back, rounding to nearest even).
@@ -90,6 +92,14 @@ typedef struct nd_vmath_kernel {
  * the CPU lacks); NULL when there is none. The pointer is to static
  * storage. */
 ND_INTERNAL const nd_vmath_kernel *nd__vmath(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
+/* The binary kernels: o[i] = f(a[i], b[i]) (o may be exactly a or b),
+ * for power, arctan2 and hypot on float32/float64 (libmvec's vv_ variants
+ * on AVX-512 and AVX2 only); NULL otherwise. */
+typedef struct nd_vmath_kernel2 {
+    void (*fn)(void *o, const void *a, const void *b, int64_t n);
+    const char *impl;
+} nd_vmath_kernel2;
+ND_INTERNAL const nd_vmath_kernel2 *nd__vmath2(nd_cpu_isa isa, nd_binary_op op, nd_dtype t);
 /* The libmvec part (vmath_mvec.c): NULL where this build has no libmvec. */
 ND_INTERNAL const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
 #endif

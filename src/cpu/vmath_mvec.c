@@ -73,6 +73,48 @@ typedef float nd_v8f __attribute__((vector_size(32)));
 ND_VM_MVEC_OPS(ND_VM_K512)
 ND_VM_MVEC_OPS(ND_VM_K256)
 
+/* The binary ops with a libmvec variant (vv_: two vector arguments). */
+#define ND_VM_MVEC_OPS2(X) X(POWER, pow) X(ARCTAN2, atan2) X(HYPOT, hypot)
+
+#define ND_VM_KERNEL2(attr, isa, sfx, T, VT, W, op, sym)                                   \
+    attr VT sym(VT, VT);                                                                   \
+    attr static void nd_vm_##op##_##sfx##_##isa(void *o_, const void *a_, const void *b_, int64_t n) \
+    {                                                                                      \
+        T *o = (T *)o_;                                                                    \
+        const T *a = (const T *)a_, *b = (const T *)b_;                                    \
+        int64_t i = 0;                                                                     \
+        VT u, v;                                                                           \
+        for (; i + (W) <= n; i += (W)) {                                                   \
+            memcpy(&u, a + i, sizeof u);                                                   \
+            memcpy(&v, b + i, sizeof v);                                                   \
+            u = sym(u, v);                                                                 \
+            memcpy(o + i, &u, sizeof u);                                                   \
+        }                                                                                  \
+        if (i < n) {                                                                       \
+            T ba[W], bb[W];                                                                \
+            int64_t m = n - i;                                                             \
+            for (int64_t j = 0; j < (W); j++) {                                            \
+                ba[j] = a[i + (j < m ? j : 0)];                                            \
+                bb[j] = b[i + (j < m ? j : 0)];                                            \
+            }                                                                              \
+            memcpy(&u, ba, sizeof u);                                                      \
+            memcpy(&v, bb, sizeof v);                                                      \
+            u = sym(u, v);                                                                 \
+            memcpy(ba, &u, sizeof u);                                                      \
+            memcpy(o + i, ba, (size_t)m * sizeof(T));                                      \
+        }                                                                                  \
+    }                                                                                      \
+    static const nd_vmath_kernel2 nd_vk_##op##_##sfx##_##isa = {nd_vm_##op##_##sfx##_##isa, "libmvec"};
+
+#define ND_VM_K512_2(E, fn)                                                                   \
+    ND_VM_KERNEL2(ND_ISA_TARGET_AVX512, avx512, f64, double, nd_v8d, 8, fn, _ZGVeN8vv_##fn)    \
+    ND_VM_KERNEL2(ND_ISA_TARGET_AVX512, avx512, f32, float, nd_v16f, 16, fn, _ZGVeN16vv_##fn##f)
+#define ND_VM_K256_2(E, fn)                                                                   \
+    ND_VM_KERNEL2(ND_ISA_TARGET_AVX2, avx2, f64, double, nd_v4d, 4, fn, _ZGVdN4vv_##fn)        \
+    ND_VM_KERNEL2(ND_ISA_TARGET_AVX2, avx2, f32, float, nd_v8f, 8, fn, _ZGVdN8vv_##fn##f)
+ND_VM_MVEC_OPS2(ND_VM_K512_2)
+ND_VM_MVEC_OPS2(ND_VM_K256_2)
+
 /* sigmoid from the exp kernel, as the scalar body in src/ops_math.h:
  * e = exp(-|x|) (never overflows), 1/(1+e) for x >= 0, e/(1+e) below;
  * NaN in gives the input's NaN, quietened. Blocks of ND_VM_SBLK. */
@@ -141,8 +183,35 @@ const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t
     }
     return NULL;
 }
+#define ND_VM_CASE2(E, f, isa, sfx) \
+    case ND_BINARY_##E: return &nd_vk_##f##_##sfx##_##isa;
+#define ND_VM_CASE2_512_F64(E, f) ND_VM_CASE2(E, f, avx512, f64)
+#define ND_VM_CASE2_512_F32(E, f) ND_VM_CASE2(E, f, avx512, f32)
+#define ND_VM_CASE2_256_F64(E, f) ND_VM_CASE2(E, f, avx2, f64)
+#define ND_VM_CASE2_256_F32(E, f) ND_VM_CASE2(E, f, avx2, f32)
+
+const nd_vmath_kernel2 *nd__vmath2(nd_cpu_isa isa, nd_binary_op op, nd_dtype t)
+{
+#define ND_VM_SW2(cases)                       \
+    switch (op) {                              \
+        ND_VM_MVEC_OPS2(cases)                 \
+    default: return NULL;                      \
+    }
+    if (isa == ND_ISA_AVX512 && t == ND_FLOAT64) ND_VM_SW2(ND_VM_CASE2_512_F64)
+    if (isa == ND_ISA_AVX512 && t == ND_FLOAT32) ND_VM_SW2(ND_VM_CASE2_512_F32)
+    if (isa == ND_ISA_AVX2 && t == ND_FLOAT64) ND_VM_SW2(ND_VM_CASE2_256_F64)
+    if (isa == ND_ISA_AVX2 && t == ND_FLOAT32) ND_VM_SW2(ND_VM_CASE2_256_F32)
+#undef ND_VM_SW2
+    return NULL;
+}
 #else
 const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
+{
+    (void)isa, (void)op, (void)t;
+    return NULL;
+}
+
+const nd_vmath_kernel2 *nd__vmath2(nd_cpu_isa isa, nd_binary_op op, nd_dtype t)
 {
     (void)isa, (void)op, (void)t;
     return NULL;
