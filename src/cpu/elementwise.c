@@ -106,8 +106,9 @@ ND_CPU_VLOOP(f16, uint16_t, float, ND_LD_F16, ND_ST_F16, 0)
 ND_CPU_VLOOP(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
 
 /* The vector loop of op on dtype t for the path in use, with its kernel
- * in *ctx; NULL when there is none (the scalar loop runs). */
-static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op, nd_dtype t, const void **ctx)
+ * in *ctx; NULL when there is none (the scalar loop runs). Callers test
+ * nd__vmath_candidate(op) first, so other ops pay nothing per call. */
+__attribute__((noinline)) static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op, nd_dtype t, const void **ctx)
 {
     nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
     const nd_vmath_kernel *k = nd__vmath(nd__cpu_isa(), op, kt);
@@ -156,7 +157,9 @@ ND_CPU_VLOOP2(f64, double, double, ND_LD_ID, ND_ST_ID, 1)
 ND_CPU_VLOOP2(f16, uint16_t, float, ND_LD_F16, ND_ST_F16, 0)
 ND_CPU_VLOOP2(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
 
-static nd_loop_fn nd_cpu_vector_loop2(nd_binary_op op, nd_dtype t, const void **ctx)
+/* The vector loop of binary op on t (nd__vmath2_candidate(op) checked by
+ * the caller, which keeps the other ops' per-call cost unchanged). */
+__attribute__((noinline)) static nd_loop_fn nd_cpu_vector_loop2(nd_binary_op op, nd_dtype t, const void **ctx)
 {
     nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
     const nd_vmath_kernel2 *k = nd__vmath2(nd__cpu_isa(), op, kt);
@@ -517,7 +520,7 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS || !nd__dtype_valid(a->dtype))
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "bad op %d or dtype %d", (int)op, (int)a->dtype);
     const void *ctx = NULL;
-    nd_loop_fn fn = nd_cpu_vector_loop(op, a->dtype, &ctx);
+    nd_loop_fn fn = nd__vmath_candidate(op) ? nd_cpu_vector_loop(op, a->dtype, &ctx) : NULL;
     int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, a->dtype) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
     if (fn == NULL) fn = nd_cpu_unary_loops[op][a->dtype];
     if (fn == NULL)
@@ -538,7 +541,7 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
 void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n)
 {
     const void *ctx = NULL;
-    nd_loop_fn fn = nd_cpu_vector_loop(op, t, &ctx);
+    nd_loop_fn fn = nd__vmath_candidate(op) ? nd_cpu_vector_loop(op, t, &ctx) : NULL;
     int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, t) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
     if (fn == NULL) fn = nd_cpu_unary_loops[op][t];
     int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_unary_rule_bool[op] ? 1 : si;
@@ -552,16 +555,11 @@ void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, in
     nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
 }
 
-void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n)
+/* n flat elements through fn: inline when small, else split by the thread
+ * runner. */
+static inline void nd_cpu_binary_flat_run(nd_loop_fn fn, const void *ctx, int64_t cost, int64_t so, int64_t si,
+                                          void *out, const void *a, const void *b, int64_t n)
 {
-    const void *ctx = NULL;
-    nd_loop_fn fn = nd_cpu_vector_loop2(op, t, &ctx);
-    int64_t cost = nd_cpu_binary_cost[op];
-    if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
-    if (fn) cost = ND_COST_VECTOR;
-    else fn = nd_cpu_binary_loops[op][t];
-    cost = nd_cpu_loop_cost(cost, t);
-    int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_binary_rule_bool[op] ? 1 : si;
     if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
         char *args[3] = {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b};
         const int64_t steps[3] = {so, si, si};
@@ -570,6 +568,25 @@ void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, 
     }
     nd_cpu_flat_job job = {3, {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b}, {so, si, si}, fn, ctx};
     nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
+}
+
+void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n)
+{
+    int64_t si = (int64_t)nd__itemsize(t);
+    if (nd__vmath2_candidate(op)) { /* a separate branch: the other ops' path stays as it was */
+        const void *ctx = NULL;
+        nd_loop_fn vf = nd_cpu_vector_loop2(op, t, &ctx);
+        if (vf) {
+            nd_cpu_binary_flat_run(vf, ctx, nd_cpu_loop_cost(ND_COST_VECTOR, t), si, si, out, a, b, n);
+            return;
+        }
+    }
+    nd_loop_fn fn = nd_cpu_binary_loops[op][t];
+    int64_t cost = nd_cpu_binary_cost[op];
+    if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
+    cost = nd_cpu_loop_cost(cost, t);
+    int64_t so = nd_cpu_binary_rule_bool[op] ? 1 : si;
+    nd_cpu_binary_flat_run(fn, NULL, cost, so, si, out, a, b, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -619,7 +636,7 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "bad op %d or dtypes %d, %d", (int)op, (int)a->dtype,
                        (int)b->dtype);
     const void *ctx = NULL;
-    nd_loop_fn vfn = nd_cpu_vector_loop2(op, a->dtype, &ctx);
+    nd_loop_fn vfn = nd__vmath2_candidate(op) ? nd_cpu_vector_loop2(op, a->dtype, &ctx) : NULL;
     nd_loop_fn fn = vfn ? vfn : nd_cpu_binary_loops[op][a->dtype];
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "no loop for %s on %s", nd_binary_op_name(op),

@@ -77,10 +77,40 @@
  */
 #ifndef ND_CPU_VMATH_H
 #define ND_CPU_VMATH_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cpu/isa.h"
 #include "internal.h"
+
+/* The ops that may have a kernel: (op, libm name) for libmvec's unary
+ * variants, sigmoid (composed from exp), and the binary ones. */
+#define ND_VMATH_MVEC_OPS(X)                                                                              \
+    X(EXP, exp) X(EXP2, exp2) X(EXPM1, expm1) X(LOG, log) X(LOG2, log2) X(LOG10, log10) X(LOG1P, log1p)    \
+    X(SIN, sin) X(COS, cos) X(TAN, tan) X(ARCSIN, asin) X(ARCCOS, acos) X(ARCTAN, atan) X(SINH, sinh)     \
+    X(COSH, cosh) X(TANH, tanh) X(ARCSINH, asinh) X(ARCCOSH, acosh) X(ARCTANH, atanh) X(CBRT, cbrt)
+#define ND_VMATH_MVEC_OPS2(X) X(POWER, pow) X(ARCTAN2, atan2) X(HYPOT, hypot)
+
+/* Whether op can have a kernel at all (a cheap test before nd__vmath, so
+ * that other ops pay nothing). */
+#define ND_VMATH_CASE_(E, f) case ND_UNARY_##E:
+#define ND_VMATH_CASE2_(E, f) case ND_BINARY_##E:
+static inline bool nd__vmath_candidate(nd_unary_op op)
+{
+    switch (op) {
+        ND_VMATH_MVEC_OPS(ND_VMATH_CASE_)
+    case ND_UNARY_SIGMOID: return true;
+    default: return false;
+    }
+}
+static inline bool nd__vmath2_candidate(nd_binary_op op)
+{
+    switch (op) {
+        ND_VMATH_MVEC_OPS2(ND_VMATH_CASE2_)
+        return true;
+    default: return false;
+    }
+}
 
 typedef struct nd_vmath_kernel {
     void (*fn)(void *o, const void *a, int64_t n);

@@ -26,19 +26,36 @@
 #endif
 
 #ifdef ND_VM_HAVE_MVEC
-typedef double nd_v8d __attribute__((vector_size(64)));
-typedef float nd_v16f __attribute__((vector_size(64)));
-typedef double nd_v4d __attribute__((vector_size(32)));
-typedef float nd_v8f __attribute__((vector_size(32)));
+#include <immintrin.h>
 
-/* The ops with a libmvec variant: (op, libm name). */
-#define ND_VM_MVEC_OPS(X)                                                                                 \
-    X(EXP, exp) X(EXP2, exp2) X(EXPM1, expm1) X(LOG, log) X(LOG2, log2) X(LOG10, log10) X(LOG1P, log1p)    \
-    X(SIN, sin) X(COS, cos) X(TAN, tan) X(ARCSIN, asin) X(ARCCOS, acos) X(ARCTAN, atan) X(SINH, sinh)     \
-    X(COSH, cosh) X(TANH, tanh) X(ARCSINH, asinh) X(ARCCOSH, acosh) X(ARCTANH, atanh) X(CBRT, cbrt)
+typedef __m512d nd_v8d;
+typedef __m512 nd_v16f;
+typedef __m256d nd_v4d;
+typedef __m256 nd_v8f;
 
-/* A kernel over n elements: whole vectors in place, then the tail padded
- * with copies of its first element, through the same call. */
+/* A tail of m < W items at p as one vector: masked loads and stores (they
+ * never touch the lanes beyond m, which take a copy of p[0], so they see
+ * an ordinary argument). */
+#define ND_VM_K16(m) ((__mmask16)((1u << (m)) - 1u))
+#define ND_VM_K8(m) ((__mmask8)((1u << (m)) - 1u))
+#define ND_VM_LOADT_avx512_f32(p, m) _mm512_mask_loadu_ps(_mm512_set1_ps((p)[0]), ND_VM_K16(m), (p))
+#define ND_VM_STORET_avx512_f32(p, m, v) _mm512_mask_storeu_ps((p), ND_VM_K16(m), (v))
+#define ND_VM_LOADT_avx512_f64(p, m) _mm512_mask_loadu_pd(_mm512_set1_pd((p)[0]), ND_VM_K8(m), (p))
+#define ND_VM_STORET_avx512_f64(p, m, v) _mm512_mask_storeu_pd((p), ND_VM_K8(m), (v))
+#define ND_VM_M32(m) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(m)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define ND_VM_M64(m) _mm256_cmpgt_epi64(_mm256_set1_epi64x((m)), _mm256_setr_epi64x(0, 1, 2, 3))
+#define ND_VM_LOADT_avx2_f32(p, m) \
+    _mm256_blendv_ps(_mm256_set1_ps((p)[0]), _mm256_maskload_ps((p), ND_VM_M32(m)), _mm256_castsi256_ps(ND_VM_M32(m)))
+#define ND_VM_STORET_avx2_f32(p, m, v) _mm256_maskstore_ps((p), ND_VM_M32(m), (v))
+#define ND_VM_LOADT_avx2_f64(p, m) \
+    _mm256_blendv_pd(_mm256_set1_pd((p)[0]), _mm256_maskload_pd((p), ND_VM_M64(m)), _mm256_castsi256_pd(ND_VM_M64(m)))
+#define ND_VM_STORET_avx2_f64(p, m, v) _mm256_maskstore_pd((p), ND_VM_M64(m), (v))
+
+#define ND_VM_MVEC_OPS ND_VMATH_MVEC_OPS /* (op, libm name), src/cpu/vmath.h */
+#define ND_VM_MVEC_OPS2 ND_VMATH_MVEC_OPS2
+
+/* A kernel over n elements: whole vectors, then the tail as one masked
+ * vector through the same call. */
 #define ND_VM_KERNEL(attr, isa, sfx, T, VT, W, op, sym)                                    \
     attr VT sym(VT);                                                                       \
     attr static void nd_vm_##op##_##sfx##_##isa(void *o_, const void *a_, int64_t n)       \
@@ -53,13 +70,8 @@ typedef float nd_v8f __attribute__((vector_size(32)));
             memcpy(o + i, &v, sizeof v);                                                   \
         }                                                                                  \
         if (i < n) {                                                                       \
-            T buf[W];                                                                      \
-            int64_t m = n - i;                                                             \
-            for (int64_t j = 0; j < (W); j++) buf[j] = a[i + (j < m ? j : 0)];             \
-            memcpy(&v, buf, sizeof v);                                                     \
-            v = sym(v);                                                                    \
-            memcpy(buf, &v, sizeof v);                                                     \
-            memcpy(o + i, buf, (size_t)m * sizeof(T));                                     \
+            v = sym(ND_VM_LOADT_##isa##_##sfx(a + i, n - i));                              \
+            ND_VM_STORET_##isa##_##sfx(o + i, n - i, v);                                   \
         }                                                                                  \
     }                                                                                      \
     static const nd_vmath_kernel nd_vk_##op##_##sfx##_##isa = {nd_vm_##op##_##sfx##_##isa, "libmvec"};
@@ -73,9 +85,7 @@ typedef float nd_v8f __attribute__((vector_size(32)));
 ND_VM_MVEC_OPS(ND_VM_K512)
 ND_VM_MVEC_OPS(ND_VM_K256)
 
-/* The binary ops with a libmvec variant (vv_: two vector arguments). */
-#define ND_VM_MVEC_OPS2(X) X(POWER, pow) X(ARCTAN2, atan2) X(HYPOT, hypot)
-
+/* The binary ops (vv_: two vector arguments). */
 #define ND_VM_KERNEL2(attr, isa, sfx, T, VT, W, op, sym)                                   \
     attr VT sym(VT, VT);                                                                   \
     attr static void nd_vm_##op##_##sfx##_##isa(void *o_, const void *a_, const void *b_, int64_t n) \
@@ -91,17 +101,8 @@ ND_VM_MVEC_OPS(ND_VM_K256)
             memcpy(o + i, &u, sizeof u);                                                   \
         }                                                                                  \
         if (i < n) {                                                                       \
-            T ba[W], bb[W];                                                                \
-            int64_t m = n - i;                                                             \
-            for (int64_t j = 0; j < (W); j++) {                                            \
-                ba[j] = a[i + (j < m ? j : 0)];                                            \
-                bb[j] = b[i + (j < m ? j : 0)];                                            \
-            }                                                                              \
-            memcpy(&u, ba, sizeof u);                                                      \
-            memcpy(&v, bb, sizeof v);                                                      \
-            u = sym(u, v);                                                                 \
-            memcpy(ba, &u, sizeof u);                                                      \
-            memcpy(o + i, ba, (size_t)m * sizeof(T));                                      \
+            u = sym(ND_VM_LOADT_##isa##_##sfx(a + i, n - i), ND_VM_LOADT_##isa##_##sfx(b + i, n - i)); \
+            ND_VM_STORET_##isa##_##sfx(o + i, n - i, u);                                   \
         }                                                                                  \
     }                                                                                      \
     static const nd_vmath_kernel2 nd_vk_##op##_##sfx##_##isa = {nd_vm_##op##_##sfx##_##isa, "libmvec"};
