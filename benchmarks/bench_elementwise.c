@@ -1,4 +1,4 @@
-/* bench_elementwise - add, multiply, exp, tanh, where and astype f32->f16
+/* bench_elementwise - add, multiply, exp, tanh, log, sin, sigmoid, where and astype f32->f16
  * through the public API, float32/float64, contiguous 1-D arrays of
  * 1 .. 1.6e7 elements (2.56e8 on a GPU: every op in full runs, add float32
  * in --quick too), and 4096x4096 arrays with a broadcast row (4096,), a
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_ADD, OP_MUL, OP_EXP, OP_TANH, OP_WHERE, OP_ASTYPE, NOPS };
-static const char *const op_names[NOPS] = {"add", "multiply", "exp", "tanh", "where", "astype"};
+enum { OP_ADD, OP_MUL, OP_EXP, OP_TANH, OP_LOG, OP_SIN, OP_SIGMOID, OP_WHERE, OP_ASTYPE, NOPS };
+static const char *const op_names[NOPS] = {"add", "multiply", "exp", "tanh", "log", "sin", "sigmoid", "where", "astype"};
 enum { L_CONTIG, L_BROW, L_BCOL, L_STRIDED, L_TRANS, NLAYOUTS };
 static const char *const layout_names[NLAYOUTS] = {"contig", "bcast_row", "bcast_col", "strided", "transposed"};
 
@@ -24,6 +24,7 @@ static const char *const layout_names[NLAYOUTS] = {"contig", "bcast_row", "bcast
 static bool op_has_layout(int op, int layout)
 {
     if (layout == L_BROW || layout == L_BCOL) return op == OP_ADD || op == OP_MUL || op == OP_WHERE;
+    if (layout == L_STRIDED) return op != OP_LOG && op != OP_SIN && op != OP_SIGMOID; /* as exp/tanh */
     return true;
 }
 
@@ -85,6 +86,9 @@ static int ew_run(void *p)
     case OP_MUL: return nd_multiply(&c->out, c->in[0], c->in[1]);
     case OP_EXP: return nd_exp(&c->out, c->in[0]);
     case OP_TANH: return nd_tanh(&c->out, c->in[0]);
+    case OP_LOG: return nd_log(&c->out, c->in[0]);
+    case OP_SIN: return nd_sin(&c->out, c->in[0]);
+    case OP_SIGMOID: return nd_sigmoid(&c->out, c->in[0]);
     case OP_WHERE: return nd_where(&c->out, c->in[0], c->in[1], c->in[2]);
     default: return nd_astype(&c->out, c->in[0], ND_FLOAT16);
     }
@@ -123,6 +127,9 @@ static double *reference(const bench_case *c, const bench_input *ins, double *co
         case OP_MUL: r = round_to(t, v[0] * v[1]); break;
         case OP_EXP: r = round_to(t, exp(v[0])); break;
         case OP_TANH: r = round_to(t, tanh(v[0])); break;
+        case OP_LOG: r = round_to(t, log(v[0])); break;
+        case OP_SIN: r = round_to(t, sin(v[0])); break;
+        case OP_SIGMOID: r = round_to(t, 1.0 / (1.0 + exp(-v[0]))); break;
         case OP_WHERE: r = v[0] != 0 ? v[1] : v[2]; break;
         default: r = v[0]; break; /* astype: compared with half's tolerance */
         }
@@ -166,7 +173,7 @@ static void run_case(const bench_case *c)
         } else if ((got = bench_fetch(call.out, &r)) && (ref = reference(c, r.inputs, host, r.ninputs, rows, cols))) {
             double rtol;
             switch (c->op) {
-            case OP_EXP: case OP_TANH: rtol = c->dtype == ND_FLOAT32 ? 4e-6 : 1e-13; break;
+            case OP_EXP: case OP_TANH: case OP_LOG: case OP_SIN: case OP_SIGMOID: rtol = c->dtype == ND_FLOAT32 ? 4e-6 : 1e-13; break;
             case OP_WHERE: rtol = 0; break;
             case OP_ASTYPE: rtol = 0x1.0p-11 * 1.0001; break;
             default: rtol = c->dtype == ND_FLOAT32 ? 1.2e-7 : 2.3e-16; break;
@@ -196,7 +203,8 @@ static void run_case(const bench_case *c)
 int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_elementwise",
-               "Elementwise ops (add, multiply, exp, tanh, where, astype f32->f16) over float32/float64:\n"
+               "Elementwise ops (add, multiply, exp, tanh, log, sin, sigmoid, where, astype f32->f16) over\n"
+               "float32/float64 (log, sin, sigmoid: no strided case):\n"
                "contiguous n = 1, 100, 1e4, 1e5, 1e6, 1.6e7 (+2.56e8 on a GPU: all ops in full runs, add\n"
                "float32 with --quick), and 4096x4096 with broadcast row/column, strided (every 2nd element)\n"
                "and transposed inputs. GPU: the raw D2D copy (cudaMemcpyAsync, 1.024 GB) as the ceiling.");

@@ -217,7 +217,7 @@ def build_case(rec, np, xp, cache, cleanup=None):
         hout = np.empty_like(h)
         return (lambda: d.get(out=hout)), (lambda: hout), "ndarray.get(out=)"
     ins = [cache.get(s) for s in rec["inputs"]]
-    if fn in ("add", "multiply", "exp", "tanh"):
+    if fn in ("add", "multiply", "exp", "tanh", "log", "sin"):
         f = getattr(xp, fn)
         out = f(*ins)
         return (lambda: f(*ins, out=out)), (lambda: out), ""
@@ -383,6 +383,7 @@ def cupy_meta(xp):
 # build_case is what runs). Keys: the op part of the case key.
 EQUIVALENTS = {
     "add": "add(a, b, out=)", "multiply": "multiply(a, b, out=)", "exp": "exp(a, out=)", "tanh": "tanh(a, out=)",
+    "log": "log(a, out=)", "sin": "sin(a, out=)",
     "where": "where(c, a, b) (allocates)", "astype": "copyto(out_f16, a)",
     "sum": "sum(a, axis, out=)", "max": "max(a, axis, out=)", "argmax": "argmax(a, axis, out=)",
     "mean": "mean(a, axis, out=)", "var": "var(a, axis, out=)",

@@ -190,10 +190,12 @@ static void run_big(const big_case *c, int64_t n, int64_t sa, int64_t sb, int64_
 START_TEST(large_flat_arrays_with_odd_offsets)
 {
     const int64_t n = 30000001;
+    /* exp float32: the CPU's libmvec kernel (<= 4 ulp, src/cpu/vmath.h) vs
+     * CUDA's expf (<= 2 ulp): up to 6 ulp apart, 2^-23 relative each */
     const big_case cases[] = {
         {2, ND_BINARY_ADD, ND_FLOAT32, 0},         {2, ND_BINARY_MULTIPLY, ND_FLOAT16, 0},
         {2, ND_BINARY_LESS, ND_FLOAT64, 0},        {2, ND_BINARY_BITWISE_XOR, ND_UINT8, 0},
-        {1, ND_UNARY_EXP, ND_FLOAT32, 4e-7},       {1, ND_UNARY_NEG, ND_INT64, 0},
+        {1, ND_UNARY_EXP, ND_FLOAT32, 8e-7},       {1, ND_UNARY_NEG, ND_INT64, 0},
         {1, ND_UNARY_ISNAN, ND_FLOAT64, 0},        {3, 0, ND_UINT16, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

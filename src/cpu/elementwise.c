@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "cpu/transpose.h"
 #include "cpu/vmath.h"
 #include "elementwise.h"
 #include "ops_math.h"
@@ -62,54 +63,113 @@
 #define ND_CPU_UGEN(E, name, kinds, rule) ND_OP_LOOPS(kinds, rule, ND_CPU_ULOOP, name, rule)
 ND_UNARY_OPS(ND_CPU_UGEN)
 
-/* float32 ops with a vectorised body in src/cpu/vmath.c: the contiguous
- * path calls it on the whole row, the others gather into a small buffer
- * first, so every layout gives the same bits. */
-typedef void (*nd_cpu_vfn)(float *, const float *, int64_t);
+/* Ops with a vector kernel (src/cpu/vmath.h) on the path in use: float32
+ * and float64 call it on a contiguous row directly; strided rows (and
+ * float16/bfloat16, converted to float32) are gathered into a block
+ * first, run, and scattered, so every layout gives the same bits. ctx is
+ * the kernel. Transposed inputs reach here through the tiled runner
+ * below (nd_cpu_run) as contiguous tile rows. */
+#define ND_CPU_VBLK 256
 
-static inline void nd_cpu_vrun(nd_cpu_vfn f, char **args, const int64_t *steps, int64_t n)
+#define ND_CPU_VLOOP(lsfx, ST, CT, LD, STO, direct)                                                   \
+    static void nd_cpu_v_##lsfx(char **args, const int64_t *steps, int64_t n, const void *ctx)      \
+    {                                                                                                \
+        void (*f)(void *, const void *, int64_t) = ((const nd_vmath_kernel *)ctx)->fn;               \
+        const int64_t sz = (int64_t)sizeof(ST);                                                      \
+        if ((direct) && steps[0] == sz && steps[1] == sz) {                                          \
+            f(args[0], args[1], n);                                                                  \
+            return;                                                                                  \
+        }                                                                                            \
+        char *po = args[0];                                                                          \
+        const char *pa = args[1];                                                                    \
+        _Alignas(64) CT buf[ND_CPU_VBLK];                                                            \
+        if (steps[1] == 0) {                                                                         \
+            buf[0] = LD(*(const ST *)pa);                                                            \
+            f(buf, buf, 1);                                                                          \
+            const ST v = STO(buf[0]);                                                                \
+            for (int64_t i = 0; i < n; i++, po += steps[0]) *(ST *)po = v;                           \
+            return;                                                                                  \
+        }                                                                                            \
+        while (n > 0) {                                                                              \
+            int64_t m = n < ND_CPU_VBLK ? n : ND_CPU_VBLK;                                           \
+            for (int64_t i = 0; i < m; i++) buf[i] = LD(*(const ST *)(pa + i * steps[1]));           \
+            f(buf, buf, m);                                                                          \
+            for (int64_t i = 0; i < m; i++) *(ST *)(po + i * steps[0]) = STO(buf[i]);                \
+            po += m * steps[0];                                                                      \
+            pa += m * steps[1];                                                                      \
+            n -= m;                                                                                  \
+        }                                                                                            \
+    }
+ND_CPU_VLOOP(f32, float, float, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP(f64, double, double, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP(f16, uint16_t, float, ND_LD_F16, ND_ST_F16, 0)
+ND_CPU_VLOOP(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
+
+/* The vector loop of op on dtype t for the path in use, with its kernel
+ * in *ctx; NULL when there is none (the scalar loop runs). Callers test
+ * nd__vmath_candidate(op) first, so other ops pay nothing per call. */
+__attribute__((noinline)) static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op, nd_dtype t, const void **ctx)
 {
-    if (steps[0] == (int64_t)sizeof(float) && steps[1] == (int64_t)sizeof(float)) {
-        f((float *)args[0], (const float *)args[1], n);
-        return;
-    }
-    char *po = args[0];
-    const char *pa = args[1];
-    if (steps[1] == 0) {
-        float v;
-        f(&v, (const float *)pa, 1);
-        for (int64_t i = 0; i < n; i++, po += steps[0]) *(float *)po = v;
-        return;
-    }
-    float buf[256];
-    while (n > 0) {
-        int64_t m = n < 256 ? n : 256;
-        for (int64_t i = 0; i < m; i++) buf[i] = *(const float *)(pa + i * steps[1]);
-        f(buf, buf, m);
-        for (int64_t i = 0; i < m; i++) *(float *)(po + i * steps[0]) = buf[i];
-        po += m * steps[0];
-        pa += m * steps[1];
-        n -= m;
+    nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
+    const nd_vmath_kernel *k = nd__vmath(nd__cpu_isa(), op, kt);
+    if (k == NULL) return NULL;
+    *ctx = k;
+    switch (t) {
+    case ND_FLOAT32: return nd_cpu_v_f32;
+    case ND_FLOAT64: return nd_cpu_v_f64;
+    case ND_FLOAT16: return nd_cpu_v_f16;
+    case ND_BFLOAT16: return nd_cpu_v_bf16;
+    default: return NULL;
     }
 }
 
-#define ND_CPU_VLOOP(name)                                                                            \
-    static void nd_cpu_v_##name##_f32(char **args, const int64_t *steps, int64_t n, const void *ctx) \
+/* The binary ops with a vector kernel (power, arctan2, hypot: see
+ * nd__vmath2): contiguous rows call it directly, others (strided,
+ * broadcast, float16/bfloat16) gather blocks of both inputs first. */
+#define ND_CPU_VLOOP2(lsfx, ST, CT, LD, STO, direct)                                                  \
+    static void nd_cpu_v2_##lsfx(char **args, const int64_t *steps, int64_t n, const void *ctx)     \
     {                                                                                                \
-        (void)ctx;                                                                                   \
-        nd_cpu_vrun(nd__v##name##_f32, args, steps, n);                                              \
+        void (*f)(void *, const void *, const void *, int64_t) = ((const nd_vmath_kernel2 *)ctx)->fn; \
+        const int64_t sz = (int64_t)sizeof(ST);                                                      \
+        if ((direct) && steps[0] == sz && steps[1] == sz && steps[2] == sz) {                        \
+            f(args[0], args[1], args[2], n);                                                         \
+            return;                                                                                  \
+        }                                                                                            \
+        char *po = args[0];                                                                          \
+        const char *pa = args[1], *pb = args[2];                                                     \
+        _Alignas(64) CT ba[ND_CPU_VBLK], bb[ND_CPU_VBLK];                                            \
+        while (n > 0) {                                                                              \
+            int64_t m = n < ND_CPU_VBLK ? n : ND_CPU_VBLK;                                           \
+            for (int64_t i = 0; i < m; i++) {                                                        \
+                ba[i] = LD(*(const ST *)(pa + i * steps[1]));                                        \
+                bb[i] = LD(*(const ST *)(pb + i * steps[2]));                                        \
+            }                                                                                        \
+            f(ba, ba, bb, m);                                                                        \
+            for (int64_t i = 0; i < m; i++) *(ST *)(po + i * steps[0]) = STO(ba[i]);                 \
+            po += m * steps[0];                                                                      \
+            pa += m * steps[1];                                                                      \
+            pb += m * steps[2];                                                                      \
+            n -= m;                                                                                  \
+        }                                                                                            \
     }
-ND_CPU_VLOOP(exp)
-ND_CPU_VLOOP(tanh)
-ND_CPU_VLOOP(sigmoid)
+ND_CPU_VLOOP2(f32, float, float, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP2(f64, double, double, ND_LD_ID, ND_ST_ID, 1)
+ND_CPU_VLOOP2(f16, uint16_t, float, ND_LD_F16, ND_ST_F16, 0)
+ND_CPU_VLOOP2(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
 
-/* The vectorised float32 loop of op, NULL when it has none. */
-static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op)
+/* The vector loop of binary op on t (nd__vmath2_candidate(op) checked by
+ * the caller, which keeps the other ops' per-call cost unchanged). */
+__attribute__((noinline)) static nd_loop_fn nd_cpu_vector_loop2(nd_binary_op op, nd_dtype t, const void **ctx)
 {
-    switch (op) {
-    case ND_UNARY_EXP: return nd_cpu_v_exp_f32;
-    case ND_UNARY_TANH: return nd_cpu_v_tanh_f32;
-    case ND_UNARY_SIGMOID: return nd_cpu_v_sigmoid_f32;
+    nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
+    const nd_vmath_kernel2 *k = nd__vmath2(nd__cpu_isa(), op, kt);
+    if (k == NULL) return NULL;
+    *ctx = k;
+    switch (t) {
+    case ND_FLOAT32: return nd_cpu_v2_f32;
+    case ND_FLOAT64: return nd_cpu_v2_f64;
+    case ND_FLOAT16: return nd_cpu_v2_f16;
+    case ND_BFLOAT16: return nd_cpu_v2_bf16;
     default: return NULL;
     }
 }
@@ -178,7 +238,7 @@ static const nd_loop_fn nd_cpu_binary_loops[ND_NUM_BINARY_OPS][ND_NUM_DTYPES] = 
 #define ND_COST_BOOL 1
 #define ND_COST_DIV 2
 #define ND_COST_FLOAT 16
-/* a float32 op with a vectorised body (src/cpu/vmath.c) */
+/* an op with a vector kernel (src/cpu/vmath.h) */
 #define ND_COST_VECTOR 4
 #define ND_CPU_UCOST(E, name, kinds, rule) [ND_UNARY_##E] = ND_COST_##rule,
 #define ND_CPU_BCOST(E, name, kinds, rule) [ND_BINARY_##E] = ND_COST_##rule,
@@ -229,9 +289,49 @@ typedef struct {
     unsigned gather; /* bit k: operand k is copied per tile */
 } nd_cpu_tiled_job;
 
+#if ND_ISA_X86
+/* The tile copy below for 4- and 8-byte items contiguous along the outer
+ * axis (so == isz: a transposed operand), by in-register 8x8 / 4x4
+ * transposes (src/cpu/transpose.h) on whole blocks; the ragged edges
+ * element by element. */
+__attribute__((target("avx"))) static void nd_cpu_tile_transpose(char *dst, const char *src, int64_t si, int64_t ci,
+                                                                 int64_t cj, size_t isz)
+{
+    const int64_t b = isz == 4 ? 8 : 4, ds = ND_CPU_TILE_J * (int64_t)isz;
+    int64_t ii0 = 0, jj0 = 0;
+    for (jj0 = 0; jj0 + b <= cj; jj0 += b)
+        for (ii0 = 0; ii0 + b <= ci; ii0 += b) {
+            char *d = dst + (ii0 * ND_CPU_TILE_J + jj0) * (int64_t)isz;
+            const char *sp = src + jj0 * si + ii0 * (int64_t)isz;
+            if (isz == 4) tr8x8_32(d, ds, sp, si);
+            else tr4x4_64(d, ds, sp, si);
+        }
+    int64_t ei = ci - ci % b, ej = cj - cj % b; /* the full blocks cover [0, ei) x [0, ej) */
+    for (int64_t jj = 0; jj < cj; jj++)
+        for (int64_t ii = jj < ej ? ei : 0; ii < ci; ii++)
+            memcpy(dst + (ii * ND_CPU_TILE_J + jj) * (int64_t)isz, src + jj * si + ii * (int64_t)isz, isz);
+}
+
+/* d[0, n) = s[0, n) with streaming stores: n a multiple of 32, d 32-byte
+ * aligned, s 64-byte aligned. */
+__attribute__((target("avx"))) static void nd_cpu_stream_row(char *d, const char *s, int64_t n)
+{
+    for (int64_t k = 0; k < n; k += 32)
+        _mm256_stream_ps((float *)(void *)(d + k), _mm256_load_ps((const float *)(const void *)(s + k)));
+}
+
+static void nd_cpu_sfence(void) { _mm_sfence(); }
+#endif
+
 /* dst[ii * ND_CPU_TILE_J + jj] = src[ii * so + jj * si] for the tile. */
 static void nd_cpu_tile_copy(char *dst, const char *src, int64_t so, int64_t si, int64_t ci, int64_t cj, size_t isz)
 {
+#if ND_ISA_X86
+    if ((isz == 4 || isz == 8) && so == (int64_t)isz && nd__cpu_isa() >= ND_ISA_AVX2) {
+        nd_cpu_tile_transpose(dst, src, si, ci, cj, isz);
+        return;
+    }
+#endif
     for (int64_t jj = 0; jj < cj; jj++) {
         const char *p = src + jj * si;
         switch (isz) {
@@ -261,6 +361,16 @@ static void nd_cpu_tiled_range(void *p, int64_t begin, int64_t end)
     _Alignas(64) char bufs[ND_ITER_MAX_OPS - 1][ND_CPU_TILE_I * ND_CPU_TILE_J * 8];
     for (int k = 0; k < nops; k++)
         steps[k] = (job->gather >> k) & 1u ? (int64_t)it->itemsize[k] : it->strides[k][1];
+    /* A unary op whose output has the input's itemsize and is contiguous
+     * along j: the loop runs once over the whole transposed tile, in place
+     * in the buffer (a vector kernel sees 4096 elements, not 64), and the
+     * tile's rows are copied out. */
+    const bool inplace = nops == 2 && job->gather == 2u && it->itemsize[0] == it->itemsize[1] &&
+                         it->strides[0][1] == (int64_t)it->itemsize[0];
+    /* an output too large to stay in cache is written with streaming
+     * stores (no read for ownership), as the transposed copies do */
+    const bool stream = inplace && ND_ISA_X86 && nd__cpu_isa() >= ND_ISA_AVX2 &&
+                        ni * nj * (int64_t)it->itemsize[0] >= ((int64_t)16 << 20);
     for (int64_t bi = begin; bi < end; bi++) {
         int64_t i0 = bi * ND_CPU_TILE_I, ci = ni - i0 < ND_CPU_TILE_I ? ni - i0 : ND_CPU_TILE_I;
         for (int64_t j0 = 0; j0 < nj; j0 += ND_CPU_TILE_J) {
@@ -269,6 +379,28 @@ static void nd_cpu_tiled_range(void *p, int64_t begin, int64_t end)
                 if ((job->gather >> k) & 1u)
                     nd_cpu_tile_copy(bufs[k - 1], it->data[k] + i0 * it->strides[k][0] + j0 * it->strides[k][1],
                                      it->strides[k][0], it->strides[k][1], ci, cj, it->itemsize[k]);
+            if (inplace) {
+                const int64_t isz = (int64_t)it->itemsize[0];
+                char *args[2] = {bufs[0], bufs[0]};
+                const int64_t st[2] = {isz, isz};
+                if (cj == ND_CPU_TILE_J) job->loop(args, st, ci * ND_CPU_TILE_J, job->ctx);
+                for (int64_t ii = 0; ii < ci; ii++) {
+                    char *row = bufs[0] + ii * ND_CPU_TILE_J * isz;
+                    if (cj != ND_CPU_TILE_J) {
+                        args[0] = args[1] = row;
+                        job->loop(args, st, cj, job->ctx);
+                    }
+                    char *dst = it->data[0] + (i0 + ii) * it->strides[0][0] + j0 * isz;
+#if ND_ISA_X86
+                    if (stream && ((uintptr_t)dst & 31) == 0 && (cj * isz) % 32 == 0) {
+                        nd_cpu_stream_row(dst, row, cj * isz);
+                        continue;
+                    }
+#endif
+                    memcpy(dst, row, (size_t)(cj * isz));
+                }
+                continue;
+            }
             for (int64_t ii = 0; ii < ci; ii++) {
                 char *args[ND_ITER_MAX_OPS];
                 for (int k = 0; k < nops; k++)
@@ -279,6 +411,9 @@ static void nd_cpu_tiled_range(void *p, int64_t begin, int64_t end)
             }
         }
     }
+#if ND_ISA_X86
+    if (stream) nd_cpu_sfence(); /* streaming stores are weakly ordered */
+#endif
 }
 
 static int64_t nd_cpu_abs(int64_t x) { return x < 0 ? -x : x; }
@@ -384,18 +519,19 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
 {
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS || !nd__dtype_valid(a->dtype))
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "bad op %d or dtype %d", (int)op, (int)a->dtype);
-    nd_loop_fn fn = a->dtype == ND_FLOAT32 ? nd_cpu_vector_loop(op) : NULL;
-    int64_t cost = fn ? ND_COST_VECTOR : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
+    const void *ctx = NULL;
+    nd_loop_fn fn = nd__vmath_candidate(op) ? nd_cpu_vector_loop(op, a->dtype, &ctx) : NULL;
+    int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, a->dtype) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
     if (fn == NULL) fn = nd_cpu_unary_loops[op][a->dtype];
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "no loop for %s on %s", nd_unary_op_name(op),
                        nd_dtype_name(a->dtype));
     if (out->size == 0) return ND_OK;
     const nd_array *ops[2] = {out, a};
-    if (nd_cpu_run_flat(2, ops, fn, NULL, cost)) return ND_OK;
+    if (nd_cpu_run_flat(2, ops, fn, ctx, cost)) return ND_OK;
     nd_iter it;
     nd__iter_init(&it, 2, ops);
-    nd_cpu_run(&it, fn, NULL, cost);
+    nd_cpu_run(&it, fn, ctx, cost);
     return ND_OK;
 }
 
@@ -404,35 +540,53 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
  * overlap. Not for integer power (its exponent scan). */
 void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n)
 {
-    nd_loop_fn fn = t == ND_FLOAT32 ? nd_cpu_vector_loop(op) : NULL;
-    int64_t cost = fn ? ND_COST_VECTOR : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
+    const void *ctx = NULL;
+    nd_loop_fn fn = nd__vmath_candidate(op) ? nd_cpu_vector_loop(op, t, &ctx) : NULL;
+    int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, t) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
     if (fn == NULL) fn = nd_cpu_unary_loops[op][t];
     int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_unary_rule_bool[op] ? 1 : si;
     if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
         char *args[2] = {out, (char *)(uintptr_t)a};
         const int64_t steps[2] = {so, si};
-        fn(args, steps, n, NULL);
+        fn(args, steps, n, ctx);
         return;
     }
-    nd_cpu_flat_job job = {2, {out, (char *)(uintptr_t)a}, {so, si}, fn, NULL};
+    nd_cpu_flat_job job = {2, {out, (char *)(uintptr_t)a}, {so, si}, fn, ctx};
+    nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
+}
+
+/* n flat elements through fn: inline when small, else split by the thread
+ * runner. */
+static inline void nd_cpu_binary_flat_run(nd_loop_fn fn, const void *ctx, int64_t cost, int64_t so, int64_t si,
+                                          void *out, const void *a, const void *b, int64_t n)
+{
+    if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
+        char *args[3] = {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b};
+        const int64_t steps[3] = {so, si, si};
+        fn(args, steps, n, ctx);
+        return;
+    }
+    nd_cpu_flat_job job = {3, {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b}, {so, si, si}, fn, ctx};
     nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
 }
 
 void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n)
 {
+    int64_t si = (int64_t)nd__itemsize(t);
+    if (nd__vmath2_candidate(op)) { /* a separate branch: the other ops' path stays as it was */
+        const void *ctx = NULL;
+        nd_loop_fn vf = nd_cpu_vector_loop2(op, t, &ctx);
+        if (vf) {
+            nd_cpu_binary_flat_run(vf, ctx, nd_cpu_loop_cost(ND_COST_VECTOR, t), si, si, out, a, b, n);
+            return;
+        }
+    }
     nd_loop_fn fn = nd_cpu_binary_loops[op][t];
     int64_t cost = nd_cpu_binary_cost[op];
     if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
     cost = nd_cpu_loop_cost(cost, t);
-    int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_binary_rule_bool[op] ? 1 : si;
-    if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
-        char *args[3] = {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b};
-        const int64_t steps[3] = {so, si, si};
-        fn(args, steps, n, NULL);
-        return;
-    }
-    nd_cpu_flat_job job = {3, {out, (char *)(uintptr_t)a, (char *)(uintptr_t)b}, {so, si, si}, fn, NULL};
-    nd__parallel_for(n, cost, nd_cpu_flat_range, &job);
+    int64_t so = nd_cpu_binary_rule_bool[op] ? 1 : si;
+    nd_cpu_binary_flat_run(fn, NULL, cost, so, si, out, a, b, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -481,7 +635,9 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
     if ((unsigned)op >= (unsigned)ND_NUM_BINARY_OPS || !nd__dtype_valid(a->dtype) || a->dtype != b->dtype)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "bad op %d or dtypes %d, %d", (int)op, (int)a->dtype,
                        (int)b->dtype);
-    nd_loop_fn fn = nd_cpu_binary_loops[op][a->dtype];
+    const void *ctx = NULL;
+    nd_loop_fn vfn = nd__vmath2_candidate(op) ? nd_cpu_vector_loop2(op, a->dtype, &ctx) : NULL;
+    nd_loop_fn fn = vfn ? vfn : nd_cpu_binary_loops[op][a->dtype];
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "no loop for %s on %s", nd_binary_op_name(op),
                        nd_dtype_name(a->dtype));
@@ -491,11 +647,12 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
     const nd_array *ops[3] = {out, a, b};
     int64_t cost = nd_cpu_binary_cost[op];
     if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) cost = 8;
+    if (vfn) cost = ND_COST_VECTOR;
     cost = nd_cpu_loop_cost(cost, a->dtype);
-    if (nd_cpu_run_flat(3, ops, fn, NULL, cost)) return ND_OK;
+    if (nd_cpu_run_flat(3, ops, fn, ctx, cost)) return ND_OK;
     nd_iter it;
     nd__iter_init(&it, 3, ops);
-    nd_cpu_run(&it, fn, NULL, cost);
+    nd_cpu_run(&it, fn, ctx, cost);
     return ND_OK;
 }
 
