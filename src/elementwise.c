@@ -213,6 +213,7 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
     if ((st = nd__ew_backend(func, a->device, &be))) return st;
     nd_out t;
     if ((st = nd__out_begin(&t, func, out, res, a->ndim, a->shape, a->device))) return st;
+    nd__out_keep_order(&t, 1, &a);
     nd_array *ca = NULL;
     const nd_array *va;
     if ((st = nd__ew_input(func, a, loop, a->ndim, a->shape, &ca, &va))) goto done;
@@ -254,6 +255,7 @@ nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_
     if ((st = nd__broadcast_shapes(func, a->ndim, a->shape, b->ndim, b->shape, &ndim, shape))) return st;
     nd_out t;
     if ((st = nd__out_begin(&t, func, out, res, ndim, shape, a->device))) return st;
+    nd__out_keep_order(&t, 2, (const nd_array *const[]){a, b});
     nd_array *ca = NULL, *cb = NULL;
     const nd_array *v[2];
     if ((st = nd__ew_input(func, a, loop, ndim, shape, &ca, &v[0]))) goto done;

@@ -27,6 +27,7 @@ nd_status nd_where(nd_array **out, const nd_array *cond, const nd_array *x, cons
     if ((st = nd__broadcast_shapes(func, nd1, s1, y->ndim, y->shape, &ndim, shape))) return st;
     nd_out t;
     if ((st = nd__out_begin(&t, func, out, dt, ndim, shape, x->device))) return st;
+    nd__out_keep_order(&t, 3, (const nd_array *const[]){cond, x, y});
     nd_array *cc = NULL, *cx = NULL, *cy = NULL;
     const nd_array *v[3];
     if ((st = nd__ew_input(func, cond, ND_BOOL, ndim, shape, &cc, &v[0]))) goto done;

@@ -1,5 +1,8 @@
 /* The out-transaction (src/out.h): the one implementation of the
  * out-pointer rule. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "out.h"
 
 nd_status nd__out_check_writable(const char *func, const nd_array *o, const char *name)
@@ -51,6 +54,57 @@ nd_status nd__out_begin(nd_out *t, const char *func, nd_array **out, nd_dtype dt
     t->dst = t->res;
     t->fresh = true;
     return ND_OK;
+}
+
+/* The axes of a in memory order, outermost first (by |stride|, ties in
+ * axis order; extent-1 axes count as outermost, they never move memory);
+ * false when that is C order. */
+static bool axis_order(const nd_array *a, int *perm)
+{
+    int n = a->ndim;
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = 1; i < n; i++) /* insertion sort: stable */
+        for (int j = i; j > 0; j--) {
+            int p = perm[j - 1], q = perm[j];
+            int64_t sp = a->shape[p] == 1 ? INT64_MAX : llabs(a->strides[p]);
+            int64_t sq = a->shape[q] == 1 ? INT64_MAX : llabs(a->strides[q]);
+            if (sq <= sp) break;
+            perm[j - 1] = q;
+            perm[j] = p;
+        }
+    bool identity = true;
+    for (int i = 0; i < n; i++) identity = identity && perm[i] == i;
+    return !identity;
+}
+
+void nd__out_keep_order(nd_out *t, int nin, const nd_array *const *ins)
+{
+    nd_array *r = t->res;
+    if (!t->fresh || r->ndim < 2 || r->size < 2) return;
+    int perm[ND_MAX_DIMS], other[ND_MAX_DIMS];
+    bool have = false;
+    for (int k = 0; k < nin; k++) {
+        const nd_array *a = ins[k];
+        if (!a || a->size == 1) continue;
+        bool full = a->ndim == r->ndim;
+        for (int i = 0; full && i < r->ndim; i++) full = a->shape[i] == r->shape[i];
+        for (int i = 0; full && i < r->ndim; i++) full = a->strides[i] != 0 || a->shape[i] == 1;
+        if (!full) return; /* broadcast (by shape or by a stride-0 view): C order */
+        int *p = have ? other : perm;
+        bool permuted = axis_order(a, p);
+        if (!have) {
+            if (!permuted) return; /* a C-order input: C order */
+            have = true;
+        } else if (memcmp(perm, other, sizeof(int) * (size_t)r->ndim)) {
+            return; /* inputs disagree */
+        }
+    }
+    if (!have) return;
+    int64_t s = 1;
+    for (int i = r->ndim - 1; i >= 0; i--) {
+        r->strides[perm[i]] = s;
+        s *= r->shape[perm[i]];
+    }
 }
 
 nd_status nd__out_target(nd_out *t, nd_dtype computed, unsigned flags, int nin, const nd_array *const *ins)

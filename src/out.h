@@ -13,7 +13,8 @@
  *
  * begin checks a user's *out (shape, device, same_kind casting from the
  * result dtype, writability: no stride-0 axis of extent > 1, not read-only)
- * or allocates a fresh C-contiguous result when *out == NULL. target picks
+ * or allocates a fresh C-contiguous result when *out == NULL (an elementwise
+ * op then calls nd__out_keep_order: NumPy's order="K"). target picks
  * where the computation writes: the result itself, or a temporary when the
  * result cannot take the backend's write directly (wrong dtype, not
  * contiguous when the op needs that, or overlapping an input in a way the op
@@ -56,6 +57,16 @@ enum {
  * needs releasing (nd__out_end may still be called). */
 ND_INTERNAL nd_status nd__out_begin(nd_out *t, const char *func, nd_array **out, nd_dtype dtype, int ndim,
                                     const int64_t *shape, nd_device dev);
+/* NumPy's order='K' for a fresh elementwise result: when begin allocated
+ * the result (t->fresh) and the inputs that span the whole result (same
+ * ndim and shape, no broadcasting) agree on one memory order of the axes
+ * that is not C order (a transposed or Fortran-ordered input), the result
+ * is re-strided to that order, so that np.exp(a.T) and nd_exp(a.T) both
+ * give a result laid out like a.T (its .T is C-contiguous) and the loop
+ * runs over contiguous memory on both sides. Inputs that disagree, or any
+ * broadcast input, keep C order (NumPy's iterator makes finer choices
+ * there; C order is always valid). Called between begin and target. */
+ND_INTERNAL void nd__out_keep_order(nd_out *t, int nin, const nd_array *const *ins);
 /* Only the checks of begin, for a function that delegates the computation
  * but must refuse a bad out before anything runs. */
 ND_INTERNAL nd_status nd__out_check(const char *func, const nd_array *o, nd_dtype dtype, int ndim, const int64_t *shape,

@@ -403,6 +403,73 @@ START_TEST(test_out_broadcast_findings)
 }
 END_TEST
 
+/* NumPy's order='K' (src/out.h, nd__out_keep_order): a fresh elementwise
+ * result is laid out like its inputs when they agree on a non-C memory
+ * order, and in C order otherwise; its values never depend on the layout. */
+static void expect_strides(const nd_array *r, const int64_t *want)
+{
+    for (int i = 0; i < nd_ndim(r); i++)
+        ck_assert_msg(nd_strides(r)[i] == want[i], "axis %d: stride %lld, want %lld", i, (long long)nd_strides(r)[i],
+                      (long long)want[i]);
+}
+
+START_TEST(test_out_keeps_the_inputs_memory_order)
+{
+    nd_device dev = nd_default_device();
+    const int64_t shp[3] = {3, 4, 5};
+    double h[60], g[60];
+    for (int i = 0; i < 60; i++) h[i] = 0.25 * (i % 17) - 1.5 + i * 1e-3;
+    nd_array *a = NULL, *b = NULL, *at = NULL, *bt = NULL, *c = NULL, *row = NULL, *r = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&a, h, ND_FLOAT64, 3, shp, dev));
+    ND_OK_OR_FAIL(nd_from_host(&b, h, ND_FLOAT64, 3, shp, dev));
+    const int ax[3] = {2, 0, 1};
+    ND_OK_OR_FAIL(nd_transpose(&at, a, ax)); /* shape (5, 3, 4), strides (1, 20, 5) */
+    ND_OK_OR_FAIL(nd_transpose(&bt, b, ax));
+    const int64_t kst[3] = {1, 20, 5}, cst[3] = {12, 4, 1};
+    /* unary: exp(a.T) is laid out like a.T; its values are exp of a.T's */
+    ND_OK_OR_FAIL(nd_exp(&r, at));
+    expect_strides(r, kst);
+    ND_OK_OR_FAIL(nd_copy_to_host(g, r, sizeof g));
+    double t[60];
+    ND_OK_OR_FAIL(nd_copy_to_host(t, at, sizeof t));
+    for (int i = 0; i < 60; i++) ck_assert_double_eq_tol(g[i], exp(t[i]), 1e-15 * exp(t[i]));
+    nd_release(r);
+    r = NULL;
+    /* binary: two inputs in the same order keep it; one C-order input or a
+     * broadcast one gives C order */
+    ND_OK_OR_FAIL(nd_add(&r, at, bt));
+    expect_strides(r, kst);
+    ND_OK_OR_FAIL(nd_copy_to_host(g, r, sizeof g));
+    for (int i = 0; i < 60; i++) ck_assert_double_eq(g[i], t[i] + t[i]);
+    nd_release(r);
+    r = NULL;
+    ND_OK_OR_FAIL(nd_copy(&c, at)); /* a C-order copy of a.T */
+    ND_OK_OR_FAIL(nd_add(&r, at, c));
+    expect_strides(r, cst);
+    nd_release(r);
+    r = NULL;
+    ND_OK_OR_FAIL(nd_slice(&row, c, 1, (nd_range[]){{0, 1, 1}})); /* (1, 3, 4): broadcasts */
+    ND_OK_OR_FAIL(nd_multiply(&r, at, row));
+    expect_strides(r, cst);
+    nd_release(r);
+    r = NULL;
+    /* where: the three full inputs agree */
+    ND_OK_OR_FAIL(nd_greater(&r, at, bt)); /* bool, laid out like a.T */
+    expect_strides(r, kst);
+    nd_array *w = NULL;
+    ND_OK_OR_FAIL(nd_where(&w, r, at, bt));
+    expect_strides(w, kst);
+    nd_release(w);
+    nd_release(r);
+    nd_release(row);
+    nd_release(c);
+    nd_release(bt);
+    nd_release(at);
+    nd_release(b);
+    nd_release(a);
+}
+END_TEST
+
 Suite *suite_out(void)
 {
     Suite *s = suite_create("out");
@@ -410,6 +477,7 @@ Suite *suite_out(void)
     tcase_add_loop_test(tc, test_out_rule_every_function, 0, NCASES);
     tcase_add_test(tc, test_out_gemm_broadcast_c);
     tcase_add_test(tc, test_out_broadcast_findings);
+    tcase_add_test(tc, test_out_keeps_the_inputs_memory_order);
     suite_add_tcase(s, tc);
     return s;
 }
