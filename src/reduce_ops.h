@@ -3,7 +3,8 @@
  * computes in for each input dtype, the identities, how one element is
  * folded in and two partial results are merged, and how the result is
  * finished (mean, var/std with a real ddof). ND_HOSTDEV static inline C:
- * the CPU loops (src/cpu/reduce_prims.c) and the CUDA kernels (through
+ * the CPU loops (src/cpu/reduce_prims.c; max/min/arg per ISA path in
+ * src/cpu/reduce_minmax.c) and the CUDA kernels (through
  * src/cuda/reduce_states.h) call these very bodies; only the loop structure
  * (the CPU's vectorised pairwise sums, the GPU's warp/block trees) is
  * each backend's own.
@@ -25,7 +26,12 @@
  *    first, both in the accumulator type), std = sqrt(var).
  * Rules: max/min propagate NaN; argmax/argmin return the first occurrence
  * and the first NaN wins; any/all test x != 0 (NaN is true); a float sum
- * of nothing or of -0.0 terms is +0.0. */
+ * of nothing or of -0.0 terms is +0.0. On the CPU, max/min return exactly
+ * the element argmax/argmin pick (the first NaN, else the first extreme in
+ * memory order), which fixes the NaN payload and the sign of a zero result
+ * on every ISA path and thread count (src/cpu/reduce_minmax.c); NumPy
+ * leaves both to its SIMD lanes (np.max([-0., 0.]) is +0.0,
+ * np.max([0., -0.]) is -0.0), and the CUDA side promises neither. */
 #ifndef ND_REDUCE_OPS_H
 #define ND_REDUCE_OPS_H
 #include <math.h>
