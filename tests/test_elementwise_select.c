@@ -75,6 +75,47 @@ START_TEST(where_broadcast_and_promotion)
 }
 END_TEST
 
+/* The contiguous select of every item size (its loop is compiled per CPU
+ * path: make test-isa runs this on each), at lengths around the vector
+ * widths, against a scalar reference, fresh and in place into x. */
+START_TEST(where_contiguous_every_itemsize_and_length)
+{
+    static const nd_dtype types[4] = {ND_UINT8, ND_INT16, ND_FLOAT32, ND_FLOAT64};
+    static const int64_t lens[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1000, 4099};
+    enum { MAXN = 4099 };
+    static uint8_t c[MAXN], x[MAXN * 8], y[MAXN * 8], got[MAXN * 8];
+    uint32_t r = 12345;
+    for (int i = 0; i < MAXN * 8; i++) {
+        r = r * 1664525u + 1013904223u;
+        x[i] = (uint8_t)(r >> 24);
+        y[i] = (uint8_t)(r >> 16) ^ 0x5a;
+    }
+    for (int i = 0; i < MAXN; i++) {
+        r = r * 1664525u + 1013904223u;
+        c[i] = (r >> 28) & 1;
+    }
+    for (int t = 0; t < 4; t++)
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+            int64_t n = lens[k];
+            size_t sz = nd_dtype_size(types[t]);
+            nd_array *C = NULL, *X = NULL, *Y = NULL, *o = NULL;
+            ND_OK_OR_FAIL(nd_from_host(&C, c, ND_BOOL, 1, &n, nd_cpu()));
+            ND_OK_OR_FAIL(nd_from_host(&X, x, types[t], 1, &n, nd_cpu()));
+            ND_OK_OR_FAIL(nd_from_host(&Y, y, types[t], 1, &n, nd_cpu()));
+            for (int inplace = 0; inplace < 2; inplace++) {
+                o = inplace ? X : NULL;
+                ND_OK_OR_FAIL(nd_where(&o, C, X, Y));
+                ND_OK_OR_FAIL(nd_copy_to_host(got, o, (size_t)n * sz));
+                for (int64_t i = 0; i < n; i++)
+                    ck_assert_msg(!memcmp(got + i * sz, (c[i] ? x : y) + i * sz, sz), "%s n=%lld%s: element %lld",
+                                  nd_dtype_name(types[t]), (long long)n, inplace ? " in place" : "", (long long)i);
+                if (!inplace) nd_release(o);
+            }
+            nd_release(C), nd_release(X), nd_release(Y);
+        }
+}
+END_TEST
+
 START_TEST(clip_arrays)
 {
     int64_t s5[1] = {5};
@@ -195,6 +236,7 @@ TCase *ew_tcase_select(void)
 {
     TCase *tc = tcase_create("where_clip");
     tcase_add_test(tc, where_broadcast_and_promotion);
+    tcase_add_test(tc, where_contiguous_every_itemsize_and_length);
     tcase_add_test(tc, clip_arrays);
     tcase_add_test(tc, clip_scalar_numpy_rules);
     return tc;

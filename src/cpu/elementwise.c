@@ -659,7 +659,18 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
 /* ------------------------------------------------------------------ */
 /* where: bit copies by itemsize                                       */
 /* ------------------------------------------------------------------ */
+/* The contiguous select, compiled for each ISA path (bit copies: the same
+ * bits on every path); the baseline build's SSE2 code widens the bool mask
+ * to 64 bits through several shuffles, AVX-512 loads it into a mask register. */
+#define ND_CPU_WHERE_C(T, sfx, attr)                                                              \
+    attr static void nd_cpu_wherec_##T##_##sfx(T *o, const uint8_t *c, const T *x, const T *y, int64_t n) \
+    {                                                                                             \
+        _Pragma("omp simd") for (int64_t i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i];            \
+    }
 #define ND_CPU_WHERE(T)                                                                   \
+    ND_CPU_WHERE_C(T, base, )                                                             \
+    ND_CPU_WHERE_C(T, avx2, ND_ISA_TARGET_AVX2)                                           \
+    ND_CPU_WHERE_C(T, avx512, ND_ISA_TARGET_AVX512)                                       \
     static void nd_cpu_where_##T(char **args, const int64_t *steps, int64_t n, const void *ctx) \
     {                                                                                     \
         (void)ctx;                                                                        \
@@ -668,7 +679,10 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
             T *o = (T *)args[0];                                                          \
             const uint8_t *c = (const uint8_t *)args[1];                                  \
             const T *x = (const T *)args[2], *y = (const T *)args[3];                     \
-            _Pragma("omp simd") for (int64_t i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i]; \
+            nd_cpu_isa isa = nd__cpu_isa();                                               \
+            if (isa >= ND_ISA_AVX512) nd_cpu_wherec_##T##_avx512(o, c, x, y, n);          \
+            else if (isa >= ND_ISA_AVX2) nd_cpu_wherec_##T##_avx2(o, c, x, y, n);         \
+            else nd_cpu_wherec_##T##_base(o, c, x, y, n);                                 \
         } else {                                                                          \
             char *po = args[0];                                                           \
             const char *pc = args[1], *px = args[2], *py = args[3];                       \
