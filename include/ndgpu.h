@@ -19,6 +19,10 @@
  *    NumPy's result (inputs are copied first). On failure *out is neither
  *    replaced nor written. View-making functions follow the same rule: with
  *    *out != NULL the view's elements are copied into *out.
+ *    A fresh result is C-contiguous, except that an elementwise op (unary,
+ *    binary, nd_where) whose full-shape inputs agree on another memory
+ *    order gives its result that order (NumPy's order='K': nd_exp of a.T is
+ *    laid out like a.T); nd_contiguous() gives C order when you need it.
  *  - Every nd_array* the library gives you is yours: nd_release() it.
  *  - The library never aborts, prints or exits.
  *  - Thread-safe for distinct arrays.
