@@ -20,7 +20,9 @@
  * Small float32/float64 matrices (M, N, K <= 64 and M*N*K <= 32^3) on the
  * AVX-512 and AVX2 paths skip BLAS: an own register-blocked kernel per
  * path (src/cpu/matmul_small.c) costs less than one cblas call's fixed
- * overhead, and batches of them are spread over our threads.
+ * overhead, and batches of them are spread over our threads. Small
+ * float16/bfloat16 matrices take the float32 kernel on float32 copies
+ * (widened per matrix, rounded once back: the sgemm path's semantics).
  *
  * Other batches of matrices small enough that OpenBLAS runs them on the calling
  * thread alone (M*N*K <= 64^3; OpenBLAS has small-matrix kernels, so a
@@ -186,7 +188,10 @@ static void pack(void *dst, nd_dtype dt, mview v, nd_dtype st, int64_t rows, int
         const char *row = v.p + i * v.rs * is;
         if (dt == ND_FLOAT32) {
             float *d = (float *)dst + i * cols;
+            const uint16_t *h = (const uint16_t *)(const void *)row;
             if (st == ND_FLOAT32 && v.cs == 1) memcpy(d, row, (size_t)cols * 4);
+            else if (st == ND_BFLOAT16) for (int64_t j = 0; j < cols; j++) d[j] = nd_bf16_to_float(h[j * v.cs]);
+            else if (st == ND_FLOAT16) for (int64_t j = 0; j < cols; j++) d[j] = nd_half_to_float(h[j * v.cs]);
             else for (int64_t j = 0; j < cols; j++) d[j] = (float)load_f(row + j * v.cs * is, st);
         } else {
             double *d = (double *)dst + i * cols;
@@ -202,6 +207,18 @@ static void unpack(mview v, nd_dtype dt, const void *src, nd_dtype sf, int64_t r
     int64_t is = (int64_t)nd__itemsize(dt);
     for (int64_t i = 0; i < rows; i++) {
         char *row = v.p + i * v.rs * is;
+        const float *f = (const float *)src + i * cols;
+        uint16_t *h = (uint16_t *)(void *)row;
+        /* float32 to a 16-bit float directly (store_f's rounding, without the
+         * per-element switch: it dominated small half products) */
+        if (sf == ND_FLOAT32 && dt == ND_BFLOAT16) {
+            for (int64_t j = 0; j < cols; j++) h[j * v.cs] = nd_float_to_bf16(f[j]);
+            continue;
+        }
+        if (sf == ND_FLOAT32 && dt == ND_FLOAT16) {
+            for (int64_t j = 0; j < cols; j++) h[j * v.cs] = nd_float_to_half(f[j]);
+            continue;
+        }
         for (int64_t j = 0; j < cols; j++) {
             double x = sf == ND_FLOAT32 ? (double)((const float *)src)[i * cols + j] : ((const double *)src)[i * cols + j];
             store_f(row + j * v.cs * is, dt, x);
@@ -357,6 +374,7 @@ typedef struct {
     const nd_array *out, *a, *b;
     int64_t M, N, K;
     bool f64;
+    nd_dtype half; /* ND_FLOAT16/ND_BFLOAT16: widened to float32 per matrix; else ND_BOOL */
     nd_small_mm_fn fn;
 } small_ctx;
 
@@ -369,6 +387,16 @@ static void small_body(void *vctx, int64_t begin, int64_t end)
     const int64_t M = c->M, N = c->N, K = c->K;
     for (int64_t i = begin; i < end; i++) {
         mview A = mat_of(c->a, i), B = mat_of(c->b, i), C = mat_of(c->out, i);
+        if (c->half != ND_BOOL) {
+            /* float16/bfloat16: as gemm_one does with sgemm - widen A and B
+             * to float32, multiply, round the float32 result once */
+            _Alignas(64) float abuf[ND_SMALL_DIM * ND_SMALL_DIM];
+            pack(abuf, ND_FLOAT32, A, c->half, M, K);
+            pack(bbuf, ND_FLOAT32, B, c->half, K, N);
+            c->fn(M, N, K, abuf, K, 1, bbuf, N, cbuf, N);
+            unpack(C, c->half, cbuf, ND_FLOAT32, M, N);
+            continue;
+        }
         const char *bp = B.p;
         int64_t brs = B.rs;
         if (B.cs != 1 && N > 1) {
@@ -383,10 +411,11 @@ static void small_body(void *vctx, int64_t begin, int64_t end)
     }
 }
 
-/* The small kernel of the path in use for this product, or NULL. */
+/* The small kernel of the path in use for this product, or NULL
+ * (float16/bfloat16 use the float32 one on widened copies). */
 static nd_small_mm_fn small_kernel(nd_dtype t, int64_t M, int64_t N, int64_t K)
 {
-    if ((t != ND_FLOAT32 && t != ND_FLOAT64) || M > ND_SMALL_DIM || N > ND_SMALL_DIM || K > ND_SMALL_DIM) return NULL;
+    if (!nd__is_float(t) || M > ND_SMALL_DIM || N > ND_SMALL_DIM || K > ND_SMALL_DIM) return NULL;
     if ((double)M * (double)N * (double)K > ND_SMALL_MNK) return NULL;
     return nd__small_mm_kernel(nd__cpu_isa(), t == ND_FLOAT64);
 }
@@ -406,7 +435,8 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
     }
     nd_small_mm_fn sfn = small_kernel(t, M, N, K);
     if (sfn) {
-        small_ctx sc = {out, a, b, M, N, K, t == ND_FLOAT64, sfn};
+        small_ctx sc = {out, a, b, M, N, K, t == ND_FLOAT64,
+                        (t == ND_FLOAT16 || t == ND_BFLOAT16) ? t : ND_BOOL, sfn};
         /* ~8 flops per element-cost unit */
         nd__parallel_for(nb, (M * N * K) / 8 + 1, small_body, &sc);
         return ND_OK;
