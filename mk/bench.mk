@@ -11,7 +11,8 @@
 #
 # Options: BENCH_ARGS="--filter add --threads 2" is passed to compare.py.
 
-BENCH_NAMES := elementwise reduce matmul transfer overhead copy
+# every benchmarks/bench_<name>.c but bench_common.c
+BENCH_NAMES := $(filter-out common,$(patsubst benchmarks/bench_%.c,%,$(wildcard benchmarks/bench_*.c)))
 BENCH_BINS := $(BENCH_NAMES:%=$(BUILD)/benchmarks/bench_%)
 BENCH_COMMON_O := $(BUILD)/benchmarks/bench_common.o
 BENCH_ARGS ?=

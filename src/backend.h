@@ -60,6 +60,14 @@ typedef enum {
     ND_KERNEL_GEMM,   /* op = 0, t = dtype */
     ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / ND_RANDOM_NORMAL, t = dtype */
     ND_KERNEL_CAST,   /* op = source dtype, t = destination dtype */
+    /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    /* [ix end] */
+
+    /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    /* [so end] */
+
+    /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    /* [sc end] */
     ND_NUM_KERNEL_KINDS
 } nd_kernel_kind;
 
@@ -168,6 +176,15 @@ typedef struct nd_backend {
      * power. NULL: the core always takes unary/binary. */
     void (*unary_flat)(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
     void (*binary_flat)(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
+
+    /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    /* [ix end] */
+
+    /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    /* [so end] */
+
+    /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    /* [sc end] */
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

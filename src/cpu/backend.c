@@ -119,6 +119,15 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_GEMM: return op == 0 && nd__is_float(t);
     case ND_KERNEL_RANDOM: return (op == ND_RANDOM_UNIFORM || op == ND_RANDOM_NORMAL) && nd__is_float(t);
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op);
+
+    /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    /* [ix end] */
+
+    /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    /* [so end] */
+
+    /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    /* [sc end] */
     default: return false;
     }
 }
@@ -168,4 +177,13 @@ const nd_backend nd__cpu_backend = {
     .supports = cpu_supports,                  /* above */
     .unary_flat = nd__cpu_unary_flat,          /* src/cpu/elementwise.c: the direct path */
     .binary_flat = nd__cpu_binary_flat,
+
+    /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    /* [ix end] */
+
+    /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    /* [so end] */
+
+    /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    /* [sc end] */
 };

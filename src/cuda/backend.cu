@@ -36,6 +36,15 @@ static bool cuda_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_GEMM: return op == 0 && nd__cuda_blas_supports(kind, t);
     case ND_KERNEL_RANDOM: return nd__cuda_random_supports(op, t);
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op); // kernels_copy.cu: all 13 x 13
+
+    // [ix begin] issue 13: indexing and selection (src/index*.c)
+    // [ix end]
+
+    // [so begin] issue 13: sorting, searching, sets (src/sort*.c)
+    // [so end]
+
+    // [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c)
+    // [sc end]
     default: return false;
     }
 }
@@ -104,4 +113,13 @@ extern "C" const nd_backend nd__cuda_backend = {
     .supports = cuda_supports,                             // above
     .unary_flat = NULL,                                    // no host-callable direct path
     .binary_flat = NULL,
+
+    // [ix begin] issue 13: indexing and selection (src/index*.c)
+    // [ix end]
+
+    // [so begin] issue 13: sorting, searching, sets (src/sort*.c)
+    // [so end]
+
+    // [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c)
+    // [sc end]
 };
