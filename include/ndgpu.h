@@ -642,6 +642,29 @@ ND_API nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, 
  *  computed in double and rounded to the dtype. ND_ERR_INVALID for
  *  non-finite mean/stddev or stddev < 0 (stddev == 0 gives mean). */
 ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean, double stddev, nd_device dev);
+/** Uniform integers in [low, high) (NumPy's Generator.integers(low, high,
+ *  size, dtype), endpoint=False) of bool or any integer dtype (ND_ERR_DTYPE
+ *  for floats). ND_ERR_INVALID for high <= low ("high <= low") or a bound
+ *  outside the dtype ("low -1 is out of bounds for uint8"; uint64's bounds
+ *  are int64, so its top half is not reachable). Each element is one
+ *  multiply-shift of a 64-bit draw (span <= 2^32: 2 elements per Philox
+ *  block, relative bias < 2^-32) or of a 128-bit draw (wider spans: 1 per
+ *  block, bias < 2^-64), without rejection, so element i depends only on
+ *  (seed, offset, i) and every backend gives the same integers (src/philox.h
+ *  defines them). The offset advances by ceil(n / 2) or n blocks. */
+ND_API nd_status nd_random_integers(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, int64_t low, int64_t high, nd_device dev);
+/** Bernoulli(p) samples: element i is u_i < p with u the float64 uniform
+ *  [0, 1) stream of nd_random_uniform (so the offset advances as for a
+ *  float64 uniform call of the same size; p = 0 gives all false, p = 1 all
+ *  true), stored as 0/1 in dtype (bool, integers or floats: torch.bernoulli
+ *  gives floats, NumPy's binomial(1, p) int64). A given *out keeps its own
+ *  dtype (the out rule). ND_ERR_INVALID for p outside [0, 1] or NaN. */
+ND_API nd_status nd_random_bernoulli(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double p, nd_device dev);
+/** Bernoulli with one probability per element (torch.bernoulli(p)): the
+ *  result has p's shape and device; p must be a float array (values
+ *  outside [0, 1] behave as the comparison u < p does: p < 0 never, p > 1
+ *  always, NaN never). Same stream as nd_random_bernoulli. */
+ND_API nd_status nd_random_bernoulli_array(nd_array **out, nd_rng *rng, const nd_array *p, nd_dtype dtype);
 
 /* ------------------------------------------------------------------ */
 /* Indexing and selection                                             */

@@ -58,7 +58,7 @@ typedef enum {
     ND_KERNEL_REDUCE, /* op = nd_reduce_op, t = input dtype */
     ND_KERNEL_MATMUL, /* op = 0, t = dtype */
     ND_KERNEL_GEMM,   /* op = 0, t = dtype */
-    ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / ND_RANDOM_NORMAL, t = dtype */
+    ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / _NORMAL / _INTEGERS, t = dtype */
     ND_KERNEL_CAST,   /* op = source dtype, t = destination dtype */
     /* [ix begin] issue 13: indexing and selection (src/index*.c) */
     /* [ix end] */
@@ -72,6 +72,7 @@ typedef enum {
 } nd_kernel_kind;
 
 struct nd_pool_upstream; /* src/pool.h */
+struct nd_philox_call;   /* src/philox.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -160,9 +161,12 @@ typedef struct nd_backend {
     nd_status (*matmul)(nd_array *out, const nd_array *a, const nd_array *b);
     /* c = alpha*op(a)@op(b) + beta*c, 2-D. */
     nd_status (*gemm)(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b, double beta);
-    /* Philox random: fill contiguous out; dist 0 = uniform(p0, p1),
-     * 1 = normal(p0, p1); key/counter as in src/philox.h. */
-    nd_status (*random)(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
+    /* Philox random: fill contiguous out with the call described by
+     * *call (made by the core with nd_philox_call_init[_int]: seed, stream
+     * offset, n = out's size, parameters); dist ND_RANDOM_UNIFORM /
+     * ND_RANDOM_NORMAL (float dtypes) or ND_RANDOM_INTEGERS (bool and
+     * integer dtypes); the stream is defined in src/philox.h. */
+    nd_status (*random)(nd_array *out, int dist, const struct nd_philox_call *call);
     /* Whether the backend has a kernel for (kind, op) on dtype t (see
      * nd_kernel_kind). Answers without touching a device. */
     bool (*supports)(nd_kernel_kind kind, int op, nd_dtype t);

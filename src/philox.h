@@ -92,12 +92,20 @@
 /* Distributions as passed to the backends' random entry point. */
 #define ND_RANDOM_UNIFORM 0
 #define ND_RANDOM_NORMAL 1
+#define ND_RANDOM_INTEGERS 2 /* integer dtype classes only */
 
 /* The float dtype classes of the transforms. */
 #define ND_PHILOX_F16 0
 #define ND_PHILOX_BF16 1
 #define ND_PHILOX_F32 2
 #define ND_PHILOX_F64 3
+/* The integer classes (nd_random_integers), by itemsize: the value is
+ * stored as its low 1, 2, 4 or 8 bytes (two's complement), so one class
+ * serves the signed and the unsigned dtype of a size (and bool). */
+#define ND_PHILOX_I1 4
+#define ND_PHILOX_I2 5
+#define ND_PHILOX_I4 6
+#define ND_PHILOX_I8 7
 
 /* The class of a dtype, -1 for a dtype the generator does not produce. */
 static inline int nd_philox_class_of(nd_dtype t)
@@ -107,6 +115,23 @@ static inline int nd_philox_class_of(nd_dtype t)
     case ND_BFLOAT16: return ND_PHILOX_BF16;
     case ND_FLOAT32: return ND_PHILOX_F32;
     case ND_FLOAT64: return ND_PHILOX_F64;
+    default: return -1;
+    }
+}
+
+/* The integer class of a dtype (bool and the integer dtypes), -1 for floats. */
+static inline int nd_philox_int_class_of(nd_dtype t)
+{
+    switch (t) {
+    case ND_BOOL:
+    case ND_INT8:
+    case ND_UINT8: return ND_PHILOX_I1;
+    case ND_INT16:
+    case ND_UINT16: return ND_PHILOX_I2;
+    case ND_INT32:
+    case ND_UINT32: return ND_PHILOX_I4;
+    case ND_INT64:
+    case ND_UINT64: return ND_PHILOX_I8;
     default: return -1;
     }
 }
@@ -455,7 +480,64 @@ typedef struct nd_philox_call {
     int64_t n;             /* elements */
     double p0, p1;         /* low, span (uniform) or mean, stddev (normal) */
     nd_philox_clamp clamp; /* clamp.use == 0 for normal */
+    int64_t ilow;          /* integers: low */
+    uint64_t ispan;        /* integers: high - low (>= 1) */
+    int epb;               /* elements per block of this call */
 } nd_philox_call;
+
+/* Blocks a call uses: ceil(n / epb). */
+ND_HOSTDEV static inline int64_t nd_philox_call_blocks(const nd_philox_call *c)
+{
+    return c->n / c->epb + (c->n % c->epb != 0);
+}
+
+/* The high 64 bits of a * b. */
+ND_HOSTDEV static inline uint64_t nd_philox_mulhi64(uint64_t a, uint64_t b)
+{
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#else
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+
+/* INTEGERS (nd_random_integers): k in [0, span) from one block-lane, then
+ * low + k stored in the dtype. span <= 2^32: two elements per block,
+ * lane l draws x = (uint64)w[2l] << 32 | w[2l+1] and k = floor(x span /
+ * 2^64) (Lemire's multiply-shift without rejection: each k has either
+ * floor or ceil of 2^64 / span draws, a relative bias below span / 2^64
+ * <= 2^-32). span > 2^32 (64-bit dtypes only): one element per block,
+ * x = the 128 bits w[0]:w[1]:w[2]:w[3] (w[0] highest) and k = floor(x span
+ * / 2^128) (bias below 2^-64). No rejection loop, so element i still
+ * depends only on (seed, offset, i), as for the floats. */
+ND_HOSTDEV static inline void nd_philox_fill_block_int(const nd_philox_call *c, int cls, void *data, int64_t j)
+{
+    uint32_t w[4];
+    nd_philox_block(c->seed, c->offset + (uint64_t)j, w);
+    uint64_t k[2];
+    const int epb = c->epb;
+    if (epb == 1) {
+        uint64_t xh = (uint64_t)w[0] << 32 | w[1], xl = (uint64_t)w[2] << 32 | w[3];
+        uint64_t lo = xh * c->ispan, mid = nd_philox_mulhi64(xl, c->ispan);
+        k[0] = nd_philox_mulhi64(xh, c->ispan) + (lo + mid < lo);
+        k[1] = 0;
+    } else {
+        k[0] = nd_philox_mulhi64((uint64_t)w[0] << 32 | w[1], c->ispan);
+        k[1] = nd_philox_mulhi64((uint64_t)w[2] << 32 | w[3], c->ispan);
+    }
+    const int64_t first = j * epb;
+    const int cnt = c->n - first < epb ? (int)(c->n - first) : epb;
+    for (int l = 0; l < 2; l++) {
+        if (l >= cnt) break;
+        uint64_t v = (uint64_t)c->ilow + k[l];
+        switch (cls) {
+        case ND_PHILOX_I1: ((uint8_t *)data)[first + l] = (uint8_t)v; break;
+        case ND_PHILOX_I2: ((uint16_t *)data)[first + l] = (uint16_t)v; break;
+        case ND_PHILOX_I4: ((uint32_t *)data)[first + l] = (uint32_t)v; break;
+        default: ((uint64_t *)data)[first + l] = v; break;
+        }
+    }
+}
 
 /* THE PER-BLOCK WORK, shared by the CPU loop and the CUDA kernel: block j
  * of the call (0 <= j < nd_philox_num_blocks(c->n, cls)), i.e. stream
@@ -536,7 +618,10 @@ ND_HOSTDEV static inline void nd_philox_fill_block(const nd_philox_call *c, int 
 ND_HOSTDEV static inline void nd_philox_thread_fill(const nd_philox_call *c, int cls, int dist, void *data,
                                                     int64_t nblocks, int64_t tid, int64_t nthreads)
 {
-    for (int64_t j = tid; j < nblocks; j += nthreads) nd_philox_fill_block(c, cls, dist, data, j);
+    for (int64_t j = tid; j < nblocks; j += nthreads) {
+        if (dist == ND_RANDOM_INTEGERS) nd_philox_fill_block_int(c, cls, data, j);
+        else nd_philox_fill_block(c, cls, dist, data, j);
+    }
 }
 /* CUDA blocks of ND_PHILOX_THREADS threads for nblocks Philox blocks: one
  * thread per Philox block up to 2^20 CUDA blocks, grid-stride beyond. */
@@ -604,12 +689,26 @@ static inline nd_philox_call nd_philox_call_init(int cls, int dist, uint64_t see
     c.offset = offset;
     c.n = n;
     c.p0 = p0;
-    if (dist == ND_RANDOM_UNIFORM) {
+    c.epb = cls >= ND_PHILOX_I1 ? 2 : nd_philox_per_block(cls);
+    if (dist == ND_RANDOM_INTEGERS) {
+        /* integers: nd_philox_call_init_int below */
+    } else if (dist == ND_RANDOM_UNIFORM) {
         c.p1 = p1 - p0;
         c.clamp = nd_philox_uniform_clamp(cls, p0, p1);
     } else {
         c.p1 = p1;
     }
+    return c;
+}
+
+/* The description of an integer call: values in [low, low + span). */
+static inline nd_philox_call nd_philox_call_init_int(uint64_t seed, uint64_t offset, int64_t n, int64_t low,
+                                                     uint64_t span)
+{
+    nd_philox_call c = nd_philox_call_init(ND_PHILOX_I8, ND_RANDOM_INTEGERS, seed, offset, n, 0.0, 0.0);
+    c.ilow = low;
+    c.ispan = span;
+    c.epb = span > ((uint64_t)1 << 32) ? 1 : 2;
     return c;
 }
 

@@ -172,16 +172,20 @@ START_TEST(cuda_backend_entry_points)
 {
 #ifdef ND_WITH_CUDA
     for (int t = 0; t <= ND_NUM_DTYPES; t++)
-        for (int d = 0; d < 3; d++)
-            ck_assert_int_eq(nd__cuda_random_supports(d, (nd_dtype)t), d < 2 && nd_philox_class_of((nd_dtype)t) >= 0);
+        for (int d = 0; d < 4; d++)
+            ck_assert_int_eq(nd__cuda_random_supports(d, (nd_dtype)t),
+                             (d < 2 && nd_philox_class_of((nd_dtype)t) >= 0) ||
+                                 (d == ND_RANDOM_INTEGERS && nd_philox_int_class_of((nd_dtype)t) >= 0));
     nd_array *a = NULL;
     const int64_t four = 4, zero = 0;
+    nd_philox_call c = nd_philox_call_init(ND_PHILOX_F32, ND_RANDOM_NORMAL, 1, 0, 4, 0.0, 1.0);
     ND_OK_OR_FAIL(nd_zeros(&a, ND_INT32, 1, &four, nd_cpu()));
-    ND_EXPECT_ERR(nd__cuda_random(a, ND_RANDOM_NORMAL, 1, 0, 0.0, 1.0), ND_ERR_INTERNAL, "no CUDA Philox kernel for int32");
+    ND_EXPECT_ERR(nd__cuda_random(a, ND_RANDOM_NORMAL, &c), ND_ERR_INTERNAL, "no CUDA Philox kernel for int32");
     nd_release(a);
     a = NULL;
     ND_OK_OR_FAIL(nd_zeros(&a, ND_FLOAT32, 1, &zero, nd_cpu()));
-    ND_OK_OR_FAIL(nd__cuda_random(a, ND_RANDOM_UNIFORM, 1, 0, 0.0, 1.0));
+    c = nd_philox_call_init(ND_PHILOX_F32, ND_RANDOM_UNIFORM, 1, 0, 0, 0.0, 1.0);
+    ND_OK_OR_FAIL(nd__cuda_random(a, ND_RANDOM_UNIFORM, &c));
     nd_release(a);
 #else
     printf("gpu_random: CPU-only build, no CUDA backend to ask\n");

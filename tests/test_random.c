@@ -542,6 +542,8 @@ START_TEST(test_normal_moments)
 }
 END_TEST
 
+TCase *random_tcase_integers(void); /* tests/test_random_int.c */
+
 Suite *suite_random(void)
 {
     Suite *s = suite_create("random");
@@ -558,6 +560,7 @@ Suite *suite_random(void)
     tcase_add_test(tc, test_transcendental_accuracy);
     tcase_add_test(tc, test_helpers_do_not_fuse);
     tcase_add_test(tc, test_normal_moments);
+    suite_add_tcase(s, random_tcase_integers());
     suite_add_tcase(s, tc);
     return s;
 }

@@ -117,7 +117,9 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_REDUCE: return (unsigned)op < (unsigned)ND_NUM_REDUCE_OPS;
     case ND_KERNEL_MATMUL: return op == 0;
     case ND_KERNEL_GEMM: return op == 0 && nd__is_float(t);
-    case ND_KERNEL_RANDOM: return (op == ND_RANDOM_UNIFORM || op == ND_RANDOM_NORMAL) && nd__is_float(t);
+    case ND_KERNEL_RANDOM:
+        return ((op == ND_RANDOM_UNIFORM || op == ND_RANDOM_NORMAL) && nd__is_float(t)) ||
+               (op == ND_RANDOM_INTEGERS && !nd__is_float(t));
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op);
 
     /* [ix begin] issue 13: indexing and selection (src/index*.c) */

@@ -31,7 +31,8 @@ ND_INTERNAL nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_
 ND_INTERNAL nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b,
                                    double beta);
 /* src/cpu/random.c */
-ND_INTERNAL nd_status nd__cpu_random(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
+struct nd_philox_call;
+ND_INTERNAL nd_status nd__cpu_random(nd_array *out, int dist, const struct nd_philox_call *call);
 
 /* src/cpu/threads.c: run body(ctx, begin, end) over [0, n) split into
  * contiguous chunks on up to nd__num_threads() threads when n * cost

@@ -80,7 +80,8 @@ ND_INTERNAL bool nd__cuda_blas_supports(nd_kernel_kind kind, nd_dtype t); /* MAT
  * calling thread's handle from it (src/cuda/stream.cu calls this). */
 ND_INTERNAL void nd__cuda_blas_forget_stream(int dev, void *stream);
 /* src/cuda/kernels_random.cu: Philox (contract of nd_backend.random) */
-ND_INTERNAL nd_status nd__cuda_random(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1);
+struct nd_philox_call;
+ND_INTERNAL nd_status nd__cuda_random(nd_array *out, int dist, const struct nd_philox_call *call);
 ND_INTERNAL bool nd__cuda_random_supports(int dist, nd_dtype t);
 /* src/cuda/kernels_copy.cu */
 ND_INTERNAL nd_status nd__cuda_cast(nd_array *dst, const nd_array *src);

@@ -6,7 +6,8 @@
 // the header's own ln/sin/cos (IEEE +-*/ and sqrt only, no FMA), not
 // CUDA's libdevice, which is what makes them bit-identical too.
 //
-// One kernel per (dtype class, distribution): 8 instantiations; each
+// One kernel per (dtype class, distribution): 8 float instantiations plus
+// 4 integer ones (by itemsize); each
 // thread fills one Philox block (4 elements, 2 for float64) with a single
 // vector store when the block is whole and aligned, a grid-stride loop
 // covers more than 2^28 blocks; 64-bit block indices throughout.
@@ -38,30 +39,42 @@ static const philox_launcher philox_launchers[2][4] = {
     {launch_philox<ND_PHILOX_F16, ND_RANDOM_NORMAL>, launch_philox<ND_PHILOX_BF16, ND_RANDOM_NORMAL>,
      launch_philox<ND_PHILOX_F32, ND_RANDOM_NORMAL>, launch_philox<ND_PHILOX_F64, ND_RANDOM_NORMAL>},
 };
+// integers: [class - ND_PHILOX_I1]
+static const philox_launcher philox_int_launchers[4] = {
+    launch_philox<ND_PHILOX_I1, ND_RANDOM_INTEGERS>, launch_philox<ND_PHILOX_I2, ND_RANDOM_INTEGERS>,
+    launch_philox<ND_PHILOX_I4, ND_RANDOM_INTEGERS>, launch_philox<ND_PHILOX_I8, ND_RANDOM_INTEGERS>};
 
-// Contract of nd_backend.random (src/internal.h): fill the contiguous out;
-// dist 0 = uniform(p0 = low, p1 = high), 1 = normal(p0 = mean, p1 =
-// stddev); the core has validated the parameters and advances the offset.
-extern "C" nd_status nd__cuda_random(nd_array *out, int dist, uint64_t seed, uint64_t offset, double p0, double p1)
+static const char *random_func(int dist)
 {
-    const char *func = dist == ND_RANDOM_NORMAL ? "nd_random_normal" : "nd_random_uniform";
-    int cls = nd_philox_class_of(out->dtype);
-    if (cls < 0 || (dist != ND_RANDOM_UNIFORM && dist != ND_RANDOM_NORMAL))
+    return dist == ND_RANDOM_NORMAL ? "nd_random_normal"
+           : dist == ND_RANDOM_INTEGERS ? "nd_random_integers"
+                                        : "nd_random_uniform";
+}
+
+// Contract of nd_backend.random (src/backend.h): fill the contiguous out
+// with the call *c described by the core (which validated the parameters
+// and advances the offset).
+extern "C" nd_status nd__cuda_random(nd_array *out, int dist, const nd_philox_call *c)
+{
+    const char *func = random_func(dist);
+    bool ints = dist == ND_RANDOM_INTEGERS;
+    int cls = ints ? nd_philox_int_class_of(out->dtype) : nd_philox_class_of(out->dtype);
+    if (cls < 0 || (dist != ND_RANDOM_UNIFORM && dist != ND_RANDOM_NORMAL && !ints))
         return nd__err(ND_ERR_INTERNAL, func, "no CUDA Philox kernel for %s (distribution %d)",
                        nd_dtype_name(out->dtype), dist);
     if (out->size == 0) return ND_OK;
-    // the clamp (nextafter and friends) is computed here on the host,
-    // once per call, and travels to the kernel by value
-    nd_philox_call c = nd_philox_call_init(cls, dist, seed, offset, out->size, p0, p1);
-    int64_t nblocks = nd_philox_num_blocks(out->size, cls);
+    int64_t nblocks = nd_philox_call_blocks(c);
     nd_device_guard g(out->device.id);
     cudaStream_t s = nd_stream_of(nd__current_stream(out->device));
-    ND_CUDA_TRY(philox_launchers[dist][cls](nd__ptr(out), c, nblocks, s), func);
+    philox_launcher l = ints ? philox_int_launchers[cls - ND_PHILOX_I1] : philox_launchers[dist][cls];
+    ND_CUDA_TRY(l(nd__ptr(out), *c, nblocks, s), func);
     return ND_OK;
 }
 
-// The CPU's set: uniform and normal on the four float dtypes.
+// The CPU's set: uniform and normal on the four float dtypes, integers on
+// bool and the integer dtypes.
 extern "C" bool nd__cuda_random_supports(int dist, nd_dtype t)
 {
+    if (dist == ND_RANDOM_INTEGERS) return nd_philox_int_class_of(t) >= 0;
     return (dist == ND_RANDOM_UNIFORM || dist == ND_RANDOM_NORMAL) && nd_philox_class_of(t) >= 0;
 }
