@@ -269,6 +269,72 @@ def build_case(rec, np, xp, cache, cleanup=None):
     if fn == "empty":
         n, dt = call["n"], call["dtype"]
         return (lambda: xp.empty(n, dtype=dt)), None, ""
+    # issue 13 (bench_sort, bench_index, bench_scan, bench_manip)
+    if fn == "sort":
+        res = [None]
+
+        def run():
+            res[0] = xp.sort(ins[0], axis=call.get("axis", -1))
+        return run, (lambda: res[0]), "np.sort allocates"
+    if fn == "argsort":
+        res = [None]
+
+        def run():
+            res[0] = xp.argsort(ins[0], axis=call.get("axis", -1))
+        # checksum of the gathered values: equal keys may come in any order
+        return run, (lambda: xp.take_along_axis(ins[0], res[0], axis=call.get("axis", -1))), "np.argsort allocates"
+    if fn == "topk":
+        k, axis = call["k"], call.get("axis", -1)
+        res = [None]
+
+        def run():
+            res[0] = xp.argpartition(ins[0], -k, axis=axis)
+        # the k largest in descending order (what nd_topk returns)
+        return run, (lambda: -xp.sort(-xp.take_along_axis(ins[0], res[0][..., -k:], axis=axis), axis=axis)), \
+            "np.argpartition(a, -k, axis)"
+    if fn == "take":
+        idx = ins[1]
+        out = xp.take(ins[0], idx, axis=call.get("axis"))
+        return (lambda: xp.take(ins[0], idx, axis=call.get("axis"), out=out)), (lambda: out), ""
+    if fn == "mask_select":
+        res = [None]
+
+        def run():
+            res[0] = ins[0][ins[1]]
+        return run, (lambda: res[0]), "a[mask] allocates"
+    if fn == "flatnonzero":
+        res = [None]
+
+        def run():
+            res[0] = xp.flatnonzero(ins[0])
+        return run, (lambda: res[0]), ""
+    if fn == "cumsum":
+        axis = call.get("axis")
+        out = xp.cumsum(ins[0], axis=axis)
+        return (lambda: xp.cumsum(ins[0], axis=axis, out=out)), (lambda: out), ""
+    if fn == "einsum":
+        subs, opt = call["subscripts"], call.get("optimize", True)
+        res = [None]
+
+        def run():
+            res[0] = xp.einsum(subs, *ins, optimize=opt) if xp is np else xp.einsum(subs, *ins)
+        return run, (lambda: res[0]), "optimize=True" if xp is np else ""
+    if fn == "pad":
+        res = [None]
+
+        def run():
+            res[0] = xp.pad(ins[0], call["pad_width"], mode=call["mode"])
+        return run, (lambda: res[0]), ""
+    if fn == "roll":
+        res = [None]
+
+        def run():
+            res[0] = xp.roll(ins[0], call["shift"], axis=call.get("axis"))
+        return run, (lambda: res[0]), "np.roll allocates"
+    if fn == "copyto_flip":
+        out = xp.empty(ins[0].shape, ins[0].dtype)
+        axis = call.get("axis")
+        return (lambda: xp.copyto(out, xp.flip(ins[0], axis=axis))), (lambda: out), ""
     raise Unsupported("no NumPy equivalent for %r" % fn)
 
 

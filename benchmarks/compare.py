@@ -51,9 +51,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer"]
+BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
-CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy"]
+CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip"]
 
 
 def case_key(rec):
@@ -436,6 +436,16 @@ CPU_GOALS = [
     ("max, min", sel("reduce", ("max", "min")), "ratio_numpy", ">=", 1.5, "each"),
     ("batched matmul 1000 x (16x16) float32", sel("matmul", "matmul", "float32", "1000x16x16", "batched"),
      "ratio_numpy", ">=", 2.0, "each"),
+    # issue 13 (NumPy breadth, part 1)
+    ("sort, argsort float32 1e7", sel("sort", ("sort", "argsort"), "float32", "10000000"), "ratio_numpy", ">=", 1.5,
+     "each"),
+    ("topk k=10 over the last axis of 4096x4096 vs np.argpartition", sel("sort", "topk", "float32", "4096x4096"),
+     "ratio_numpy", ">=", 3.0, "each"),
+    ("cumsum float32 1.6e7", sel("scan", "cumsum", "float32", "16000000"), "ratio_numpy", ">=", 1.5, "each"),
+    ("boolean mask select float32 1.6e7", sel("index", "mask_select", "float32", "16000000"), "ratio_numpy", ">=",
+     1.5, "each"),
+    ("take along axis 0 of (1e6, 16) float32", sel("index", "take", "float32", "1000000x16"), "ratio_numpy", ">=",
+     1.5, "each"),
 ]
 
 
