@@ -659,6 +659,61 @@ ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, i
 /* Scans and nan-aware reductions                                     */
 /* ------------------------------------------------------------------ */
 /* [sc begin] */
+/** The axis argument of the scans meaning "the flattened array" (NumPy's
+ *  axis=None, the default of np.cumsum): the result is 1-D of a's size,
+ *  in C order of a. */
+#ifndef ND_AXIS_NONE
+#define ND_AXIS_NONE (-2147483647 - 1)
+#endif
+/** NumPy cumsum(a, axis): inclusive running sums along axis (negatives
+ *  count from the end; ND_AXIS_NONE: over the flattened array). Result
+ *  dtype as NumPy: bool and signed ints -> int64, unsigned -> uint64
+ *  (wrapping), floats keep their dtype. float16/bfloat16 accumulate in
+ *  float32 and each element of the result is rounded once (NumPy rounds
+ *  every partial sum to float16, so long float16 cumsums differ from
+ *  NumPy's; ours are within one rounding of the float32 running sum).
+ *  Float sums are combined in blocks (two passes over threads on the CPU,
+ *  CUB's scan on a GPU), not strictly left to right: they match a
+ *  sequential sum within rounding (relative error ~ n * eps in the worst
+ *  case, as for a sequential sum), not bit for bit. A 0-d a is treated as
+ *  1-d (axis 0 or -1). The out rule applies (in place: *out == a is fine
+ *  when the dtypes agree). ND_ERR_SHAPE "axis 2 is out of bounds for array
+ *  of dimension 2"; ND_ERR_INVALID for NULL arguments. */
+ND_API nd_status nd_cumsum(nd_array **out, const nd_array *a, int axis);
+/** NumPy cumprod(a, axis): running products, the dtypes and rules of
+ *  nd_cumsum (integer products wrap in int64/uint64). */
+ND_API nd_status nd_cumprod(nd_array **out, const nd_array *a, int axis);
+/** NumPy cumsum(a, axis, dtype=dtype): the elements are cast to dtype
+ *  first (unsafe casting, as NumPy: 1.5 -> 1 for an integer dtype), summed
+ *  and the result has dtype. Integer dtypes wrap as NumPy's (the sums are
+ *  computed in int64/uint64: the same bits modulo the width); bool gives
+ *  the logical or; float16/bfloat16 accumulate in float32 (see
+ *  nd_cumsum). ND_ERR_DTYPE for an invalid dtype. */
+ND_API nd_status nd_cumsum_dtype(nd_array **out, const nd_array *a, int axis, nd_dtype dtype);
+/** NumPy cumprod(a, axis, dtype=dtype), as nd_cumsum_dtype (bool: the
+ *  logical and). */
+ND_API nd_status nd_cumprod_dtype(nd_array **out, const nd_array *a, int axis, nd_dtype dtype);
+/** NumPy maximum.accumulate(a, axis): running maxima, same dtype as a
+ *  (all 13); a NaN propagates to every later element of its slice (bool:
+ *  the logical or). ND_AXIS_NONE scans the flattened array (an extension:
+ *  NumPy's accumulate has no axis=None). A 0-d a with an axis is
+ *  ND_ERR_INVALID "cannot accumulate on a scalar" as NumPy. */
+ND_API nd_status nd_cummax(nd_array **out, const nd_array *a, int axis);
+/** NumPy minimum.accumulate(a, axis): running minima, as nd_cummax. */
+ND_API nd_status nd_cummin(nd_array **out, const nd_array *a, int axis);
+/** NumPy diff(a, n, axis, prepend, append): the n-th discrete difference
+ *  along axis, out[i] = x[i+1] - x[i] applied n times, where x is a joined
+ *  with prepend before and append after it along axis (each NULL for
+ *  none; a 0-d prepend/append is broadcast to a's shape with extent 1
+ *  along axis, as NumPy; dtypes promote as nd_concatenate). bool uses
+ *  not_equal (x[i+1] != x[i]), as NumPy; integers wrap (uint8 1 - 2 =
+ *  255). n == 0 gives x itself (a view of a when nothing is joined); n >=
+ *  the axis extent gives an empty axis. ND_ERR_INVALID "order must be
+ *  non-negative but got -1", "diff requires input that is at least one
+ *  dimensional" (0-d); ND_ERR_SHAPE for a bad axis or mismatched
+ *  prepend/append shapes. */
+ND_API nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_array *prepend,
+                         const nd_array *append);
 /* [sc end] */
 
 /* ------------------------------------------------------------------ */
