@@ -36,6 +36,25 @@ typedef struct {
     uint64_t carry[SC_MAXT];
 } sc_job;
 
+/* The sequential scan of a row from the carry c, four elements a step:
+ * the prefixes of the four (p0..p3) do not depend on c, so the loop's
+ * dependence chain is one F per four elements instead of one per element
+ * (about 4x the throughput of a plain running sum; for floats the grouping
+ * o[i+1] = c + (a[i] + a[i+1]) rounds differently from NumPy's
+ * (c + a[i]) + a[i+1], within the same bound). */
+#define SC_ROW4(F, T)                                                                               \
+    do {                                                                                            \
+        for (; i + 4 <= n; i += 4) {                                                                \
+            T p0 = a[i], p1 = F(p0, a[i + 1]), p2 = F(p1, a[i + 2]), p3 = F(p2, a[i + 3]);          \
+            o[i] = F(c, p0);                                                                        \
+            o[i + 1] = F(c, p1);                                                                    \
+            o[i + 2] = F(c, p2);                                                                    \
+            o[i + 3] = F(c, p3);                                                                    \
+            c = F(c, p3);                                                                           \
+        }                                                                                           \
+        for (; i < n; i++) o[i] = c = F(c, a[i]);                                                   \
+    } while (0)
+
 /* For each accumulator type: the sequential row scan from a carry, the
  * reduction of a range, and the column-tile recurrence. */
 #define SC_DEF(T, S)                                                                                \
@@ -45,10 +64,10 @@ typedef struct {
         int64_t i = 0;                                                                              \
         if (!has_c) { c = a[0]; o[0] = c; i = 1; }                                                  \
         switch (op) {                                                                               \
-        case ND_SC_SUM: for (; i < n; i++) o[i] = c = nd_sc_sum_##S(c, a[i]); break;                \
-        case ND_SC_PROD: for (; i < n; i++) o[i] = c = nd_sc_prod_##S(c, a[i]); break;              \
-        case ND_SC_MAX: for (; i < n; i++) o[i] = c = nd_sc_max_##S(c, a[i]); break;                \
-        default: for (; i < n; i++) o[i] = c = nd_sc_min_##S(c, a[i]); break;                       \
+        case ND_SC_SUM: SC_ROW4(nd_sc_sum_##S, T); break;                                           \
+        case ND_SC_PROD: SC_ROW4(nd_sc_prod_##S, T); break;                                         \
+        case ND_SC_MAX: SC_ROW4(nd_sc_max_##S, T); break;                                           \
+        default: SC_ROW4(nd_sc_min_##S, T); break;                                                  \
         }                                                                                           \
     }                                                                                               \
     /* op over a[0..n), n >= 1; sums/products in 8 independent lanes. */                          \
