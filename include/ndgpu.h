@@ -714,6 +714,56 @@ ND_API nd_status nd_cummin(nd_array **out, const nd_array *a, int axis);
  *  prepend/append shapes. */
 ND_API nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_array *prepend,
                          const nd_array *append);
+/* nan-aware reductions (NumPy's np.nansum ... np.nanstd): the axes,
+ * keepdims and result dtypes of nd_reduce; NaNs are ignored (treated as
+ * the op's identity). Integer and bool inputs have no NaN and give exactly
+ * the plain reduction. They are compositions of isnan/where and the plain
+ * reductions, as NumPy's own nanfunctions (a few passes and a temporary of
+ * a's size), and round as NumPy's do. All-NaN slices: nansum 0, nanprod 1,
+ * nanmax/nanmin/nanmean/nanvar/nanstd NaN (NumPy warns; we do not),
+ * nanargmax/nanargmin ND_ERR_INVALID "All-NaN slice encountered". Empty
+ * slices: nansum 0, nanprod 1, nanmean/nanvar/nanstd NaN, nanmax/nanmin
+ * ND_ERR_INVALID "zero-size array to reduction operation fmax which has no
+ * identity", nanargmax/nanargmin ND_ERR_INVALID "attempt to get argmax of
+ * an empty sequence". Bad axes: nd_reduce's statuses. */
+/** NumPy nansum: sum with NaN as 0 (sum's dtypes: ints -> int64, ...). */
+ND_API nd_status nd_nansum(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanprod: product with NaN as 1. */
+ND_API nd_status nd_nanprod(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanmean: nansum / count of non-NaN elements, divided in float64
+ *  and rounded to a's float dtype (ints: nd_mean, float64). */
+ND_API nd_status nd_nanmean(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanmax (fmax.reduce): NaN only where the whole slice is NaN. */
+ND_API nd_status nd_nanmax(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanmin (fmin.reduce), as nd_nanmax. */
+ND_API nd_status nd_nanmin(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanargmax: int64 index of the first maximum ignoring NaNs; one
+ *  axis (naxes == 1) or all (axes == NULL) as nd_argmax. */
+ND_API nd_status nd_nanargmax(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanargmin, as nd_nanargmax. */
+ND_API nd_status nd_nanargmin(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanvar(a, ddof=ddof): sum((x - mean)^2) / (count - ddof) over the
+ *  non-NaN x, the mean rounded to a's dtype first; count - ddof <= 0 gives
+ *  NaN (NumPy's nanvar; the plain var gives inf there). Result dtype as
+ *  nd_var (a's float dtype; float64 for ints). */
+ND_API nd_status nd_nanvar(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof);
+/** NumPy nanstd(a, ddof=ddof) = sqrt(nanvar), as nd_nanvar. */
+ND_API nd_status nd_nanstd(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof);
+/** NumPy ptp(a, axis, keepdims): max - min in a's dtype (integers wrap:
+ *  int8 [-128, 127] gives -1, as NumPy). NaN propagates. ND_ERR_DTYPE for
+ *  bool ("numpy boolean subtract ... is not supported", as NumPy's
+ *  TypeError); empty slices as nd_max. */
+ND_API nd_status nd_ptp(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy's dtype= of sum, prod, mean, var and std (np.sum(a, dtype=d)):
+ *  the elements are cast to d first (1.5 -> 1 for an integer d), reduced
+ *  in d, and the result has dtype d. Integer sums/products wrap in d
+ *  (np.sum(int64 [100, 100, 100], dtype=int8) = 44); an integer mean is
+ *  the wrapped sum divided and truncated to d (NumPy); float16/bfloat16
+ *  accumulate in float32 as nd_sum. var/std take float dtypes only
+ *  (ND_ERR_DTYPE otherwise); other ops ND_ERR_INVALID ("max takes no
+ *  dtype"); an invalid d ND_ERR_DTYPE. */
+ND_API nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes,
+                                 bool keepdims, nd_dtype dtype);
 /* [sc end] */
 
 /* ------------------------------------------------------------------ */
