@@ -35,9 +35,8 @@ static inline bool nd__sc_scan_dtype_ok(int op, nd_dtype t)
     return op >= 0 && op < ND_SC_NOPS && (t == ND_INT64 || t == ND_UINT64 || t == ND_FLOAT32 || t == ND_FLOAT64);
 }
 
-/* CPU: src/cpu/sc_scan.c; CUDA: src/cuda/kernels_sc_scan.cu. */
-ND_INTERNAL nd_status nd__cpu_scan(int op, nd_array *out, const nd_array *a, int64_t outer, int64_t n, int64_t inner);
-ND_INTERNAL nd_status nd__cuda_scan(int op, nd_array *out, const nd_array *a, int64_t outer, int64_t n, int64_t inner);
+/* The entry points: src/cpu/sc_scan.h and src/cuda/sc_scan.h (the core
+ * reaches them only through the descriptors). */
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 
 #include "cpu/cpu.h"
 #include "philox.h"
-#include "sc.h" /* [sc] issue 13: the scan entry points */
+#include "cpu/sc_scan.h" /* [sc] issue 13: the scan entry point */
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */

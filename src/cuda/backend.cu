@@ -5,7 +5,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "philox.h"
-#include "sc.h" // [sc] issue 13: the scan entry points
+#include "cuda/sc_scan.h" // [sc] issue 13: the scan entry point
 
 static nd_status cuda_alloc(nd_device dev, size_t nbytes, void **ptr)
 {

@@ -42,7 +42,7 @@ struct DeviceScan {
         if (!nd_emu_is_device_range(&d_in[0], sizeof(d_in[0]) * (size_t)n) ||
             !nd_emu_is_device_range(&d_out[0], sizeof(d_out[0]) * (size_t)n)) {
             nd_emu_device_fault("cub::DeviceScan::InclusiveScan: d_in or d_out is not device memory of num_items");
-            return cudaErrorIllegalAddress;
+            return cudaErrorLaunchFailure; // what the faulting kernel would report
         }
         return nd_emu_enqueue_task(stream, [=]() {
             auto acc = d_in[0];
