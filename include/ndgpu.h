@@ -682,6 +682,111 @@ ND_API nd_status nd_random_bernoulli_array(nd_array **out, nd_rng *rng, const nd
 /* Scans and nan-aware reductions                                     */
 /* ------------------------------------------------------------------ */
 /* [sc begin] */
+/** The axis argument of the scans meaning "the flattened array" (NumPy's
+ *  axis=None, the default of np.cumsum): the result is 1-D of a's size,
+ *  in C order of a. */
+#ifndef ND_AXIS_NONE
+#define ND_AXIS_NONE (-2147483647 - 1)
+#endif
+/** NumPy cumsum(a, axis): inclusive running sums along axis (negatives
+ *  count from the end; ND_AXIS_NONE: over the flattened array). Result
+ *  dtype as NumPy: bool and signed ints -> int64, unsigned -> uint64
+ *  (wrapping), floats keep their dtype. float16/bfloat16 accumulate in
+ *  float32 and each element of the result is rounded once (NumPy rounds
+ *  every partial sum to float16, so long float16 cumsums differ from
+ *  NumPy's; ours are within one rounding of the float32 running sum).
+ *  Float sums are combined in blocks (two passes over threads on the CPU,
+ *  CUB's scan on a GPU), not strictly left to right: they match a
+ *  sequential sum within rounding (relative error ~ n * eps in the worst
+ *  case, as for a sequential sum), not bit for bit. A 0-d a is treated as
+ *  1-d (axis 0 or -1). The out rule applies (in place: *out == a is fine
+ *  when the dtypes agree). ND_ERR_SHAPE "axis 2 is out of bounds for array
+ *  of dimension 2"; ND_ERR_INVALID for NULL arguments. */
+ND_API nd_status nd_cumsum(nd_array **out, const nd_array *a, int axis);
+/** NumPy cumprod(a, axis): running products, the dtypes and rules of
+ *  nd_cumsum (integer products wrap in int64/uint64). */
+ND_API nd_status nd_cumprod(nd_array **out, const nd_array *a, int axis);
+/** NumPy cumsum(a, axis, dtype=dtype): the elements are cast to dtype
+ *  first (unsafe casting, as NumPy: 1.5 -> 1 for an integer dtype), summed
+ *  and the result has dtype. Integer dtypes wrap as NumPy's (the sums are
+ *  computed in int64/uint64: the same bits modulo the width); bool gives
+ *  the logical or; float16/bfloat16 accumulate in float32 (see
+ *  nd_cumsum). ND_ERR_DTYPE for an invalid dtype. */
+ND_API nd_status nd_cumsum_dtype(nd_array **out, const nd_array *a, int axis, nd_dtype dtype);
+/** NumPy cumprod(a, axis, dtype=dtype), as nd_cumsum_dtype (bool: the
+ *  logical and). */
+ND_API nd_status nd_cumprod_dtype(nd_array **out, const nd_array *a, int axis, nd_dtype dtype);
+/** NumPy maximum.accumulate(a, axis): running maxima, same dtype as a
+ *  (all 13); a NaN propagates to every later element of its slice (bool:
+ *  the logical or). ND_AXIS_NONE scans the flattened array (an extension:
+ *  NumPy's accumulate has no axis=None). A 0-d a with an axis is
+ *  ND_ERR_INVALID "cannot accumulate on a scalar" as NumPy. */
+ND_API nd_status nd_cummax(nd_array **out, const nd_array *a, int axis);
+/** NumPy minimum.accumulate(a, axis): running minima, as nd_cummax. */
+ND_API nd_status nd_cummin(nd_array **out, const nd_array *a, int axis);
+/** NumPy diff(a, n, axis, prepend, append): the n-th discrete difference
+ *  along axis, out[i] = x[i+1] - x[i] applied n times, where x is a joined
+ *  with prepend before and append after it along axis (each NULL for
+ *  none; a 0-d prepend/append is broadcast to a's shape with extent 1
+ *  along axis, as NumPy; dtypes promote as nd_concatenate). bool uses
+ *  not_equal (x[i+1] != x[i]), as NumPy; integers wrap (uint8 1 - 2 =
+ *  255). n == 0 gives x itself (a view of a when nothing is joined); n >=
+ *  the axis extent gives an empty axis. ND_ERR_INVALID "order must be
+ *  non-negative but got -1", "diff requires input that is at least one
+ *  dimensional" (0-d); ND_ERR_SHAPE for a bad axis or mismatched
+ *  prepend/append shapes. */
+ND_API nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_array *prepend,
+                         const nd_array *append);
+/* nan-aware reductions (NumPy's np.nansum ... np.nanstd): the axes,
+ * keepdims and result dtypes of nd_reduce; NaNs are ignored (treated as
+ * the op's identity). Integer and bool inputs have no NaN and give exactly
+ * the plain reduction. They are compositions of isnan/where and the plain
+ * reductions, as NumPy's own nanfunctions (a few passes and a temporary of
+ * a's size), and round as NumPy's do. All-NaN slices: nansum 0, nanprod 1,
+ * nanmax/nanmin/nanmean/nanvar/nanstd NaN (NumPy warns; we do not),
+ * nanargmax/nanargmin ND_ERR_INVALID "All-NaN slice encountered". Empty
+ * slices: nansum 0, nanprod 1, nanmean/nanvar/nanstd NaN, nanmax/nanmin
+ * ND_ERR_INVALID "zero-size array to reduction operation fmax which has no
+ * identity", nanargmax/nanargmin ND_ERR_INVALID "attempt to get argmax of
+ * an empty sequence". Bad axes: nd_reduce's statuses. */
+/** NumPy nansum: sum with NaN as 0 (sum's dtypes: ints -> int64, ...). */
+ND_API nd_status nd_nansum(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanprod: product with NaN as 1. */
+ND_API nd_status nd_nanprod(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanmean: nansum / count of non-NaN elements, divided in float64
+ *  and rounded to a's float dtype (ints: nd_mean, float64). */
+ND_API nd_status nd_nanmean(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanmax (fmax.reduce): NaN only where the whole slice is NaN. */
+ND_API nd_status nd_nanmax(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanmin (fmin.reduce), as nd_nanmax. */
+ND_API nd_status nd_nanmin(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanargmax: int64 index of the first maximum ignoring NaNs; one
+ *  axis (naxes == 1) or all (axes == NULL) as nd_argmax. */
+ND_API nd_status nd_nanargmax(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanargmin, as nd_nanargmax. */
+ND_API nd_status nd_nanargmin(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy nanvar(a, ddof=ddof): sum((x - mean)^2) / (count - ddof) over the
+ *  non-NaN x, the mean rounded to a's dtype first; count - ddof <= 0 gives
+ *  NaN (NumPy's nanvar; the plain var gives inf there). Result dtype as
+ *  nd_var (a's float dtype; float64 for ints). */
+ND_API nd_status nd_nanvar(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof);
+/** NumPy nanstd(a, ddof=ddof) = sqrt(nanvar), as nd_nanvar. */
+ND_API nd_status nd_nanstd(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof);
+/** NumPy ptp(a, axis, keepdims): max - min in a's dtype (integers wrap:
+ *  int8 [-128, 127] gives -1, as NumPy). NaN propagates. ND_ERR_DTYPE for
+ *  bool ("numpy boolean subtract ... is not supported", as NumPy's
+ *  TypeError); empty slices as nd_max. */
+ND_API nd_status nd_ptp(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
+/** NumPy's dtype= of sum, prod, mean, var and std (np.sum(a, dtype=d)):
+ *  the elements are cast to d first (1.5 -> 1 for an integer d), reduced
+ *  in d, and the result has dtype d. Integer sums/products wrap in d
+ *  (np.sum(int64 [100, 100, 100], dtype=int8) = 44); an integer mean is
+ *  the wrapped sum divided and truncated to d (NumPy); float16/bfloat16
+ *  accumulate in float32 as nd_sum. var/std take float dtypes only
+ *  (ND_ERR_DTYPE otherwise); other ops ND_ERR_INVALID ("max takes no
+ *  dtype"); an invalid d ND_ERR_DTYPE. */
+ND_API nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes,
+                                 bool keepdims, nd_dtype dtype);
 /* [sc end] */
 
 /* ------------------------------------------------------------------ */

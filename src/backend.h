@@ -67,6 +67,7 @@ typedef enum {
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    ND_KERNEL_SCAN, /* op = nd_sc_op (src/sc.h), t = accumulation dtype */
     /* [sc end] */
     ND_NUM_KERNEL_KINDS
 } nd_kernel_kind;
@@ -188,6 +189,11 @@ typedef struct nd_backend {
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    /* Inclusive scan op (an nd_sc_op: sum, prod, max, min) along the middle
+     * axis of C-contiguous (outer, n, inner) arrays out and a of one
+     * accumulation dtype (int64, uint64, float32, float64); out is exactly
+     * a or disjoint from it. Full contract: src/sc.h. */
+    nd_status (*scan)(int op, nd_array *out, const nd_array *a, int64_t outer, int64_t n, int64_t inner);
     /* [sc end] */
 } nd_backend;
 

@@ -13,6 +13,7 @@
 #include "elementwise.h"
 #include "internal.h"
 #include "philox.h"
+#include "sc.h" /* [sc] issue 13: ND_SC_NOPS */
 #include "test_util.h"
 
 #ifdef ND_WITH_CUDA
@@ -34,6 +35,7 @@ static int num_ops(nd_kernel_kind k)
     case ND_KERNEL_REDUCE: return ND_NUM_REDUCE_OPS;
     case ND_KERNEL_RANDOM: return 2;
     case ND_KERNEL_CAST: return ND_NUM_DTYPES;
+    case ND_KERNEL_SCAN: return ND_SC_NOPS; /* [sc] issue 13: sum, prod, max, min (src/sc.h) */
     default: return 1;
     }
 }

@@ -40,7 +40,7 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_SO(X)
 
 /* [sc] */
-#define SUITES_SC(X)
+#define SUITES_SC(X) X(scan) X(reduce_nan)
 
 /* [mp] */
 #define SUITES_MP(X)

@@ -5,6 +5,7 @@
 
 #include "cpu/cpu.h"
 #include "philox.h"
+#include "cpu/sc_scan.h" /* [sc] issue 13: the scan entry point */
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */
@@ -129,6 +130,7 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    case ND_KERNEL_SCAN: return nd__sc_scan_dtype_ok(op, t); /* sc_scan.c */
     /* [sc end] */
     default: return false;
     }
@@ -187,5 +189,6 @@ const nd_backend nd__cpu_backend = {
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    .scan = nd__cpu_scan, /* sc_scan.c: threaded two-pass / row / column scans */
     /* [sc end] */
 };

@@ -5,6 +5,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "philox.h"
+#include "cuda/sc_scan.h" // [sc] issue 13: the scan entry point
 
 static nd_status cuda_alloc(nd_device dev, size_t nbytes, void **ptr)
 {
@@ -44,6 +45,7 @@ static bool cuda_supports(nd_kernel_kind kind, int op, nd_dtype t)
     // [so end]
 
     // [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c)
+    case ND_KERNEL_SCAN: return nd__sc_scan_dtype_ok(op, t); // kernels_sc_scan.cu
     // [sc end]
     default: return false;
     }
@@ -121,5 +123,6 @@ extern "C" const nd_backend nd__cuda_backend = {
     // [so end]
 
     // [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c)
+    .scan = nd__cuda_scan, // kernels_sc_scan.cu: CUB DeviceScan for long rows, own kernels otherwise
     // [sc end]
 };
