@@ -407,11 +407,30 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         a lower-case b means bool inputs are computed as int8 (NumPy).
  *         A token (#kinds is the string): the backends generate exactly
  *         the loops the core dispatches from kinds and rule.
+ *         A trailing h (BIUFh) gives float16/bfloat16 bodies of their own
+ *         on the raw bits (nextafter, spacing step in the 16-bit format);
+ *         a trailing w (BIUFw) has no bfloat16 loop: the core computes
+ *         bfloat16 in float32 and rounds once (ldexp).
  *  rule:  SAME  result dtype = (promoted) input dtype
  *         FLOAT result is the smallest float that holds the input
  *               (bool/int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
  *         DIV   true division: integers -> float64, floats unchanged
  *         BOOL  result is bool (computed in the promoted input dtype)
+ *         F64   result is float64 for every input (NumPy's float_power)
+ *  New ops go at the end of the lists (the enum values are ABI).
+ *  Semantics of the issue-13 ops (NumPy 2.4's): fmod as C's fmod (sign of
+ *  the dividend; integers: x % 0 == 0, INT_MIN % -1 == 0); logaddexp(2)
+ *  NumPy's overflow-free forms (equal infinities give themselves);
+ *  gcd/lcm on the magnitudes (gcd(INT_MIN, 0) == INT_MIN as NumPy, int8 and
+ *  int16 lcm truncate the exact product, wider lcm wrap then take abs);
+ *  heaviside(x, h0): 0 / h0 / 1, NaN for NaN; nextafter as C's (float16 as
+ *  NumPy's npy_half_nextafter); spacing as NumPy's (float16: NumPy's
+ *  always-positive half spacing; bfloat16 steps like float32); float_power
+ *  always in float64; ldexp(x, e): x's float dtype (ints: the FLOAT rule
+ *  on x alone), e any bool/integer dtype but uint64 (ND_ERR_DTYPE for a
+ *  float or uint64 exponent, as NumPy's "ufunc 'ldexp' not supported");
+ *  a weak scalar exponent must be an int; conjugate is the identity on
+ *  these real dtypes.
  */
 #define ND_UNARY_OPS(X)                     \
     X(NEG, negative, IUF, SAME)             \
@@ -452,7 +471,11 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
     X(ISNAN, isnan, BIUF, BOOL)             \
     X(ISINF, isinf, BIUF, BOOL)             \
     X(ISFINITE, isfinite, BIUF, BOOL)       \
-    X(SIGNBIT, signbit, BIUF, BOOL)
+    X(SIGNBIT, signbit, BIUF, BOOL)         \
+    X(DEG2RAD, deg2rad, BIUF, FLOAT)        \
+    X(RAD2DEG, rad2deg, BIUF, FLOAT)        \
+    X(SPACING, spacing, BIUFh, FLOAT)       \
+    X(CONJUGATE, conjugate, bIUF, SAME)
 
 #define ND_BINARY_OPS(X)                          \
     X(ADD, add, BIUF, SAME)                       \
@@ -482,7 +505,16 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
     X(BITWISE_OR, bitwise_or, BIU, SAME)          \
     X(BITWISE_XOR, bitwise_xor, BIU, SAME)        \
     X(LEFT_SHIFT, left_shift, bIU, SAME)          \
-    X(RIGHT_SHIFT, right_shift, bIU, SAME)
+    X(RIGHT_SHIFT, right_shift, bIU, SAME)        \
+    X(FMOD, fmod, bIUF, SAME)                     \
+    X(LOGADDEXP, logaddexp, BIUF, FLOAT)          \
+    X(LOGADDEXP2, logaddexp2, BIUF, FLOAT)        \
+    X(GCD, gcd, bIU, SAME)                        \
+    X(LCM, lcm, bIU, SAME)                        \
+    X(HEAVISIDE, heaviside, BIUF, FLOAT)          \
+    X(NEXTAFTER, nextafter, BIUFh, FLOAT)         \
+    X(FLOAT_POWER, float_power, BIUF, F64)        \
+    X(LDEXP, ldexp, BIUFw, FLOAT)
 
 #define ND_X_ENUM_UNARY(E, n, k, r) ND_UNARY_##E,
 #define ND_X_ENUM_BINARY(E, n, k, r) ND_BINARY_##E,

@@ -6,7 +6,7 @@
 #include "out.h"
 
 /* The rule column of the op table (ND_EW_RULE_##rule). */
-typedef enum { ND_EW_RULE_SAME, ND_EW_RULE_FLOAT, ND_EW_RULE_DIV, ND_EW_RULE_BOOL } nd_ew_rule;
+typedef enum { ND_EW_RULE_SAME, ND_EW_RULE_FLOAT, ND_EW_RULE_DIV, ND_EW_RULE_BOOL, ND_EW_RULE_F64 } nd_ew_rule;
 
 /* Test hook (tests/test_coverage.c): the loop dtype this process has
  * resolved for a unary (binary = false) or binary op on the promoted input
