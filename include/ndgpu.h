@@ -509,8 +509,8 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
     X(FMOD, fmod, bIUF, SAME)                     \
     X(LOGADDEXP, logaddexp, BIUF, FLOAT)          \
     X(LOGADDEXP2, logaddexp2, BIUF, FLOAT)        \
-    X(GCD, gcd, bIU, SAME)                        \
-    X(LCM, lcm, bIU, SAME)                        \
+    X(GCD, gcd, IU, SAME)                         \
+    X(LCM, lcm, IU, SAME)                         \
     X(HEAVISIDE, heaviside, BIUF, FLOAT)          \
     X(NEXTAFTER, nextafter, BIUFh, FLOAT)         \
     X(FLOAT_POWER, float_power, BIUF, F64)        \
@@ -703,6 +703,62 @@ ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, i
 /* Elementwise functions beyond the op table                          */
 /* ------------------------------------------------------------------ */
 /* [ew begin] */
+/*
+ * NumPy's two-output ufuncs, np.round, np.isclose and friends, composed in
+ * the core from the op table (NumPy-exact bodies, every backend). They
+ * follow the out-pointer rule for each output; results are computed into
+ * temporaries first, so on failure no out is written and every *out is
+ * untouched (both outs of a two-output function are checked before either
+ * is written). Input errors as the ops they use: ND_ERR_DTYPE for a dtype
+ * without a loop, ND_ERR_SHAPE for shapes that do not broadcast,
+ * ND_ERR_DEVICE for mixed devices, ND_ERR_INVALID for NULL arguments.
+ */
+/** np.divmod: q = floor_divide(a, b), r = remainder(a, b) (Python's sign
+ *  rules; integer division by zero gives 0 and 0). Dtypes as floor_divide:
+ *  all but bool/bool pairs compute in the promoted dtype (bool as int8).
+ *  q and r must be different out-pointers (ND_ERR_INVALID). */
+ND_API nd_status nd_divmod(nd_array **q, nd_array **r, const nd_array *a, const nd_array *b);
+/** np.modf: frac and intpart of a, both signed like a (modf(-3.0) =
+ *  (-0.0, -3.0), modf(+-inf) = (+-0.0, +-inf), NaN gives NaN twice), in
+ *  a's float dtype (bool/int8/uint8 -> float16, 16-bit -> float32, wider ->
+ *  float64, as NumPy's float ufuncs). */
+ND_API nd_status nd_modf(nd_array **frac, nd_array **intpart, const nd_array *a);
+/** np.frexp: a = mantissa * 2^exponent with 0.5 <= |mantissa| < 1
+ *  (denormals included), mantissa in a's float dtype (as nd_modf), exponent
+ *  int32; 0, +-inf and NaN give (a, 0). Composed from about 25 elementwise
+ *  passes: correct everywhere, not fast. */
+ND_API nd_status nd_frexp(nd_array **mantissa, nd_array **exponent, const nd_array *a);
+/** np.round(a, decimals) (= np.around): floats rint(a * 10^d) / 10^d
+ *  (decimals >= 0) or rint(a / 10^d) * 10^d (decimals < 0) computed in a's
+ *  dtype with NumPy's factor, so halves go to even as NumPy's do (round(2.5)
+ *  = 2, round(1250, -2) = 1200) and float16 with a factor beyond its range
+ *  gives NaN as NumPy does; integers: a copy for decimals >= 0, else the
+ *  same computed in float64 and cast back; bool: rint (float16) for
+ *  decimals == 0, ND_ERR_DTYPE otherwise (NumPy's casting error). Result
+ *  dtype a's (bool: float16). */
+ND_API nd_status nd_round(nd_array **out, const nd_array *a, int decimals);
+/** np.isclose: |a - y| <= atol + rtol * |y| where y is b cast to
+ *  result_type(b, 1.0), and y finite, or a == y (so infinities are close
+ *  only to themselves), or with equal_nan both NaN. Bool result of the
+ *  broadcast shape; every dtype. NumPy's defaults are rtol 1e-5, atol 1e-8. */
+ND_API nd_status nd_isclose(nd_array **out, const nd_array *a, const nd_array *b, double rtol, double atol, bool equal_nan);
+/** np.allclose: *result = all(isclose(a, b, ...)) (true for empty
+ *  arrays); ND_ERR_SHAPE when the shapes do not broadcast. */
+ND_API nd_status nd_allclose(bool *result, const nd_array *a, const nd_array *b, double rtol, double atol, bool equal_nan);
+/** np.array_equal: *result = same shape and all(a == b) (with equal_nan,
+ *  NaNs in the same places count as equal). Different shapes give false
+ *  and ND_OK, as NumPy; ND_ERR_DEVICE for mixed devices. */
+ND_API nd_status nd_array_equal(bool *result, const nd_array *a, const nd_array *b, bool equal_nan);
+/** np.radians / np.degrees: the same as nd_deg2rad / nd_rad2deg. */
+ND_API nd_status nd_radians(nd_array **out, const nd_array *a);
+ND_API nd_status nd_degrees(nd_array **out, const nd_array *a);
+/** np.conj: the same as nd_conjugate (the identity on these real dtypes). */
+ND_API nd_status nd_conj(nd_array **out, const nd_array *a);
+/** np.real for real dtypes: a view of a (a given *out receives a copy). */
+ND_API nd_status nd_real(nd_array **out, const nd_array *a);
+/** np.imag for real dtypes: zeros of a's shape and dtype (a new array;
+ *  NumPy returns a read-only zero array). */
+ND_API nd_status nd_imag(nd_array **out, const nd_array *a);
 /* [ew end] */
 
 /* ------------------------------------------------------------------ */

@@ -337,6 +337,16 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
     return nd__ew_binary(func, named, out, op, a, b, in);
 }
 
+nd_status nd__ew_unary_op(const char *func, nd_array **out, nd_unary_op op, const nd_array *a)
+{
+    return unary_impl(func, false, out, op, a);
+}
+
+nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
+{
+    return binary_impl(func, false, out, op, a, b);
+}
+
 nd_status nd_binary(nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
 {
     return binary_impl("nd_binary", false, out, op, a, b);

@@ -522,6 +522,8 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #define ND_OP_KINDS_FLT_BIU(X, ...)
 #define ND_OP_KINDS_INT_bIU(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_bIU(X, ...)
+#define ND_OP_KINDS_INT_IU(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_IU(X, ...)
 #define ND_OP_KINDS_INT_BIUFh(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_BIUFh(X, ...) ND_OP_TYPES_FLOAT_OWN16(X, __VA_ARGS__)
 #define ND_OP_INT_SAME(K, X, ...) ND_OP_KINDS_INT_##K(X, __VA_ARGS__)
