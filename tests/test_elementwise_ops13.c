@@ -469,6 +469,19 @@ START_TEST(ops13_two_outputs)
         check_f("divmod given q", dn, qo, ND_FLOAT64, 7, dm_q_f64, 0);
         check_f("divmod fresh r", dn, ro, ND_FLOAT64, 7, dm_r_f64, 0);
         ND_EXPECT_ERR(nd_divmod(&qo, &qo, a, b), ND_ERR_INVALID, "same out-pointer");
+        ND_EXPECT_ERR(nd_divmod(NULL, &ro, a, b), ND_ERR_INVALID, "'q'");
+        ND_EXPECT_ERR(nd_divmod(&qo, &ro, a, NULL), ND_ERR_INVALID, "'b'");
+        ND_EXPECT_ERR(nd_modf(&qo, NULL, a), ND_ERR_INVALID, "'intpart'");
+        ND_EXPECT_ERR(nd_frexp(&qo, &qo, a), ND_ERR_INVALID, "same out-pointer");
+        ND_EXPECT_ERR(nd_frexp(&qo, &ro, NULL), ND_ERR_INVALID, "'a'");
+        ND_EXPECT_ERR(nd_round(NULL, a, 1), ND_ERR_INVALID, "'out'");
+        {
+            nd_array *sb = mkf(ND_FLOAT64, 2, fb, devs[d]), *x0 = NULL, *x1 = NULL;
+            ND_EXPECT_ERR(nd_divmod(&x0, &x1, a, sb), ND_ERR_SHAPE, "nd_divmod"); /* 7 vs 2 */
+            ck_assert_ptr_null(x0);
+            ck_assert_ptr_null(x1);
+            nd_release(sb);
+        }
         nd_release(qo);
         nd_release(ro);
         nd_release(q);
