@@ -14,6 +14,7 @@ function rule(r) {
     if (r == "FLOAT") return "the smallest float dtype that holds the input (bool/int8/uint8 -> float16, 16-bit -> float32, wider -> float64)"
     if (r == "DIV") return "float64 for integer inputs, else the float input dtype"
     if (r == "BOOL") return "bool"
+    if (r == "F64") return "float64 for every input (NumPy's float_power)"
     return r
 }
 BEGIN { print "/** @file ndgpu.h */" }

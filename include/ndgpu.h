@@ -407,11 +407,30 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         a lower-case b means bool inputs are computed as int8 (NumPy).
  *         A token (#kinds is the string): the backends generate exactly
  *         the loops the core dispatches from kinds and rule.
+ *         A trailing h (BIUFh) gives float16/bfloat16 bodies of their own
+ *         on the raw bits (nextafter, spacing step in the 16-bit format);
+ *         a trailing w (BIUFw) has no bfloat16 loop: the core computes
+ *         bfloat16 in float32 and rounds once (ldexp).
  *  rule:  SAME  result dtype = (promoted) input dtype
  *         FLOAT result is the smallest float that holds the input
  *               (bool/int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
  *         DIV   true division: integers -> float64, floats unchanged
  *         BOOL  result is bool (computed in the promoted input dtype)
+ *         F64   result is float64 for every input (NumPy's float_power)
+ *  New ops go at the end of the lists (the enum values are ABI).
+ *  Semantics of the issue-13 ops (NumPy 2.4's): fmod as C's fmod (sign of
+ *  the dividend; integers: x % 0 == 0, INT_MIN % -1 == 0); logaddexp(2)
+ *  NumPy's overflow-free forms (equal infinities give themselves);
+ *  gcd/lcm on the magnitudes (gcd(INT_MIN, 0) == INT_MIN as NumPy, int8 and
+ *  int16 lcm truncate the exact product, wider lcm wrap then take abs);
+ *  heaviside(x, h0): 0 / h0 / 1, NaN for NaN; nextafter as C's (float16 as
+ *  NumPy's npy_half_nextafter); spacing as NumPy's (float16: NumPy's
+ *  always-positive half spacing; bfloat16 steps like float32); float_power
+ *  always in float64; ldexp(x, e): x's float dtype (ints: the FLOAT rule
+ *  on x alone), e any bool/integer dtype but uint64 (ND_ERR_DTYPE for a
+ *  float or uint64 exponent, as NumPy's "ufunc 'ldexp' not supported");
+ *  a weak scalar exponent must be an int; conjugate is the identity on
+ *  these real dtypes.
  */
 #define ND_UNARY_OPS(X)                     \
     X(NEG, negative, IUF, SAME)             \
@@ -452,7 +471,11 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
     X(ISNAN, isnan, BIUF, BOOL)             \
     X(ISINF, isinf, BIUF, BOOL)             \
     X(ISFINITE, isfinite, BIUF, BOOL)       \
-    X(SIGNBIT, signbit, BIUF, BOOL)
+    X(SIGNBIT, signbit, BIUF, BOOL)         \
+    X(DEG2RAD, deg2rad, BIUF, FLOAT)        \
+    X(RAD2DEG, rad2deg, BIUF, FLOAT)        \
+    X(SPACING, spacing, BIUFh, FLOAT)       \
+    X(CONJUGATE, conjugate, bIUF, SAME)
 
 #define ND_BINARY_OPS(X)                          \
     X(ADD, add, BIUF, SAME)                       \
@@ -482,7 +505,16 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
     X(BITWISE_OR, bitwise_or, BIU, SAME)          \
     X(BITWISE_XOR, bitwise_xor, BIU, SAME)        \
     X(LEFT_SHIFT, left_shift, bIU, SAME)          \
-    X(RIGHT_SHIFT, right_shift, bIU, SAME)
+    X(RIGHT_SHIFT, right_shift, bIU, SAME)        \
+    X(FMOD, fmod, bIUF, SAME)                     \
+    X(LOGADDEXP, logaddexp, BIUF, FLOAT)          \
+    X(LOGADDEXP2, logaddexp2, BIUF, FLOAT)        \
+    X(GCD, gcd, IU, SAME)                         \
+    X(LCM, lcm, IU, SAME)                         \
+    X(HEAVISIDE, heaviside, BIUF, FLOAT)          \
+    X(NEXTAFTER, nextafter, BIUFh, FLOAT)         \
+    X(FLOAT_POWER, float_power, BIUF, F64)        \
+    X(LDEXP, ldexp, BIUFw, FLOAT)
 
 #define ND_X_ENUM_UNARY(E, n, k, r) ND_UNARY_##E,
 #define ND_X_ENUM_BINARY(E, n, k, r) ND_BINARY_##E,
@@ -799,6 +831,62 @@ ND_API nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array
 /* Elementwise functions beyond the op table                          */
 /* ------------------------------------------------------------------ */
 /* [ew begin] */
+/*
+ * NumPy's two-output ufuncs, np.round, np.isclose and friends, composed in
+ * the core from the op table (NumPy-exact bodies, every backend). They
+ * follow the out-pointer rule for each output; results are computed into
+ * temporaries first, so on failure no out is written and every *out is
+ * untouched (both outs of a two-output function are checked before either
+ * is written). Input errors as the ops they use: ND_ERR_DTYPE for a dtype
+ * without a loop, ND_ERR_SHAPE for shapes that do not broadcast,
+ * ND_ERR_DEVICE for mixed devices, ND_ERR_INVALID for NULL arguments.
+ */
+/** np.divmod: q = floor_divide(a, b), r = remainder(a, b) (Python's sign
+ *  rules; integer division by zero gives 0 and 0). Dtypes as floor_divide:
+ *  all but bool/bool pairs compute in the promoted dtype (bool as int8).
+ *  q and r must be different out-pointers (ND_ERR_INVALID). */
+ND_API nd_status nd_divmod(nd_array **q, nd_array **r, const nd_array *a, const nd_array *b);
+/** np.modf: frac and intpart of a, both signed like a (modf(-3.0) =
+ *  (-0.0, -3.0), modf(+-inf) = (+-0.0, +-inf), NaN gives NaN twice), in
+ *  a's float dtype (bool/int8/uint8 -> float16, 16-bit -> float32, wider ->
+ *  float64, as NumPy's float ufuncs). */
+ND_API nd_status nd_modf(nd_array **frac, nd_array **intpart, const nd_array *a);
+/** np.frexp: a = mantissa * 2^exponent with 0.5 <= |mantissa| < 1
+ *  (denormals included), mantissa in a's float dtype (as nd_modf), exponent
+ *  int32; 0, +-inf and NaN give (a, 0). Composed from about 25 elementwise
+ *  passes: correct everywhere, not fast. */
+ND_API nd_status nd_frexp(nd_array **mantissa, nd_array **exponent, const nd_array *a);
+/** np.round(a, decimals) (= np.around): floats rint(a * 10^d) / 10^d
+ *  (decimals >= 0) or rint(a / 10^d) * 10^d (decimals < 0) computed in a's
+ *  dtype with NumPy's factor, so halves go to even as NumPy's do (round(2.5)
+ *  = 2, round(1250, -2) = 1200) and float16 with a factor beyond its range
+ *  gives NaN as NumPy does; integers: a copy for decimals >= 0, else the
+ *  same computed in float64 and cast back; bool: rint (float16) for
+ *  decimals == 0, ND_ERR_DTYPE otherwise (NumPy's casting error). Result
+ *  dtype a's (bool: float16). */
+ND_API nd_status nd_round(nd_array **out, const nd_array *a, int decimals);
+/** np.isclose: |a - y| <= atol + rtol * |y| where y is b cast to
+ *  result_type(b, 1.0), and y finite, or a == y (so infinities are close
+ *  only to themselves), or with equal_nan both NaN. Bool result of the
+ *  broadcast shape; every dtype. NumPy's defaults are rtol 1e-5, atol 1e-8. */
+ND_API nd_status nd_isclose(nd_array **out, const nd_array *a, const nd_array *b, double rtol, double atol, bool equal_nan);
+/** np.allclose: *result = all(isclose(a, b, ...)) (true for empty
+ *  arrays); ND_ERR_SHAPE when the shapes do not broadcast. */
+ND_API nd_status nd_allclose(bool *result, const nd_array *a, const nd_array *b, double rtol, double atol, bool equal_nan);
+/** np.array_equal: *result = same shape and all(a == b) (with equal_nan,
+ *  NaNs in the same places count as equal). Different shapes give false
+ *  and ND_OK, as NumPy; ND_ERR_DEVICE for mixed devices. */
+ND_API nd_status nd_array_equal(bool *result, const nd_array *a, const nd_array *b, bool equal_nan);
+/** np.radians / np.degrees: the same as nd_deg2rad / nd_rad2deg. */
+ND_API nd_status nd_radians(nd_array **out, const nd_array *a);
+ND_API nd_status nd_degrees(nd_array **out, const nd_array *a);
+/** np.conj: the same as nd_conjugate (the identity on these real dtypes). */
+ND_API nd_status nd_conj(nd_array **out, const nd_array *a);
+/** np.real for real dtypes: a view of a (a given *out receives a copy). */
+ND_API nd_status nd_real(nd_array **out, const nd_array *a);
+/** np.imag for real dtypes: zeros of a's shape and dtype (a new array;
+ *  NumPy returns a read-only zero array). */
+ND_API nd_status nd_imag(nd_array **out, const nd_array *a);
 /* [ew end] */
 
 /* ------------------------------------------------------------------ */

@@ -119,6 +119,7 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
         if (!nd__is_float(lt)) lt = ND_FLOAT64;
         *res = lt;
         break;
+    case ND_EW_RULE_F64: lt = ND_FLOAT64; *res = lt; break;
     default: *res = ND_BOOL; break;
     }
     *loop = lt;
@@ -270,6 +271,37 @@ done:
     return nd__out_end(&t, st);
 }
 
+/* ldexp(x, e): the loop is x's float dtype (the FLOAT rule on x alone)
+ * and the integer exponent e is cast to it (exact wherever the result is
+ * not 0 or inf, see nd_op_ldexp_*), except bfloat16, whose 8-bit
+ * significand does not hold every relevant exponent: it computes in
+ * float32 (exact: same exponent range) and rounds once. */
+static nd_status ldexp_impl(const char *func, bool named, nd_array **out, const nd_array *a, const nd_array *b)
+{
+    if (!nd__dtype_valid(a->dtype) || !nd__dtype_valid(b->dtype) || nd__is_float(b->dtype) || b->dtype == ND_UINT64) {
+        if (named)
+            return nd__err(ND_ERR_DTYPE, func, "no loop for dtype %s (exponent %s: it must be bool or an integer that fits int64)",
+                           nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
+        return nd__err(ND_ERR_DTYPE, func, "op 'ldexp' has no loop for dtype %s (exponent %s: it must be bool or an integer that fits int64)",
+                       nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
+    }
+    nd_dtype in = nd__float_for(a->dtype);
+    if (in != ND_BFLOAT16) return nd__ew_binary(func, named, out, ND_BINARY_LDEXP, a, b, in);
+    nd_array *t = NULL;
+    nd_status st = nd__ew_binary(func, named, &t, ND_BINARY_LDEXP, a, b, ND_FLOAT32);
+    if (st) return st;
+    nd_out o;
+    if ((st = nd__out_begin(&o, func, out, ND_BFLOAT16, t->ndim, t->shape, t->device))) goto done;
+    nd__out_keep_order(&o, 1, (const nd_array *const[]){t});
+    if ((st = nd__out_target(&o, ND_BFLOAT16, ND_OUT_EXACT_DTYPE | ND_OUT_ELEMENTWISE, 1, (const nd_array *const[]){t}))) goto fin;
+    st = nd__copy_into(o.dst, t);
+fin:
+    st = nd__out_end(&o, st);
+done:
+    nd_release(t);
+    return st;
+}
+
 static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_binary_op op, const nd_array *a,
                              const nd_array *b)
 {
@@ -278,6 +310,7 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
         return nd__err(ND_ERR_INVALID, func, "invalid binary op %d", (int)op);
     ND_CHECK_PTR(func, a, "a");
     ND_CHECK_PTR(func, b, "b");
+    if (ND_UNLIKELY(op == ND_BINARY_LDEXP)) return ldexp_impl(func, named, out, a, b);
     nd_dtype in = a->dtype;
     nd_array *o = *out;
     const nd_backend *fast = nd__backend(a->device);
@@ -302,6 +335,16 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
             return nd__err_prefix(st, func);
     }
     return nd__ew_binary(func, named, out, op, a, b, in);
+}
+
+nd_status nd__ew_unary_op(const char *func, nd_array **out, nd_unary_op op, const nd_array *a)
+{
+    return unary_impl(func, false, out, op, a);
+}
+
+nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
+{
+    return binary_impl(func, false, out, op, a, b);
 }
 
 nd_status nd_binary(nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
@@ -333,6 +376,22 @@ nd_status nd__ew_out_of_bounds(const char *func, nd_scalar s, nd_dtype t)
     return nd__err(ND_ERR_INVALID, func, "Python integer %lld out of bounds for %s", (long long)s.v.i, nd_dtype_name(t));
 }
 
+/* ldexp with a weak scalar: an exponent must be a Python int (or bool);
+ * a scalar mantissa is float64 when it is a float and float16 when it is
+ * an int or bool (NumPy 2.4 picks the 'ei->e' loop for np.ldexp(3, e)). */
+static nd_status ldexp_scalar(const char *func, nd_array **out, const nd_array *a, nd_scalar s, bool scalar_left)
+{
+    if (!scalar_left && s.kind == ND_SCALAR_FLOAT)
+        return nd__err(ND_ERR_DTYPE, func, "op 'ldexp' has no loop for a float exponent (it must be an integer)");
+    nd_dtype st_dt = scalar_left ? (s.kind == ND_SCALAR_FLOAT ? ND_FLOAT64 : ND_FLOAT16) : ND_INT64;
+    nd_array *sa;
+    nd_status st = nd__scalar_array(&sa, s, st_dt, a->device);
+    if (st) return nd__err_prefix(st, func);
+    st = scalar_left ? ldexp_impl(func, false, out, sa, a) : ldexp_impl(func, false, out, a, sa);
+    nd_release(sa);
+    return st;
+}
+
 nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s,
                         bool scalar_left)
 {
@@ -342,6 +401,7 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
     ND_CHECK_PTR(func, a, "a");
     nd_status st = nd__ew_check_scalar(func, s, "s");
     if (st) return st;
+    if (op == ND_BINARY_LDEXP) return ldexp_scalar(func, out, a, s, scalar_left);
     /* logical ops read only the scalar's truth value: take it before any
      * cast (1e-40 is true, though it becomes 0 in float16). A weak bool
      * never changes the array's dtype, and the result is bool either way. */

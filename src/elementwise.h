@@ -6,7 +6,7 @@
 #include "out.h"
 
 /* The rule column of the op table (ND_EW_RULE_##rule). */
-typedef enum { ND_EW_RULE_SAME, ND_EW_RULE_FLOAT, ND_EW_RULE_DIV, ND_EW_RULE_BOOL } nd_ew_rule;
+typedef enum { ND_EW_RULE_SAME, ND_EW_RULE_FLOAT, ND_EW_RULE_DIV, ND_EW_RULE_BOOL, ND_EW_RULE_F64 } nd_ew_rule;
 
 /* Test hook (tests/test_coverage.c): the loop dtype this process has
  * resolved for a unary (binary = false) or binary op on the promoted input
@@ -32,6 +32,11 @@ ND_INTERNAL nd_status nd__ew_binary(const char *func, bool named, nd_array **out
  * everything. */
 ND_INTERNAL nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s,
                                     bool scalar_left);
+/* nd_unary / nd_binary with messages naming func (for the compositions of
+ * src/elementwise_extra.c). */
+ND_INTERNAL nd_status nd__ew_unary_op(const char *func, nd_array **out, nd_unary_op op, const nd_array *a);
+ND_INTERNAL nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_binary_op op, const nd_array *a,
+                                       const nd_array *b);
 /* ND_ERR_INVALID unless s is a bool, int or float scalar. */
 ND_INTERNAL nd_status nd__ew_check_scalar(const char *func, nd_scalar s, const char *name);
 /* ND_ERR_INVALID "Python integer V out of bounds for T". */

@@ -57,7 +57,10 @@
 #include "half.h"
 #include "hostdev.h"
 
-/* Marks a body that is never dispatched (see above). */
+#define ND_PI 3.141592653589793238462643383279502884
+#define ND_LOGE2 0.693147180559945309417232121458176568
+#define ND_LOG2E 1.442695040888963407359924681001892137
+#define ND_LDEXP_CLAMP 100000
 
 /* ------------------------------------------------------------------ */
 /* Classification helpers (portable: no reliance on math.h macros)     */
@@ -191,10 +194,110 @@ ND_HOSTDEV static inline bool nd_signbit_bits_f64(double x)
     ND_HOSTDEV static inline bool nd_op_greater_equal_##sfx(T a, T b) { return a >= b; }                 \
     ND_HOSTDEV static inline bool nd_op_logical_and_##sfx(T a, T b) { return (a != 0) && (b != 0); }     \
     ND_HOSTDEV static inline bool nd_op_logical_or_##sfx(T a, T b) { return (a != 0) || (b != 0); }      \
-    ND_HOSTDEV static inline bool nd_op_logical_xor_##sfx(T a, T b) { return (a != 0) != (b != 0); }
+    ND_HOSTDEV static inline bool nd_op_logical_xor_##sfx(T a, T b) { return (a != 0) != (b != 0); }     \
+    /* issue 13 */                                                                                      \
+    ND_HOSTDEV static inline T nd_op_fmod_##sfx(T a, T b) { return fmod##F(a, b); }                      \
+    /* NumPy's npy_logaddexp / npy_logaddexp2 */                                                         \
+    ND_HOSTDEV static inline T nd_op_logaddexp_##sfx(T a, T b)                                           \
+    {                                                                                                    \
+        if (a == b) return a + (T)ND_LOGE2; /* equal infinities too */                                   \
+        T d = a - b;                                                                                     \
+        if (d > 0) return a + log1p##F(exp##F(-d));                                                      \
+        if (d <= 0) return b + log1p##F(exp##F(d));                                                      \
+        return d; /* NaN */                                                                              \
+    }                                                                                                    \
+    ND_HOSTDEV static inline T nd_op_logaddexp2_##sfx(T a, T b)                                          \
+    {                                                                                                    \
+        if (a == b) return a + (T)1;                                                                     \
+        T d = a - b;                                                                                     \
+        if (d > 0) return a + (T)ND_LOG2E * log1p##F(exp2##F(-d));                                       \
+        if (d <= 0) return b + (T)ND_LOG2E * log1p##F(exp2##F(d));                                       \
+        return d;                                                                                        \
+    }                                                                                                    \
+    ND_HOSTDEV static inline T nd_op_heaviside_##sfx(T x, T h0)                                          \
+    {                                                                                                    \
+        if (nd_isnan_##sfx(x)) return (T)NAN;                                                            \
+        if (x == 0) return h0;                                                                           \
+        return x < 0 ? (T)0 : (T)1;                                                                      \
+    }                                                                                                    \
+    ND_HOSTDEV static inline T nd_op_nextafter_##sfx(T a, T b) { return nextafter##F(a, b); }            \
+    ND_HOSTDEV static inline T nd_op_float_power_##sfx(T a, T b) { return pow##F(a, b); }                \
+    /* b holds an integer exponent (the core casts it to the loop dtype);    \
+     * beyond +-ND_LDEXP_CLAMP every finite result is 0 or inf anyway */                                 \
+    ND_HOSTDEV static inline T nd_op_ldexp_##sfx(T a, T b)                                               \
+    {                                                                                                    \
+        int e = b > (T)ND_LDEXP_CLAMP ? ND_LDEXP_CLAMP : (b < -(T)ND_LDEXP_CLAMP ? -ND_LDEXP_CLAMP : (int)b); \
+        return ldexp##F(a, e);                                                                           \
+    }                                                                                                    \
+    ND_HOSTDEV static inline T nd_op_deg2rad_##sfx(T x) { return x * (T)(ND_PI / 180.0); }               \
+    ND_HOSTDEV static inline T nd_op_rad2deg_##sfx(T x) { return x * (T)(180.0 / ND_PI); }               \
+    ND_HOSTDEV static inline T nd_op_conjugate_##sfx(T x) { return x; }
 
 ND_OPS_FLOAT(f32, float, f)
 ND_OPS_FLOAT(f64, double, )
+
+/* spacing(x) as NumPy's npy_spacing: the step to the next value of larger
+ * magnitude, signed like x (spacing(-1) < 0); +-0 give the smallest
+ * positive subnormal, +-inf NaN, the largest finite value +-inf. */
+#define ND_OPS_SPACING(sfx, T, U)                                                     \
+    ND_HOSTDEV static inline T nd_op_spacing_##sfx(T x)                               \
+    {                                                                                 \
+        if (nd_isnan_##sfx(x)) return x;                                              \
+        if (nd_isinf_##sfx(x)) return (T)NAN;                                         \
+        U u;                                                                          \
+        memcpy(&u, &x, sizeof u);                                                     \
+        if (x == 0) u = 0;                                                            \
+        u += 1u;                                                                      \
+        T n;                                                                          \
+        memcpy(&n, &u, sizeof n);                                                     \
+        return x == 0 ? n : n - x;                                                    \
+    }
+ND_OPS_SPACING(f32, float, uint32_t)
+ND_OPS_SPACING(f64, double, uint64_t)
+
+/* float16 and bfloat16 bodies on the raw bits (h16, b16) for the ops whose
+ * result depends on the 16-bit format itself (kinds token BIUFh). float16
+ * is NumPy's npy_half_nextafter / npy_half_spacing exactly (its spacing is
+ * always positive: the step towards +inf); bfloat16 (ml_dtypes) steps as
+ * float32 does: nextafter as C's, spacing signed like x. */
+ND_HOSTDEV static inline uint16_t nd_op_nextafter_h16(uint16_t x, uint16_t y)
+{
+    bool xn = (x & 0x7c00u) == 0x7c00u && (x & 0x03ffu) != 0, yn = (y & 0x7c00u) == 0x7c00u && (y & 0x03ffu) != 0;
+    if (xn || yn) return 0x7e00u;
+    if (x == y || ((x | y) & 0x7fffu) == 0) return x;
+    if ((x & 0x7fffu) == 0) return (uint16_t)((y & 0x8000u) + 1u);
+    if (!(x & 0x8000u)) return (int16_t)x > (int16_t)y ? (uint16_t)(x - 1u) : (uint16_t)(x + 1u);
+    if (!(y & 0x8000u) || (x & 0x7fffu) > (y & 0x7fffu)) return (uint16_t)(x - 1u);
+    return (uint16_t)(x + 1u);
+}
+ND_HOSTDEV static inline uint16_t nd_op_spacing_h16(uint16_t h)
+{
+    uint16_t e = h & 0x7c00u, sig = h & 0x03ffu;
+    if (e == 0x7c00u) return 0x7e00u;
+    if (h == 0x7bffu) return 0x7c00u;
+    if ((h & 0x8000u) && sig == 0) {
+        if (e > 0x2c00u) return (uint16_t)(e - 0x2c00u);
+        if (e > 0x0400u) return (uint16_t)(1u << ((e >> 10) - 2));
+        return 1u;
+    }
+    if (e > 0x2800u) return (uint16_t)(e - 0x2800u);
+    if (e > 0x0400u) return (uint16_t)(1u << ((e >> 10) - 1));
+    return 1u;
+}
+ND_HOSTDEV static inline uint16_t nd_op_nextafter_b16(uint16_t x, uint16_t y)
+{
+    float fx = nd_bf16_to_float(x), fy = nd_bf16_to_float(y);
+    if (fx != fx || fy != fy) return 0x7fc0u;
+    if (fx == fy) return y; /* C: y (nextafter(-0, +0) = +0) */
+    if ((x & 0x7fffu) == 0) return (uint16_t)((y & 0x8000u) | 1u);
+    return (fx < fy) == !(x & 0x8000u) ? (uint16_t)(x + 1u) : (uint16_t)(x - 1u);
+}
+ND_HOSTDEV static inline uint16_t nd_op_spacing_b16(uint16_t h)
+{
+    if ((h & 0x7f80u) == 0x7f80u) return (h & 0x7fu) ? h : 0x7fc0u;
+    if ((h & 0x7fffu) == 0) return 1u;
+    return nd_float_to_bf16(nd_bf16_to_float((uint16_t)(h + 1u)) - nd_bf16_to_float(h));
+}
 
 /* ------------------------------------------------------------------ */
 /* Integers. T the type, UT the unsigned type arithmetic wraps in      */
@@ -246,6 +349,30 @@ ND_OPS_FLOAT(f64, double, )
     ND_HOSTDEV static inline bool nd_op_logical_and_##sfx(T a, T b) { return (a != 0) && (b != 0); }     \
     ND_HOSTDEV static inline bool nd_op_logical_or_##sfx(T a, T b) { return (a != 0) || (b != 0); }      \
     ND_HOSTDEV static inline bool nd_op_logical_xor_##sfx(T a, T b) { return (a != 0) != (b != 0); }     \
+    ND_HOSTDEV static inline T nd_op_conjugate_##sfx(T x) { return x; }                                  \
+    /* gcd/lcm as NumPy: Euclid on the magnitudes (|INT_MIN| wraps to     \
+     * INT_MIN); int8/int16 lcm is the exact product truncated (NumPy      \
+     * computes it in C int), wider ones wrap and then take abs */                                       \
+    ND_HOSTDEV static inline UT nd_gcd_u_##sfx(T a, T b)                                                 \
+    {                                                                                                    \
+        UT x = nd_isneg_##sfx(a) ? (UT)(0u - (UT)a) : (UT)a, y = nd_isneg_##sfx(b) ? (UT)(0u - (UT)b) : (UT)b; \
+        while (y != 0u) {                                                                                \
+            UT t = x % y;                                                                                \
+            x = y;                                                                                       \
+            y = t;                                                                                       \
+        }                                                                                                \
+        return x;                                                                                        \
+    }                                                                                                    \
+    ND_HOSTDEV static inline T nd_op_gcd_##sfx(T a, T b) { return (T)nd_gcd_u_##sfx(a, b); }             \
+    ND_HOSTDEV static inline T nd_op_lcm_##sfx(T a, T b)                                                 \
+    {                                                                                                    \
+        UT g = nd_gcd_u_##sfx(a, b);                                                                     \
+        if (g == 0u) return 0;                                                                           \
+        UT x = nd_isneg_##sfx(a) ? (UT)(0u - (UT)a) : (UT)a, y = nd_isneg_##sfx(b) ? (UT)(0u - (UT)b) : (UT)b; \
+        UT v = (UT)((x / g) * y);                                                                        \
+        if (BITS < 32 || !nd_isneg_##sfx((T)v)) return (T)v;                                             \
+        return (T)(0u - v);                                                                              \
+    }                                                                                                    \
     ND_HOSTDEV static inline T nd_op_bitwise_and_##sfx(T a, T b) { return (T)((UT)a & (UT)b); }          \
     ND_HOSTDEV static inline T nd_op_bitwise_or_##sfx(T a, T b) { return (T)((UT)a | (UT)b); }           \
     ND_HOSTDEV static inline T nd_op_bitwise_xor_##sfx(T a, T b) { return (T)((UT)a ^ (UT)b); }          \
@@ -273,6 +400,7 @@ ND_OPS_FLOAT(f64, double, )
         if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) q = (T)(q - 1);                                     \
         return q;                                                                                        \
     }                                                                                                    \
+    ND_HOSTDEV static inline T nd_op_fmod_##sfx(T a, T b) { return (b == 0 || b == -1) ? (T)0 : (T)(a % b); } \
     ND_HOSTDEV static inline T nd_op_remainder_##sfx(T a, T b)                                           \
     {                                                                                                    \
         if (b == 0 || b == -1) return 0;                                                                 \
@@ -287,6 +415,7 @@ ND_OPS_FLOAT(f64, double, )
     ND_HOSTDEV static inline T nd_op_reciprocal_##sfx(T x) { return x <= 1u ? x : (T)0; }                \
     ND_HOSTDEV static inline T nd_op_floor_divide_##sfx(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); } \
     ND_HOSTDEV static inline T nd_op_remainder_##sfx(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }    \
+    ND_HOSTDEV static inline T nd_op_fmod_##sfx(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }         \
     ND_OPS_INT(sfx, T, UT, BITS)
 
 ND_OPS_SINT(i8, int8_t, uint32_t, 8)
@@ -354,6 +483,13 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
     X(ND_BFLOAT16, bf16, f32, uint16_t, float, ND_LD_BF16, ND_ST_BF16, __VA_ARGS__)     \
     X(ND_FLOAT32, f32, f32, float, float, ND_LD_ID, ND_ST_ID, __VA_ARGS__)              \
     X(ND_FLOAT64, f64, f64, double, double, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
+/* float16/bfloat16 on their raw bits with their own bodies (h16, b16) */
+#define ND_OP_TYPES_FLOAT_OWN16(X, ...)                                                 \
+    X(ND_FLOAT16, f16, h16, uint16_t, uint16_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)        \
+    X(ND_BFLOAT16, bf16, b16, uint16_t, uint16_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)      \
+    X(ND_FLOAT32, f32, f32, float, float, ND_LD_ID, ND_ST_ID, __VA_ARGS__)              \
+    X(ND_FLOAT64, f64, f64, double, double, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
+#define ND_OP_TYPES_F64(X, ...) X(ND_FLOAT64, f64, f64, double, double, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
 #define ND_OP_TYPES_BOOL(X, ...) X(ND_BOOL, b, b, uint8_t, bool, ND_LD_BOOL, ND_ST_BOOL, __VA_ARGS__)
 /* the signed and unsigned integers */
 #define ND_OP_TYPES_IU(X, ...)                                                          \
@@ -386,14 +522,29 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #define ND_OP_KINDS_FLT_BIU(X, ...)
 #define ND_OP_KINDS_INT_bIU(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_bIU(X, ...)
+#define ND_OP_KINDS_INT_IU(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_IU(X, ...)
+#define ND_OP_KINDS_INT_BIUFh(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_BIUFh(X, ...) ND_OP_TYPES_FLOAT_OWN16(X, __VA_ARGS__)
 #define ND_OP_INT_SAME(K, X, ...) ND_OP_KINDS_INT_##K(X, __VA_ARGS__)
 #define ND_OP_INT_BOOL(K, X, ...) ND_OP_KINDS_INT_##K(X, __VA_ARGS__)
 #define ND_OP_INT_FLOAT(K, X, ...)
 #define ND_OP_INT_DIV(K, X, ...)
+#define ND_OP_INT_F64(K, X, ...)
 #define ND_OP_FLT_SAME(K, X, ...) ND_OP_KINDS_FLT_##K(X, __VA_ARGS__)
 #define ND_OP_FLT_BOOL(K, X, ...) ND_OP_KINDS_FLT_##K(X, __VA_ARGS__)
-#define ND_OP_FLT_FLOAT(K, X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_FLT_FLOAT(K, X, ...) ND_OP_FLOATS_##K(X, __VA_ARGS__)
 #define ND_OP_FLT_DIV(K, X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_FLT_F64(K, X, ...) ND_OP_TYPES_F64(X, __VA_ARGS__)
+/* the float loops of a FLOAT op: BIUFh gives float16/bfloat16 their own
+ * bit-level bodies (nextafter, spacing), BIUF computes them in float32 */
+#define ND_OP_FLOATS_BIUF(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_FLOATS_BIUFh(X, ...) ND_OP_TYPES_FLOAT_OWN16(X, __VA_ARGS__)
+/* BIUFw: no bfloat16 loop (the core widens bfloat16 to float32: ldexp) */
+#define ND_OP_FLOATS_BIUFw(X, ...)                                                      \
+    X(ND_FLOAT16, f16, f32, uint16_t, float, ND_LD_F16, ND_ST_F16, __VA_ARGS__)         \
+    X(ND_FLOAT32, f32, f32, float, float, ND_LD_ID, ND_ST_ID, __VA_ARGS__)              \
+    X(ND_FLOAT64, f64, f64, double, double, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
 #define ND_OP_LOOPS_INT(K, R, X, ...) ND_OP_INT_##R(K, X, __VA_ARGS__)
 #define ND_OP_LOOPS_FLT(K, R, X, ...) ND_OP_FLT_##R(K, X, __VA_ARGS__)
 #define ND_OP_LOOPS(K, R, X, ...) ND_OP_LOOPS_INT(K, R, X, __VA_ARGS__) ND_OP_LOOPS_FLT(K, R, X, __VA_ARGS__)
@@ -404,9 +555,11 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #define ND_OP_OUT_FLOAT(ST) ST
 #define ND_OP_OUT_DIV(ST) ST
 #define ND_OP_OUT_BOOL(ST) uint8_t
+#define ND_OP_OUT_F64(ST) ST
 #define ND_OP_STORE_SAME(store, v) store(v)
 #define ND_OP_STORE_FLOAT(store, v) store(v)
 #define ND_OP_STORE_DIV(store, v) store(v)
 #define ND_OP_STORE_BOOL(store, v) ND_ST_BOOL(v)
+#define ND_OP_STORE_F64(store, v) store(v)
 
 #endif /* ND_OPS_MATH_H */

@@ -52,4 +52,5 @@ TCase *ew_tcase_harness(void);
 TCase *ew_tcase_exact(void);
 TCase *ew_tcase_select(void);
 TCase *ew_tcase_errors(void);
+TCase *ew_tcase_ops13(void);
 #endif

@@ -70,10 +70,20 @@ START_TEST(cpu_backend_covers_the_op_table)
         ck_assert(!cpu->supports((nd_kernel_kind)k, num_ops((nd_kernel_kind)k), ND_FLOAT32));
         ck_assert(!cpu->supports((nd_kernel_kind)k, 0, (nd_dtype)ND_NUM_DTYPES));
     }
-    /* the op table's 67 ops x their loop dtypes are all there */
+    /* the op table's 80 ops x their loop dtypes are all there */
     ck_assert(cpu->supports(ND_KERNEL_UNARY, ND_UNARY_EXP, ND_BFLOAT16));
     ck_assert(!cpu->supports(ND_KERNEL_UNARY, ND_UNARY_EXP, ND_INT32)); /* the core casts ints to a float */
     ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_RIGHT_SHIFT, ND_UINT64));
+    /* issue 13: the new rules and kinds tokens generate exactly their loops */
+    ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_FLOAT_POWER, ND_FLOAT64));
+    ck_assert(!cpu->supports(ND_KERNEL_BINARY, ND_BINARY_FLOAT_POWER, ND_FLOAT32)); /* F64: float64 only */
+    ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_NEXTAFTER, ND_FLOAT16));      /* BIUFh: own 16-bit bodies */
+    ck_assert(cpu->supports(ND_KERNEL_UNARY, ND_UNARY_SPACING, ND_BFLOAT16));
+    ck_assert(!cpu->supports(ND_KERNEL_BINARY, ND_BINARY_LDEXP, ND_BFLOAT16));     /* BIUFw: widened to float32 */
+    ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_LDEXP, ND_FLOAT16));
+    ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_GCD, ND_INT8));
+    ck_assert(!cpu->supports(ND_KERNEL_BINARY, ND_BINARY_GCD, ND_BOOL)); /* bool computes as int8 */
+    ck_assert(!cpu->supports(ND_KERNEL_BINARY, ND_BINARY_GCD, ND_FLOAT32));
     printf("coverage: cpu backend has %d kernels (op x dtype) over %d kernel kinds\n", loops, ND_NUM_KERNEL_KINDS);
 }
 END_TEST

@@ -10,5 +10,6 @@ Suite *suite_elementwise(void)
     suite_add_tcase(s, ew_tcase_exact());
     suite_add_tcase(s, ew_tcase_select());
     suite_add_tcase(s, ew_tcase_errors());
+    suite_add_tcase(s, ew_tcase_ops13());
     return s;
 }

@@ -71,6 +71,9 @@ static ew_dom unary_dom(nd_unary_op op)
     case ND_UNARY_TRUNC:
     case ND_UNARY_SIGN:
     case ND_UNARY_RELU: d.halves = true; break;
+    case ND_UNARY_CONJUGATE: d.full_int = true; break;
+    case ND_UNARY_DEG2RAD: d = mkdom(-720, 720, -100, 100); break;
+    case ND_UNARY_SPACING: d = mkdom(-1e4, 1e4, -100, 100); break;
     default: break;
     }
     return d;
@@ -96,6 +99,24 @@ static ew_dom binary_dom(nd_binary_op op, int which, nd_dtype t)
         d.halves = true;
         break;
     case ND_BINARY_POWER: d = which == 0 ? mkdom(0.1, 4, -4, 4) : mkdom(-3, 3, 0, 6); break;
+    case ND_BINARY_FLOAT_POWER: d = which == 0 ? mkdom(0.1, 4, 0, 6) : mkdom(-3, 3, -3, 3); break;
+    case ND_BINARY_FMOD:
+        if (which == 0) {
+            d = mkdom(-100, 100, 0, 0);
+            d.full_int = true;
+        }
+        d.halves = true;
+        break;
+    case ND_BINARY_GCD:
+    case ND_BINARY_LCM:
+        d = mkdom(0, 0, -40, 40);
+        d.full_int = which == 0;
+        break;
+    case ND_BINARY_HEAVISIDE:
+    case ND_BINARY_NEXTAFTER:
+    case ND_BINARY_LOGADDEXP:
+    case ND_BINARY_LOGADDEXP2: d = mkdom(-4, 4, -4, 4); d.halves = true; break;
+    case ND_BINARY_LDEXP: d = which == 0 ? mkdom(-10, 10, -10, 10) : mkdom(0, 0, -30, 30); break;
     case ND_BINARY_MAXIMUM:
     case ND_BINARY_MINIMUM:
     case ND_BINARY_FMAX:
@@ -459,6 +480,11 @@ static void run_case(ew_stats *st, bool binary, int op, nd_dtype t, int li, nd_d
     const char *tn = nd_dtype_name(t);
     ew_rng rng = {0x9E3779B97F4A7C15ULL ^ ((uint64_t)op * 1000003u + (uint64_t)binary * 7919u + (uint64_t)t * 131u + (uint64_t)li)};
     nd_dtype ta = t, tb = t;
+    /* ldexp(x, e): e is an integer (int32 for a float x, x's own dtype
+     * otherwise); its mixed and scalar-left calls are in the exact tests */
+    bool ldexp = binary && op == ND_BINARY_LDEXP;
+    if (ldexp && (L->call == CALL_MIXED || L->call == CALL_SCALAR_L)) return;
+    if (ldexp && nd__is_float(t)) tb = ND_INT32;
     if (binary && L->call == CALL_MIXED) {
         tb = partner(t);
         if (tb == ND_NUM_DTYPES) return;
@@ -472,6 +498,7 @@ static void run_case(ew_stats *st, bool binary, int op, nd_dtype t, int li, nd_d
     nd_dtype loop, res;
     bool has_loop = binary ? ew_binary_types((nd_binary_op)op, t, &loop, &res)
                            : ew_unary_types((nd_unary_op)op, t, &loop, &res);
+    if (ldexp && t == ND_UINT64) has_loop = false; /* no int64 exponent for uint64 */
     bool error_case = !has_loop;
     if (error_case && L->call != CALL_GENERIC && L->call != CALL_NAMED) return;
     if (error_case && strcmp(L->name, "contig") != 0 && strcmp(L->name, "named") != 0) return;

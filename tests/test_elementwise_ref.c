@@ -134,11 +134,12 @@ void ew_fmt(char *buf, size_t cap, ew_val v, nd_dtype t)
 /* ------------------------------------------------------------------ */
 /* Loop and result dtypes, from the X-macro's kinds and rule columns   */
 /* ------------------------------------------------------------------ */
-enum { EW_SAME, EW_FLOAT, EW_DIV, EW_BOOL };
+enum { EW_SAME, EW_FLOAT, EW_DIV, EW_BOOL, EW_F64 };
 #define EW_RULE_SAME EW_SAME
 #define EW_RULE_FLOAT EW_FLOAT
 #define EW_RULE_DIV EW_DIV
 #define EW_RULE_BOOL EW_BOOL
+#define EW_RULE_F64 EW_F64
 #define EW_UK(E, n, k, r) [ND_UNARY_##E] = #k,
 #define EW_BK(E, n, k, r) [ND_BINARY_##E] = #k,
 #define EW_UR(E, n, k, r) [ND_UNARY_##E] = EW_RULE_##r,
@@ -179,6 +180,7 @@ static bool types(const char *kinds, int rule, nd_dtype in, nd_dtype *loop, nd_d
     case EW_SAME: *res = l; break;
     case EW_FLOAT: l = smallest_float(l); *res = l; break;
     case EW_DIV: if (!nd__is_float(l)) l = ND_FLOAT64; *res = l; break;
+    case EW_F64: l = ND_FLOAT64; *res = l; break;
     default: *res = ND_BOOL; break;
     }
     *loop = l;
@@ -271,6 +273,9 @@ static bool ref_unary_float(nd_unary_op op, double x, ew_val *r)
     case ND_UNARY_ISINF: *r = B(isinf(x)); break;
     case ND_UNARY_ISFINITE: *r = B(isfinite(x)); break;
     case ND_UNARY_SIGNBIT: *r = B(signbit(x) != 0); break;
+    case ND_UNARY_DEG2RAD: *r = F(x * (3.14159265358979323846 / 180.0)); break;
+    case ND_UNARY_RAD2DEG: *r = F(x * (180.0 / 3.14159265358979323846)); break;
+    case ND_UNARY_CONJUGATE: *r = F(x); break;
     default: return false;
     }
     return true;
@@ -302,6 +307,7 @@ static bool ref_unary_int(nd_unary_op op, nd_dtype t, ew_val x, ew_val *r)
     case ND_UNARY_ISINF: *r = B(false); break;
     case ND_UNARY_ISFINITE: *r = B(true); break;
     case ND_UNARY_SIGNBIT: *r = B(neg); break;
+    case ND_UNARY_CONJUGATE: *r = x; break;
     default: return false;
     }
     return true;
@@ -325,8 +331,58 @@ static bool ref_unary_bool(nd_unary_op op, bool x, ew_val *r)
     return true;
 }
 
+/* The float dtypes' neighbours, by value (independent of src/ops_math.h):
+ * the representable values of t next to x upwards / downwards. */
+static double bits_to(nd_dtype t, uint64_t u)
+{
+    switch (t) {
+    case ND_FLOAT16: return nd_half_to_float((uint16_t)u);
+    case ND_BFLOAT16: return nd_bf16_to_float((uint16_t)u);
+    case ND_FLOAT32: { uint32_t v = (uint32_t)u; float f; memcpy(&f, &v, 4); return f; }
+    default: { double d; memcpy(&d, &u, 8); return d; }
+    }
+}
+static uint64_t to_bits(nd_dtype t, double x)
+{
+    switch (t) {
+    case ND_FLOAT16: return nd_double_to_half(x);
+    case ND_BFLOAT16: return nd_double_to_bf16(x);
+    case ND_FLOAT32: { float f = (float)x; uint32_t v; memcpy(&v, &f, 4); return v; }
+    default: { uint64_t v; memcpy(&v, &x, 8); return v; }
+    }
+}
+/* the next value of t after finite or infinite x (not NaN) towards +inf
+ * (up) or -inf */
+static double step(nd_dtype t, double x, bool up)
+{
+    uint64_t sign = (uint64_t)1 << (ew_bits(t) - 1);
+    if (x == 0) return bits_to(t, up ? 1 : sign | 1);
+    uint64_t u = to_bits(t, x);
+    bool away = (x > 0) == up;
+    return bits_to(t, away ? u + 1 : u - 1);
+}
+
+static bool ref_float_typed(bool binary, int op, nd_dtype t, double a, double b, ew_val *r)
+{
+    if (binary && op == ND_BINARY_NEXTAFTER) {
+        if (isnan(a) || isnan(b)) *r = F(NAN);
+        else if (a == b) *r = F(t == ND_FLOAT16 ? a : b); /* NumPy's half returns x, C returns y */
+        else *r = F(step(t, a, b > a));
+        return true;
+    }
+    if (!binary && op == ND_UNARY_SPACING) {
+        if (isnan(a) || isinf(a)) *r = F(NAN);
+        else if (t == ND_FLOAT16) *r = F(step(t, a, true) - a); /* NumPy's half spacing: towards +inf */
+        else if (a == 0) *r = F(bits_to(t, 1));
+        else *r = F(step(t, a, a > 0) - a);
+        return true;
+    }
+    return false;
+}
+
 bool ew_ref_unary(nd_unary_op op, nd_dtype loop, ew_val x, ew_val *r)
 {
+    if (nd__is_float(loop) && ref_float_typed(false, (int)op, loop, x.f, 0, r)) return true;
     if (nd__is_float(loop)) return ref_unary_float(op, x.f, r);
     if (loop == ND_BOOL) return ref_unary_bool(op, x.i != 0, r);
     return ref_unary_int(op, loop, x, r);
@@ -359,6 +415,20 @@ static bool ref_binary_float(nd_binary_op op, double a, double b, ew_val *r)
     case ND_BINARY_LOGICAL_AND: *r = B(a != 0 && b != 0); break;
     case ND_BINARY_LOGICAL_OR: *r = B(a != 0 || b != 0); break;
     case ND_BINARY_LOGICAL_XOR: *r = B((a != 0) != (b != 0)); break;
+    case ND_BINARY_FMOD: *r = F(fmod(a, b)); break;
+    case ND_BINARY_LOGADDEXP:
+        if (isnan(a) || isnan(b)) *r = F(NAN);
+        else if (a == b) *r = F(a + log(2.0));
+        else *r = F(fmax(a, b) + log1p(exp(-fabs(a - b))));
+        break;
+    case ND_BINARY_LOGADDEXP2:
+        if (isnan(a) || isnan(b)) *r = F(NAN);
+        else if (a == b) *r = F(a + 1.0);
+        else *r = F(fmax(a, b) + log1p(exp2(-fabs(a - b))) / log(2.0));
+        break;
+    case ND_BINARY_HEAVISIDE: *r = F(isnan(a) ? NAN : a < 0 ? 0.0 : a > 0 ? 1.0 : b); break;
+    case ND_BINARY_FLOAT_POWER: *r = F(pow(a, b)); break;
+    case ND_BINARY_LDEXP: *r = F(ldexp(a, (int)b)); break;
     default: return false;
     }
     return true;
@@ -413,6 +483,33 @@ static bool ref_binary_int(nd_binary_op op, nd_dtype t, ew_val a, ew_val b, ew_v
     case ND_BINARY_LOGICAL_AND: *r = B(a.u != 0 && b.u != 0); break;
     case ND_BINARY_LOGICAL_OR: *r = B(a.u != 0 || b.u != 0); break;
     case ND_BINARY_LOGICAL_XOR: *r = B((a.u != 0) != (b.u != 0)); break;
+    case ND_BINARY_FMOD:
+        if (b.u == 0 || (s && b.i == -1)) *r = ew_wrap(t, 0);
+        else *r = s ? ew_wrap(t, (uint64_t)(a.i % b.i)) : ew_wrap(t, a.u % b.u);
+        break;
+    case ND_BINARY_GCD:
+    case ND_BINARY_LCM: {
+        /* magnitudes as exact 64-bit unsigned values */
+        uint64_t x = s && a.i < 0 ? 0 - a.u : a.u, y = s && b.i < 0 ? 0 - b.u : b.u, g = x, h = y;
+        while (h) {
+            uint64_t k = g % h;
+            g = h;
+            h = k;
+        }
+        if (op == ND_BINARY_GCD) {
+            *r = ew_wrap(t, g);
+        } else if (g == 0) {
+            *r = ew_wrap(t, 0);
+        } else {
+            uint64_t v = x / g * y; /* exact below 64 bits */
+            ew_val w = ew_wrap(t, v);
+            /* NumPy: int8/int16 truncate the exact product, wider ones take
+             * abs of the wrapped product */
+            if (s && nb >= 32 && w.i < 0) w = ew_wrap(t, 0 - w.u);
+            *r = w;
+        }
+        break;
+    }
     case ND_BINARY_BITWISE_AND: *r = ew_wrap(t, a.u & b.u); break;
     case ND_BINARY_BITWISE_OR: *r = ew_wrap(t, a.u | b.u); break;
     case ND_BINARY_BITWISE_XOR: *r = ew_wrap(t, a.u ^ b.u); break;
@@ -459,6 +556,7 @@ static bool ref_binary_bool(nd_binary_op op, bool a, bool b, ew_val *r)
 
 bool ew_ref_binary(nd_binary_op op, nd_dtype loop, ew_val a, ew_val b, ew_val *r)
 {
+    if (nd__is_float(loop) && ref_float_typed(true, (int)op, loop, a.f, b.f, r)) return true;
     if (nd__is_float(loop)) return ref_binary_float(op, a.f, b.f, r);
     if (loop == ND_BOOL) return ref_binary_bool(op, a.i != 0, b.i != 0, r);
     return ref_binary_int(op, loop, a, b, r);

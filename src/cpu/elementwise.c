@@ -237,6 +237,7 @@ static const nd_loop_fn nd_cpu_binary_loops[ND_NUM_BINARY_OPS][ND_NUM_DTYPES] = 
 #define ND_COST_SAME 1
 #define ND_COST_BOOL 1
 #define ND_COST_DIV 2
+#define ND_COST_F64 16
 #define ND_COST_FLOAT 16
 /* an op with a vector kernel (src/cpu/vmath.h) */
 #define ND_COST_VECTOR 4
@@ -249,6 +250,7 @@ static const unsigned char nd_cpu_binary_cost[ND_NUM_BINARY_OPS] = {ND_BINARY_OP
 #define ND_CPU_ISBOOL_SAME 0
 #define ND_CPU_ISBOOL_FLOAT 0
 #define ND_CPU_ISBOOL_DIV 0
+#define ND_CPU_ISBOOL_F64 0
 #define ND_CPU_ISBOOL_BOOL 1
 static const unsigned char nd_cpu_unary_rule_bool[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_CPU_UISBOOL)};
 static const unsigned char nd_cpu_binary_rule_bool[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_CPU_BISBOOL)};

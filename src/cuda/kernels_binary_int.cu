@@ -8,4 +8,5 @@
 #define ND_CU_SEL_BOOL(K, X, ...)
 #define ND_CU_SEL_FLOAT(K, X, ...)
 #define ND_CU_SEL_DIV(K, X, ...)
+#define ND_CU_SEL_F64(K, X, ...)
 ND_CU_BINARY_PART(int)

@@ -28,6 +28,7 @@ static nd_ew_launch_fn binary_fn(int op, int t)
 #define ND_CU_ISBOOL_SAME false
 #define ND_CU_ISBOOL_FLOAT false
 #define ND_CU_ISBOOL_DIV false
+#define ND_CU_ISBOOL_F64 false
 #define ND_CU_ISBOOL_BOOL true
 #define ND_CU_UBOOL(E, name, kinds, rule) case ND_UNARY_##E: return ND_CU_ISBOOL_##rule;
 #define ND_CU_BBOOL(E, name, kinds, rule) case ND_BINARY_##E: return ND_CU_ISBOOL_##rule;

@@ -8,4 +8,5 @@
 #define ND_CU_SEL_BOOL(K, X, ...)
 #define ND_CU_SEL_FLOAT(K, X, ...) ND_OP_LOOPS_FLT(K, FLOAT, X, __VA_ARGS__)
 #define ND_CU_SEL_DIV(K, X, ...) ND_OP_LOOPS_FLT(K, DIV, X, __VA_ARGS__)
+#define ND_CU_SEL_F64(K, X, ...)
 ND_CU_UNARY_PART(math)
