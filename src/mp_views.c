@@ -235,7 +235,9 @@ nd_status nd_broadcast_arrays(nd_array **outs, int n, const nd_array *const *arr
         if (!arrays[i]) return nd__err(ND_ERR_INVALID, fn, "arrays[%d] is NULL", i);
         if (i > 0 && !nd__same_device(arrays[i]->device, arrays[0]->device))
             return nd__err(ND_ERR_DEVICE, fn, "arrays[%d] is on another device than arrays[0]", i);
-        nd_status st = nd__broadcast_shapes(fn, ndim, shape, arrays[i]->ndim, arrays[i]->shape, &ndim, shape);
+        int64_t prev[ND_MAX_DIMS];
+        memcpy(prev, shape, sizeof(int64_t) * (size_t)ndim);
+        nd_status st = nd__broadcast_shapes(fn, ndim, prev, arrays[i]->ndim, arrays[i]->shape, &ndim, shape);
         if (st) return st;
     }
     if (n == 0) return ND_OK;
