@@ -806,7 +806,32 @@ ND_API nd_status nd_outer(nd_array **out, const nd_array *a, const nd_array *b);
  *  or a repeated axis. */
 ND_API nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array *b, int naxes, const int *axes_a,
                               const int *axes_b);
-/** np.einsum(subscripts, *operands) (see the notes in nd_einsum's section). */
+/** np.einsum(subscripts, *operands) for n >= 1 operands (at most 64):
+ *  NumPy's subscripts string - letters a-z A-Z, spaces ignored, ',' between
+ *  operands, an optional '->' output (without it the output is the
+ *  labels used exactly once, in ASCII order, after any broadcast
+ *  dimensions), '...' for broadcast dimensions (right-aligned across
+ *  operands), a label repeated within one operand takes its diagonal,
+ *  labels absent from the output are summed, size-1 extents broadcast
+ *  against other operands. The result dtype is the promotion of all
+ *  operand dtypes and, as NumPy's, the arithmetic is done in it: integers
+ *  wrap (int8 sums wrap in int8), bool gives the or of ands, float16 and
+ *  bfloat16 products are accumulated in float32 and rounded once per
+ *  contraction. Planned as opt_einsum: diagonals are strided views,
+ *  labels of one operand only are summed first (nd_sum), then the operands
+ *  are contracted pairwise from the left, each contraction a transpose +
+ *  reshape + batched nd_matmul (or a broadcast nd_multiply when nothing
+ *  is summed), then the final transpose. Always a new array (never a view
+ *  of an operand). Errors with NumPy's messages: ND_ERR_INVALID for a
+ *  malformed string ("einstein sum subscripts string contains too many
+ *  subscripts for operand 0", "invalid subscript '1' in einstein sum
+ *  subscripts string, subscripts must be letters", operand count
+ *  mismatches, a bad '->' or '.', an output label repeated or never used,
+ *  missing '...' for extra dimensions) and n < 1; ND_ERR_SHAPE for
+ *  extents that disagree ("dimensions in operand 0 for collapsing index
+ *  'i' don't match (2 != 3)", "operands could not be broadcast together
+ *  ..."); ND_ERR_DEVICE for operands on different devices;
+ *  ND_ERR_UNSUPPORTED when an intermediate would exceed ND_MAX_DIMS. */
 ND_API nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_array *const *operands);
 /* [mp end] */
 
