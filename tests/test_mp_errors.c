@@ -136,6 +136,19 @@ START_TEST(test_mp_views_numpy)
         ck_assert(vals[0] == 16 && vals[1] == 13 && vals[2] == 14 && vals[3] == 15);
         free(vals);
         nd_release(r), r = NULL;
+        /* in place (out is the input): flip, roll, tril, swapaxes of a square matrix */
+        nd_array *m = cv_iota(ND_FLOAT64, 2, (const int64_t[]){3, 3}, devs[d]);
+        ND_OK_OR_FAIL(nd_flip(&m, m, 1, (const int[]){1}));
+        cv_expect_values(m, 9, (const double[]){3, 2, 1, 6, 5, 4, 9, 8, 7});
+        ND_OK_OR_FAIL(nd_roll(&m, m, 1, (const int64_t[]){1}, 1, (const int[]){0}));
+        cv_expect_values(m, 9, (const double[]){9, 8, 7, 3, 2, 1, 6, 5, 4});
+        ND_OK_OR_FAIL(nd_swapaxes(&m, m, 0, 1));
+        cv_expect_values(m, 9, (const double[]){9, 3, 6, 8, 2, 5, 7, 1, 4});
+        ND_OK_OR_FAIL(nd_tril(&m, m, 0));
+        cv_expect_values(m, 9, (const double[]){9, 0, 0, 8, 2, 0, 7, 1, 4});
+        ND_OK_OR_FAIL(nd_einsum(&m, "ij->ji", 1, (const nd_array *[]){m}));
+        cv_expect_values(m, 9, (const double[]){9, 8, 7, 0, 2, 1, 0, 0, 4});
+        nd_release(m);
         nd_release(x);
     }
 }
