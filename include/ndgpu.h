@@ -819,7 +819,8 @@ ND_API nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array 
  *  bfloat16 products are accumulated in float32 and rounded once per
  *  contraction. Planned as opt_einsum: diagonals are strided views,
  *  labels of one operand only are summed first (nd_sum), then the operands
- *  are contracted pairwise from the left, each contraction a transpose +
+ *  are contracted pairwise, greedily (the pair with the smallest result
+ *  first, the leftmost on ties), each contraction a transpose +
  *  reshape + batched nd_matmul (or a broadcast nd_multiply when nothing
  *  is summed), then the final transpose. Always a new array (never a view
  *  of an operand). Errors with NumPy's messages: ND_ERR_INVALID for a

@@ -9,7 +9,9 @@
  *  2. labels that occur in one operand only and not in the output are
  *     summed first (nd_sum; cast back to the result dtype, which keeps
  *     integer wrap-around and bool or-of-ands exact);
- *  3. operands are contracted pairwise from the left: shared labels still
+ *  3. operands are contracted pairwise, greedily (opt_einsum's 'greedy'
+ *     in its simplest form: the pair whose result is smallest first, the
+ *     leftmost pair on ties): shared labels still
  *     needed are batch axes, shared labels no longer needed are summed:
  *     transpose + reshape to (batch, M, K) @ (batch, K, N) through
  *     nd_matmul, or an nd_multiply of broadcast views when nothing is
@@ -378,15 +380,36 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
         }
         st = sum_labels(&T[i], drop, R);
     }
-    /* ---- 3. pairwise from the left ---- */
-    for (int i = 1; i < n && !st; i++) {
+    /* ---- 3. pairwise, greedy: the pair whose result is smallest (ties:
+     * the leftmost pair; with two terms simply the two), the result
+     * taking the place of the first of them ---- */
+    int alive = n;
+    while (alive > 1 && !st) {
+        int bp = 0, bq = 1;
+        double best = -1;
+        for (int p = 0; p < n; p++)
+            for (int q = p + 1; q < n && T[p].a; q++) {
+                if (!T[q].a) continue;
+                bool need[NLAB], in[NLAB] = {false};
+                for (int l = 0; l < NLAB; l++) need[l] = inout[l];
+                for (int o = 0; o < n; o++)
+                    for (int e = 0; o != p && o != q && T[o].a && e < T[o].n; e++) need[T[o].lab[e]] = true;
+                double size = 1;
+                for (int e = 0; e < T[p].n; e++) in[T[p].lab[e]] = true;
+                for (int e = 0; e < T[q].n; e++) in[T[q].lab[e]] = true;
+                for (int l = 0; l < NLAB; l++)
+                    if (in[l] && need[l]) size *= (double)(ext[l] < 0 ? 1 : ext[l]);
+                if (best < 0 || size < best) best = size, bp = p, bq = q;
+            }
         bool needed[NLAB];
         for (int l = 0; l < NLAB; l++) needed[l] = inout[l];
-        for (int j = i + 1; j < n; j++)
-            for (int e = 0; e < T[j].n; e++) needed[T[j].lab[e]] = true;
-        st = contract(&T[0], &T[i], needed, R);
-        nd_release(T[i].a), T[i].a = NULL;
+        for (int o = 0; o < n; o++)
+            for (int e = 0; o != bp && o != bq && T[o].a && e < T[o].n; e++) needed[T[o].lab[e]] = true;
+        st = contract(&T[bp], &T[bq], needed, R);
+        nd_release(T[bq].a), T[bq].a = NULL;
+        alive--;
     }
+    /* T[0] is alive: a result takes the place of the lower index */
     /* ---- 4. the output order ---- */
     nd_array *v = NULL;
     if (!st && T[0].n != no) st = nd__err(ND_ERR_INTERNAL, fn, "the last term has %d labels, the output %d", T[0].n, no);
