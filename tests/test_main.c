@@ -43,7 +43,7 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_SC(X) X(scan) X(reduce_nan)
 
 /* [mp] */
-#define SUITES_MP(X)
+#define SUITES_MP(X) X(manip) X(einsum)
 
 /* [ew] */
 #define SUITES_EW(X)
