@@ -5,7 +5,7 @@
 
 #include "cpu/cpu.h"
 #include "philox.h"
-#include "sort.h"
+#include "cpu/sort_cpu.h"
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "sort.h"
+#include "cpu/sort_cpu.h"
 #include "sort_keys.h"
 
 /* ------------------------------------------------------------------ */

@@ -5,7 +5,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "philox.h"
-#include "sort.h"
+#include "cuda/sort_cuda.h"
 
 static nd_status cuda_alloc(nd_device dev, size_t nbytes, void **ptr)
 {

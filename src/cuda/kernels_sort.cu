@@ -17,7 +17,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "sort.h"
+#include "cuda/sort_cuda.h"
 #include "sort_keys.h"
 
 #include <cub/device/device_segmented_radix_sort.cuh>
