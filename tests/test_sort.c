@@ -251,6 +251,33 @@ START_TEST(test_sort_shapes)
     ND_OK_OR_FAIL(nd_sort(&want, x, 1, 0));
     sr_assert_same(xc, want);
     nd_release(want);
+    want = NULL;
+    /* topk into poisoned user outputs (values float32 from float64: same_kind) */
+    int64_t s43[2] = {4, 3};
+    nd_array *tv = NULL, *ti = NULL, *fv = NULL, *fi = NULL;
+    ND_OK_OR_FAIL(nd_full(&tv, ND_FLOAT64, 2, s43, (nd_scalar){.kind = ND_SCALAR_FLOAT, .v.f = NAN}, dev));
+    ND_OK_OR_FAIL(nd_full(&ti, ND_INT64, 2, s43, (nd_scalar){.kind = ND_SCALAR_INT, .v.i = -99}, dev));
+    nd_array *tv0 = tv, *ti0 = ti;
+    ND_OK_OR_FAIL(nd_topk(&tv, &ti, x, 3, 1, false, true));
+    ck_assert_ptr_eq(tv, tv0);
+    ck_assert_ptr_eq(ti, ti0);
+    ND_OK_OR_FAIL(nd_topk(&fv, &fi, x, 3, -1, false, true));
+    sr_assert_same(tv, fv);
+    sr_assert_same(ti, fi);
+    nd_release(tv);
+    nd_release(ti);
+    nd_release(fv);
+    nd_release(fi);
+    /* partition into a poisoned out */
+    nd_array *po = NULL, *po0 = NULL;
+    ND_OK_OR_FAIL(nd_full(&po, ND_FLOAT64, 2, s23, (nd_scalar){.kind = ND_SCALAR_FLOAT, .v.f = -7}, dev));
+    po0 = po;
+    ND_OK_OR_FAIL(nd_partition(&po, x, 2, 0));
+    ck_assert_ptr_eq(po, po0);
+    ND_OK_OR_FAIL(nd_sort(&want, x, 0, 0));
+    sr_assert_same(po, want); /* this implementation's partition is the sort */
+    nd_release(po);
+    nd_release(want);
     nd_release(xc);
     nd_release(o32);
     nd_release(o);
