@@ -28,6 +28,7 @@ static void check_sort(nd_array *x, int axis, bool desc, const char *what)
     ck_assert_int_eq(nd_dtype_of(ix), ND_INT64);
     int nd = nd_ndim(x);
     const int64_t *sh = nd_shape(x);
+    if (axis < 0) axis += nd; /* nd_sort got the negative axis */
     int64_t n = sh[axis], inner = 1;
     for (int d = axis + 1; d < nd; d++) inner *= sh[d];
     int64_t outer = n ? hx.n / n / (inner ? inner : 1) : 0;
