@@ -64,6 +64,8 @@ typedef enum {
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    ND_KERNEL_SORT,         /* op = 0, t = dtype of the rows (sort_rows) */
+    ND_KERNEL_SEARCHSORTED, /* op = 0, t = dtype of a and v (searchsorted) */
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
@@ -186,6 +188,26 @@ typedef struct nd_backend {
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    /* Sort every row of the C-contiguous 2-D (rows, n) array a (n >= 1)
+     * along its last axis in the order of src/sort_keys.h: stable (equal
+     * keys keep their input order), NaNs of either sign last (first when
+     * descending), -0.0 equal to +0.0; descending reverses the order of
+     * the keys, not of ties. vals (a's dtype, the sorted elements with
+     * their exact bits) and idx (int64, each element's position in its
+     * row) are C-contiguous (rows, n) or NULL, not both NULL, and disjoint
+     * from a (the core makes a a contiguous copy when needed). */
+    nd_status (*sort_rows)(nd_array *vals, nd_array *idx, const nd_array *a, bool descending);
+    /* OPTIONAL: the k (1 <= k <= n) largest (smallest) elements of every
+     * row, as the first k columns of sort_rows(descending = largest) would
+     * give them (sorted, ties by lower index, NaN counts as largest);
+     * vals/idx C-contiguous (rows, k) as for sort_rows. NULL: the core
+     * sorts whole rows with sort_rows and keeps the first k columns. */
+    nd_status (*topk_rows)(nd_array *vals, nd_array *idx, const nd_array *a, int64_t k, bool largest);
+    /* out[i] (int64, C-contiguous, v's size) = the insertion position of
+     * v[i] (C-contiguous, a's dtype) in the 1-D C-contiguous a, sorted in
+     * the order of src/sort_keys.h: the first j with a[j] >= v[i] (right:
+     * a[j] > v[i]), a->size when none. */
+    nd_status (*searchsorted)(nd_array *out, const nd_array *a, const nd_array *v, bool right);
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */

@@ -37,7 +37,7 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_IX(X)
 
 /* [so] */
-#define SUITES_SO(X)
+#define SUITES_SO(X) X(sort) X(sort_stats)
 
 /* [sc] */
 #define SUITES_SC(X) X(scan) X(reduce_nan)

@@ -6,6 +6,7 @@
 #include "cpu/cpu.h"
 #include "philox.h"
 #include "cpu/sc_scan.h" /* [sc] issue 13: the scan entry point */
+#include "cpu/sort_cpu.h"
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */
@@ -127,6 +128,8 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    case ND_KERNEL_SORT:
+    case ND_KERNEL_SEARCHSORTED: return op == 0; /* src/cpu/sort.c: every dtype */
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
@@ -186,6 +189,9 @@ const nd_backend nd__cpu_backend = {
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    .sort_rows = nd__cpu_sort_rows,            /* src/cpu/sort.c: LSD radix on sort keys */
+    .topk_rows = nd__cpu_topk_rows,            /* src/cpu/sort.c: per-row selection */
+    .searchsorted = nd__cpu_searchsorted,      /* src/cpu/sort.c: binary search on keys */
     /* [so end] */
 
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */

@@ -6,6 +6,7 @@
 #include "cuda/cuda_util.cuh"
 #include "philox.h"
 #include "cuda/sc_scan.h" // [sc] issue 13: the scan entry point
+#include "cuda/sort_cuda.h"
 
 static nd_status cuda_alloc(nd_device dev, size_t nbytes, void **ptr)
 {
@@ -42,6 +43,8 @@ static bool cuda_supports(nd_kernel_kind kind, int op, nd_dtype t)
     // [ix end]
 
     // [so begin] issue 13: sorting, searching, sets (src/sort*.c)
+    case ND_KERNEL_SORT:
+    case ND_KERNEL_SEARCHSORTED: return op == 0; // kernels_sort.cu: every dtype
     // [so end]
 
     // [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c)
@@ -120,6 +123,9 @@ extern "C" const nd_backend nd__cuda_backend = {
     // [ix end]
 
     // [so begin] issue 13: sorting, searching, sets (src/sort*.c)
+    .sort_rows = nd__cuda_sort_rows,                       // kernels_sort.cu (CUB segmented radix sort)
+    .topk_rows = NULL,                                     // the core sorts whole rows
+    .searchsorted = nd__cuda_searchsorted,                 // kernels_sort.cu
     // [so end]
 
     // [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c)
