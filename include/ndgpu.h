@@ -393,6 +393,13 @@ ND_API nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis);
 ND_API nd_status nd_broadcast_to(nd_array **out, const nd_array *a, int ndim, const int64_t *shape);
 /** a itself (a new reference) if C-contiguous, else a C-contiguous copy. */
 ND_API nd_status nd_contiguous(nd_array **out, const nd_array *a);
+/** The axis argument meaning NumPy's axis=None, "the flattened array" (C
+ *  order of a), for the functions that take one axis and accept None:
+ *  nd_take, nd_take_along_axis, nd_put_along_axis, nd_compress, nd_sort,
+ *  nd_argsort, nd_partition, nd_argpartition, nd_cumsum, nd_cumprod,
+ *  nd_cummax, nd_cummin, nd_repeat (the value is INT32_MIN, never a valid
+ *  axis). */
+#define ND_AXIS_NONE (-2147483647 - 1)
 /** Join n >= 1 arrays along an existing axis (dtypes promoted). */
 ND_API nd_status nd_concatenate(nd_array **out, int n, const nd_array *const *arrays, int axis);
 /** Join n >= 1 same-shape arrays along a new axis. */
@@ -721,14 +728,12 @@ enum {
     ND_SORT_STABLE = 1u << 0,     /* NumPy kind='stable' (every sort is stable) */
     ND_SORT_DESCENDING = 1u << 1, /* largest first, NaNs first, ties still in input order (torch's descending=True, stable) */
 };
-/** axis value meaning "the flattened array" (NumPy's axis=None). */
-#define ND_SORT_AXIS_NONE INT32_MIN
 
 /** np.sort(a, axis, kind): a sorted copy along axis (negative allowed;
- *  ND_SORT_AXIS_NONE sorts the flattened array into a 1-D result). flags:
+ *  ND_AXIS_NONE sorts the flattened array into a 1-D result). flags:
  *  ND_SORT_STABLE, ND_SORT_DESCENDING. Result: a's dtype and shape, C order.
  *  ND_ERR_INVALID: bad axis (also any axis of a 0-d array: NumPy's
- *  AxisError; use ND_SORT_AXIS_NONE), unknown flags, NULL pointers. */
+ *  AxisError; use ND_AXIS_NONE), unknown flags, NULL pointers. */
 ND_API nd_status nd_sort(nd_array **out, const nd_array *a, int axis, unsigned flags);
 /** np.argsort(a, axis, kind): int64 indices that sort a along axis (the
  *  order of nd_sort; equal elements by increasing index). Arguments and
@@ -737,7 +742,7 @@ ND_API nd_status nd_argsort(nd_array **out, const nd_array *a, int axis, unsigne
 /** np.partition(a, kth, axis): a copy in which element kth (negative
  *  counts from the end) is where a sort would put it, none before it is
  *  larger and none after it smaller. This implementation returns the full
- *  sort (a valid partition, as CuPy's). ND_SORT_AXIS_NONE flattens.
+ *  sort (a valid partition, as CuPy's). ND_AXIS_NONE flattens.
  *  ND_ERR_INVALID: kth out of range ("kth(=5) out of bounds (5)"), bad axis. */
 ND_API nd_status nd_partition(nd_array **out, const nd_array *a, int64_t kth, int axis);
 /** np.argpartition(a, kth, axis): int64 indices of a partition (see
@@ -797,12 +802,6 @@ ND_API nd_status nd_percentile(nd_array **out, const nd_array *a, double q, int 
 /* Scans and nan-aware reductions                                     */
 /* ------------------------------------------------------------------ */
 /* [sc begin] */
-/** The axis argument of the scans meaning "the flattened array" (NumPy's
- *  axis=None, the default of np.cumsum): the result is 1-D of a's size,
- *  in C order of a. */
-#ifndef ND_AXIS_NONE
-#define ND_AXIS_NONE (-2147483647 - 1)
-#endif
 /** NumPy cumsum(a, axis): inclusive running sums along axis (negatives
  *  count from the end; ND_AXIS_NONE: over the flattened array). Result
  *  dtype as NumPy: bool and signed ints -> int64, unsigned -> uint64
@@ -985,10 +984,17 @@ ND_API nd_status nd_roll(nd_array **out, const nd_array *a, int nshift, const in
  *  leading 1s). ND_ERR_INVALID for a negative repetition. */
 ND_API nd_status nd_tile(nd_array **out, const nd_array *a, int nreps, const int64_t *reps);
 /** np.repeat(a, repeats, axis) with a scalar count: every element
- *  repeated `repeats` times along *axis; axis NULL repeats the flattened
- *  array (a 1-D result). ND_ERR_INVALID for repeats < 0. (Per-element
- *  counts are not provided.) */
-ND_API nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, const int *axis);
+ *  repeated `repeats` times along axis; ND_AXIS_NONE repeats the flattened
+ *  array (a 1-D result). ND_ERR_INVALID for repeats < 0. */
+ND_API nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, int axis);
+/** np.repeat(a, repeats, axis) with one count per element: repeats is a
+ *  0-d/1-d bool or integer array (any device: it is read on the host, the
+ *  result's extent being its sum, as in NumPy and CuPy) of the axis'
+ *  extent (or of one element: the scalar form); element i along axis is
+ *  repeated repeats[i] times (nd_take with the expanded indices, on a's
+ *  device). ND_ERR_INVALID "repeats may not contain negative values";
+ *  ND_ERR_SHAPE when the lengths differ; ND_ERR_DTYPE for float counts. */
+ND_API nd_status nd_repeat_array(nd_array **out, const nd_array *a, const nd_array *repeats, int axis);
 
 /** Modes of nd_pad (np.pad's mode strings). */
 typedef enum nd_pad_mode {

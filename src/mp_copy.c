@@ -182,7 +182,7 @@ nd_status nd_tile(nd_array **out, const nd_array *a, int nreps, const int64_t *r
     return nd__out_end(&t, st);
 }
 
-nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, const int *axis)
+nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, int axis)
 {
     static const char *fn = "nd_repeat";
     ND_CHECK_PTR(fn, out, "out");
@@ -191,10 +191,10 @@ nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, const in
     nd_array *src = NULL;
     nd_status st;
     int ax = 0;
-    if (axis == NULL) {
+    if (axis == ND_AXIS_NONE) {
         if ((st = mp__ravel(&src, a))) return nd__err_prefix(st, fn);
     } else {
-        if ((st = mp__axis(fn, *axis, a->ndim, &ax))) return st;
+        if ((st = mp__axis(fn, axis, a->ndim, &ax))) return st;
         src = nd_retain((nd_array *)a);
     }
     int64_t shape[ND_MAX_DIMS];
@@ -236,4 +236,77 @@ nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, const in
     nd_release(src);
     if (t.func == NULL) return st; /* failed before begin */
     return nd__out_end(&t, st);
+}
+
+/* np.repeat with one count per element: the counts come to the host (the
+ * result's extent is their sum, as in NumPy and CuPy), an int64 index
+ * vector [0]*r0 + [1]*r1 + ... is built there and nd_take gathers along
+ * the axis on a's device. A count array of one element is the scalar
+ * form. */
+nd_status nd_repeat_array(nd_array **out, const nd_array *a, const nd_array *repeats, int axis)
+{
+    static const char *fn = "nd_repeat_array";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    ND_CHECK_PTR(fn, repeats, "repeats");
+    if (!nd__is_integer(repeats->dtype) && repeats->dtype != ND_BOOL)
+        return nd__err(ND_ERR_DTYPE, fn, "Cannot cast array data from dtype('%s') to dtype('int64') according to the rule 'safe'",
+                       nd_dtype_name(repeats->dtype));
+    if (repeats->ndim > 1) return nd__err(ND_ERR_SHAPE, fn, "repeats must be 0-d or 1-d (it has %d dimensions)", repeats->ndim);
+    nd_status st;
+    nd_array *src = NULL;
+    int ax = 0;
+    if (axis == ND_AXIS_NONE) {
+        if ((st = mp__ravel(&src, a))) return nd__err_prefix(st, fn);
+    } else {
+        if ((st = mp__axis(fn, axis, a->ndim, &ax))) return st;
+        src = nd_retain((nd_array *)a);
+    }
+    int64_t n = src->ndim ? src->shape[ax] : 1, nr = repeats->size;
+    nd_array *hr = NULL, *h64 = NULL, *idx = NULL;
+    int64_t *cnt = NULL, *iv = NULL;
+    if (nr == 1) {
+        /* the scalar form */
+        if (!(st = nd_to_device(&hr, repeats, nd_cpu())) && !(st = nd_astype(&h64, hr, ND_INT64))) {
+            int64_t r = *(const int64_t *)nd_data(h64);
+            nd_release(hr), nd_release(h64), nd_release(src);
+            st = nd_repeat(out, a, r, axis);
+            if (st) return nd__err(st, fn, "%s", nd_last_error());
+            return ND_OK;
+        }
+        goto done;
+    }
+    if (nr != n) {
+        st = nd__err(ND_ERR_SHAPE, fn, "operands could not be broadcast together with shape (%lld,) (%lld,)",
+                     (long long)n, (long long)nr);
+        goto done;
+    }
+    if ((st = nd_to_device(&hr, repeats, nd_cpu())) || (st = nd_astype(&h64, hr, ND_INT64))) goto done;
+    cnt = (int64_t *)nd_data(h64); /* C-contiguous: a fresh astype */
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (cnt[i] < 0) {
+            st = nd__err(ND_ERR_INVALID, fn, "repeats may not contain negative values (repeats[%lld] = %lld)", (long long)i,
+                         (long long)cnt[i]);
+            goto done;
+        }
+        if (__builtin_add_overflow(total, cnt[i], &total)) {
+            st = nd__err(ND_ERR_INVALID, fn, "the result is too large");
+            goto done;
+        }
+    }
+    iv = (int64_t *)nd__malloc((size_t)(total > 0 ? total : 1) * sizeof *iv);
+    if (!iv) {
+        st = nd__err(ND_ERR_NOMEM, fn, "out of host memory (%lld indices)", (long long)total);
+        goto done;
+    }
+    for (int64_t i = 0, k = 0; i < n; i++)
+        for (int64_t j = 0; j < cnt[i]; j++) iv[k++] = i;
+    if ((st = nd_from_host(&idx, iv, ND_INT64, 1, &total, src->device))) goto done;
+    st = nd_take(out, src, idx, src->ndim ? ax : ND_AXIS_NONE, ND_TAKE_RAISE);
+    if (st) nd__err(st, fn, "%s", nd_last_error());
+done:
+    nd__free(iv);
+    nd_release(idx), nd_release(hr), nd_release(h64), nd_release(src);
+    return st;
 }

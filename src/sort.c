@@ -134,12 +134,12 @@ nd_status nd__sort_axis(const char *func, nd_array **vals, nd_array **idx, const
 }
 
 /* The common checks of the sort family; *flat is a's flattened view when
- * axis is ND_SORT_AXIS_NONE (then *axis = 0), else a new reference to a. */
+ * axis is ND_AXIS_NONE (then *axis = 0), else a new reference to a. */
 static nd_status sort_args(const char *fn, nd_array **out, const nd_array *a, int *axis, nd_array **src)
 {
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
-    if (*axis == ND_SORT_AXIS_NONE) {
+    if (*axis == ND_AXIS_NONE) {
         int64_t n = a->size;
         nd_status st = nd_reshape(src, a, 1, &n);
         if (st) return nd__err_prefix(st, fn);

@@ -425,7 +425,7 @@ static void case_tile_repeat(mp_rng *r, nd_device dev)
         }
     }
     res = out_for(&o, t, &ref);
-    ND_OK_OR_FAIL(nd_repeat(&res, a, rp, flat ? NULL : &axa));
+    ND_OK_OR_FAIL(nd_repeat(&res, a, rp, flat ? ND_AXIS_NONE : axa));
     check(res, t, &ref, what, &o);
     free(ref.v), free(ar.v), nd_release(a);
 }

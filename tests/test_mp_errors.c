@@ -51,8 +51,8 @@ START_TEST(test_mp_errors)
     ND_EXPECT_ERR(nd_roll(&r, a, 2, (const int64_t[]){1, 2}, 0, NULL), ND_ERR_INVALID, "one value");
     ND_EXPECT_ERR(nd_roll(&r, a, 1, (const int64_t[]){1}, 1, (const int[]){-3}), ND_ERR_SHAPE, "axis -3 is out of bounds");
     ND_EXPECT_ERR(nd_tile(&r, a, 1, (const int64_t[]){-1}), ND_ERR_INVALID, "negative dimensions are not allowed");
-    ND_EXPECT_ERR(nd_repeat(&r, a, -1, NULL), ND_ERR_INVALID, "negative dimensions are not allowed");
-    ND_EXPECT_ERR(nd_repeat(&r, a, 2, (const int[]){2}), ND_ERR_SHAPE, "axis 2 is out of bounds");
+    ND_EXPECT_ERR(nd_repeat(&r, a, -1, ND_AXIS_NONE), ND_ERR_INVALID, "negative dimensions are not allowed");
+    ND_EXPECT_ERR(nd_repeat(&r, a, 2, 2), ND_ERR_SHAPE, "axis 2 is out of bounds");
     /* pad */
     ND_EXPECT_ERR(nd_pad(&r, a, 1, (const int64_t[]){-1, 0}, ND_PAD_EDGE, nd_scalar_none()), ND_ERR_INVALID,
                   "index can't contain negative values");

@@ -212,7 +212,7 @@ START_TEST(test_sort_shapes)
     uint64_t seed = 7;
     int64_t s23[2] = {4, 6};
     nd_array *x = sr_make(ND_FLOAT64, 2, s23, 1, &seed, dev), *f = NULL, *flat = NULL, *ref = NULL;
-    ND_OK_OR_FAIL(nd_sort(&f, x, ND_SORT_AXIS_NONE, 0));
+    ND_OK_OR_FAIL(nd_sort(&f, x, ND_AXIS_NONE, 0));
     ck_assert_int_eq(nd_ndim(f), 1);
     ck_assert_int_eq(nd_shape(f)[0], 24);
     int64_t n24 = 24;
@@ -319,7 +319,7 @@ START_TEST(test_sort_shapes)
     nd_array *z = NULL, *zv = NULL, *zi = NULL;
     ND_OK_OR_FAIL(nd_full(&z, ND_INT8, 0, NULL, (nd_scalar){.kind = ND_SCALAR_INT, .v.i = -3}, dev));
     ND_EXPECT_ERR(nd_sort(&zv, z, 0, 0), ND_ERR_INVALID, "axis 0 is out of bounds for array of dimension 0");
-    ND_OK_OR_FAIL(nd_sort(&zv, z, ND_SORT_AXIS_NONE, 0));
+    ND_OK_OR_FAIL(nd_sort(&zv, z, ND_AXIS_NONE, 0));
     ck_assert_int_eq(nd_ndim(zv), 1);
     nd_release(zv);
     zv = NULL;
