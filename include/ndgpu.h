@@ -735,14 +735,17 @@ ND_API nd_status nd_count_nonzero(nd_array **out, const nd_array *a, int naxes, 
 ND_API nd_status nd_mask_select(nd_array **out, const nd_array *a, const nd_array *mask);
 /** a[mask] = values in place (mask as in nd_mask_select); values (any
  *  dtype, cast unsafe) broadcast to the selected shape (count,) +
- *  a.shape[mask.ndim:] (ND_ERR_SHAPE otherwise: NumPy's "NumPy boolean
- *  array indexing assignment cannot assign 3 input values to the 2 output
- *  values where the mask is true"); a 0-d or size-1 values fills. */
+ *  a.shape[mask.ndim:] (ND_ERR_SHAPE otherwise, in NumPy's words: for a 1-D
+ *  selection "NumPy boolean array indexing assignment cannot assign 3
+ *  input values to the 2 output values where the mask is true", else
+ *  "shape mismatch: value array of shape (2,) could not be broadcast to
+ *  indexing result of shape (1,3)"); a 0-d or size-1 values fills. */
 ND_API nd_status nd_mask_assign(nd_array *a, const nd_array *mask, const nd_array *values);
 /** np.compress(condition, a, axis): the slices of a along axis (ND_AXIS_NONE:
  *  the flattened a) where condition (1-D; any dtype, x != 0) is true;
- *  condition may be shorter than the axis (the rest is dropped) but not
- *  longer (ND_ERR_INVALID, NumPy's IndexError); result a.shape with axis
+ *  condition may be shorter than the axis (the rest is dropped); a true
+ *  entry beyond the axis is ND_ERR_INVALID ("index 3 is out of bounds for
+ *  axis 0 with size 3", NumPy's IndexError); result a.shape with axis
  *  replaced by the count. */
 ND_API nd_status nd_compress(nd_array **out, const nd_array *condition, const nd_array *a, int axis);
 
@@ -750,8 +753,9 @@ ND_API nd_status nd_compress(nd_array **out, const nd_array *condition, const nd
  *  (C order of the integer index array `indices`, any shape, indexing a's
  *  first axis; a tuple of index arrays is not supported), a[indices[i]]
  *  += values[i]; values broadcast to indices.shape + a.shape[1:]
- *  (ND_ERR_SHAPE otherwise) and are cast unsafe to a's dtype FIRST (NumPy adds wider values unrounded: float16 a with float64 values may differ by the last bit); the sum is
- *  formed in a's dtype (integers wrap, bool is logical or, float16/bfloat16
+ *  (ND_ERR_SHAPE otherwise) and are cast unsafe to a's dtype
+ *  first (NumPy adds wider values unrounded, so a float16 a with float64
+ *  values may differ in the last bit); the sum is formed in a's dtype (integers wrap, bool is logical or, float16/bfloat16
  *  round each step, as NumPy). a must have ndim >= 1. Repeated indices
  *  accumulate. Float sums with repeated indices may round in a different
  *  order on the GPU (atomics). */

@@ -206,6 +206,9 @@ typedef struct nd_backend {
      * a's dtype receives those rows. count = number of nonzero mask bytes
      * (computed by the core), out disjoint from a and mask. */
     nd_status (*compress)(nd_array *out, const nd_array *a, const nd_array *mask);
+    /* *count = the number of nonzero bytes of the bool 1-D C-contiguous
+     * mask (waits for the device: the core sizes a result with it). */
+    nd_status (*mask_count)(const nd_array *mask, int64_t *count);
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */

@@ -20,7 +20,7 @@
 nd_status nd__ix_backend(const char *fn, nd_device dev, const nd_backend **be)
 {
     *be = nd__backend(dev);
-    if (!*be || !(*be)->gather || !(*be)->scatter || !(*be)->compress)
+    if (!*be || !(*be)->gather || !(*be)->scatter || !(*be)->compress || !(*be)->mask_count)
         return nd__err(ND_ERR_UNSUPPORTED, fn, "no indexing kernels for this device");
     return ND_OK;
 }

@@ -19,16 +19,23 @@
 
 nd_status nd__ix_mask_flat(const char *fn, const nd_array *x, nd_array **m, int64_t *count)
 {
-    nd_array *b = NULL, *f = NULL, *c = NULL, *s = NULL;
-    nd_status st = x->dtype == ND_BOOL ? (b = nd_retain((nd_array *)x), ND_OK)
-                                       : nd_binary_scalar(&b, ND_BINARY_NOT_EQUAL, x, nd_scalar_int(0));
+    const nd_backend *be;
+    nd_status st = nd__ix_backend(fn, x->device, &be);
+    if (st) return st;
+    nd_array *b = NULL, *f = NULL, *c = NULL;
+    st = x->dtype == ND_BOOL ? (b = nd_retain((nd_array *)x), ND_OK)
+                             : nd_binary_scalar(&b, ND_BINARY_NOT_EQUAL, x, nd_scalar_int(0));
     if (!st) st = nd_reshape(&f, b, 1, (const int64_t[]){x->size});
     if (!st) st = nd_contiguous(&c, f);
-    if (!st) st = nd_reduce(&s, ND_REDUCE_SUM, c, 0, NULL, false);
-    if (!st) st = nd_copy_to_host(count, s, sizeof *count);
     nd_release(b);
     nd_release(f);
-    nd_release(s);
+    if (!st) {
+        st = be->mask_count(c, count);
+        if (st) {
+            nd_release(c);
+            return st;
+        }
+    }
     if (st) {
         nd_release(c);
         return nd__err_prefix(st, fn);
@@ -70,17 +77,20 @@ nd_status nd_flatnonzero(nd_array **out, const nd_array *a)
     static const char *fn = "nd_flatnonzero";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
-    nd_array *idx = NULL;
-    nd_status st = flat_indices_of(fn, a, &idx);
+    const nd_backend *be;
+    nd_status st = nd__ix_backend(fn, a->device, &be);
     if (st) return st;
-    if (*out == NULL) {
-        *out = idx;
-        return ND_OK;
-    }
+    nd_array *m = NULL;
+    int64_t count;
+    if ((st = nd__ix_mask_flat(fn, a, &m, &count))) return st;
     nd_out t;
-    if (!(st = nd__out_begin(&t, fn, out, ND_INT64, 1, idx->shape, a->device)))
-        st = nd__out_end(&t, nd__copy_into(t.res, idx));
-    nd_release(idx);
+    /* the indices go straight into the result when it is int64 and C-contiguous */
+    if (!(st = nd__out_begin(&t, fn, out, ND_INT64, 1, (const int64_t[]){count}, a->device))) {
+        st = nd__out_target(&t, ND_INT64, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 1, &a);
+        if (!st && count > 0) st = be->compress(t.dst, NULL, m);
+        st = nd__out_end(&t, st);
+    }
+    nd_release(m);
     return st;
 }
 

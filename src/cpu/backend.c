@@ -186,6 +186,7 @@ const nd_backend nd__cpu_backend = {
     .gather = nd__cpu_gather,
     .scatter = nd__cpu_scatter,
     .compress = nd__cpu_compress,
+    .mask_count = nd__cpu_mask_count,
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */

@@ -50,7 +50,9 @@ static void gather_loop(char **args, const int64_t *steps, int64_t cnt, const vo
     if (si == 0) { /* one index for the whole run: a row copy */
         const char *src = ap + nd_ix_norm(*(const int64_t *)ip, g->n, g->mode) * g->axs;
         if (so == (int64_t)g->isz && sa == (int64_t)g->isz) {
-            memcpy(o, src, (size_t)cnt * g->isz);
+            size_t nb = (size_t)cnt * g->isz, k = 0;
+            for (; k + 32 <= nb; k += 32) __builtin_memcpy(o + k, src + k, 32); /* short rows: no libc call */
+            if (k < nb) memcpy(o + k, src + k, nb - k);
             return;
         }
         ap = src;
@@ -75,6 +77,35 @@ static void row_start_view(nd_array *v, const nd_array *a, const nd_array *like,
     v->size = like->size;
 }
 
+/* The row form (take along axis 0 of a C-contiguous matrix): the
+ * iteration is (rows, inner) with one index per row and contiguous inner
+ * runs in out and a: each row is one copy. */
+typedef struct {
+    const gather_ctx *g;
+    char *o;
+    const char *ip, *ap;
+    int64_t so, si, sa, nb;
+} rows_job;
+
+#define PF 16 /* rows fetched ahead */
+
+static void rows_body(void *ctx, int64_t b, int64_t e)
+{
+    const rows_job *r = ctx;
+    const gather_ctx *g = r->g;
+    for (int64_t q = b; q < e; q++) {
+        if (q + PF < e) { /* random rows: fetch ahead (the loads are latency bound) */
+            int64_t jp = nd_ix_norm(*(const int64_t *)(r->ip + (q + PF) * r->si), g->n, g->mode);
+            __builtin_prefetch(r->ap + (q + PF) * r->sa + jp * g->axs);
+        }
+        int64_t j = nd_ix_norm(*(const int64_t *)(r->ip + q * r->si), g->n, g->mode);
+        char *o = r->o + q * r->so;
+        const char *src = r->ap + q * r->sa + j * g->axs;
+        if (r->nb == 64) __builtin_memcpy(o, src, 64);
+        else memcpy(o, src, (size_t)r->nb);
+    }
+}
+
 nd_status nd__cpu_gather(nd_array *out, const nd_array *a, const nd_array *idx, int axis, int mode)
 {
     if (out->size == 0) return ND_OK;
@@ -84,6 +115,13 @@ nd_status nd__cpu_gather(nd_array *out, const nd_array *a, const nd_array *idx, 
     nd_iter it;
     nd__iter_init(&it, 3, ops);
     gather_ctx g = {a->strides[axis] * (int64_t)nd__itemsize(a->dtype), a->shape[axis], mode, nd__itemsize(a->dtype)};
+    if (it.ndim == 2 && it.strides[1][1] == 0 && it.strides[0][1] == (int64_t)g.isz &&
+        it.strides[2][1] == (int64_t)g.isz) {
+        rows_job r = {&g, it.data[0], it.data[1], it.data[2], it.strides[0][0], it.strides[1][0], it.strides[2][0],
+                      it.shape[1] * (int64_t)g.isz};
+        nd__parallel_for(it.shape[0], 2 * it.shape[1], rows_body, &r);
+        return ND_OK;
+    }
     nd__iter_run(&it, gather_loop, &g, 4);
     return ND_OK;
 }
@@ -156,13 +194,28 @@ typedef struct {
     int kind; /* 0: indices; 1: packed elements (R == 1, isz 1/2/4/8); 2: rows */
 } cmp_job;
 
+/* Nonzero bytes of m[s, t): eight at a time (a byte's high bit is set
+ * after the add iff the byte is nonzero; the multiply sums the eight). */
+static int64_t count_bytes(const uint8_t *m, int64_t s, int64_t t)
+{
+    int64_t c = 0, i = s;
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull, ones = 0x0101010101010101ull;
+    for (; i + 8 <= t; i += 8) {
+        uint64_t w;
+        memcpy(&w, m + i, 8);
+        uint64_t nz = ((((w & lo7) + lo7) | w) & hi) >> 7;
+        c += (int64_t)((nz * ones) >> 56);
+    }
+    for (; i < t; i++) c += m[i] != 0;
+    return c;
+}
+
 static void count_body(void *ctx, int64_t b, int64_t e)
 {
     cmp_job *j = ctx;
     for (int64_t k = b; k < e; k++) {
-        int64_t s = k * CBLK, t = s + CBLK < j->n ? s + CBLK : j->n, c = 0;
-        for (int64_t i = s; i < t; i++) c += j->m[i] != 0;
-        j->off[k] = c;
+        int64_t s = k * CBLK, t = s + CBLK < j->n ? s + CBLK : j->n;
+        j->off[k] = count_bytes(j->m, s, t);
     }
 }
 
@@ -231,7 +284,7 @@ nd_status nd__cpu_compress(nd_array *out, const nd_array *a, const nd_array *mas
     }
     j.off = nd__malloc((size_t)j.nblk * sizeof *j.off);
     if (!j.off) return nd__err(ND_ERR_NOMEM, "nd_compress", "out of host memory for %lld block counts", (long long)j.nblk);
-    nd__parallel_for(j.nblk, CBLK, count_body, &j);
+    nd__parallel_for(j.nblk, CBLK / 4, count_body, &j);
     int64_t acc = 0;
     for (int64_t k = 0; k < j.nblk; k++) {
         int64_t c = j.off[k];
@@ -239,6 +292,23 @@ nd_status nd__cpu_compress(nd_array *out, const nd_array *a, const nd_array *mas
         acc += c;
     }
     nd__parallel_for(j.nblk, CBLK * (j.kind == 2 ? j.rows : 2), write_body, &j);
+    nd__free(j.off);
+    return ND_OK;
+}
+
+nd_status nd__cpu_mask_count(const nd_array *mask, int64_t *count)
+{
+    cmp_job j;
+    memset(&j, 0, sizeof j);
+    j.m = (const uint8_t *)nd__ptr(mask);
+    j.n = mask->shape[0];
+    j.nblk = (j.n + CBLK - 1) / CBLK;
+    *count = 0;
+    if (j.nblk == 0) return ND_OK;
+    j.off = nd__malloc((size_t)j.nblk * sizeof *j.off);
+    if (!j.off) return nd__err(ND_ERR_NOMEM, "nd_count_nonzero", "out of host memory for %lld block counts", (long long)j.nblk);
+    nd__parallel_for(j.nblk, CBLK / 4, count_body, &j);
+    for (int64_t k = 0; k < j.nblk; k++) *count += j.off[k];
     nd__free(j.off);
     return ND_OK;
 }

@@ -122,6 +122,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     .gather = nd__cuda_gather,
     .scatter = nd__cuda_scatter,
     .compress = nd__cuda_compress,
+    .mask_count = nd__cuda_mask_count,
     // [ix end]
 
     // [so begin] issue 13: sorting, searching, sets (src/sort*.c)

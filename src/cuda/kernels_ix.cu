@@ -55,7 +55,7 @@ ND_DTYPE_SUFFIXES(IX_TRAIT)
 template <typename TR> __device__ __forceinline__ void atomic_comb(char *p, typename TR::T v, int op)
 {
     typedef typename TR::T T;
-    if (sizeof(T) == 8) {
+    if constexpr (sizeof(T) == 8) {
         unsigned long long *w = (unsigned long long *)p, old = *w, assumed;
         do {
             assumed = old;
@@ -71,7 +71,7 @@ template <typename TR> __device__ __forceinline__ void atomic_comb(char *p, type
         uintptr_t addr = (uintptr_t)p;
         unsigned int *w = (unsigned int *)(addr & ~(uintptr_t)3);
         const unsigned shift = sizeof(T) == 4 ? 0u : (unsigned)(addr & 3) * 8u;
-        const unsigned mask = sizeof(T) == 4 ? 0xffffffffu : ((1u << (8 * sizeof(T))) - 1u) << shift;
+        const unsigned mask = sizeof(T) == 4 ? 0xffffffffu : ((1u << (8 * (sizeof(T) & 3))) - 1u) << shift;
         unsigned int old = *w, assumed;
         do {
             assumed = old;
@@ -317,4 +317,46 @@ extern "C" bool nd__cuda_ix_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_SCATTER: return (unsigned)op < (unsigned)ND_NUM_SCATTER_OPS;
     default: return false;
     }
+}
+
+namespace {
+__global__ void count_kernel(const uint8_t *m, int64_t n, unsigned long long *total)
+{
+    __shared__ unsigned long long part[256];
+    ND_SYNC_KERNEL();
+    unsigned long long c = 0;
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) c += m[i] != 0;
+    part[threadIdx.x] = c;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 0; h /= 2) {
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(total, part[0]);
+}
+} // namespace
+
+extern "C" nd_status nd__cuda_mask_count(const nd_array *mask, int64_t *count)
+{
+    *count = 0;
+    const int64_t n = mask->shape[0];
+    if (n == 0) return ND_OK;
+    const int dev = mask->device.id;
+    nd_device_guard g(dev);
+    cudaStream_t s = nd_stream_of(nd__current_stream(mask->device));
+    void *tot = NULL;
+    nd_status st = nd__cuda_alloc(dev, sizeof(unsigned long long), (void *)s, &tot);
+    if (st) return st;
+    unsigned long long h = 0;
+    cudaError_t e = cudaMemsetAsync(tot, 0, sizeof h, s);
+    if (e == cudaSuccess)
+        e = nd_launch(count_kernel, nd_grid_for(n, 256) > 4096 ? 4096u : nd_grid_for(n, 256), 256, 0, s,
+                      (const uint8_t *)nd__ptr(mask), n, (unsigned long long *)tot);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&h, tot, sizeof h, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    nd__cuda_free(dev, tot);
+    ND_CUDA_TRY(e, "nd_count_nonzero");
+    *count = (int64_t)h;
+    return ND_OK;
 }
