@@ -61,6 +61,9 @@ typedef enum {
     ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / _NORMAL / _INTEGERS, t = dtype */
     ND_KERNEL_CAST,   /* op = source dtype, t = destination dtype */
     /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    ND_KERNEL_GATHER,   /* op = 0, t = dtype of a and out */
+    ND_KERNEL_SCATTER,  /* op = nd_scatter_op (src/ix_ops.h), t = dtype of a */
+    ND_KERNEL_COMPRESS, /* op = 0, t = dtype of a (ND_INT64 also: the index form) */
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
@@ -185,6 +188,34 @@ typedef struct nd_backend {
     void (*binary_flat)(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
 
     /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    /* Gather along one axis (take, take_along_axis, mask_select):
+     * out[p] = a[p with coordinate `axis` replaced by j], j = idx[p]
+     * normalised by mode (src/ix_ops.h nd_ix_norm: ND_TAKE_RAISE: in [-n, n),
+     * already checked by the core, negative + n; WRAP; CLIP), n =
+     * a.shape[axis] >= 1. out, a and idx have one ndim; idx (int64) has
+     * out's shape (stride-0 broadcast axes allowed), a has out's extents
+     * on every other axis (it may be a broadcast view); out (a's dtype)
+     * any strides, disjoint from a and idx. */
+    nd_status (*gather)(nd_array *out, const nd_array *a, const nd_array *idx, int axis, int mode);
+    /* Scatter along one axis (put, put_along_axis, mask_assign, *_at):
+     * for p over idx's shape in C order, a[p with `axis` -> j] op=
+     * values[p] (op: nd_scatter_op, src/ix_ops.h); j as in gather. idx (int64)
+     * and values (a's dtype) have one shape (broadcast axes allowed), a
+     * (same ndim) has it on every other axis; a may be a stride-0 view
+     * (several p write one element). ASSIGN: the last p (C order) wins on
+     * every backend; ADD/MAX/MIN: every p contributes. values and idx do
+     * not overlap a. */
+    nd_status (*scatter)(nd_array *a, const nd_array *idx, const nd_array *values, int axis, int mode, int op);
+    /* Compaction (nonzero, mask_select, compress): mask is bool 1-D (N,)
+     * C-contiguous; a == NULL: out is int64 (count,) C-contiguous and
+     * receives the indices i with mask[i] != 0 in increasing order;
+     * else a is 2-D (N, R) (any strides) and out (count, R) C-contiguous of
+     * a's dtype receives those rows. count = number of nonzero mask bytes
+     * (computed by the core), out disjoint from a and mask. */
+    nd_status (*compress)(nd_array *out, const nd_array *a, const nd_array *mask);
+    /* *count = the number of nonzero bytes of the bool 1-D C-contiguous
+     * mask (waits for the device: the core sizes a result with it). */
+    nd_status (*mask_count)(const nd_array *mask, int64_t *count);
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */

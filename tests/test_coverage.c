@@ -24,7 +24,7 @@ static const char *kind_name(nd_kernel_kind k)
 {
     static const char *const names[ND_NUM_KERNEL_KINDS] = {"unary", "binary", "where", "reduce",
                                                            "matmul", "gemm",   "random", "cast"};
-    return (unsigned)k < ND_NUM_KERNEL_KINDS ? names[k] : "?";
+    return (unsigned)k < ND_NUM_KERNEL_KINDS && names[k] ? names[k] : "?"; /* issue-13 kinds: unnamed */
 }
 
 static int num_ops(nd_kernel_kind k)
@@ -36,6 +36,7 @@ static int num_ops(nd_kernel_kind k)
     case ND_KERNEL_RANDOM: return 2;
     case ND_KERNEL_CAST: return ND_NUM_DTYPES;
     case ND_KERNEL_SCAN: return ND_SC_NOPS; /* [sc] issue 13: sum, prod, max, min (src/sc.h) */
+    case ND_KERNEL_SCATTER: return 4; /* issue 13 (ix): nd_scatter_op, src/ix_ops.h */
     default: return 1;
     }
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/ix.h" /* issue 13, area ix */
 #include "philox.h"
 #include "cpu/sc_scan.h" /* [sc] issue 13: the scan entry point */
 #include "cpu/sort_cpu.h"
@@ -125,6 +126,9 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op);
 
     /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    case ND_KERNEL_GATHER:
+    case ND_KERNEL_SCATTER:
+    case ND_KERNEL_COMPRESS: return nd__cpu_ix_supports(kind, op, t);
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
@@ -186,6 +190,10 @@ const nd_backend nd__cpu_backend = {
     .binary_flat = nd__cpu_binary_flat,
 
     /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    .gather = nd__cpu_gather,
+    .scatter = nd__cpu_scatter,
+    .compress = nd__cpu_compress,
+    .mask_count = nd__cpu_mask_count,
     /* [ix end] */
 
     /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */

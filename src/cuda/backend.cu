@@ -4,6 +4,7 @@
 // live in one .cu file per concern (see cuda_backend.h).
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
+#include "cuda/ix.h" // issue 13, area ix
 #include "philox.h"
 #include "cuda/sc_scan.h" // [sc] issue 13: the scan entry point
 #include "cuda/sort_cuda.h"
@@ -40,6 +41,9 @@ static bool cuda_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op); // kernels_copy.cu: all 13 x 13
 
     // [ix begin] issue 13: indexing and selection (src/index*.c)
+    case ND_KERNEL_GATHER:
+    case ND_KERNEL_SCATTER:
+    case ND_KERNEL_COMPRESS: return nd__cuda_ix_supports(kind, op, t);
     // [ix end]
 
     // [so begin] issue 13: sorting, searching, sets (src/sort*.c)
@@ -120,6 +124,10 @@ extern "C" const nd_backend nd__cuda_backend = {
     .binary_flat = NULL,
 
     // [ix begin] issue 13: indexing and selection (src/index*.c)
+    .gather = nd__cuda_gather,
+    .scatter = nd__cuda_scatter,
+    .compress = nd__cuda_compress,
+    .mask_count = nd__cuda_mask_count,
     // [ix end]
 
     // [so begin] issue 13: sorting, searching, sets (src/sort*.c)

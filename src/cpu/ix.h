@@ -1,0 +1,13 @@
+/* The CPU backend's indexing kernels (src/cpu/ix.c; contracts: the ix
+ * slots of nd_backend, src/backend.h). */
+#ifndef ND_CPU_IX_H
+#define ND_CPU_IX_H
+#include "internal.h"
+
+ND_INTERNAL nd_status nd__cpu_gather(nd_array *out, const nd_array *a, const nd_array *idx, int axis, int mode);
+ND_INTERNAL nd_status nd__cpu_scatter(nd_array *a, const nd_array *idx, const nd_array *values, int axis, int mode,
+                                      int op);
+ND_INTERNAL nd_status nd__cpu_compress(nd_array *out, const nd_array *a, const nd_array *mask);
+ND_INTERNAL nd_status nd__cpu_mask_count(const nd_array *mask, int64_t *count);
+ND_INTERNAL bool nd__cpu_ix_supports(nd_kernel_kind kind, int op, nd_dtype t);
+#endif
