@@ -3,135 +3,133 @@
  *   argsort float32 1e7          (NumPy: np.argsort(a))
  *   topk    float32 (4096, 4096), k = 10, last axis, largest
  *                                (NumPy: np.argpartition(a, -10, axis=-1))
- * uniform [0, 1) inputs; each case is checked once (sortedness / the
- * selected values against a per-row scan), then timed: the median of
- * samples taking --min-time seconds (default 1; --quick 0.3), the timed
- * calls writing into an existing output. One JSON object per line (op,
- * dtype, shape, device, median_s) on stdout, or into --json FILE.
- * Options: --quick, --json FILE, --min-time S, --device cpu|cuda|all. */
-#include <ndgpu.h>
+ * Inputs are bench_common's uniform [0, 1) arrays (the NumPy worker
+ * rebuilds them bit for bit). Each case is checked once on the host
+ * (sortedness; the gathered values of argsort; topk against a per-row
+ * count of larger elements), then timed with the calls writing into an
+ * existing output. Checksums are of values, so that they compare with
+ * NumPy's whatever order equal keys take: the sorted values (sort,
+ * argsort: a[idx]) and the top-k values in descending order per row. */
+#include "bench_common.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 enum { C_SORT, C_ARGSORT, C_TOPK, NCASES };
 static const char *const names[NCASES] = {"sort", "argsort", "topk"};
+#define SORT_N 10000000
+#define TOPK_SIDE 4096
+#define TOPK_K 10
 
-static int run(int c, nd_array *a, nd_array **o1, nd_array **o2)
+typedef struct sort_call {
+    int kind;
+    nd_array *a, *o1, *o2;
+} sort_call;
+
+static int sort_run(void *p)
 {
-    switch (c) {
-    case C_SORT: return nd_sort(o1, a, -1, ND_SORT_DEFAULT);
-    case C_ARGSORT: return nd_argsort(o1, a, -1, ND_SORT_DEFAULT);
-    default: return nd_topk(o1, o2, a, 10, -1, true, true);
+    sort_call *c = p;
+    switch (c->kind) {
+    case C_SORT: return nd_sort(&c->o1, c->a, -1, ND_SORT_DEFAULT);
+    case C_ARGSORT: return nd_argsort(&c->o1, c->a, -1, ND_SORT_DEFAULT);
+    default: return nd_topk(&c->o1, &c->o2, c->a, TOPK_K, -1, true, true);
     }
 }
 
-/* Check the result on the host; 0 when right. */
-static int check(int c, nd_array *a, nd_array *o1, nd_array *o2)
+/* The checked values (sorted values / top-k values) as doubles, or NULL
+ * with r marked wrong. */
+static double *check(const sort_call *c, const double *x, const int64_t *shape, bench_record *r)
 {
-    int64_t n = nd_size(a);
-    float *x = malloc((size_t)n * 4), *v = malloc((size_t)n * 4);
-    int64_t *ix = malloc((size_t)n * 8);
-    int bad = !x || !v || !ix;
-    if (!bad) bad = nd_copy_to_host(x, a, (size_t)n * 4) != ND_OK;
-    if (!bad && c == C_SORT) {
-        bad = nd_copy_to_host(v, o1, (size_t)n * 4) != ND_OK;
-        for (int64_t i = 1; !bad && i < n; i++) bad = v[i - 1] > v[i];
-    } else if (!bad && c == C_ARGSORT) {
-        bad = nd_copy_to_host(ix, o1, (size_t)n * 8) != ND_OK;
-        for (int64_t i = 1; !bad && i < n; i++) bad = x[ix[i - 1]] > x[ix[i]];
-    } else if (!bad) {
-        const int64_t *sh = nd_shape(a);
-        int64_t rows = sh[0], cols = sh[1];
-        bad = nd_copy_to_host(v, o1, (size_t)rows * 10 * 4) != ND_OK || nd_copy_to_host(ix, o2, (size_t)rows * 80) != ND_OK;
-        for (int64_t r = 0; !bad && r < rows; r++) {
-            int64_t greater = 0;
-            for (int64_t j = 0; j < cols; j++) greater += x[r * cols + j] > v[r * 10 + 9];
-            bad = greater > 9 || x[r * cols + ix[r * 10]] != v[r * 10];
+    double *v = bench_fetch(c->o1, r);
+    if (!v) return NULL;
+    if (c->kind == C_SORT) {
+        for (int64_t i = 1; i < shape[0]; i++)
+            if (v[i - 1] > v[i]) goto wrong;
+        return v;
+    }
+    if (c->kind == C_ARGSORT) {
+        for (int64_t i = 0; i < shape[0]; i++) {
+            double ix = v[i];
+            if (ix < 0 || ix >= (double)shape[0]) goto wrong;
+            v[i] = x[(int64_t)ix];
+            if (i && v[i - 1] > v[i]) goto wrong;
+        }
+        return v;
+    }
+    double *ix = bench_fetch(c->o2, r);
+    if (!ix) goto wrong;
+    for (int64_t row = 0; row < shape[0]; row++) {
+        const double *xr = x + row * shape[1];
+        double last = v[row * TOPK_K + TOPK_K - 1];
+        int64_t greater = 0;
+        for (int64_t j = 0; j < shape[1]; j++) greater += xr[j] > last;
+        if (greater > TOPK_K - 1) goto wrong2;
+        for (int k = 0; k < TOPK_K; k++) {
+            if (xr[(int64_t)ix[row * TOPK_K + k]] != v[row * TOPK_K + k]) goto wrong2;
+            if (k && v[row * TOPK_K + k - 1] < v[row * TOPK_K + k]) goto wrong2;
         }
     }
-    free(x);
-    free(v);
     free(ix);
-    return bad;
+    return v;
+wrong2:
+    free(ix);
+wrong:
+    free(v);
+    r->status = BS_WRONG;
+    snprintf(r->message, sizeof r->message, "%s result is wrong", names[c->kind]);
+    return NULL;
+}
+
+static void run_case(const bench_case *c)
+{
+    bench_record r;
+    bench_record_init(&r, "sort", c);
+    snprintf(r.op, sizeof r.op, "%s", names[c->kind]);
+    int ndim = c->kind == C_TOPK ? 2 : 1;
+    int64_t shape[2] = {c->kind == C_TOPK ? TOPK_SIDE : SORT_N, TOPK_SIDE};
+    bench_fmt_shape(r.shape, sizeof r.shape, ndim, shape);
+    snprintf(r.layout, sizeof r.layout, "%s", c->kind == C_TOPK ? "axis1" : "all");
+    if (c->kind == C_TOPK) snprintf(r.call, sizeof r.call, "{\"fn\": \"topk\", \"k\": %d, \"axis\": -1}", TOPK_K);
+    else snprintf(r.call, sizeof r.call, "{\"fn\": \"%s\", \"axis\": -1}", names[c->kind]);
+    r.ninputs = 1;
+    bench_input *in = &r.inputs[0];
+    in->dtype = ND_FLOAT32, in->ndim = ndim, in->shape[0] = shape[0], in->shape[1] = shape[1];
+    in->seed = 21, in->lo = 0, in->hi = 1;
+    sort_call call = {.kind = c->kind};
+    double *host = NULL, *vals = NULL;
+    int s = bench_input_make(in, c->dev, &call.a, &host);
+    if (s != ND_OK) bench_fail_nd(&r, "creating the input", s);
+    if (s == ND_OK && (s = sort_run(&call)) != ND_OK) bench_fail_nd(&r, names[c->kind], s);
+    if (s == ND_OK && (vals = check(&call, host, shape, &r))) {
+        int64_t n = nd_size(call.o1);
+        bench_checksum(vals, n, r.checksum);
+        r.has_checksum = true;
+        r.bytes = (double)nd_nbytes(call.a) + (double)nd_nbytes(call.o1) + (call.o2 ? (double)nd_nbytes(call.o2) : 0);
+    }
+    free(host), free(vals);
+    if (r.status == BS_OK) {
+        s = bench_measure(sort_run, &call, c->dev, &r.st);
+        if (s != ND_OK) bench_fail_nd(&r, names[c->kind], s);
+    }
+    bench_emit(&r);
+    nd_release(call.a), nd_release(call.o1), nd_release(call.o2);
 }
 
 int main(int argc, char **argv)
 {
-    double min_time = 1.0;
-    const char *json = NULL;
-    bool cpu = true, cuda = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) min_time = 0.3;
-        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-        else if (!strcmp(argv[i], "--min-time") && i + 1 < argc) min_time = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            const char *d = argv[++i];
-            cpu = !strcmp(d, "cpu") || !strcmp(d, "all");
-            cuda = !strcmp(d, "cuda") || !strcmp(d, "all");
+    bench_init(argc, argv, "bench_sort",
+               "sort / argsort float32 1e7 and topk k=10 over the last axis of a float32 4096x4096.");
+    for (int d = 0; d < bench_num_devices(); d++)
+        for (int k = 0; k < NCASES; k++) {
+            bench_case c = {.op = k, .kind = k, .dtype = ND_FLOAT32, .layout = 0, .dev = bench_device(d)};
+            snprintf(c.key, sizeof c.key, "%s/float32/%s/%s/%s", names[k], k == C_TOPK ? "4096x4096" : "10000000",
+                     k == C_TOPK ? "axis1" : "all", bench_dev_name(c.dev));
+            bench_add_case(&c);
         }
+    for (int i = 0; i < bench_num_cases(); i++) {
+        bench_case *c = bench_get_case(i);
+        bench_progress(i, c);
+        run_case(c);
     }
-    if (cuda && nd_cuda_device_count() == 0) cuda = false;
-    FILE *js = json ? fopen(json, "w") : stdout;
-    if (!js) return 2;
-    nd_rng *rng = NULL;
-    if (nd_rng_create(&rng, 42)) return 2;
-    int fails = 0;
-    for (int dv = 0; dv < 2; dv++) {
-        if ((dv == 0 && !cpu) || (dv == 1 && !cuda)) continue;
-        nd_device dev = dv ? nd_cuda(0) : nd_cpu();
-        for (int c = 0; c < NCASES; c++) {
-            int64_t shape[2] = {10000000, 0};
-            int ndim = 1;
-            if (c == C_TOPK) ndim = 2, shape[0] = 4096, shape[1] = 4096;
-            nd_array *a = NULL, *o1 = NULL, *o2 = NULL;
-            if (nd_random_uniform(&a, rng, ND_FLOAT32, ndim, shape, 0.0, 1.0, dev) || run(c, a, &o1, &o2) ||
-                check(c, a, o1, o2)) {
-                fprintf(stderr, "bench_sort: %s failed: %s\n", names[c], nd_last_error());
-                fails++;
-                nd_release(a);
-                nd_release(o1);
-                nd_release(o2);
-                continue;
-            }
-            double samples[1000];
-            int ns = 0;
-            double t0 = now();
-            while (ns < 1000 && (ns < 3 || now() - t0 < min_time)) {
-                double s = now();
-                run(c, a, &o1, &o2);
-                nd_synchronize(dev);
-                samples[ns++] = now() - s;
-            }
-            qsort(samples, (size_t)ns, sizeof(double), cmp_d);
-            char shp[64];
-            if (ndim == 1) snprintf(shp, sizeof shp, "[%lld]", (long long)shape[0]);
-            else snprintf(shp, sizeof shp, "[%lld, %lld]", (long long)shape[0], (long long)shape[1]);
-            fprintf(js, "{\"op\": \"%s\", \"dtype\": \"float32\", \"shape\": %s, \"device\": \"%s\", \"median_s\": %.6g, \"min_s\": %.6g, \"samples\": %d}\n",
-                    names[c], shp, dv ? "cuda:0" : "cpu", samples[ns / 2], samples[0], ns);
-            fflush(js);
-            nd_release(a);
-            nd_release(o1);
-            nd_release(o2);
-        }
-    }
-    nd_rng_destroy(rng);
-    if (js != stdout) fclose(js);
-    return fails ? 1 : 0;
+    return bench_finish();
 }

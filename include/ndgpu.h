@@ -704,6 +704,36 @@ ND_API nd_status nd_random_bernoulli(nd_array **out, nd_rng *rng, nd_dtype dtype
  *  outside [0, 1] behave as the comparison u < p does: p < 0 never, p > 1
  *  always, NaN never). Same stream as nd_random_bernoulli. */
 ND_API nd_status nd_random_bernoulli_array(nd_array **out, nd_rng *rng, const nd_array *p, nd_dtype dtype);
+/** A random permutation of [0, n) (NumPy's Generator.permutation(n)):
+ *  int64 on dev, the stable nd_argsort of n int64 keys drawn by
+ *  nd_random_integers over the int64 range (so the offset advances by n
+ *  blocks, and every backend gives the same permutation). ND_ERR_INVALID
+ *  for n < 0. */
+ND_API nd_status nd_random_permutation(nd_array **out, nd_rng *rng, int64_t n, nd_device dev);
+/** a with its first axis shuffled (NumPy's Generator.permutation(x) for
+ *  an array): nd_take(a, permutation(a.shape[0]), axis 0), on a's device.
+ *  ND_ERR_INVALID for a 0-d a. */
+ND_API nd_status nd_random_permutation_of(nd_array **out, nd_rng *rng, const nd_array *a);
+/** NumPy's Generator.choice(a, size, replace, p): samples of `shape` from
+ *  the rows of a (a != NULL: along a's first axis; the result has shape +
+ *  a.shape[1:], a's dtype and device) or from [0, n) (a == NULL: int64 on
+ *  dev). replace: uniform indices (nd_random_integers), or with p (1-D
+ *  float, the population's length, non-negative, finite, summing to 1
+ *  within sqrt(eps)) NumPy's method: cdf = cumsum(p) / sum(p) in double on
+ *  the host, u float64 uniform, index = searchsorted(cdf, u, "right"), so a
+ *  zero probability is never drawn. Without replacement: the first
+ *  prod(shape) entries of nd_random_permutation(n), or with p weighted
+ *  sampling without replacement (Efraimidis-Spirakis keys log(1 - u) / p,
+ *  the largest first: the distribution of NumPy's successive draws, not its
+ *  values). The samples are the same on every backend for a seed (p and
+ *  the keys of the weighted case go through the host). ND_ERR_INVALID:
+ *  "Cannot take a larger sample than population when replace is False",
+ *  "Fewer non-zero entries in p than size", "probabilities do not sum to
+ *  1", negative or non-finite p, n < 0, an empty population with samples
+ *  requested; ND_ERR_SHAPE: p not 1-D or not of the population's length;
+ *  ND_ERR_DTYPE: p not float; ND_ERR_DEVICE: p on another device. The
+ *  offset advances only on success. */
+ND_API nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a, int64_t n, int ndim, const int64_t *shape, bool replace, const nd_array *p, nd_device dev);
 
 /* ------------------------------------------------------------------ */
 /* Indexing and selection                                             */
@@ -734,14 +764,12 @@ ND_API nd_status nd_random_bernoulli_array(nd_array **out, nd_rng *rng, const nd
  *  - results follow the out-pointer rule; the written array `a` of the
  *    in-place functions must be writable (ND_ERR_INVALID otherwise); all
  *    arrays on one device (ND_ERR_DEVICE); NULL arguments ND_ERR_INVALID;
- *    bad axes ND_ERR_INVALID ("axis 3 is out of bounds for array of
+ *    bad axes ND_ERR_SHAPE ("axis 3 is out of bounds for array of
  *    dimension 2").
  */
 /** Index modes of nd_take and nd_put (NumPy's mode='raise'/'wrap'/'clip'). */
 typedef enum nd_take_mode { ND_TAKE_RAISE = 0, ND_TAKE_WRAP = 1, ND_TAKE_CLIP = 2 } nd_take_mode;
-/** The axis argument meaning NumPy's axis=None (the flattened input) for
- *  nd_take, nd_take_along_axis, nd_put_along_axis and nd_compress. */
-#define ND_AXIS_NONE (-2147483647 - 1)
+/* axis=None: ND_AXIS_NONE (see nd_concatenate above). */
 
 /** np.take(a, indices, axis, mode=mode): elements of a at `indices`
  *  along axis (ND_AXIS_NONE: of the flattened a); result shape
@@ -851,8 +879,9 @@ enum {
 /** np.sort(a, axis, kind): a sorted copy along axis (negative allowed;
  *  ND_AXIS_NONE sorts the flattened array into a 1-D result). flags:
  *  ND_SORT_STABLE, ND_SORT_DESCENDING. Result: a's dtype and shape, C order.
- *  ND_ERR_INVALID: bad axis (also any axis of a 0-d array: NumPy's
- *  AxisError; use ND_AXIS_NONE), unknown flags, NULL pointers. */
+ *  ND_ERR_SHAPE: bad axis (also any axis of a 0-d array: NumPy's
+ *  AxisError; use ND_AXIS_NONE); ND_ERR_INVALID: unknown flags, NULL
+ *  pointers. */
 ND_API nd_status nd_sort(nd_array **out, const nd_array *a, int axis, unsigned flags);
 /** np.argsort(a, axis, kind): int64 indices that sort a along axis (the
  *  order of nd_sort; equal elements by increasing index). Arguments and
@@ -862,7 +891,8 @@ ND_API nd_status nd_argsort(nd_array **out, const nd_array *a, int axis, unsigne
  *  counts from the end) is where a sort would put it, none before it is
  *  larger and none after it smaller. This implementation returns the full
  *  sort (a valid partition, as CuPy's). ND_AXIS_NONE flattens.
- *  ND_ERR_INVALID: kth out of range ("kth(=5) out of bounds (5)"), bad axis. */
+ *  ND_ERR_INVALID: kth out of range ("kth(=5) out of bounds (5)");
+ *  ND_ERR_SHAPE: bad axis. */
 ND_API nd_status nd_partition(nd_array **out, const nd_array *a, int64_t kth, int axis);
 /** np.argpartition(a, kth, axis): int64 indices of a partition (see
  *  nd_partition; here those of a stable sort). */
@@ -876,7 +906,7 @@ ND_API nd_status nd_argpartition(nd_array **out, const nd_array *a, int64_t kth,
  *  everything (picked first by largest=true, last by largest=false, as torch
  *  and NumPy's order do). values or indices may be NULL (not wanted), not
  *  both. 0 <= k <= n (k == 0: empty results); a 0-d a has one element
- *  (axis 0 or -1). ND_ERR_INVALID: k < 0 or k > n, bad axis; out rule
+ *  (axis 0 or -1). ND_ERR_INVALID: k < 0 or k > n; ND_ERR_SHAPE: bad axis; out rule
  *  for both outputs. CPU: one selection pass per row (threaded over rows);
  *  CUDA: a segmented sort of the rows. */
 ND_API nd_status nd_topk(nd_array **values, nd_array **indices, const nd_array *a, int64_t k, int axis, bool largest, bool sorted);
@@ -916,6 +946,17 @@ ND_API nd_status nd_quantile(nd_array **out, const nd_array *a, double q, int na
  *  ("Percentiles must be in the range [0, 100]"). */
 ND_API nd_status nd_percentile(nd_array **out, const nd_array *a, double q, int naxes, const int *axes, bool keepdims);
 /* [so end] */
+/** NumPy's unique_all / np.unique(a, return_index, return_inverse,
+ *  return_counts) on the flattened a (NumPy 2 semantics, equal_nan: all NaNs
+ *  are one value, sorted last; -0.0 == 0.0, the first occurrence's value is
+ *  kept): values (a's dtype, sorted), indices (int64, the first occurrence
+ *  of each value), inverse (int64, a's shape: values[inverse] == a) and
+ *  counts (int64). Each output pointer may be NULL (not wanted; at least
+ *  one must be given). The sizes depend on the data: a given *out must
+ *  have the computed shape (ND_ERR_SHAPE otherwise, nothing written).
+ *  Composed of nd_argsort (stable), nd_take, nd_flatnonzero, nd_cumsum,
+ *  nd_diff and nd_put, so it runs on every backend. */
+ND_API nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, nd_array **counts, const nd_array *a);
 
 /* ------------------------------------------------------------------ */
 /* Scans and nan-aware reductions                                     */

@@ -45,7 +45,8 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 1
+#define ND_BACKEND_ABI_VERSION 2 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
+                                 * topk_rows, searchsorted, scan) and random taking the call description */
 /* One more than the largest nd_device_type value (include/ndgpu.h). */
 #define ND_NUM_DEVICE_TYPES 2
 

@@ -75,7 +75,7 @@ nd_status nd__ix_view(nd_array **v, const nd_array *a, int ndim, const int64_t *
 nd_status nd__ix_axis(const char *fn, int axis, int ndim, int *ax)
 {
     if (axis < -ndim || axis >= ndim)
-        return nd__err(ND_ERR_INVALID, fn, "axis %d is out of bounds for array of dimension %d", axis, ndim);
+        return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", axis, ndim);
     *ax = axis < 0 ? axis + ndim : axis;
     return ND_OK;
 }

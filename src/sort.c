@@ -21,7 +21,7 @@
 nd_status nd__sort_norm_axis(const char *func, int *axis, int ndim)
 {
     if (*axis < -ndim || *axis >= ndim || ndim == 0)
-        return nd__err(ND_ERR_INVALID, func, "axis %d is out of bounds for array of dimension %d", *axis, ndim);
+        return nd__err(ND_ERR_SHAPE, func, "axis %d is out of bounds for array of dimension %d", *axis, ndim);
     if (*axis < 0) *axis += ndim;
     return ND_OK;
 }
@@ -247,7 +247,7 @@ nd_status nd_topk(nd_array **values, nd_array **indices, const nd_array *a, int6
     if (ndim == 0) {
         /* torch: a 0-d tensor has one element along its "axis" */
         if (axis != 0 && axis != -1)
-            return nd__err(ND_ERR_INVALID, fn, "axis %d is out of bounds for array of dimension 0", axis);
+            return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension 0", axis);
     } else if ((st = nd__sort_norm_axis(fn, &axis, ndim))) {
         return st;
     }

@@ -30,7 +30,7 @@ static nd_status sorted_rows(const char *fn, nd_array **s, const nd_array *a, in
         for (int i = 0; i < naxes; i++) {
             int ax = axes[i];
             if (ax < -ndim || ax >= ndim)
-                return nd__err(ND_ERR_INVALID, fn, "axis %d is out of bounds for array of dimension %d", ax, ndim);
+                return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", ax, ndim);
             if (ax < 0) ax += ndim;
             if (red[ax]) return nd__err(ND_ERR_INVALID, fn, "repeated axis");
             red[ax] = true;

@@ -22,9 +22,13 @@
 
 static const char *kind_name(nd_kernel_kind k)
 {
-    static const char *const names[ND_NUM_KERNEL_KINDS] = {"unary", "binary", "where", "reduce",
-                                                           "matmul", "gemm",   "random", "cast"};
-    return (unsigned)k < ND_NUM_KERNEL_KINDS && names[k] ? names[k] : "?"; /* issue-13 kinds: unnamed */
+    static const char *const names[ND_NUM_KERNEL_KINDS] = {
+        [ND_KERNEL_UNARY] = "unary",   [ND_KERNEL_BINARY] = "binary",   [ND_KERNEL_WHERE] = "where",
+        [ND_KERNEL_REDUCE] = "reduce", [ND_KERNEL_MATMUL] = "matmul",   [ND_KERNEL_GEMM] = "gemm",
+        [ND_KERNEL_RANDOM] = "random", [ND_KERNEL_CAST] = "cast",       [ND_KERNEL_GATHER] = "gather",
+        [ND_KERNEL_SCATTER] = "scatter", [ND_KERNEL_COMPRESS] = "compress", [ND_KERNEL_SORT] = "sort",
+        [ND_KERNEL_SEARCHSORTED] = "searchsorted", [ND_KERNEL_SCAN] = "scan"};
+    return (unsigned)k < ND_NUM_KERNEL_KINDS && names[k] ? names[k] : "?";
 }
 
 static int num_ops(nd_kernel_kind k)

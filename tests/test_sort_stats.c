@@ -301,7 +301,7 @@ START_TEST(test_quantile_numpy)
     ND_EXPECT_ERR(nd_quantile(&r, x, NAN, 0, NULL, false), ND_ERR_INVALID, "Quantiles must be");
     ND_EXPECT_ERR(nd_percentile(&r, x, -1, 0, NULL, false), ND_ERR_INVALID, "Percentiles must be in the range [0, 100]");
     ax = 2;
-    ND_EXPECT_ERR(nd_median(&r, y, 1, &ax, false), ND_ERR_INVALID, "axis 2 is out of bounds for array of dimension 2");
+    ND_EXPECT_ERR(nd_median(&r, y, 1, &ax, false), ND_ERR_SHAPE, "axis 2 is out of bounds for array of dimension 2");
     int rep[2] = {0, -2};
     ND_EXPECT_ERR(nd_median(&r, y, 2, rep, false), ND_ERR_INVALID, "repeated axis");
     int64_t n0 = 0;
