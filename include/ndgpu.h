@@ -1295,8 +1295,9 @@ ND_API nd_status nd_allclose(bool *result, const nd_array *a, const nd_array *b,
  *  NaNs in the same places count as equal). Different shapes give false
  *  and ND_OK, as NumPy; ND_ERR_DEVICE for mixed devices. */
 ND_API nd_status nd_array_equal(bool *result, const nd_array *a, const nd_array *b, bool equal_nan);
-/** np.radians / np.degrees: the same as nd_deg2rad / nd_rad2deg. */
+/** np.radians: the same as nd_deg2rad. */
 ND_API nd_status nd_radians(nd_array **out, const nd_array *a);
+/** np.degrees: the same as nd_rad2deg. */
 ND_API nd_status nd_degrees(nd_array **out, const nd_array *a);
 /** np.conj: the same as nd_conjugate (the identity on these real dtypes). */
 ND_API nd_status nd_conj(nd_array **out, const nd_array *a);
