@@ -35,7 +35,6 @@ nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, n
     ND_CHECK_PTR(F, a, "a");
     if (!values && !indices && !inverse && !counts)
         return nd__err(ND_ERR_INVALID, F, "no output requested (values, indices, inverse and counts are all NULL)");
-    /* requested outputs that are given must be distinct arrays */
     const int64_t n = a->size;
     nd_array *flat = NULL, *perm = NULL, *sorted = NULL, *flags = NULL, *first = NULL, *vals = NULL, *idx = NULL,
              *cnt = NULL, *inv = NULL, *ids = NULL, *inv_flat = NULL, *nn = NULL;
@@ -79,7 +78,13 @@ nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, n
         if (st == ND_OK && n > 0) st = nd_put(inv_flat, perm, ids, ND_TAKE_RAISE);
         if (st == ND_OK) st = nd_reshape(&inv, inv_flat, a->ndim, a->shape);
     }
-    /* hand the results over only when everything succeeded */
+    /* hand the results over only when everything succeeded and every given
+     * output takes its result (checked before any is written) */
+    nd_array **outs[4] = {values, indices, inverse, counts};
+    nd_array *res[4] = {vals, idx, inv, cnt};
+    for (int k = 0; k < 4 && st == ND_OK; k++)
+        if (outs[k] && *outs[k])
+            st = nd__out_check(F, *outs[k], res[k]->dtype, res[k]->ndim, res[k]->shape, res[k]->device);
     if (st == ND_OK) {
         nd_status s2 = ND_OK;
         if (values) s2 = give(F, values, &vals);
@@ -87,7 +92,7 @@ nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, n
         if (s2 == ND_OK && inverse) s2 = give(F, inverse, &inv);
         if (s2 == ND_OK && counts) s2 = give(F, counts, &cnt);
         st = s2;
-    } else if (!strstr(nd_last_error(), F)) {
+    } else if (!strstr(nd_last_error(), F)) { /* an inner call's message, prefixed */
         nd__err(st, F, "%s", nd_last_error());
     }
     nd_array *all[] = {flat, perm, sorted, flags, first, vals, idx, cnt, inv, ids, inv_flat, nn, t1, t2, t3, head, lo, hi};
