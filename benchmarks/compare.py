@@ -179,6 +179,11 @@ def checksum_rtol(rec):
     dt = rec["dtype"].split("->")[-1]
     if rec["op"] == "argmax":
         return 0.0
+    if rec["op"] == "cumsum" and dt in ("float32", "float16", "bfloat16"):
+        # a running sum of 1.6e7 float32 terms: NumPy adds strictly left to
+        # right, libndgpu in blocks (checked against a double reference by
+        # bench_scan); the two float32 roundings drift apart by ~1e-5
+        return 1e-3
     if rec.get("layout") == "tf32":  # TF32 products: ~1e-3 per element, cuBLAS algorithms may differ
         return 1e-3
     return {"float64": 1e-9, "float32": 2e-5, "float16": 1e-4, "bfloat16": 1e-3}.get(dt, 1e-6)

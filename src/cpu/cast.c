@@ -38,6 +38,26 @@ ND_DTYPE_SUFFIXES(DEF_CAST_FROM)
 /* cast_loops[src][dst] */
 static const nd_loop_fn cast_loops[ND_NUM_DTYPES][ND_NUM_DTYPES] = {ND_DTYPE_SUFFIXES(ROW)};
 
+/* dst[i] = src[-i] (or dst[-i] = src[i]): n items of N bytes, one side
+ * walking backwards. Written on the forward side, so the stores stream. */
+#define COPY_REVERSED(N)                                                                      \
+    __attribute__((optimize("tree-vectorize"))) static void copy_reversed_##N(char **args,   \
+                                                                              const int64_t *steps, int64_t n) \
+    {                                                                                         \
+        char *restrict d = args[0];                                                           \
+        const char *restrict s = args[1];                                                     \
+        /* memcpy: the pointers may be unaligned (an imported view) */                       \
+        if (steps[0] > 0)                                                                     \
+            for (int64_t i = 0; i < n; i++) memcpy(d + i * N, s - i * N, N);                  \
+        else                                                                                  \
+            for (int64_t i = 0; i < n; i++) memcpy(d - i * N, s + i * N, N);                  \
+    }
+COPY_REVERSED(1)
+COPY_REVERSED(2)
+COPY_REVERSED(4)
+COPY_REVERSED(8)
+#undef COPY_REVERSED
+
 /* Same-size copies (no conversion) move bytes. */
 static void copy_bytes(char **args, const int64_t *steps, int64_t n, const void *ctx)
 {
@@ -45,6 +65,18 @@ static void copy_bytes(char **args, const int64_t *steps, int64_t n, const void 
     if (steps[0] == (int64_t)sz && steps[1] == (int64_t)sz) {
         memcpy(args[0], args[1], (size_t)n * sz);
         return;
+    }
+    /* one side reversed (a flipped view: np.flip, a[::-1]): a typed loop
+     * that the compiler vectorises with a permute, instead of the strided
+     * per-element copy below */
+    if ((steps[0] == (int64_t)sz && steps[1] == -(int64_t)sz) || (steps[1] == (int64_t)sz && steps[0] == -(int64_t)sz)) {
+        switch (sz) {
+        case 1: copy_reversed_1(args, steps, n); return;
+        case 2: copy_reversed_2(args, steps, n); return;
+        case 4: copy_reversed_4(args, steps, n); return;
+        case 8: copy_reversed_8(args, steps, n); return;
+        default: break;
+        }
     }
     switch (sz) {
 #define COPY_N(N, T)                                                                     \
