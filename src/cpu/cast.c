@@ -40,8 +40,15 @@ static const nd_loop_fn cast_loops[ND_NUM_DTYPES][ND_NUM_DTYPES] = {ND_DTYPE_SUF
 
 /* dst[i] = src[-i] (or dst[-i] = src[i]): n items of N bytes, one side
  * walking backwards. Written on the forward side, so the stores stream. */
+/* gcc's -O2 cost model leaves these loops scalar; clang vectorises at -O2
+ * and has no optimize attribute */
+#if defined(__clang__)
+#define ND_VECTORIZE
+#else
+#define ND_VECTORIZE __attribute__((optimize("tree-vectorize")))
+#endif
 #define COPY_REVERSED(N)                                                                      \
-    __attribute__((optimize("tree-vectorize"))) static void copy_reversed_##N(char **args,   \
+    ND_VECTORIZE static void copy_reversed_##N(char **args,                                  \
                                                                               const int64_t *steps, int64_t n) \
     {                                                                                         \
         char *restrict d = args[0];                                                           \
