@@ -33,6 +33,7 @@
 
 #include "internal.h"
 #include "out.h"
+#include "prof.h"
 
 static const char *const reduce_names[ND_NUM_REDUCE_OPS] = {
 #define X(E, n) #n,
@@ -100,6 +101,7 @@ static nd_status normalise_axes(const char *fn, int ndim, int naxes, const int *
 static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
                              const int *axes, bool keepdims, double ddof)
 {
+    ND_PROF_OP((unsigned)op < (unsigned)ND_NUM_REDUCE_OPS ? reduce_names[op] : "reduce", out, a);
     ND_CHECK_PTR(fn, out, "out");
     if ((unsigned)op >= (unsigned)ND_NUM_REDUCE_OPS)
         return nd__err(ND_ERR_INVALID, fn, "invalid reduce op %d", (int)op);
