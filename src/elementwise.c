@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "elementwise.h"
-#include "prof.h"
+#include "prh.h"
 
 /* ------------------------------------------------------------------ */
 /* The op table, derived from the X-macro lists                        */
@@ -230,10 +230,16 @@ done:
     return nd__out_end(&t, st);
 }
 
-nd_status nd_unary(nd_array **out, nd_unary_op op, const nd_array *a)
+/* The profiled copy of a unary op (ND_PRH_HOT in src/prh.h). */
+static ND_PRH_COLD nd_status unary_prof(const char *func, bool named, nd_array **out, nd_unary_op op, const nd_array *a)
 {
     ND_PROF_OP(prof_uname(op), out, a);
-    return unary_impl("nd_unary", false, out, op, a);
+    return unary_impl(func, named, out, op, a);
+}
+
+nd_status nd_unary(nd_array **out, nd_unary_op op, const nd_array *a)
+{
+    ND_PRH_HOT(unary_prof("nd_unary", false, out, op, a), unary_impl("nd_unary", false, out, op, a));
 }
 
 /* ------------------------------------------------------------------ */
@@ -356,10 +362,17 @@ nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_binary_op op, co
     return binary_impl(func, false, out, op, a, b);
 }
 
-nd_status nd_binary(nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
+/* The profiled copy of a binary op (ND_PRH_HOT in src/prh.h). */
+static ND_PRH_COLD nd_status binary_prof(const char *func, bool named, nd_array **out, nd_binary_op op,
+                                         const nd_array *a, const nd_array *b)
 {
     ND_PROF_OP(prof_bname(op), out, a, b);
-    return binary_impl("nd_binary", false, out, op, a, b);
+    return binary_impl(func, named, out, op, a, b);
+}
+
+nd_status nd_binary(nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
+{
+    ND_PRH_HOT(binary_prof("nd_binary", false, out, op, a, b), binary_impl("nd_binary", false, out, op, a, b));
 }
 
 /* ------------------------------------------------------------------ */
@@ -452,14 +465,14 @@ nd_status nd_scalar_binary(nd_array **out, nd_binary_op op, nd_scalar s, const n
 #define ND_EW_UWRAP(E, n, k, r)                                       \
     nd_status nd_##n(nd_array **out, const nd_array *a)               \
     {                                                                 \
-        ND_PROF_OP(#n, out, a);                                       \
-        return unary_impl("nd_" #n, true, out, ND_UNARY_##E, a);      \
+        ND_PRH_HOT(unary_prof("nd_" #n, true, out, ND_UNARY_##E, a),          \
+                   unary_impl("nd_" #n, true, out, ND_UNARY_##E, a));         \
     }
 #define ND_EW_BWRAP(E, n, k, r)                                                 \
     nd_status nd_##n(nd_array **out, const nd_array *a, const nd_array *b)      \
     {                                                                           \
-        ND_PROF_OP(#n, out, a, b);                                              \
-        return binary_impl("nd_" #n, true, out, ND_BINARY_##E, a, b);           \
+        ND_PRH_HOT(binary_prof("nd_" #n, true, out, ND_BINARY_##E, a, b),             \
+                   binary_impl("nd_" #n, true, out, ND_BINARY_##E, a, b));            \
     }
 ND_UNARY_OPS(ND_EW_UWRAP)
 ND_BINARY_OPS(ND_EW_BWRAP)

@@ -25,4 +25,18 @@ static inline nd_device nd__prh_xfer_dev(nd_device from, nd_device to)
 #define ND_PRH_TRANSFER(from, to, bytes) \
     ND_PROF_TRANSFER(nd__prh_xfer_name((from), (to)), (bytes), nd__prh_xfer_dev((from), (to)))
 
+/* The hook of the tiny hot ops (nd_add, nd_sum, ...: a public function
+ * whose whole body is one call of its implementation): slow is a call of
+ * a cold, never-inlined copy of the function whose first statement is the
+ * scope (ND_PROF_OP ...; return the implementation), fast the plain call.
+ * While no session runs, the function is a load, a branch and a tail call
+ * (a scope in the function itself would give it a frame and a check after
+ * the call). Use as the function's only statement. */
+#define ND_PRH_HOT(slow, fast)                                  \
+    do {                                                        \
+        if (ND_UNLIKELY(nd__prof_running())) return (slow);     \
+        return (fast);                                          \
+    } while (0)
+#define ND_PRH_COLD __attribute__((noinline, cold))
+
 #endif /* ND_PRH_H */
