@@ -116,6 +116,7 @@ nd_status nd_device_get_info(nd_device_info *info, nd_device dev)
 
 nd_status nd_synchronize(nd_device dev)
 {
+    ND_PROF_OP_ON("synchronize", NULL, dev);
     nd_status st = nd__check_device("nd_synchronize", dev);
     if (st) return st;
     return nd__backend(dev)->synchronize(dev);
@@ -275,6 +276,7 @@ void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_
 /* ------------------------------------------------------------------ */
 nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
+    ND_PROF_OP_ON("empty", out, dev);
     static const char *fn = "nd_empty";
     ND_CHECK_PTR(fn, out, "out");
     nd_status st = nd__check_shape(fn, ndim, shape, dtype, NULL);

@@ -4,6 +4,7 @@
 
 #include "internal.h"
 #include "out.h"
+#include "prh.h"
 
 nd_status nd__copy_into(nd_array *dst, const nd_array *src)
 {
@@ -110,6 +111,7 @@ static nd_status contiguous_ref(nd_array **out, const nd_array *a)
 
 nd_status nd_from_host(nd_array **out, const void *data, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
+    ND_PROF_OP_ON("from_host", out, dev);
     static const char *fn = "nd_from_host";
     ND_CHECK_PTR(fn, out, "out");
     int64_t size;
@@ -119,11 +121,12 @@ nd_status nd_from_host(nd_array **out, const void *data, nd_dtype dtype, int ndi
     if (st) return st;
     if (!data && size > 0) return nd__err(ND_ERR_INVALID, fn, "argument 'data' is NULL for %lld elements", (long long)size);
     nd_array *r;
-    if (*out) {
+    if (*out) { /* the copy is nd_copy_from_host's event, nested in this one */
         nd_out t;
         if ((st = nd__out_begin(&t, fn, out, dtype, ndim, shape, dev))) return st;
         return nd__out_end(&t, nd_copy_from_host(t.res, data, (size_t)size * nd__itemsize(dtype)));
     }
+    ND_PRH_TRANSFER(nd_cpu(), dev, size * (int64_t)nd__itemsize(dtype));
     st = nd__alloc(&r, dtype, ndim, shape, dev);
     if (st) return nd__err_prefix(st, fn);
     if (size > 0) {
@@ -139,6 +142,7 @@ nd_status nd_from_host(nd_array **out, const void *data, nd_dtype dtype, int ndi
 
 nd_status nd_copy(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("copy", out, a);
     static const char *fn = "nd_copy";
     ND_CHECK_PTR(fn, out, "out");
     nd_status st = check_array(fn, a, "a");
@@ -160,6 +164,7 @@ nd_status nd_copy(nd_array **out, const nd_array *a)
 
 nd_status nd_astype(nd_array **out, const nd_array *a, nd_dtype dtype)
 {
+    ND_PROF_OP("astype", out, a);
     static const char *fn = "nd_astype";
     ND_CHECK_PTR(fn, out, "out");
     nd_status st = check_array(fn, a, "a");
@@ -173,12 +178,14 @@ nd_status nd_astype(nd_array **out, const nd_array *a, nd_dtype dtype)
 
 nd_status nd_copy_to_host(void *dst, const nd_array *a, size_t nbytes)
 {
+    ND_PROF_OP("copy_to_host", NULL, a);
     static const char *fn = "nd_copy_to_host";
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
     size_t need = nd_nbytes(a);
     if (nbytes != need)
         return nd__err(ND_ERR_INVALID, fn, "nbytes = %zu, but the array holds %zu bytes", nbytes, need);
+    ND_PRH_TRANSFER(a->device, nd_cpu(), need);
     if (need == 0) return ND_OK;
     ND_CHECK_PTR(fn, dst, "dst");
     nd_array *c = NULL;
@@ -202,6 +209,7 @@ nd_status nd_copy_to_host(void *dst, const nd_array *a, size_t nbytes)
 
 nd_status nd_copy_from_host(nd_array *a, const void *src, size_t nbytes)
 {
+    ND_PROF_OP("copy_from_host", NULL, a);
     static const char *fn = "nd_copy_from_host";
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
@@ -209,6 +217,7 @@ nd_status nd_copy_from_host(nd_array *a, const void *src, size_t nbytes)
     if (nbytes != need)
         return nd__err(ND_ERR_INVALID, fn, "nbytes = %zu, but the array holds %zu bytes", nbytes, need);
     if ((st = nd__out_check_writable(fn, a, "a"))) return st;
+    ND_PRH_TRANSFER(nd_cpu(), a->device, need);
     if (need == 0) return ND_OK;
     ND_CHECK_PTR(fn, src, "src");
     nd_array *h = NULL, *d = NULL;
@@ -230,12 +239,14 @@ nd_status nd_copy_from_host(nd_array *a, const void *src, size_t nbytes)
 
 nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev)
 {
+    ND_PROF_OP("to_device", out, a);
     static const char *fn = "nd_to_device";
     ND_CHECK_PTR(fn, out, "out");
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
     st = nd__check_device(fn, dev);
     if (st) return st;
+    ND_PRH_TRANSFER(a->device, dev, nd_nbytes(a));
     nd_array *moved = NULL, *c = NULL;
     nd_out t;
     if ((st = nd__out_begin(&t, fn, out, a->dtype, a->ndim, a->shape, dev))) return st;
@@ -274,11 +285,13 @@ nd_status nd_to_device(nd_array **out, const nd_array *a, nd_device dev)
 
 nd_status nd_contiguous(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("contiguous", out, a);
     static const char *fn = "nd_contiguous";
     ND_CHECK_PTR(fn, out, "out");
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
     if (*out == NULL) {
+        if (nd_is_contiguous(a)) ND_PROF_BYTES(0); /* a new reference to a */
         st = contiguous_ref(out, a);
         return st ? nd__err_prefix(st, fn) : ND_OK;
     }

@@ -15,6 +15,7 @@
 #include "half.h"
 #include "internal.h"
 #include "out.h"
+#include "prof.h"
 
 /* ------------------------------------------------------------------ */
 /* Element stores                                                      */
@@ -220,6 +221,7 @@ static nd_status create_host(const char *fn, nd_array **out, nd_dtype t, int ndi
 /* ------------------------------------------------------------------ */
 nd_status nd_zeros(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
+    ND_PROF_OP_ON("zeros", out, dev);
     static const char *fn = "nd_zeros";
     nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
     if (st) return st;
@@ -229,6 +231,7 @@ nd_status nd_zeros(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shap
 
 nd_status nd_ones(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
+    ND_PROF_OP_ON("ones", out, dev);
     static const char *fn = "nd_ones";
     nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
     if (st) return st;
@@ -240,6 +243,7 @@ nd_status nd_ones(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape
 
 nd_status nd_full(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_scalar value, nd_device dev)
 {
+    ND_PROF_OP_ON("full", out, dev);
     static const char *fn = "nd_full";
     nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
     if (st) return st;
@@ -254,6 +258,8 @@ nd_status nd_full(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape
 /* ------------------------------------------------------------------ */
 nd_status nd_empty_like(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("empty_like", out, a);
+    ND_PROF_BYTES(a ? nd_nbytes(a) : 0); /* the result written (the template is not read) */
     static const char *fn = "nd_empty_like";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -264,6 +270,8 @@ nd_status nd_empty_like(nd_array **out, const nd_array *a)
 
 nd_status nd_zeros_like(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("zeros_like", out, a);
+    ND_PROF_BYTES(a ? nd_nbytes(a) : 0); /* the result written (the template is not read) */
     static const char *fn = "nd_zeros_like";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -273,6 +281,8 @@ nd_status nd_zeros_like(nd_array **out, const nd_array *a)
 
 nd_status nd_ones_like(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("ones_like", out, a);
+    ND_PROF_BYTES(a ? nd_nbytes(a) : 0); /* the result written (the template is not read) */
     static const char *fn = "nd_ones_like";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -388,6 +398,7 @@ static nd_status int_length(const char *fn, int64_t start, int64_t stop, int64_t
 nd_status nd_arange_scalar(nd_array **out, nd_dtype dtype, nd_scalar start, nd_scalar stop, nd_scalar step,
                            nd_device dev)
 {
+    ND_PROF_OP_ON("arange", out, dev);
     static const char *fn = "nd_arange";
     ND_CHECK_PTR(fn, out, "out");
     if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_INVALID, fn, "invalid dtype value %d", (int)dtype);
@@ -500,6 +511,7 @@ static nd_status linspace_fill(const char *fn, void *dst, int64_t num, nd_dtype 
 
 nd_status nd_linspace(nd_array **out, nd_dtype dtype, double start, double stop, int64_t num, bool endpoint, nd_device dev)
 {
+    ND_PROF_OP_ON("linspace", out, dev);
     static const char *fn = "nd_linspace";
     ND_CHECK_PTR(fn, out, "out");
     if (num < 0) return nd__err(ND_ERR_INVALID, fn, "number of samples, %lld, must be non-negative", (long long)num);
@@ -536,6 +548,7 @@ static nd_status eye_fill(const char *fn, void *dst, int64_t size, nd_dtype t, c
 
 nd_status nd_eye(nd_array **out, nd_dtype dtype, int64_t n, int64_t m, int64_t k, nd_device dev)
 {
+    ND_PROF_OP_ON("eye", out, dev);
     static const char *fn = "nd_eye";
     if (m < 0) m = n;
     int64_t shape[2] = {n, m};

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "prof.h"
 
 /* ------------------------------------------------------------------ */
 /* dtypes and devices                                                  */
@@ -133,6 +134,8 @@ static nd_status check_export(const char *fn, const void *out, const nd_array *a
 
 nd_status nd_to_dlpack(DLManagedTensorVersioned **out, nd_array *a)
 {
+    ND_PROF_OP("to_dlpack", NULL, a);
+    ND_PROF_BYTES(0); /* zero-copy */
     static const char *fn = "nd_to_dlpack";
     nd_status st = check_export(fn, out, a);
     if (st) return st;
@@ -153,6 +156,8 @@ nd_status nd_to_dlpack(DLManagedTensorVersioned **out, nd_array *a)
 
 nd_status nd_to_dlpack_legacy(DLManagedTensor **out, nd_array *a)
 {
+    ND_PROF_OP("to_dlpack_legacy", NULL, a);
+    ND_PROF_BYTES(0); /* zero-copy */
     static const char *fn = "nd_to_dlpack_legacy";
     nd_status st = check_export(fn, out, a);
     if (st) return st;
@@ -296,6 +301,8 @@ static nd_status finish_import(const char *fn, nd_array **out, nd_array *view, v
 
 nd_status nd_from_dlpack(nd_array **out, DLManagedTensorVersioned *t)
 {
+    ND_PROF_OP("from_dlpack", out, NULL);
+    ND_PROF_BYTES(0); /* zero-copy */
     static const char *fn = "nd_from_dlpack";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, t, "t");
@@ -308,11 +315,14 @@ nd_status nd_from_dlpack(nd_array **out, DLManagedTensorVersioned *t)
     nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_versioned, t, base,
                                   (t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
     if (st) return st;
+    ND_PROF_DEVICE(view->device);
     return finish_import(fn, out, view, ours ? release_versioned : NULL, t);
 }
 
 nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t)
 {
+    ND_PROF_OP("from_dlpack_legacy", out, NULL);
+    ND_PROF_BYTES(0); /* zero-copy */
     static const char *fn = "nd_from_dlpack_legacy";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, t, "t");
@@ -321,5 +331,6 @@ nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t)
     const nd_array *base = ours ? ((export_legacy *)t->manager_ctx)->array : NULL;
     nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_legacy, t, base, false);
     if (st) return st;
+    ND_PROF_DEVICE(view->device);
     return finish_import(fn, out, view, ours ? release_legacy : NULL, t);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "elementwise.h"
+#include "prh.h"
 
 /* ------------------------------------------------------------------ */
 /* The op table, derived from the X-macro lists                        */
@@ -37,6 +38,10 @@ const char *nd_binary_op_name(nd_binary_op op)
 {
     return (unsigned)op < (unsigned)ND_NUM_BINARY_OPS ? binary_names[op] : NULL;
 }
+
+/* profiler event names (an invalid op still gets a name: its call fails) */
+static const char *prof_uname(nd_unary_op op) { return (unsigned)op < (unsigned)ND_NUM_UNARY_OPS ? unary_names[op] : "unary"; }
+static const char *prof_bname(nd_binary_op op) { return (unsigned)op < (unsigned)ND_NUM_BINARY_OPS ? binary_names[op] : "binary"; }
 
 /* ------------------------------------------------------------------ */
 /* Shared helpers (declared in src/elementwise.h)                      */
@@ -225,7 +230,17 @@ done:
     return nd__out_end(&t, st);
 }
 
-nd_status nd_unary(nd_array **out, nd_unary_op op, const nd_array *a) { return unary_impl("nd_unary", false, out, op, a); }
+/* The profiled copy of a unary op (ND_PRH_HOT in src/prh.h). */
+static ND_PRH_COLD nd_status unary_prof(const char *func, bool named, nd_array **out, nd_unary_op op, const nd_array *a)
+{
+    ND_PROF_OP(prof_uname(op), out, a);
+    return unary_impl(func, named, out, op, a);
+}
+
+nd_status nd_unary(nd_array **out, nd_unary_op op, const nd_array *a)
+{
+    ND_PRH_HOT(unary_prof("nd_unary", false, out, op, a), unary_impl("nd_unary", false, out, op, a));
+}
 
 /* ------------------------------------------------------------------ */
 /* Binary                                                              */
@@ -347,9 +362,17 @@ nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_binary_op op, co
     return binary_impl(func, false, out, op, a, b);
 }
 
+/* The profiled copy of a binary op (ND_PRH_HOT in src/prh.h). */
+static ND_PRH_COLD nd_status binary_prof(const char *func, bool named, nd_array **out, nd_binary_op op,
+                                         const nd_array *a, const nd_array *b)
+{
+    ND_PROF_OP(prof_bname(op), out, a, b);
+    return binary_impl(func, named, out, op, a, b);
+}
+
 nd_status nd_binary(nd_array **out, nd_binary_op op, const nd_array *a, const nd_array *b)
 {
-    return binary_impl("nd_binary", false, out, op, a, b);
+    ND_PRH_HOT(binary_prof("nd_binary", false, out, op, a, b), binary_impl("nd_binary", false, out, op, a, b));
 }
 
 /* ------------------------------------------------------------------ */
@@ -426,11 +449,13 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
 
 nd_status nd_binary_scalar(nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s)
 {
+    ND_PROF_OP(prof_bname(op), out, a);
     return nd__ew_scalar("nd_binary_scalar", out, op, a, s, false);
 }
 
 nd_status nd_scalar_binary(nd_array **out, nd_binary_op op, nd_scalar s, const nd_array *a)
 {
+    ND_PROF_OP(prof_bname(op), out, a);
     return nd__ew_scalar("nd_scalar_binary", out, op, a, s, true);
 }
 
@@ -440,12 +465,14 @@ nd_status nd_scalar_binary(nd_array **out, nd_binary_op op, nd_scalar s, const n
 #define ND_EW_UWRAP(E, n, k, r)                                       \
     nd_status nd_##n(nd_array **out, const nd_array *a)               \
     {                                                                 \
-        return unary_impl("nd_" #n, true, out, ND_UNARY_##E, a);      \
+        ND_PRH_HOT(unary_prof("nd_" #n, true, out, ND_UNARY_##E, a),          \
+                   unary_impl("nd_" #n, true, out, ND_UNARY_##E, a));         \
     }
 #define ND_EW_BWRAP(E, n, k, r)                                                 \
     nd_status nd_##n(nd_array **out, const nd_array *a, const nd_array *b)      \
     {                                                                           \
-        return binary_impl("nd_" #n, true, out, ND_BINARY_##E, a, b);           \
+        ND_PRH_HOT(binary_prof("nd_" #n, true, out, ND_BINARY_##E, a, b),             \
+                   binary_impl("nd_" #n, true, out, ND_BINARY_##E, a, b));            \
     }
 ND_UNARY_OPS(ND_EW_UWRAP)
 ND_BINARY_OPS(ND_EW_BWRAP)

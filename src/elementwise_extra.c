@@ -11,6 +11,7 @@
  * is written.
  */
 #include "elementwise.h"
+#include "prof.h"
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
@@ -53,12 +54,25 @@ static nd_status scalar_op(const char *func, nd_array **out, nd_binary_op op, co
 /* ------------------------------------------------------------------ */
 /* Aliases                                                             */
 /* ------------------------------------------------------------------ */
-nd_status nd_radians(nd_array **out, const nd_array *a) { return nd__ew_unary_op("nd_radians", out, ND_UNARY_DEG2RAD, a); }
-nd_status nd_degrees(nd_array **out, const nd_array *a) { return nd__ew_unary_op("nd_degrees", out, ND_UNARY_RAD2DEG, a); }
-nd_status nd_conj(nd_array **out, const nd_array *a) { return nd__ew_unary_op("nd_conj", out, ND_UNARY_CONJUGATE, a); }
+nd_status nd_radians(nd_array **out, const nd_array *a) 
+{
+    ND_PROF_OP("radians", out, a);
+    return nd__ew_unary_op("nd_radians", out, ND_UNARY_DEG2RAD, a);
+}
+nd_status nd_degrees(nd_array **out, const nd_array *a) 
+{
+    ND_PROF_OP("degrees", out, a);
+    return nd__ew_unary_op("nd_degrees", out, ND_UNARY_RAD2DEG, a);
+}
+nd_status nd_conj(nd_array **out, const nd_array *a) 
+{
+    ND_PROF_OP("conj", out, a);
+    return nd__ew_unary_op("nd_conj", out, ND_UNARY_CONJUGATE, a);
+}
 
 nd_status nd_real(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("real", out, a);
     const char *func = "nd_real";
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");
@@ -66,6 +80,7 @@ nd_status nd_real(nd_array **out, const nd_array *a)
     nd_status st = nd__view(&v, a, a->dtype, a->ndim, a->shape, a->strides, a->offset);
     if (st) return nd__err_prefix(st, func);
     if (*out == NULL) {
+        ND_PROF_BYTES(0); /* a view */
         *out = v;
         return ND_OK;
     }
@@ -78,6 +93,7 @@ nd_status nd_real(nd_array **out, const nd_array *a)
 
 nd_status nd_imag(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("imag", out, a);
     const char *func = "nd_imag";
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");
@@ -92,6 +108,7 @@ nd_status nd_imag(nd_array **out, const nd_array *a)
 /* ------------------------------------------------------------------ */
 nd_status nd_divmod(nd_array **q, nd_array **r, const nd_array *a, const nd_array *b)
 {
+    ND_PROF_OP("divmod", q, a, b);
     const char *func = "nd_divmod";
     ND_CHECK_PTR(func, q, "q");
     ND_CHECK_PTR(func, r, "r");
@@ -120,6 +137,7 @@ static nd_status as_float(const char *func, const nd_array *a, nd_array **x)
 
 nd_status nd_modf(nd_array **frac, nd_array **intpart, const nd_array *a)
 {
+    ND_PROF_OP("modf", frac, a);
     const char *func = "nd_modf";
     ND_CHECK_PTR(func, frac, "frac");
     ND_CHECK_PTR(func, intpart, "intpart");
@@ -148,6 +166,7 @@ nd_status nd_modf(nd_array **frac, nd_array **intpart, const nd_array *a)
 
 nd_status nd_frexp(nd_array **mantissa, nd_array **exponent, const nd_array *a)
 {
+    ND_PROF_OP("frexp", mantissa, a);
     const char *func = "nd_frexp";
     ND_CHECK_PTR(func, mantissa, "mantissa");
     ND_CHECK_PTR(func, exponent, "exponent");
@@ -208,6 +227,7 @@ static double power_of_ten(int n)
 
 nd_status nd_round(nd_array **out, const nd_array *a, int decimals)
 {
+    ND_PROF_OP("round", out, a);
     const char *func = "nd_round";
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");
@@ -284,6 +304,7 @@ done:
 
 nd_status nd_isclose(nd_array **out, const nd_array *a, const nd_array *b, double rtol, double atol, bool equal_nan)
 {
+    ND_PROF_OP("isclose", out, a, b);
     return isclose_impl("nd_isclose", out, a, b, rtol, atol, equal_nan);
 }
 
@@ -304,6 +325,7 @@ static nd_status all_to_host(const char *func, nd_array *m, bool *result)
 
 nd_status nd_allclose(bool *result, const nd_array *a, const nd_array *b, double rtol, double atol, bool equal_nan)
 {
+    ND_PROF_OP("allclose", NULL, a, b);
     const char *func = "nd_allclose";
     ND_CHECK_PTR(func, result, "result");
     nd_array *m = NULL;
@@ -314,6 +336,7 @@ nd_status nd_allclose(bool *result, const nd_array *a, const nd_array *b, double
 
 nd_status nd_array_equal(bool *result, const nd_array *a, const nd_array *b, bool equal_nan)
 {
+    ND_PROF_OP("array_equal", NULL, a, b);
     const char *func = "nd_array_equal";
     ND_CHECK_PTR(func, result, "result");
     ND_CHECK_PTR(func, a, "a");

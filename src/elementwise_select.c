@@ -3,12 +3,14 @@
  * (minimum(maximum(a, lo), hi), NumPy's clip).
  */
 #include "elementwise.h"
+#include "prof.h"
 
 /* ------------------------------------------------------------------ */
 /* where                                                               */
 /* ------------------------------------------------------------------ */
 nd_status nd_where(nd_array **out, const nd_array *cond, const nd_array *x, const nd_array *y)
 {
+    ND_PROF_OP("where", out, cond, x, y);
     static const char *func = "nd_where";
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, cond, "cond");
@@ -54,6 +56,7 @@ static nd_status check_out(const char *func, nd_array **out, nd_dtype dt, int nd
 
 nd_status nd_clip(nd_array **out, const nd_array *a, const nd_array *lo, const nd_array *hi)
 {
+    ND_PROF_OP("clip", out, a, lo, hi);
     static const char *func = "nd_clip";
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");
@@ -96,6 +99,7 @@ static nd_status fit_bound(const char *func, nd_scalar *s, nd_dtype t, bool is_l
 
 nd_status nd_clip_scalar(nd_array **out, const nd_array *a, nd_scalar lo, nd_scalar hi)
 {
+    ND_PROF_OP("clip", out, a);
     static const char *func = "nd_clip_scalar";
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");

@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "ix_core.h"
 #include "out.h"
+#include "prof.h"
 
 nd_status nd__ix_backend(const char *fn, nd_device dev, const nd_backend **be)
 {
@@ -125,6 +126,7 @@ static nd_status flat_of(const char *fn, const nd_array *a, nd_array **f)
 /* ------------------------------------------------------------------ */
 nd_status nd_take(nd_array **out, const nd_array *a, const nd_array *indices, int axis, nd_take_mode mode)
 {
+    ND_PROF_OP("take", out, a, indices);
     static const char *fn = "nd_take";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -229,6 +231,7 @@ static nd_status along_prepare(const char *fn, const nd_array *a, const nd_array
 
 nd_status nd_take_along_axis(nd_array **out, const nd_array *a, const nd_array *indices, int axis)
 {
+    ND_PROF_OP("take_along_axis", out, a, indices);
     static const char *fn = "nd_take_along_axis";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -300,6 +303,7 @@ static nd_status values_for(const char *fn, const nd_array *values, const nd_arr
 
 nd_status nd_put_along_axis(nd_array *a, const nd_array *indices, const nd_array *values, int axis)
 {
+    ND_PROF_OP("put_along_axis", NULL, a, indices, values);
     static const char *fn = "nd_put_along_axis";
     nd_status st = check_target(fn, a);
     if (st) return st;
@@ -378,6 +382,7 @@ static nd_status cycled(const char *fn, const nd_array *values, const nd_array *
 
 nd_status nd_put(nd_array *a, const nd_array *indices, const nd_array *values, nd_take_mode mode)
 {
+    ND_PROF_OP("put", NULL, a, indices, values);
     static const char *fn = "nd_put";
     nd_status st = check_target(fn, a);
     if (st) return st;

@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "ix_core.h"
 #include "out.h"
+#include "prof.h"
 
 nd_status nd__ix_mask_flat(const char *fn, const nd_array *x, nd_array **m, int64_t *count)
 {
@@ -74,6 +75,7 @@ static nd_status flat_indices_of(const char *fn, const nd_array *a, nd_array **i
 
 nd_status nd_flatnonzero(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("flatnonzero", out, a);
     static const char *fn = "nd_flatnonzero";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -117,6 +119,7 @@ static nd_status unravel(const char *fn, const nd_array *f, int nd, const int64_
 
 nd_status nd_nonzero(nd_array **outs, int cap, int *n, const nd_array *a)
 {
+    ND_PROF_OP("nonzero", NULL, a);
     static const char *fn = "nd_nonzero";
     ND_CHECK_PTR(fn, outs, "outs");
     ND_CHECK_PTR(fn, n, "n");
@@ -139,6 +142,7 @@ nd_status nd_nonzero(nd_array **outs, int cap, int *n, const nd_array *a)
 
 nd_status nd_argwhere(nd_array **out, const nd_array *a)
 {
+    ND_PROF_OP("argwhere", out, a);
     static const char *fn = "nd_argwhere";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -168,6 +172,7 @@ nd_status nd_argwhere(nd_array **out, const nd_array *a)
 
 nd_status nd_count_nonzero(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("count_nonzero", out, a);
     static const char *fn = "nd_count_nonzero";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -222,6 +227,7 @@ static nd_status mask_geometry(const char *fn, const nd_array *a, const nd_array
 
 nd_status nd_mask_select(nd_array **out, const nd_array *a, const nd_array *mask)
 {
+    ND_PROF_OP("mask_select", out, a, mask);
     static const char *fn = "nd_mask_select";
     ND_CHECK_PTR(fn, out, "out");
     int64_t M, R, count;
@@ -312,6 +318,7 @@ static nd_status rows_of_values(const char *fn, const nd_array *values, const nd
 
 nd_status nd_mask_assign(nd_array *a, const nd_array *mask, const nd_array *values)
 {
+    ND_PROF_OP("mask_assign", NULL, a, mask, values);
     static const char *fn = "nd_mask_assign";
     int64_t M, R, count;
     nd_status st = mask_geometry(fn, a, mask, &M, &R);
@@ -342,6 +349,7 @@ fail:
 
 nd_status nd_compress(nd_array **out, const nd_array *condition, const nd_array *a, int axis)
 {
+    ND_PROF_OP("compress", out, condition, a);
     static const char *fn = "nd_compress";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, condition, "condition");
@@ -413,13 +421,16 @@ fail:
 
 nd_status nd_add_at(nd_array *a, const nd_array *indices, const nd_array *values)
 {
+    ND_PROF_OP("add_at", NULL, a, indices, values);
     return ufunc_at("nd_add_at", a, indices, values, ND_SCATTER_ADD);
 }
 nd_status nd_maximum_at(nd_array *a, const nd_array *indices, const nd_array *values)
 {
+    ND_PROF_OP("maximum_at", NULL, a, indices, values);
     return ufunc_at("nd_maximum_at", a, indices, values, ND_SCATTER_MAX);
 }
 nd_status nd_minimum_at(nd_array *a, const nd_array *indices, const nd_array *values)
 {
+    ND_PROF_OP("minimum_at", NULL, a, indices, values);
     return ufunc_at("nd_minimum_at", a, indices, values, ND_SCATTER_MIN);
 }

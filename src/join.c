@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "out.h"
+#include "prof.h"
 
 
 /* Validate the array list itself: n >= 1, no NULLs. */
@@ -73,6 +74,7 @@ static nd_status concat_core(const char *fn, nd_array **out, int n, const nd_arr
 
 nd_status nd_concatenate(nd_array **out, int n, const nd_array *const *arrays, int axis)
 {
+    ND_PROF_OP_N("concatenate", out, arrays && n > 0 ? n : 0, arrays);
     static const char *fn = "nd_concatenate";
     nd_status st = check_list(fn, "concatenate", out, n, arrays);
     if (st) return st;
@@ -102,6 +104,7 @@ nd_status nd_concatenate(nd_array **out, int n, const nd_array *const *arrays, i
 
 nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, int axis)
 {
+    ND_PROF_OP_N("stack", out, arrays && n > 0 ? n : 0, arrays);
     static const char *fn = "nd_stack";
     nd_status st = check_list(fn, "stack", out, n, arrays);
     if (st) return st;

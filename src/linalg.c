@@ -23,6 +23,7 @@
 
 #include "internal.h"
 #include "out.h"
+#include "prof.h"
 
 /* The TF32 switch: -1 = not read from the environment yet. */
 static atomic_int g_tf32 = -1;
@@ -202,8 +203,23 @@ done:
     return nd__out_end(&t, st);
 }
 
+/* The multiply-adds (2 flops each) of a matmul of a (.., M, K) and b
+ * (.., K, N) (1-D operands: M or N of 1), batch dims broadcast: the
+ * profiler's flops (the shapes are valid when it is called). */
+static int64_t mm_flops(const nd_array *a, const nd_array *b)
+{
+    const int an = a->ndim, bn = b->ndim, nb = (an > bn ? an : bn) - 2;
+    int64_t f = 2 * a->shape[an - 1] * (an >= 2 ? a->shape[an - 2] : 1) * (bn >= 2 ? b->shape[bn - 1] : 1);
+    for (int i = 0; i < nb; i++) {
+        const int64_t da = i < an - 2 ? a->shape[an - 3 - i] : 1, db = i < bn - 2 ? b->shape[bn - 3 - i] : 1;
+        f *= da == 1 ? db : da;
+    }
+    return f;
+}
+
 nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b)
 {
+    ND_PROF_OP("matmul", out, a, b);
     static const char *const F = "nd_matmul";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, a, "a");
@@ -225,6 +241,7 @@ nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b)
                        "Input operand 1 has a mismatch in its core dimension 0, with gufunc signature " SIG
                        " (size %lld is different from %lld)",
                        (long long)Kb, (long long)K);
+    ND_PROF_FLOPS(mm_flops(a, b));
     return matmul_impl(F, out, a, b);
 }
 
@@ -286,6 +303,7 @@ done:
 
 nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
 {
+    ND_PROF_OP("dot", out, a, b);
     static const char *const F = "nd_dot";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, a, "a");
@@ -305,7 +323,11 @@ nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
                        (long long)a->shape[an - 1], an - 1, (long long)b->shape[kb], kb);
     }
     /* With a 1-D operand or two matrices, dot is matmul. */
-    if (an == 1 || bn == 1 || (an == 2 && bn == 2)) return matmul_impl(F, out, a, b);
+    if (an == 1 || bn == 1 || (an == 2 && bn == 2)) {
+        ND_PROF_FLOPS(mm_flops(a, b));
+        return matmul_impl(F, out, a, b);
+    }
+    ND_PROF_FLOPS(a->shape[an - 1] ? 2 * (a->size / a->shape[an - 1]) * b->size : 0); /* (P, K) @ Q x (K, N) */
     return dot_nd(F, out, a, b);
 }
 
@@ -315,6 +337,7 @@ nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
 nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b,
                   double beta)
 {
+    ND_PROF_OP("gemm", c, a, b);
     static const char *const F = "nd_gemm";
     ND_CHECK_PTR(F, c, "c");
     ND_CHECK_PTR(F, a, "a");
@@ -335,6 +358,7 @@ nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const 
     if (K != Kb)
         return nd__err(ND_ERR_SHAPE, F, "op(a) has shape (%lld,%lld) and op(b) has shape (%lld,%lld): %lld != %lld",
                        (long long)M, (long long)K, (long long)Kb, (long long)N, (long long)K, (long long)Kb);
+    ND_PROF_FLOPS(2 * M * N * K);
     nd_array *cu = *c;
     if (cu) {
         char s1[400];

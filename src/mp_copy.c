@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mp.h"
+#include "prof.h"
 
 /* begin + target for a copy op writing a's dtype, any overlap -> temp */
 static nd_status copy_begin(nd_out *t, const char *fn, nd_array **out, const nd_array *a, int ndim,
@@ -52,6 +53,7 @@ static nd_status roll_into(nd_array *dst, const nd_array *a, const int64_t *sh)
 
 nd_status nd_roll(nd_array **out, const nd_array *a, int nshift, const int64_t *shift, int naxes, const int *axes)
 {
+    ND_PROF_OP("roll", out, a);
     static const char *fn = "nd_roll";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -156,6 +158,7 @@ static nd_status tile_into(nd_array *dst, const nd_array *a, const int64_t *rep)
 
 nd_status nd_tile(nd_array **out, const nd_array *a, int nreps, const int64_t *reps)
 {
+    ND_PROF_OP("tile", out, a);
     static const char *fn = "nd_tile";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -184,6 +187,7 @@ nd_status nd_tile(nd_array **out, const nd_array *a, int nreps, const int64_t *r
 
 nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, int axis)
 {
+    ND_PROF_OP("repeat", out, a);
     static const char *fn = "nd_repeat";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -245,6 +249,7 @@ nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, int axis
  * form. */
 nd_status nd_repeat_array(nd_array **out, const nd_array *a, const nd_array *repeats, int axis)
 {
+    ND_PROF_OP("repeat_array", out, a, repeats);
     static const char *fn = "nd_repeat_array";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");

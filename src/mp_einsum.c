@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "mp.h"
+#include "prof.h"
 
 #define NLET 52                         /* 'A'..'Z' -> 0..25, 'a'..'z' -> 26..51 (ASCII order) */
 #define NLAB (NLET + ND_MAX_DIMS)       /* then one label per broadcast (ellipsis) dimension */
@@ -212,6 +213,7 @@ static nd_status contract(term *A, term *B, const bool *needed, nd_dtype R)
 
 nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_array *const *operands)
 {
+    ND_PROF_OP_N("einsum", out, operands && n > 0 ? n : 0, operands);
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, subscripts, "subscripts");
     if (n < 1) return nd__err(ND_ERR_INVALID, fn, "No input operands");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mp.h"
+#include "prof.h"
 
 static nd_status same_device(const char *fn, const nd_array *a, const nd_array *b)
 {
@@ -15,6 +16,7 @@ static nd_status same_device(const char *fn, const nd_array *a, const nd_array *
 
 nd_status nd_diag(nd_array **out, const nd_array *a, int64_t k)
 {
+    ND_PROF_OP("diag", out, a);
     static const char *fn = "nd_diag";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -79,11 +81,20 @@ static nd_status tri(const char *fn, nd_array **out, const nd_array *a, int64_t 
     return st;
 }
 
-nd_status nd_tril(nd_array **out, const nd_array *a, int64_t k) { return tri("nd_tril", out, a, k, true); }
-nd_status nd_triu(nd_array **out, const nd_array *a, int64_t k) { return tri("nd_triu", out, a, k, false); }
+nd_status nd_tril(nd_array **out, const nd_array *a, int64_t k) 
+{
+    ND_PROF_OP("tril", out, a);
+    return tri("nd_tril", out, a, k, true);
+}
+nd_status nd_triu(nd_array **out, const nd_array *a, int64_t k) 
+{
+    ND_PROF_OP("triu", out, a);
+    return tri("nd_triu", out, a, k, false);
+}
 
 nd_status nd_trace(nd_array **out, const nd_array *a, int64_t offset, int axis1, int axis2)
 {
+    ND_PROF_OP("trace", out, a);
     static const char *fn = "nd_trace";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -98,6 +109,8 @@ nd_status nd_trace(nd_array **out, const nd_array *a, int64_t offset, int axis1,
 
 nd_status nd_meshgrid(nd_array **outs, int n, const nd_array *const *arrays, nd_meshgrid_indexing indexing, bool copy)
 {
+    ND_PROF_OP_N("meshgrid", NULL, arrays && n > 0 ? n : 0, arrays);
+    if (!copy) ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_meshgrid";
     ND_CHECK_PTR(fn, outs, "outs");
     if (n < 0 || n > ND_MAX_DIMS) return nd__err(ND_ERR_INVALID, fn, "n %d is out of range [0, %d]", n, ND_MAX_DIMS);
@@ -147,12 +160,14 @@ nd_status nd_meshgrid(nd_array **outs, int n, const nd_array *const *arrays, nd_
 
 nd_status nd_outer(nd_array **out, const nd_array *a, const nd_array *b)
 {
+    ND_PROF_OP("outer", out, a, b);
     static const char *fn = "nd_outer";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
     ND_CHECK_PTR(fn, b, "b");
     nd_status st = same_device(fn, a, b);
     if (st) return st;
+    ND_PROF_FLOPS(a->size * b->size); /* one multiply per element */
     nd_array *fa = NULL, *fb = NULL, *col = NULL;
     st = mp__ravel(&fa, a);
     if (!st) st = mp__ravel(&fb, b);
@@ -168,6 +183,7 @@ nd_status nd_outer(nd_array **out, const nd_array *a, const nd_array *b)
 nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array *b, int naxes, const int *axes_a,
                        const int *axes_b)
 {
+    ND_PROF_OP("tensordot", out, a, b);
     static const char *fn = "nd_tensordot";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -208,6 +224,7 @@ nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array *b, int
             if (rnd >= ND_MAX_DIMS) return nd__err(ND_ERR_SHAPE, fn, "the result would have more than %d dimensions", ND_MAX_DIMS);
             rshape[rnd++] = b->shape[i];
         }
+    ND_PROF_FLOPS(2 * M * N * K);
     nd_array *ta = NULL, *tb = NULL, *a2 = NULL, *b2 = NULL, *r = NULL, *rv = NULL;
     st = nd_transpose(&ta, a, pa);
     if (!st) st = nd_transpose(&tb, b, pb);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mp.h"
+#include "prof.h"
 
 typedef struct {
     nd_array *roi;
@@ -101,6 +102,7 @@ static nd_status wrap_both(pad_ctx *c, int64_t *left, int64_t *right, int64_t pe
 nd_status nd_pad(nd_array **out, const nd_array *a, int npairs, const int64_t *widths, nd_pad_mode mode,
                  nd_scalar value)
 {
+    ND_PROF_OP("pad", out, a);
     static const char *fn = "nd_pad";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");

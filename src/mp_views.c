@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mp.h"
+#include "prof.h"
 
 nd_status mp__axis(const char *fn, int axis, int ndim, int *res)
 {
@@ -102,6 +103,8 @@ static nd_status axis_mask(const char *fn, const char *what, int ndim, int naxes
 
 nd_status nd_flip(nd_array **out, const nd_array *a, int naxes, const int *axes)
 {
+    ND_PROF_OP("flip", out, a);
+    if (out && *out == NULL) ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_flip";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -141,6 +144,8 @@ static nd_status permuted(const char *fn, nd_array **out, const nd_array *a, con
 
 nd_status nd_swapaxes(nd_array **out, const nd_array *a, int axis1, int axis2)
 {
+    ND_PROF_OP("swapaxes", out, a);
+    if (out && *out == NULL) ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_swapaxes";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -156,6 +161,8 @@ nd_status nd_swapaxes(nd_array **out, const nd_array *a, int axis1, int axis2)
 
 nd_status nd_moveaxis(nd_array **out, const nd_array *a, int n, const int *source, const int *destination)
 {
+    ND_PROF_OP("moveaxis", out, a);
+    if (out && *out == NULL) ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_moveaxis";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -184,6 +191,8 @@ nd_status nd_moveaxis(nd_array **out, const nd_array *a, int n, const int *sourc
 /* ------------------------------------------------------------------ */
 nd_status nd_diagonal(nd_array **out, const nd_array *a, int64_t offset, int axis1, int axis2)
 {
+    ND_PROF_OP("diagonal", out, a);
+    if (out && *out == NULL) ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_diagonal";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -225,6 +234,8 @@ nd_status nd_diagonal(nd_array **out, const nd_array *a, int64_t offset, int axi
 /* ------------------------------------------------------------------ */
 nd_status nd_broadcast_arrays(nd_array **outs, int n, const nd_array *const *arrays)
 {
+    ND_PROF_OP_N("broadcast_arrays", NULL, arrays && n > 0 ? n : 0, arrays);
+    ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_broadcast_arrays";
     ND_CHECK_PTR(fn, outs, "outs");
     if (n < 0) return nd__err(ND_ERR_INVALID, fn, "n %d is negative", n);
@@ -328,18 +339,24 @@ static nd_status split_common(const char *fn, nd_array **outs, int64_t capacity,
 
 nd_status nd_split(nd_array **outs, int64_t capacity, int64_t *count, const nd_array *a, int64_t sections, int axis)
 {
+    ND_PROF_OP("split", NULL, a);
+    ND_PROF_BYTES(0); /* views */
     return split_common("nd_split", outs, capacity, count, a, sections, axis, true);
 }
 
 nd_status nd_array_split(nd_array **outs, int64_t capacity, int64_t *count, const nd_array *a, int64_t sections,
                          int axis)
 {
+    ND_PROF_OP("array_split", NULL, a);
+    ND_PROF_BYTES(0); /* views */
     return split_common("nd_array_split", outs, capacity, count, a, sections, axis, false);
 }
 
 nd_status nd_split_at(nd_array **outs, int64_t capacity, int64_t *count, const nd_array *a, int nindices,
                       const int64_t *indices, int axis)
 {
+    ND_PROF_OP("split_at", NULL, a);
+    ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_split_at";
     ND_CHECK_PTR(fn, a, "a");
     if (capacity < 0) return nd__err(ND_ERR_INVALID, fn, "capacity %lld is negative", (long long)capacity);
@@ -360,6 +377,8 @@ nd_status nd_split_at(nd_array **outs, int64_t capacity, int64_t *count, const n
 
 nd_status nd_unstack(nd_array **outs, int64_t capacity, int64_t *count, const nd_array *a, int axis)
 {
+    ND_PROF_OP("unstack", NULL, a);
+    ND_PROF_BYTES(0); /* views */
     static const char *fn = "nd_unstack";
     ND_CHECK_PTR(fn, a, "a");
     if (capacity < 0) return nd__err(ND_ERR_INVALID, fn, "capacity %lld is negative", (long long)capacity);

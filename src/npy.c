@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "npy.h"
+#include "prof.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define NPY_NATIVE_CHAR ">"
@@ -136,6 +137,7 @@ static nd_status check_data_size(const char *fn, const npy_header *h, uint64_t t
 
 nd_status nd_load_npy_buffer(nd_array **out, const void *data, size_t size, nd_device dev)
 {
+    ND_PROF_OP_ON("load_npy_buffer", out, dev);
     static const char *fn = "nd_load_npy_buffer";
     ND_CHECK_PTR(fn, out, "out");
     if (data == NULL && size > 0) return nd__err(ND_ERR_INVALID, fn, "argument 'data' is NULL with size %zu", size);
@@ -155,6 +157,7 @@ nd_status nd_load_npy_buffer(nd_array **out, const void *data, size_t size, nd_d
 
 nd_status nd_load_npy(nd_array **out, const char *path, nd_device dev)
 {
+    ND_PROF_OP_ON("load_npy", out, dev);
     static const char *fn = "nd_load_npy";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, path, "path");
@@ -248,6 +251,7 @@ static size_t format_header(char *buf, size_t cap, const nd_array *a)
 
 nd_status nd_save_npy(const char *path, const nd_array *a)
 {
+    ND_PROF_OP("save_npy", NULL, a);
     static const char *fn = "nd_save_npy";
     ND_CHECK_PTR(fn, path, "path");
     ND_CHECK_PTR(fn, a, "a");

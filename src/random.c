@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "out.h"
 #include "philox.h"
+#include "prof.h"
 
 struct nd_rng {
     uint64_t seed;
@@ -81,6 +82,7 @@ static nd_status check_common(const char *func, nd_array **out, nd_rng *rng, nd_
 nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double low,
                             double high, nd_device dev)
 {
+    ND_PROF_OP_ON("random_uniform", out, dev);
     static const char *const F = "nd_random_uniform";
     nd_status st = check_common(F, out, rng, dtype);
     if (st != ND_OK) return st;
@@ -99,6 +101,7 @@ nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndi
 nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean,
                            double stddev, nd_device dev)
 {
+    ND_PROF_OP_ON("random_normal", out, dev);
     static const char *const F = "nd_random_normal";
     nd_status st = check_common(F, out, rng, dtype);
     if (st != ND_OK) return st;
@@ -128,6 +131,7 @@ static void int_range(nd_dtype t, int64_t *lo, int64_t *hi)
 nd_status nd_random_integers(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, int64_t low,
                              int64_t high, nd_device dev)
 {
+    ND_PROF_OP_ON("random_integers", out, dev);
     static const char *const F = "nd_random_integers";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, rng, "rng");
@@ -182,6 +186,7 @@ static nd_status bernoulli(const char *func, nd_array **out, nd_rng *rng, nd_dty
 nd_status nd_random_bernoulli(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double p,
                               nd_device dev)
 {
+    ND_PROF_OP_ON("random_bernoulli", out, dev);
     static const char *const F = "nd_random_bernoulli";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, rng, "rng");
@@ -191,6 +196,7 @@ nd_status nd_random_bernoulli(nd_array **out, nd_rng *rng, nd_dtype dtype, int n
 
 nd_status nd_random_bernoulli_array(nd_array **out, nd_rng *rng, const nd_array *p, nd_dtype dtype)
 {
+    ND_PROF_OP("random_bernoulli", out, p); /* the array form of random_bernoulli */
     static const char *const F = "nd_random_bernoulli_array";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, rng, "rng");

@@ -29,6 +29,7 @@
 #include "internal.h"
 #include "out.h"
 #include "philox.h"
+#include "prof.h"
 
 /* *out = fresh (consumed), or fresh copied into the caller's *out after
  * the out rule's checks (shape, device, same_kind). */
@@ -56,6 +57,7 @@ static nd_status permutation(const char *func, nd_array **perm, nd_rng *rng, int
 
 nd_status nd_random_permutation(nd_array **out, nd_rng *rng, int64_t n, nd_device dev)
 {
+    ND_PROF_OP_ON("random_permutation", out, dev);
     static const char *const F = "nd_random_permutation";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, rng, "rng");
@@ -70,6 +72,7 @@ nd_status nd_random_permutation(nd_array **out, nd_rng *rng, int64_t n, nd_devic
 
 nd_status nd_random_permutation_of(nd_array **out, nd_rng *rng, const nd_array *a)
 {
+    ND_PROF_OP("random_permutation_of", out, a);
     static const char *const F = "nd_random_permutation_of";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, rng, "rng");
@@ -179,6 +182,8 @@ static nd_status es_indices(const char *func, nd_rng *rng, const double *p, int6
 nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a, int64_t n, int ndim, const int64_t *shape,
                            bool replace, const nd_array *p, nd_device dev)
 {
+    ND_PROF_OP("random_choice", out, a, p);
+    if (!a) ND_PROF_DEVICE(dev); /* choice from arange(n) */
     static const char *const F = "nd_random_choice";
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, rng, "rng");

@@ -33,6 +33,7 @@
 
 #include "internal.h"
 #include "out.h"
+#include "prh.h"
 
 static const char *const reduce_names[ND_NUM_REDUCE_OPS] = {
 #define X(E, n) #n,
@@ -43,6 +44,12 @@ static const char *const reduce_names[ND_NUM_REDUCE_OPS] = {
 const char *nd_reduce_op_name(nd_reduce_op op)
 {
     return (unsigned)op < (unsigned)ND_NUM_REDUCE_OPS ? reduce_names[op] : NULL;
+}
+
+/* The profiler's event name (an invalid op still gets one: its call fails). */
+static const char *prof_name(nd_reduce_op op)
+{
+    return (unsigned)op < (unsigned)ND_NUM_REDUCE_OPS ? reduce_names[op] : "reduce";
 }
 
 /* NumPy's result dtype of op applied to an input of dtype t. */
@@ -180,21 +187,32 @@ done:
     return nd__out_end(&t, st);
 }
 
+/* The profiled copy of a reduction (ND_PRH_HOT in src/prh.h). */
+static ND_PRH_COLD nd_status reduce_prof(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
+                                         const int *axes, bool keepdims, double ddof)
+{
+    ND_PROF_OP(prof_name(op), out, a);
+    return reduce_impl(fn, out, op, a, naxes, axes, keepdims, ddof);
+}
+
 nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
-    return reduce_impl("nd_reduce", out, op, a, naxes, axes, keepdims, 0);
+    ND_PRH_HOT(reduce_prof("nd_reduce", out, op, a, naxes, axes, keepdims, 0),
+               reduce_impl("nd_reduce", out, op, a, naxes, axes, keepdims, 0));
 }
 
 nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims,
                          double ddof)
 {
-    return reduce_impl("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof);
+    ND_PRH_HOT(reduce_prof("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof),
+               reduce_impl("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof));
 }
 
 #define X(E, n)                                                                                 \
     nd_status nd_##n(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims) \
     {                                                                                           \
-        return reduce_impl("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0);          \
+        ND_PRH_HOT(reduce_prof("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0),          \
+                   reduce_impl("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0));         \
     }
 ND_REDUCE_OPS(X)
 #undef X

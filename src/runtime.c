@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "out.h"
 #include "pool.h"
+#include "prh.h"
 
 #define ND_MAX_DEVICES 64 /* per device type: the size of the current-stream table */
 
@@ -107,7 +108,9 @@ nd_status nd_stream_create(nd_stream **stream, nd_device dev)
 
 nd_status nd_stream_synchronize(nd_stream *stream)
 {
+    ND_PROF_OP("stream_synchronize", NULL, NULL);
     ND_CHECK_PTR("nd_stream_synchronize", stream, "stream");
+    ND_PROF_DEVICE(stream->dev);
     const nd_backend *be = nd__backend(stream->dev);
     if (be->stream_synchronize) return be->stream_synchronize(stream->handle, stream->dev.id);
     return ND_OK; /* a synchronous device: its work is done */
@@ -196,8 +199,10 @@ nd_status nd_event_record(nd_event *event, nd_stream *stream)
 
 nd_status nd_event_synchronize(nd_event *event)
 {
+    ND_PROF_OP("event_synchronize", NULL, NULL);
     static const char *fn = "nd_event_synchronize";
     ND_CHECK_PTR(fn, event, "event");
+    ND_PROF_DEVICE(event->dev);
     if (!event->recorded) return nd__err(ND_ERR_INVALID, fn, "the event was never recorded");
     const nd_backend *be = nd__backend(event->dev);
     return be->event_synchronize ? be->event_synchronize(event->handle, event->dev.id) : ND_OK;
@@ -321,6 +326,8 @@ static void pinned_release(void *ctx) { nd__host_pinned_free(ctx); }
 
 nd_status nd_empty_pinned(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape)
 {
+    ND_PROF_OP("empty_pinned", out, NULL);
+    ND_PROF_DEVICE(nd_cpu());
     static const char *fn = "nd_empty_pinned";
     ND_CHECK_PTR(fn, out, "out");
     int64_t size;
@@ -350,6 +357,7 @@ nd_status nd_empty_pinned(nd_array **out, nd_dtype dtype, int ndim, const int64_
 /* ------------------------------------------------------------------ */
 nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream)
 {
+    ND_PROF_OP("copy_async", NULL, src, dst);
     static const char *fn = "nd_copy_async";
     ND_CHECK_PTR(fn, dst, "dst");
     ND_CHECK_PTR(fn, src, "src");
@@ -362,6 +370,7 @@ nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream)
     }
     if (stream && !nd__same_device(stream->dev, dst->device) && !nd__same_device(stream->dev, src->device))
         return nd__err(ND_ERR_DEVICE, fn, "the stream belongs to neither array's device");
+    ND_PRH_TRANSFER(src->device, dst->device, nd_nbytes(src));
     /* the backend of the device side queues the copy (dst's when both are
      * devices: a peer copy); between host arrays it is synchronous */
     nd_device d = dst->device;

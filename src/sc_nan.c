@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "out.h"
 #include "sc.h"
+#include "prof.h"
 
 /* Hand v (any dtype, the result's shape) to the caller as dtype rdt: a new
  * reference or cast when *out is NULL, else copied (cast) into *out under
@@ -96,10 +97,12 @@ static nd_status nan_sp(const char *fn, nd_array **out, nd_reduce_op op, const n
 
 nd_status nd_nansum(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("nansum", out, a);
     return nan_sp("nd_nansum", out, ND_REDUCE_SUM, a, naxes, axes, keepdims);
 }
 nd_status nd_nanprod(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("nanprod", out, a);
     return nan_sp("nd_nanprod", out, ND_REDUCE_PROD, a, naxes, axes, keepdims);
 }
 
@@ -127,10 +130,12 @@ static nd_status nan_mm(const char *fn, nd_array **out, nd_reduce_op op, const n
 
 nd_status nd_nanmax(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("nanmax", out, a);
     return nan_mm("nd_nanmax", out, ND_REDUCE_MAX, a, naxes, axes, keepdims);
 }
 nd_status nd_nanmin(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("nanmin", out, a);
     return nan_mm("nd_nanmin", out, ND_REDUCE_MIN, a, naxes, axes, keepdims);
 }
 
@@ -160,10 +165,12 @@ static nd_status nan_arg(const char *fn, nd_array **out, nd_reduce_op op, const 
 
 nd_status nd_nanargmax(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("nanargmax", out, a);
     return nan_arg("nd_nanargmax", out, ND_REDUCE_ARGMAX, a, naxes, axes, keepdims);
 }
 nd_status nd_nanargmin(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("nanargmin", out, a);
     return nan_arg("nd_nanargmin", out, ND_REDUCE_ARGMIN, a, naxes, axes, keepdims);
 }
 
@@ -172,6 +179,7 @@ nd_status nd_nanargmin(nd_array **out, const nd_array *a, int naxes, const int *
  * is 0/0 = NaN. */
 nd_status nd_nanmean(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("nanmean", out, a);
     static const char *fn = "nd_nanmean";
     bool isf;
     nd_status st = nan_check(fn, out, a, &isf);
@@ -250,16 +258,19 @@ static nd_status nan_vs(const char *fn, nd_array **out, bool is_std, const nd_ar
 
 nd_status nd_nanvar(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof)
 {
+    ND_PROF_OP("nanvar", out, a);
     return nan_vs("nd_nanvar", out, false, a, naxes, axes, keepdims, ddof);
 }
 nd_status nd_nanstd(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof)
 {
+    ND_PROF_OP("nanstd", out, a);
     return nan_vs("nd_nanstd", out, true, a, naxes, axes, keepdims, ddof);
 }
 
 /* ptp = max - min (NumPy's np.ptp), in a's dtype (integers wrap). */
 nd_status nd_ptp(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("ptp", out, a);
     static const char *fn = "nd_ptp";
     bool isf;
     nd_status st = nan_check(fn, out, a, &isf);
@@ -283,6 +294,7 @@ nd_status nd_ptp(nd_array **out, const nd_array *a, int naxes, const int *axes, 
 nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes,
                           bool keepdims, nd_dtype dtype)
 {
+    ND_PROF_OP(nd_reduce_op_name(op) ? nd_reduce_op_name(op) : "reduce", out, a);
     static const char *fn = "nd_reduce_dtype";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");

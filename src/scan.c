@@ -32,6 +32,7 @@
 #include "internal.h"
 #include "out.h"
 #include "sc.h"
+#include "prof.h"
 
 /* The accumulation dtype of a scan over values of dtype t. */
 static nd_dtype scan_acc(nd_dtype t)
@@ -56,9 +57,12 @@ static nd_dtype scan_result(int op, nd_dtype t)
     }
 }
 
+static const char *const scan_names[4] = {"cumsum", "cumprod", "cummax", "cummin"}; /* profiler names */
+
 static nd_status scan_impl(const char *fn, nd_array **out, int op, const nd_array *a, int axis, bool has_dtype,
                            nd_dtype dtype)
 {
+    ND_PROF_OP(scan_names[op & 3], out, a);
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
     if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_DTYPE, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
@@ -170,6 +174,7 @@ static nd_status diff_edge(nd_array **res, const nd_array *e, const nd_array *a,
 
 nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_array *prepend, const nd_array *append)
 {
+    ND_PROF_OP("diff", out, a, prepend, append);
     static const char *fn = "nd_diff";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");

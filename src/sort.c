@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "out.h"
 #include "sort.h"
+#include "prof.h"
 
 nd_status nd__sort_norm_axis(const char *func, int *axis, int ndim)
 {
@@ -176,11 +177,13 @@ static nd_status sort_common(const char *fn, nd_array **out, const nd_array *a, 
 
 nd_status nd_sort(nd_array **out, const nd_array *a, int axis, unsigned flags)
 {
+    ND_PROF_OP("sort", out, a);
     return sort_common("nd_sort", out, a, axis, flags, false);
 }
 
 nd_status nd_argsort(nd_array **out, const nd_array *a, int axis, unsigned flags)
 {
+    ND_PROF_OP("argsort", out, a);
     return sort_common("nd_argsort", out, a, axis, flags, true);
 }
 
@@ -201,11 +204,13 @@ static nd_status partition_common(const char *fn, nd_array **out, const nd_array
 
 nd_status nd_partition(nd_array **out, const nd_array *a, int64_t kth, int axis)
 {
+    ND_PROF_OP("partition", out, a);
     return partition_common("nd_partition", out, a, kth, axis, false);
 }
 
 nd_status nd_argpartition(nd_array **out, const nd_array *a, int64_t kth, int axis)
 {
+    ND_PROF_OP("argpartition", out, a);
     return partition_common("nd_argpartition", out, a, kth, axis, true);
 }
 
@@ -237,6 +242,7 @@ static nd_status topk_rows(const char *fn, nd_array *mv, nd_array *mi, const nd_
 nd_status nd_topk(nd_array **values, nd_array **indices, const nd_array *a, int64_t k, int axis, bool largest,
                   bool sorted)
 {
+    ND_PROF_OP("topk", values, a);
     static const char *fn = "nd_topk";
     (void)sorted; /* always sorted */
     if (!values && !indices) return nd__err(ND_ERR_INVALID, fn, "arguments 'values' and 'indices' are both NULL");

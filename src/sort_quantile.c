@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "out.h"
 #include "sort.h"
+#include "prof.h"
 
 /* a's reduced axes merged last and sorted: *s is (outer..., n) in the
  * order of a's kept axes; oshape/ondim the result shape (keepdims
@@ -165,17 +166,20 @@ static nd_status order_stat(const char *fn, nd_array **out, const nd_array *a, d
 
 nd_status nd_median(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("median", out, a);
     return order_stat("nd_median", out, a, -1.0, naxes, axes, keepdims);
 }
 
 nd_status nd_quantile(nd_array **out, const nd_array *a, double q, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("quantile", out, a);
     if (!(q >= 0.0 && q <= 1.0)) return nd__err(ND_ERR_INVALID, "nd_quantile", "Quantiles must be in the range [0, 1] (got %g)", q);
     return order_stat("nd_quantile", out, a, q, naxes, axes, keepdims);
 }
 
 nd_status nd_percentile(nd_array **out, const nd_array *a, double q, int naxes, const int *axes, bool keepdims)
 {
+    ND_PROF_OP("percentile", out, a);
     if (!(q >= 0.0 && q <= 100.0))
         return nd__err(ND_ERR_INVALID, "nd_percentile", "Percentiles must be in the range [0, 100] (got %g)", q);
     return order_stat("nd_percentile", out, a, q / 100.0, naxes, axes, keepdims);

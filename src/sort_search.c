@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "out.h"
 #include "sort.h"
+#include "prof.h"
 
 /* The searchsorted work on validated, promoted, contiguous arrays into a
  * fresh int64 array of v's shape. */
@@ -45,6 +46,7 @@ static nd_status same_dev(const char *fn, const nd_array *a, const nd_array *b, 
 
 nd_status nd_searchsorted(nd_array **out, const nd_array *a, const nd_array *v, nd_side side)
 {
+    ND_PROF_OP("searchsorted", out, a, v);
     static const char *fn = "nd_searchsorted";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -74,6 +76,7 @@ nd_status nd_searchsorted(nd_array **out, const nd_array *a, const nd_array *v, 
 
 nd_status nd_isin(nd_array **out, const nd_array *element, const nd_array *test_elements, bool invert)
 {
+    ND_PROF_OP("isin", out, element, test_elements);
     static const char *fn = "nd_isin";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, element, "element");

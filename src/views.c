@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "out.h"
+#include "prof.h"
 
 /* Hand the view v to the caller: *out = v when *out is NULL, else copy
  * v's elements into *out (shape, device and same_kind checked) and drop
@@ -83,6 +84,7 @@ static bool attempt_nocopy_reshape(const nd_array *a, int newnd, const int64_t *
 
 nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t *shape)
 {
+    ND_PROF_OP("reshape", out, a);
     static const char *fn = "nd_reshape";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -122,7 +124,7 @@ nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t 
     int64_t strides[ND_MAX_DIMS];
     nd_array *v = NULL;
     nd_status st;
-    bool same = ndim == a->ndim;
+    bool same = ndim == a->ndim, copied = false;
     for (int i = 0; same && i < ndim; i++) same = dims[i] == a->shape[i];
     if (same) {
         st = nd__view(&v, a, a->dtype, ndim, dims, a->strides, a->offset);
@@ -144,8 +146,10 @@ nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t 
         nd_release(rv);
         if (st) nd_release(r);
         else v = r;
+        copied = true;
     }
     if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL && !copied) ND_PROF_BYTES(0); /* a view */
     return finish_view(fn, out, v);
 }
 
@@ -154,6 +158,7 @@ nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t 
 /* ------------------------------------------------------------------ */
 nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes)
 {
+    ND_PROF_OP("transpose", out, a);
     static const char *fn = "nd_transpose";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -177,6 +182,7 @@ nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes)
     nd_array *v = NULL;
     nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
     return finish_view(fn, out, v);
 }
 
@@ -209,6 +215,7 @@ static int64_t adjust_slice(int64_t length, int64_t *start, int64_t *stop, int64
 
 nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_range *ranges)
 {
+    ND_PROF_OP("slice", out, a);
     static const char *fn = "nd_slice";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -241,6 +248,7 @@ nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_rang
     nd_array *v = NULL;
     nd_status st = nd__view(&v, a, a->dtype, a->ndim, shape, strides, offset);
     if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
     return finish_view(fn, out, v);
 }
 
@@ -249,6 +257,7 @@ nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_rang
 /* ------------------------------------------------------------------ */
 nd_status nd_squeeze(nd_array **out, const nd_array *a, int naxes, const int *axes)
 {
+    ND_PROF_OP("squeeze", out, a);
     static const char *fn = "nd_squeeze";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -282,11 +291,13 @@ nd_status nd_squeeze(nd_array **out, const nd_array *a, int naxes, const int *ax
     nd_array *v = NULL;
     nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
     return finish_view(fn, out, v);
 }
 
 nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
 {
+    ND_PROF_OP("expand_dims", out, a);
     static const char *fn = "nd_expand_dims";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -311,6 +322,7 @@ nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
     nd_array *v = NULL;
     st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
     return finish_view(fn, out, v);
 }
 
@@ -319,6 +331,7 @@ nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
 /* ------------------------------------------------------------------ */
 nd_status nd_broadcast_to(nd_array **out, const nd_array *a, int ndim, const int64_t *shape)
 {
+    ND_PROF_OP("broadcast_to", out, a);
     static const char *fn = "nd_broadcast_to";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
@@ -343,5 +356,6 @@ nd_status nd_broadcast_to(nd_array **out, const nd_array *a, int ndim, const int
     nd_array *v = NULL;
     st = nd__view(&v, a, a->dtype, ndim, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
     return finish_view(fn, out, v);
 }

@@ -51,7 +51,7 @@ typedef Suite *(*suite_fn)(void);
 /* issue 14, the profiler: [prof] the lead's core, [prh] the hooks in every op, [prr] the reports */
 #define SUITES_PROF(X) X(profiler)
 /* [prh] */
-#define SUITES_PRH(X)
+#define SUITES_PRH(X) X(profiler_ops)
 /* [prr] */
 #define SUITES_PRR(X)
 
