@@ -36,6 +36,23 @@
  *                            "copy_d2h", "copy_d2d" or "copy_h2h" of bytes
  *                            bytes, timed on dev (the GPU side of the copy)
  *   ND_PROF_DEVICE(dev)      the op runs on dev (when no input says so)
+ *
+ * An op whose inputs are all NULL and that names no device when it opens
+ * (stream/event synchronize, empty_pinned, from_dlpack: they set it with
+ * ND_PROF_DEVICE) is recorded whatever cfg.cpu / cfg.cuda say.
+ *
+ * A call that fails still records its one event: the op's name, the
+ * non-NULL inputs it was given, out_dtype -1 (or the dtype of a given
+ * *out, which stays untouched), bytes estimated from those arrays. A
+ * transfer that fails before its direction is known stays an
+ * ND_PROFILER_OP under its function name (to_device, copy_to_host, ...);
+ * an invalid op enum is named "unary", "binary" or "reduce". Recording
+ * never reads a NULL input or out (tests/test_profiler_ops.c, failed_op).
+ *
+ * The hottest ops (nd_add and the other named wrappers, nd_unary/binary,
+ * the reductions) open their scope in a cold copy of themselves
+ * (ND_PRH_HOT, src/prh.h), so that while no session runs they stay a
+ * load, a branch and a tail call.
  */
 #ifndef ND_PROF_H
 #define ND_PROF_H
@@ -84,7 +101,7 @@ static inline bool nd__prof_running(void) { return atomic_load_explicit(&nd__pro
     if (ND_UNLIKELY(nd__prof_running())) nd__prof_begin(&nd__ps, (name), (out), (n), (arrays), NULL)
 #define ND_PROF_OP_ON(name, out, dev)                                                                \
     ND__PROF_SCOPE;                                                                                  \
-    if (ND_UNLIKELY(nd__prof_running())) nd__prof_begin(&nd__ps, (name), (out), 0, NULL, &(dev))
+    if (ND_UNLIKELY(nd__prof_running())) nd__prof_begin(&nd__ps, (name), (out), 0, NULL, (const nd_device[]){(dev)})
 
 #define ND_PROF_BYTES(b) do { if (ND_UNLIKELY(nd__ps.frame)) nd__prof_set(&nd__ps, ND_PROF_SET_BYTES, (int64_t)(b)); } while (0)
 #define ND_PROF_FLOPS(f) do { if (ND_UNLIKELY(nd__ps.frame)) nd__prof_set(&nd__ps, ND_PROF_SET_FLOPS, (int64_t)(f)); } while (0)

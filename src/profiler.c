@@ -269,14 +269,16 @@ void nd__prof_begin(nd_prof_scope *s, const char *name, nd_array **out, int n, c
     if (!t) return;
     pthread_mutex_lock(&t->lock);
     nd_device d = dev ? *dev : nd_cpu();
+    bool known = dev != NULL;
     for (int i = 0; !dev && i < n; i++)
         if (ins[i]) {
             d = ins[i]->device;
+            known = true;
             break;
         }
     int64_t idx;
     rec *r;
-    if (!g_running || !device_wanted(d) || t->depth == MAX_DEPTH || !(r = rec_new(t, &idx))) {
+    if (!g_running || (known && !device_wanted(d)) || t->depth == MAX_DEPTH || !(r = rec_new(t, &idx))) {
         if (g_running && t->depth == MAX_DEPTH) atomic_fetch_add(&g_dropped, 1);
         pthread_mutex_unlock(&t->lock);
         return;
