@@ -62,13 +62,13 @@ static void rate(nd_sb *b, const char *key, int64_t v, int64_t ns)
 static void args(nd_sb *b, const nd_prof_result *r, const nd_profiler_event *e, bool host)
 {
     char dn[24];
-    nd__sb_puts(b, ", \"args\": {\"device\": ");
-    nd__sb_json_str(b, nd__prof_devname(dn, e->device));
-    nd__sb_printf(b, ", \"stream\": %d", e->stream);
     if (e->kind == ND_PROFILER_RANGE) {
-        nd__sb_puts(b, "}");
+        nd__sb_printf(b, ", \"args\": {\"depth\": %d}", e->depth);
         return;
     }
+    nd__sb_puts(b, ", \"args\": {\"device\": ");
+    nd__sb_json_str(b, nd__prof_devname(dn, e->device));
+    if (e->device.type == ND_DEVICE_CUDA) nd__sb_printf(b, ", \"stream\": %d", e->stream);
     int n = e->ninputs < 0 ? 0 : e->ninputs > ND_PROFILER_MAX_INPUTS ? ND_PROFILER_MAX_INPUTS : e->ninputs;
     nd__sb_puts(b, ", \"dtypes\": [");
     for (int i = 0; i < n; i++) nd__sb_printf(b, "%s\"%s\"", i ? ", " : "", nd_dtype_name(e->dtypes[i]));
