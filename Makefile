@@ -74,6 +74,10 @@ ifeq ($(CUDA_EMU),1)
   NVCCFLAGS := -x c++ -std=c++17 $(OPT) -ffp-contract=off -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
                -Wno-unknown-pragmas -Wno-class-memaccess -DND_WITH_CUDA=1 -DND_CUDA_EMU=1 \
                -Itests/emu -isystem $(HIPCPU)/include -Iinclude -Isrc $(BLAS_CFLAGS) $(SAN)
+  # nvtx3 (header-only, the toolkit's) for the NVTX range slots (src/cuda/nvtx.cu),
+  # searched after every other directory so the stand-ins above always win
+  NVTX_INCLUDE ?= $(wildcard /usr/local/cuda/include)
+  NVCCFLAGS += $(if $(NVTX_INCLUDE),-idirafter $(NVTX_INCLUDE))
   EMU_SRCS := $(wildcard tests/emu/*.cpp)
   EMU_OBJS := $(EMU_SRCS:%.cpp=$(BUILD)/%.o)
   LDLIBS_ALL += -ltbb -lstdc++

@@ -219,6 +219,8 @@ def verify_claims(rec):
 def fmt_time(s):
     if s is None:
         return "-"
+    if abs(s) < 1e-8:
+        return "%.2f ns" % (s * 1e9)
     if s < 1e-6:
         return "%.0f ns" % (s * 1e9)
     if s < 1e-3:
@@ -451,6 +453,11 @@ CPU_GOALS = [
      1.5, "each"),
     ("take along axis 0 of (1e6, 16) float32", sel("index", "take", "float32", "1000000x16"), "ratio_numpy", ">=",
      1.5, "each"),
+    # issue 14 (the profiler): what it costs per op, disabled and recording
+    ("profiler off: the door every op opens", sel("overhead", "profiler door (off)"), "door_cost_s", "<=", 1e-9,
+     "each"),
+    ("profiler on: recording one nd_add (n = 1, 100)", sel("overhead", "add", layout="out,profiled"),
+     "profiler_cost_s", "<=", 300e-9, "each"),
 ]
 
 
@@ -477,7 +484,7 @@ def fmt_goal_value(metric, v):
         return "-"
     if metric.startswith("fraction") or metric == "vs_raw_pinned":
         return "%.0f%%" % (100 * v)
-    if metric == "median_s":
+    if metric.endswith("_s"):  # median_s, door_cost_s, profiler_cost_s
         return fmt_time(v)
     return "%.2fx" % v
 

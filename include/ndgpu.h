@@ -1403,7 +1403,7 @@ typedef struct nd_profiler_event {
     nd_dtype dtypes[ND_PROFILER_MAX_INPUTS];
     int ndims[ND_PROFILER_MAX_INPUTS];                /* record_shapes; else 0 */
     const int64_t *shapes[ND_PROFILER_MAX_INPUTS];    /* record_shapes; else NULL */
-    nd_dtype out_dtype;      /* the result's dtype; -1 when the op gave no array */
+    int out_dtype;           /* the result's nd_dtype; -1 when the op gave no array */
 } nd_profiler_event;
 /** The last session's events, ordered by host start time (ties: the
  *  outer event first). ND_ERR_INVALID while a session runs or before

@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "out.h"
+#include "prof.h"
 
 /* ------------------------------------------------------------------ */
 /* Reference counting                                                  */
@@ -18,6 +19,8 @@ static void buffer_release(nd_buffer *b)
     } else if (b->owns && b->ptr) {
         const nd_backend *be = nd__backend(b->device);
         if (be) be->free(b->device, b->ptr, b->nbytes);
+        if (ND_UNLIKELY(atomic_load_explicit(&nd__prof_mem_on, memory_order_relaxed)))
+            nd__prof_mem(b->device, -(int64_t)b->nbytes);
     }
     nd__free(b);
 }
@@ -166,6 +169,7 @@ nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *sha
     b->device = dev;
     b->owns = true;
     a->buf = b;
+    if (ND_UNLIKELY(atomic_load_explicit(&nd__prof_mem_on, memory_order_relaxed))) nd__prof_mem(dev, (int64_t)nbytes);
     *out = a;
     return ND_OK;
 }

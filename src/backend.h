@@ -45,8 +45,9 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 2 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
-                                 * topk_rows, searchsorted, scan) and random taking the call description */
+#define ND_BACKEND_ABI_VERSION 3 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
+                                 * topk_rows, searchsorted, scan) and random taking the call description;
+                                 * 3: range_push/range_pop (issue 14, the profiler's NVTX ranges) */
 /* One more than the largest nd_device_type value (include/ndgpu.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -136,6 +137,12 @@ typedef struct nd_backend {
     nd_status (*copy_async)(nd_array *dst, const nd_array *src, void *stream);
     /* Wait for all work queued on dev. */
     nd_status (*synchronize)(nd_device dev);
+    /* OPTIONAL (both or none): open / close a named range in the vendor's
+     * tracing tool on the calling thread (NVTX for CUDA: Nsight Systems
+     * shows nd_range_push/pop). Never fail; cheap when no tool listens
+     * (NULL: the backend has no such tool). */
+    void (*range_push)(const char *name);
+    void (*range_pop)(void);
 
     /* ---------------- compute part ---------------- */
     /* nbytes of device memory at *ptr (ND_ERR_NOMEM with a message). */

@@ -49,7 +49,7 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_EW(X)
 
 /* issue 14, the profiler: [prof] the lead's core, [prh] the hooks in every op, [prr] the reports */
-#define SUITES_PROF(X)
+#define SUITES_PROF(X) X(profiler)
 /* [prh] */
 #define SUITES_PRH(X)
 /* [prr] */

@@ -170,6 +170,8 @@ const nd_backend nd__cpu_backend = {
     .pinned_upstream = NULL,                   /* cannot page-lock memory */
     .copy_async = NULL,                        /* the core copies synchronously */
     .synchronize = cpu_synchronize,            /* nothing to wait for */
+    .range_push = NULL,                        /* no vendor tracing tool */
+    .range_pop = NULL,
     /* compute part */
     .alloc = cpu_alloc,                        /* aligned_alloc, accounted */
     .free = cpu_free,

@@ -104,6 +104,8 @@ extern "C" const nd_backend nd__cuda_backend = {
     .pinned_upstream = cuda_pinned_upstream,               // cudaHostAlloc + stream fences
     .copy_async = nd__cuda_copy_async,                     // H2D, D2H, D2D and peer copies
     .synchronize = cuda_synchronize,                       // cudaDeviceSynchronize
+    .range_push = nd__cuda_range_push,                     // nvtx.cu: nvtxRangePushA (NULL without nvtx3)
+    .range_pop = nd__cuda_range_pop,
     // compute part
     .alloc = cuda_alloc,                                   // the device pool, current stream
     .free = cuda_free,

@@ -61,6 +61,9 @@ ND_INTERNAL nd_status nd__cuda_event_record(void *event, void *stream, int dev);
 ND_INTERNAL nd_status nd__cuda_event_synchronize(void *event, int dev);
 ND_INTERNAL nd_status nd__cuda_event_elapsed(float *ms, void *start, void *end, int dev);
 ND_INTERNAL void nd__cuda_event_destroy(void *event, int dev);
+/* nvtx.cu: the range slots (NVTX) */
+ND_INTERNAL void nd__cuda_range_push(const char *name);
+ND_INTERNAL void nd__cuda_range_pop(void);
 /* src/cuda/kernels_elementwise*.cu: unary/binary/where kernels for every
  * op of the op table (contract of nd_backend.unary/binary/where) */
 ND_INTERNAL nd_status nd__cuda_unary(nd_unary_op op, nd_array *out, const nd_array *a);
