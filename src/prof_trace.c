@@ -8,7 +8,8 @@
  * ("stream 0 (default)", "stream 1", ...). Ops, ranges and transfers are
  * complete events ("ph":"X", cat "op" / "range" / "transfer") on their host
  * thread, so they nest as they ran; the device interval of an op is an X
- * event on its device's stream row (cat "device_op" / "device_transfer")
+ * event on its device's stream row (cat "device_op" / "device_transfer";
+ * a range's device interval, when it has one, is "device_range")
  * with a flow arrow from the host op that queued it (for the innermost op
  * with device time). Transfers carry cname "yellow" on both rows, so they
  * stand out from kernels. Memory events are counters ("ph":"C",
@@ -100,7 +101,8 @@ static void args(nd_sb *b, const nd_prof_result *r, const nd_profiler_event *e, 
 static void x_event(nd_sb *b, const nd_prof_result *r, const nd_profiler_event *e, bool host)
 {
     static const char *const cat_host[] = {"op", "range", "transfer", "memory"};
-    const char *cat = host ? cat_host[e->kind] : e->kind == ND_PROFILER_TRANSFER ? "device_transfer" : "device_op";
+    static const char *const cat_dev[] = {"device_op", "device_range", "device_transfer", "memory"};
+    const char *cat = host ? cat_host[e->kind] : cat_dev[e->kind];
     nd__sb_puts(b, ",\n{\"name\": ");
     nd__sb_json_str(b, e->name ? e->name : "(unnamed)");
     nd__sb_printf(b, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": ", cat);

@@ -110,7 +110,7 @@ def check_trace(path, want_memory, want_device, ranges, ops, require_ops):
             need(e.get("cat") == "transfer", f"'{e['name']}' is not in cat 'transfer'")
         if e.get("cat") in ("transfer", "device_transfer"):
             need("cname" in e, f"transfer '{e['name']}' has no cname (not visibly distinct)")
-        if e.get("cat") in ("device_op", "device_transfer"):
+        if e.get("cat") in ("device_op", "device_transfer", "device_range"):
             need(procs.get(e["pid"], "").startswith("cuda:"), f"device event '{e['name']}' not on a cuda:N process")
 
     has_device_time = any("device time (us)" in e.get("args", {}) for e in xs if e["pid"] == 0)

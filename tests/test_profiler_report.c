@@ -456,6 +456,7 @@ START_TEST(test_chrome_trace)
     g_ev[1].name = "back\"ward\\ \n\x01 caf\xc3\xa9 \xff"; /* quotes, backslash, control bytes, UTF-8, a bad byte */
     char path[512];
     tmp_path(path, sizeof path, "trace");
+    on_gpu(&g_ev[0], 1200, 9000); /* the range's device interval: a device_range, no flow (matmul has one) */
     ND_OK_OR_FAIL(nd__prof_chrome_trace(r, path));
     size_t n;
     char *s = slurp(path, &n);
@@ -478,6 +479,10 @@ START_TEST(test_chrome_trace)
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(s, want[i]), "trace lacks '%s'", want[i]);
+    ck_assert_ptr_nonnull(strstr(s, "\"name\": \"forward\", \"cat\": \"device_range\", \"ph\": \"X\", \"ts\": 1.200, \"dur\": 9.000, \"pid\": 1"));
+    int flows = 0;
+    for (const char *p = s; (p = strstr(p, "\"ph\": \"s\"")); p++) flows++;
+    ck_assert_int_eq(flows, 2); /* matmul and copy_h2d: the innermost device work */
     free(s);
     /* no device events at all: no device process, no flows */
     nd_profiler_event cpu[2] = {g_ev[3], g_ev[4]};
