@@ -10,6 +10,7 @@
 #include "prof_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 enum { COL_W = 12, NAME_MAX_W = 55, SHAPES_MAX_W = 80, CELL = 40 };
@@ -80,9 +81,17 @@ enum {
 static const char *const headers[C_N] = {
     "Self host %", "Self host", "Host total %", "Host total", "Host time avg",
     "Self device", "Self device %", "Device total", "Device time avg",
-    "Self Mem", "# of Calls", "Bytes", "Total GFLOPs", "GFLOP/s"};
+    "Self Mem", "# of Calls", "Bytes", "Total FLOPs", "GFLOP/s"}; /* FLOPs: "Total MFLOPs" ... as scaled */
 
-static void cells(char (*c)[CELL], const nd_profiler_row *r, int64_t self_total, int64_t dself_total)
+/* PyTorch's auto_scale_flops: one unit for the column, from the largest count. */
+static int flops_unit(int64_t max_flops)
+{
+    int u = 0;
+    for (double v = (double)max_flops; v >= 1000.0 && u < 5; v /= 1000.0) u++;
+    return u;
+}
+
+static void cells(char (*c)[CELL], const nd_profiler_row *r, int64_t self_total, int64_t dself_total, int unit)
 {
     int64_t calls = r->calls > 0 ? r->calls : 1;
     fmt_share(c[C_SELF_PCT], r->host_self_ns, self_total);
@@ -99,7 +108,7 @@ static void cells(char (*c)[CELL], const nd_profiler_row *r, int64_t self_total,
     fmt_bytes(c[C_BYTES], r->bytes);
     int64_t t = r->device_total_ns > 0 ? r->device_total_ns : r->host_total_ns;
     if (r->flops > 0) {
-        snprintf(c[C_GFLOP], CELL, "%.3f", (double)r->flops / 1e9);
+        snprintf(c[C_GFLOP], CELL, "%.3f", (double)r->flops / pow(1000.0, unit));
         if (t > 0) snprintf(c[C_GFLOPS], CELL, "%.2f", (double)r->flops / (double)t);
         else strcpy(c[C_GFLOPS], "-");
     } else {
@@ -132,11 +141,13 @@ static nd_status build(const char *func, const nd_prof_result *r, const nd_profi
     if (st != ND_OK) return st;
     int64_t self_total = 0, dself_total = 0;
     bool dev = false, flops = false;
+    int64_t max_flops = 0;
     for (size_t i = 0; i < n; i++) {
         self_total += rows[i].host_self_ns;
         if (rows[i].device_total_ns >= 0) dev = true;
         if (rows[i].device_self_ns > 0) dself_total += rows[i].device_self_ns;
         if (rows[i].flops > 0) flops = true;
+        if (rows[i].flops > max_flops) max_flops = rows[i].flops;
     }
     size_t shown = o.row_limit > 0 && n > (size_t)o.row_limit ? (size_t)o.row_limit : n;
     char (*c)[C_N][CELL] = shown ? (char (*)[C_N][CELL])nd__malloc(shown * sizeof *c) : NULL;
@@ -149,10 +160,16 @@ static nd_status build(const char *func, const nd_prof_result *r, const nd_profi
     on[C_DSELF] = on[C_DSELF_PCT] = on[C_DTOTAL] = on[C_DAVG] = dev;
     on[C_MEM] = r->cfg.profile_memory;
     on[C_GFLOP] = on[C_GFLOPS] = flops;
+    int unit = flops_unit(max_flops);
+    const char *hdr[C_N];
+    memcpy(hdr, headers, sizeof hdr);
+    char flop_hdr[24];
+    snprintf(flop_hdr, sizeof flop_hdr, "Total %sFLOPs", (const char *[]){"", "K", "M", "G", "T", "P"}[unit]);
+    hdr[C_GFLOP] = flop_hdr;
     int w[C_N], name_w = 4, shapes_w = 0;
-    for (int k = 0; k < C_N; k++) w[k] = (int)strlen(headers[k]) > COL_W ? (int)strlen(headers[k]) : COL_W;
+    for (int k = 0; k < C_N; k++) w[k] = (int)strlen(hdr[k]) > COL_W ? (int)strlen(hdr[k]) : COL_W;
     for (size_t i = 0; i < shown; i++) {
-        cells(c[i], &rows[i], self_total, dself_total);
+        cells(c[i], &rows[i], self_total, dself_total, unit);
         for (int k = 0; k < C_N; k++)
             if ((int)strlen(c[i][k]) > w[k]) w[k] = (int)strlen(c[i][k]);
         int nw = width(rows[i].name);
@@ -165,7 +182,7 @@ static nd_status build(const char *func, const nd_prof_result *r, const nd_profi
     rule(b, name_w, w, on, shapes_w);
     put_cell(b, "Name", name_w);
     for (int k = 0; k < C_N; k++)
-        if (on[k]) put_cell(b, headers[k], w[k]);
+        if (on[k]) put_cell(b, hdr[k], w[k]);
     if (shapes_w) put_cell(b, "Input Shapes", shapes_w);
     nd__sb_puts(b, "\n");
     rule(b, name_w, w, on, shapes_w);

@@ -306,9 +306,9 @@ START_TEST(test_table_layout)
     ck_assert_msg(buf[0] == '-' && buf[1] == '-', "starts with a rule: %.40s", buf);
     static const char *const want[] = {"Name", "Self host %", "Self host", "Host total %", "Host total", "Host time avg",
                                        "Self device", "Self device %", "Device total", "Device time avg", "# of Calls",
-                                       "Bytes", "Total GFLOPs", "GFLOP/s", "Self Mem",
+                                       "Bytes", "Total FLOPs", "GFLOP/s", "Self Mem",
                                        "Self host time total: 19.000us", "Self device time total: 5.000us",
-                                       "1.00 MB", "10.000us", "52.63%", "60.00%", "0.000"};
+                                       "1.00 MB", "10.000us", "52.63%", "60.00%", "120.000"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(buf, want[i]), "table lacks '%s':\n%s", want[i], buf);
     ck_assert_ptr_null(strstr(buf, "Input Shapes"));
@@ -340,6 +340,10 @@ START_TEST(test_table_layout)
     ck_assert_ptr_null(strstr(buf, "Self Mem"));
     ck_assert_ptr_nonnull(strstr(buf, "Self host time total: 3.000us"));
     ck_assert_ptr_nonnull(strstr(buf, "66.67%"));
+    /* the FLOPs column takes the unit of the largest count, as PyTorch's */
+    ev3[0].flops = 2500000000, ev3[0].host_ns = 1000000;
+    ND_OK_OR_FAIL(nd__prof_table(&cpu, buf, sizeof buf, NULL, NULL));
+    ck_assert_msg(strstr(buf, "Total GFLOPs") && strstr(buf, "2.500") && strstr(buf, "2500.00"), "%s", buf);
 }
 END_TEST
 
