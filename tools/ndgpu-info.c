@@ -2,8 +2,14 @@
  * ndgpu-info - what libndgpu sees on this machine, in the spirit of
  * nvidia-smi and cupy.show_config().
  *
- *   ndgpu-info           a readable report
- *   ndgpu-info --json    the same as one JSON object (for scripts)
+ *   ndgpu-info                 a readable report
+ *   ndgpu-info --json          the same as one JSON object (for scripts)
+ *   ndgpu-info --watch [S]     live monitor, a sample every S seconds (default
+ *                              1, fractional allowed, > 0; like nvidia-smi -l)
+ *                              until SIGINT/SIGTERM (exit 0)
+ *   ndgpu-info --watch [S] --count N   stop after N samples
+ *   ndgpu-info --watch [S] --json      one JSON object per line per sample
+ *                                      (JSON Lines)
  *
  * Reports the library version and build (backends compiled in, the
  * compiler, the CUDA runtime and driver versions, the BLAS core, the CPU
@@ -13,12 +19,38 @@
  * the environment variables that steer the library. Without a GPU the
  * report says why in one line, e.g.
  *   GPU: CUDA backend compiled in, no GPU: CUDA driver not found or too old: ...
- * Exit status: 0 (also without a GPU), 2 for a bad option.
+ *
+ * --watch (ndgpu_watch.c): each sample is a block headed by a timestamp
+ * (the screen is cleared first, like watch(1), when stdout is a terminal;
+ * otherwise the blocks are appended). Per GPU, through NVML loaded at run
+ * time (dlopen of the driver's libnvidia-ml.so.1, nvml_dl.c; no build-time
+ * dependency): memory used/total, GPU and memory utilisation, temperature,
+ * power and its limit, graphics/SM/memory clocks and the compute processes
+ * (pid, name from /proc/<pid>/comm, memory); any query the GPU does not
+ * support reads "n/a" (null in JSON). Then the CPU side (load average,
+ * host memory used/total, this process's RSS) and the pool statistics of
+ * cpu:0 and every cuda:N: in use, peak, cached, reserved, limit and
+ * fragmentation = 1 - largest_free_block / cached (0 when nothing is
+ * cached). These are the pool statistics of THIS process (the library has
+ * no cross-process view; for another process use its nd_memory_get_stats).
+ * Without NVML or without a GPU a sample says so in one line, e.g.
+ *   GPU: NVML not available: libnvidia-ml.so.1: cannot open shared object file: ...
+ * and shows the CPU side.
+ * Environment: ND_NVML_LIBRARY=<path> loads that library instead of
+ * libnvidia-ml.so.1 (the tests load a fake NVML, tests/fake_nvml.c).
+ *
+ * Exit status: 0 (also without a GPU, and when --watch is interrupted),
+ * 2 for a bad option or value (--watch 0, --watch abc, --count 0), 1 when
+ * stdout fails during --watch.
  */
 #include <ndgpu.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ndgpu_watch.h"
 
 #if defined(__clang__) || !defined(__GNUC__)
 #define ND_COMPILER __VERSION__
@@ -92,13 +124,13 @@ static void parse_build_info(build_fields *f, const char *info)
     if (r) copy_field(f->no_gpu_reason, sizeof f->no_gpu_reason, r + 8, strlen(r + 8));
 }
 
-static const char *dev_name(nd_device d, char *buf, size_t cap)
+const char *dev_name(nd_device d, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s:%d", d.type == ND_DEVICE_CUDA ? "cuda" : "cpu", d.id);
     return buf;
 }
 
-static void human_bytes(char *buf, size_t cap, size_t b)
+void human_bytes(char *buf, size_t cap, size_t b)
 {
     const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = (double)b;
@@ -110,7 +142,7 @@ static void human_bytes(char *buf, size_t cap, size_t b)
         snprintf(buf, cap, "%.1f %s", v, unit[u]);
 }
 
-static void json_string(const char *s)
+void json_string(const char *s)
 {
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -128,7 +160,7 @@ static void json_string(const char *s)
     putchar('"');
 }
 
-static void json_string_or_null(const char *s)
+void json_string_or_null(const char *s)
 {
     if (s && *s)
         json_string(s);
@@ -139,23 +171,21 @@ static void json_string_or_null(const char *s)
 static const char *env_vars[] = {"ND_DEVICE", "ND_NUM_THREADS", "ND_POOL", "ND_CPU_ISA", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS"};
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
-/* One device: info and stats (st_info / st_stats say whether they came). */
-typedef struct dev_report {
-    nd_device dev;
-    nd_device_info info;
-    nd_memory_stats stats;
-    nd_status st_info, st_stats;
-    char err_info[256], err_stats[256];
-} dev_report;
+void collect_stats(dev_report *r, nd_device d)
+{
+    r->dev = d;
+    r->st_stats = nd_memory_get_stats(&r->stats, d);
+    if (r->st_stats) snprintf(r->err_stats, sizeof r->err_stats, "%s", nd_last_error());
+}
 
+/* One device's info and pool statistics. */
 static void collect(dev_report *r, nd_device d)
 {
     memset(r, 0, sizeof *r);
     r->dev = d;
     r->st_info = nd_device_get_info(&r->info, d);
     if (r->st_info) snprintf(r->err_info, sizeof r->err_info, "%s", nd_last_error());
-    r->st_stats = nd_memory_get_stats(&r->stats, d);
-    if (r->st_stats) snprintf(r->err_stats, sizeof r->err_stats, "%s", nd_last_error());
+    collect_stats(r, d);
 }
 
 static void print_text(const build_fields *f, const dev_report *devs, int ndev, int ngpu)
@@ -302,25 +332,82 @@ static void print_json(const build_fields *f, const dev_report *devs, int ndev, 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ndgpu-info [--json]\n"
+               "       ndgpu-info --watch [SECONDS] [--count N] [--json]\n"
                "Reports libndgpu's build, the CPU and every CUDA device, and their memory pools.\n"
-               "  --json   print one JSON object instead of the readable report\n");
+               "  --json            print one JSON object instead of the readable report\n"
+               "  --watch [SECONDS] live monitor: a sample every SECONDS (default 1, fractional\n"
+               "                    allowed) until interrupted; per GPU (NVML) memory, utilisation,\n"
+               "                    temperature, power, clocks and processes, the CPU side and this\n"
+               "                    process's pool statistics; with --json one JSON object per line\n"
+               "  --count N         stop after N samples (implies --watch)\n"
+               "ND_NVML_LIBRARY=<path> loads that NVML library instead of libnvidia-ml.so.1.\n");
+}
+
+static int bad_value(const char *opt, const char *v, const char *want)
+{
+    fprintf(stderr, "ndgpu-info: invalid value '%s' for %s: %s\n", v, opt, want);
+    usage(stderr);
+    return 2;
+}
+
+/* --watch's SECONDS: a finite number > 0 (at most a day). */
+static int parse_seconds(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno || !isfinite(d) || d <= 0 || d > 86400) return -1;
+    *out = d;
+    return 0;
+}
+
+/* --count's N: a decimal integer >= 1. */
+static int parse_count(const char *v, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    if (*v < '0' || *v > '9') return -1;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end || errno || n == 0) return -1;
+    *out = n;
+    return 0;
+}
+
+/* An argument after --watch is its SECONDS unless it is an option
+ * ("-j", "--json"); "-1" and "abc" are values, and rejected. */
+static int is_option(const char *a)
+{
+    return a[0] == '-' && (a[1] == '-' || (a[1] >= 'a' && a[1] <= 'z') || (a[1] >= 'A' && a[1] <= 'Z'));
 }
 
 int main(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, watch = 0;
+    double seconds = 1.0;
+    unsigned long long count = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0) {
             json = 1;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(a, "--watch") == 0 || strncmp(a, "--watch=", 8) == 0) {
+            watch = 1;
+            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc && !is_option(argv[i + 1]) ? argv[++i] : NULL);
+            if (v && parse_seconds(v, &seconds)) return bad_value("--watch", v, "seconds > 0 expected");
+        } else if (strcmp(a, "--count") == 0 || strncmp(a, "--count=", 8) == 0) {
+            watch = 1;
+            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v) return bad_value("--count", "", "a number of samples >= 1 expected");
+            if (parse_count(v, &count)) return bad_value("--count", v, "a number of samples >= 1 expected");
         } else {
-            fprintf(stderr, "ndgpu-info: unknown option '%s'\n", argv[i]);
+            fprintf(stderr, "ndgpu-info: unknown option '%s'\n", a);
             usage(stderr);
             return 2;
         }
     }
+    if (watch) return ndgpu_watch(seconds, count, json);
 
     build_fields f;
     parse_build_info(&f, nd_build_info());
