@@ -53,7 +53,7 @@ typedef Suite *(*suite_fn)(void);
 /* [prh] */
 #define SUITES_PRH(X) X(profiler_ops)
 /* [prr] */
-#define SUITES_PRR(X)
+#define SUITES_PRR(X) X(profiler_report)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
