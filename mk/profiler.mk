@@ -22,8 +22,8 @@ test-profiler-trace: $(BUILD)/examples/profile_training $(BUILD)/examples/quicks
 	  echo "test-profiler-trace: SKIPPED the JSON checks (no python3); the files were written"; exit 0; fi; \
 	dev=""; if grep -q "Self device time total" "$$tmp/out.txt"; then dev=--device; fi; \
 	python3 tests/check_trace.py "$$tmp/trace.json" "$$tmp/summary.json" --memory $$dev \
-	  --ranges upload,forward,backward,step --ops matmul,sigmoid,mean; \
-	python3 tests/check_trace.py "$$tmp/env_trace.json" --ops matmul,sum; \
+	  --ranges upload,forward,backward,step --require-ops --ops matmul,sigmoid,mean; \
+	python3 tests/check_trace.py "$$tmp/env_trace.json" --require-ops --ops matmul,sum; \
 	echo "test-profiler-trace: ok"
 
 extra-tests:: test-profiler-trace

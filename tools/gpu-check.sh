@@ -76,7 +76,7 @@ cap() { local l; l=$(left); [ "$l" -lt "$1" ] && echo $(( l > 5 ? l : 5 )) || ec
 # 2. build for sm_90 (CHECK_LIBS/BLAS_LIBS fall back to plain -l flags without pkg-config)
 t0=$(date +%s)
 if [ "$emu" = 1 ]; then bflags=(BUILD="$bdir" CUDA_EMU=1); jobs=$(nproc); else bflags=(BUILD="$bdir" CUDA=1 CUDA_ARCH=90 CUDA_PTX=0); jobs=16; fi
-if timeout "$(cap 300)" make -j"$jobs" "${bflags[@]}" lib "$bdir/tests/ndgpu_tests" >>"$log" 2>&1; then
+if timeout "$(cap 300)" make -j"$jobs" "${bflags[@]}" lib "$bdir/tests/ndgpu_tests" "$bdir/examples/profile_training" "$bdir/ndgpu-info" >>"$log" 2>&1; then
   say "- build ($([ "$emu" = 1 ] && echo emulated || echo sm_90)): ok in $(( $(date +%s) - t0 )) s"
 else
   say "- build: FAILED after $(( $(date +%s) - t0 )) s (see the log)"; tail -n 40 "$log"; exit 1
@@ -86,7 +86,7 @@ fi
 #    cuda:0 against the CPU reference), one Check run per suite
 t0=$(date +%s)
 : >"$out/tests-$day.txt"
-for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random elementwise:harness; do
+for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random profiler profiler_ops elementwise:harness; do
   s1=$(date +%s)
   if [ "$(left)" -lt 30 ]; then say "- suite $suite: SKIPPED (budget)"; continue; fi
   case $suite in *:*) env_case=(CK_RUN_SUITE="${suite%%:*}" CK_RUN_CASE="${suite##*:}");; *) env_case=(CK_RUN_SUITE="$suite");; esac
@@ -98,6 +98,30 @@ for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random el
   grep -E ':F:|:E:|SKIPPED|MISSING|harness:' "$out/tests-$suite-$day.txt" | head -n 12 | sed 's/^/    /' | tee -a "$rec"
 done
 say "- GPU suites in all: $(( $(date +%s) - t0 )) s"
+
+# 3a. the live monitor through the driver's NVML: three samples, and JSON
+if [ -x "$bdir/ndgpu-info" ] && [ "$(left)" -gt 30 ]; then
+  timeout "$(cap 20)" "$bdir/ndgpu-info" --watch 0.5 --count 3 >"$out/watch-$day.txt" 2>&1
+  rc=$?
+  timeout "$(cap 10)" "$bdir/ndgpu-info" --watch 0.5 --count 1 --json >"$out/watch-$day.jsonl" 2>&1
+  say "- ndgpu-info --watch: exit $rc, --json exit $?; its last sample:"
+  awk '/: sample 3,/{p=1} p' "$out/watch-$day.txt" | head -n 20 | sed 's/^/    /' | tee -a "$rec"
+fi
+
+# 3b. the profiler on the GPU: a few training steps profiled on cuda:0 (device
+#     time from CUDA events), the table and the trace kept with the record
+if [ -x "$bdir/examples/profile_training" ] && [ "$(left)" -gt 30 ]; then
+  s1=$(date +%s)
+  ND_DEVICE=cuda:0 timeout "$(cap 60)" "$bdir/examples/profile_training" "$out/profile-trace-$day.json" \
+    "$out/profile-summary-$day.json" >"$out/profile-$day.txt" 2>&1
+  rc=$?
+  say "- profiler example on cuda:0: exit $rc ($(( $(date +%s) - s1 )) s); its table:"
+  sed -n '1,24p' "$out/profile-$day.txt" | sed 's/^/    /' | tee -a "$rec"
+  if command -v python3 >/dev/null && [ -f tests/check_trace.py ]; then
+    python3 tests/check_trace.py "$out/profile-trace-$day.json" "$out/profile-summary-$day.json" 2>&1 | tail -n 3 \
+      | sed 's/^/    trace: /' | tee -a "$rec"
+  fi
+fi
 
 # 4. compute-sanitizer on the GPU suites, every allocation visible (ND_POOL=0):
 #    memcheck on each suite, racecheck/initcheck on the kernels with shared
