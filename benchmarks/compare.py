@@ -301,6 +301,8 @@ def merge(st):
                "raw_median_s": r.get("raw_median_s"), "raw_op": r.get("raw_op"),
                "fraction_of_triad": r.get("fraction_of_triad"), "fraction_of_copy": r.get("fraction_of_copy"),
                "copy_gbps": r.get("copy_gbps"), "ceiling": bool(r.get("ceiling")),
+               "door_cost_s": r.get("door_cost_s"), "empty_call_s": r.get("empty_call_s"),
+               "profiler_cost_s": r.get("profiler_cost_s"), "unprofiled_s": r.get("unprofiled_s"),
                "round": r.get("round"), "ratio_numpy": None, "ratio_cupy": None, "numpy": None, "cupy": None,
                "numpy_why": None, "cupy_why": None, "checks": []}
         if r.get("status") in ("wrong", "error"):

@@ -328,11 +328,13 @@ static uint64_t row_hash(const char *name, nd_profiler_event_kind kind, const ch
 
 static const char *ev_name(const nd_profiler_event *e) { return e->name ? e->name : "(unnamed)"; }
 
-nd_status nd__prof_rows(const char *func, const nd_prof_result *r, const nd_profiler_table_options *o,
-                        nd_profiler_row **rows_out, size_t *n_out)
+nd_status nd__prof_rows(const char *func, const nd_prof_result *r, const nd_profiler_table_options *opt,
+                        nd_profiler_table_options *o, nd_profiler_row **rows_out, size_t *n_out)
 {
     *rows_out = NULL;
     *n_out = 0;
+    nd_status ost = nd__prof_opts(func, opt, o);
+    if (ost != ND_OK) return ost;
     size_t cap = 0, n = 0, hcap = 64;
     nd_profiler_row *rows = NULL;
     size_t *slot = (size_t *)nd__malloc(hcap * sizeof *slot); /* row index + 1, 0 = empty */
@@ -420,11 +422,9 @@ static nd_status key_averages(const char *func, const nd_prof_result *r, nd_prof
     ND_CHECK_PTR(func, nrows, "nrows");
     ND_CHECK_PTR(func, r, "result");
     if (cap > 0) ND_CHECK_PTR(func, out, "rows");
-    nd_status st = nd__prof_opts(func, opt, &o);
-    if (st != ND_OK) return st;
     nd_profiler_row *rows;
     size_t n;
-    st = nd__prof_rows(func, r, &o, &rows, &n);
+    nd_status st = nd__prof_rows(func, r, opt, &o, &rows, &n);
     if (st != ND_OK) return st;
     if (o.row_limit > 0 && n > (size_t)o.row_limit) n = (size_t)o.row_limit;
     if (n) memcpy(out, rows, (n < cap ? n : cap) * sizeof *rows);

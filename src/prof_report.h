@@ -33,10 +33,11 @@ ND_INTERNAL void nd__sb_free(nd_sb *b);
 /* The options, checked (NULL = defaults); func names the public function. */
 ND_INTERNAL nd_status nd__prof_opts(const char *func, const nd_profiler_table_options *opt,
                                     nd_profiler_table_options *o);
-/* Every key-averages row of r grouped and sorted as o says (no row limit),
- * in a heap array (*rows, freed with nd__free; NULL when *n == 0). */
-ND_INTERNAL nd_status nd__prof_rows(const char *func, const nd_prof_result *r, const nd_profiler_table_options *o,
-                                    nd_profiler_row **rows, size_t *n);
+/* Every key-averages row of r grouped and sorted as opt says (checked by
+ * nd__prof_opts into *o; no row limit applied), in a heap array (*rows,
+ * freed with nd__free; NULL when *n == 0). */
+ND_INTERNAL nd_status nd__prof_rows(const char *func, const nd_prof_result *r, const nd_profiler_table_options *opt,
+                                    nd_profiler_table_options *o, nd_profiler_row **rows, size_t *n);
 /* Text of a device ("cpu:0", "cuda:1") into buf. */
 ND_INTERNAL const char *nd__prof_devname(char buf[24], nd_device d);
 ND_INTERNAL const char *nd__prof_kind_name(nd_profiler_event_kind k);

@@ -133,11 +133,9 @@ static nd_status build(const char *func, const nd_prof_result *r, const nd_profi
 {
     nd_profiler_table_options o;
     ND_CHECK_PTR(func, r, "result");
-    nd_status st = nd__prof_opts(func, opt, &o);
-    if (st != ND_OK) return st;
     nd_profiler_row *rows;
     size_t n;
-    st = nd__prof_rows(func, r, &o, &rows, &n);
+    nd_status st = nd__prof_rows(func, r, opt, &o, &rows, &n);
     if (st != ND_OK) return st;
     int64_t self_total = 0, dself_total = 0;
     bool dev = false, flops = false;

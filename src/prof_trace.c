@@ -220,11 +220,9 @@ static nd_status summary(const char *func, const nd_prof_result *r, const char *
     ND_CHECK_PTR(func, r, "result");
     ND_CHECK_PTR(func, path, "path");
     nd_profiler_table_options o;
-    nd_status st = nd__prof_opts(func, opt, &o);
-    if (st != ND_OK) return st;
     nd_profiler_row *rows;
     size_t n;
-    st = nd__prof_rows(func, r, &o, &rows, &n);
+    nd_status st = nd__prof_rows(func, r, opt, &o, &rows, &n);
     if (st != ND_OK) return st;
     if (o.row_limit > 0 && n > (size_t)o.row_limit) n = (size_t)o.row_limit;
     nd_sb b;
