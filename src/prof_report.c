@@ -427,7 +427,7 @@ static nd_status key_averages(const char *func, const nd_prof_result *r, nd_prof
     nd_status st = nd__prof_rows(func, r, opt, &o, &rows, &n);
     if (st != ND_OK) return st;
     if (o.row_limit > 0 && n > (size_t)o.row_limit) n = (size_t)o.row_limit;
-    if (n) memcpy(out, rows, (n < cap ? n : cap) * sizeof *rows);
+    if (n && cap) memcpy(out, rows, (n < cap ? n : cap) * sizeof *rows); /* out may be NULL when cap is 0 */
     nd__free(rows);
     *nrows = n;
     return ND_OK;
