@@ -353,62 +353,67 @@ void nd__prof_end(nd_prof_scope *s)
     pthread_mutex_unlock(&t->lock);
 }
 
-static frame *scope_frame(nd_prof_scope *s)
+/* The open frame of scope s with its thread's lock held (*tp, unlock it),
+ * or NULL (nothing held) when the scope records nothing any more. */
+static frame *scope_lock(nd_prof_scope *s, prof_thread **tp, rec **rp)
 {
     prof_thread *t = tls_t;
+    if (!t) return NULL;
+    pthread_mutex_lock(&t->lock);
     int fi = s->frame - 1;
-    return t && g_running && fi < t->depth ? &t->stack[fi] : NULL;
+    if (!g_running || fi >= t->depth) {
+        pthread_mutex_unlock(&t->lock);
+        return NULL;
+    }
+    *tp = t;
+    *rp = rec_at(t, t->stack[fi].rec);
+    return &t->stack[fi];
+}
+
+/* r runs on dev (t locked): restart its device timing there. */
+static void set_device(prof_thread *t, rec *r, nd_device dev)
+{
+    if (nd__same_device(r->e.device, dev)) return;
+    r->e.device = dev;
+    r->ev0 = NULL;
+    rec_time_device(t, r, dev);
 }
 
 void nd__prof_set(nd_prof_scope *s, int what, int64_t v)
 {
-    prof_thread *t = tls_t;
-    if (!t) return;
-    pthread_mutex_lock(&t->lock);
-    frame *f = scope_frame(s);
-    if (f) {
-        rec *r = rec_at(t, f->rec);
-        if (what == ND_PROF_SET_BYTES) {
-            r->e.bytes = v;
-            f->bytes_set = true;
-        } else {
-            r->e.flops = v;
-        }
+    prof_thread *t;
+    rec *r;
+    frame *f = scope_lock(s, &t, &r);
+    if (!f) return;
+    if (what == ND_PROF_SET_BYTES) {
+        r->e.bytes = v;
+        f->bytes_set = true;
+    } else {
+        r->e.flops = v;
     }
     pthread_mutex_unlock(&t->lock);
 }
 
 void nd__prof_device(nd_prof_scope *s, nd_device dev)
 {
-    prof_thread *t = tls_t;
-    if (!t) return;
-    pthread_mutex_lock(&t->lock);
-    frame *f = scope_frame(s);
-    if (f) {
-        rec *r = rec_at(t, f->rec);
-        if (!nd__same_device(r->e.device, dev)) {
-            r->e.device = dev;
-            r->ev0 = NULL;
-            rec_time_device(t, r, dev);
-        }
-    }
+    prof_thread *t;
+    rec *r;
+    if (!scope_lock(s, &t, &r)) return;
+    set_device(t, r, dev);
     pthread_mutex_unlock(&t->lock);
 }
 
 void nd__prof_transfer(nd_prof_scope *s, const char *name, int64_t bytes, nd_device dev)
 {
-    nd__prof_device(s, dev);
-    prof_thread *t = tls_t;
-    if (!t) return;
-    pthread_mutex_lock(&t->lock);
-    frame *f = scope_frame(s);
-    if (f) {
-        rec *r = rec_at(t, f->rec);
-        r->e.kind = ND_PROFILER_TRANSFER;
-        r->e.name = name;
-        r->e.bytes = bytes;
-        f->bytes_set = true;
-    }
+    prof_thread *t;
+    rec *r;
+    frame *f = scope_lock(s, &t, &r);
+    if (!f) return;
+    set_device(t, r, dev);
+    r->e.kind = ND_PROFILER_TRANSFER;
+    r->e.name = name;
+    r->e.bytes = bytes;
+    f->bytes_set = true;
     pthread_mutex_unlock(&t->lock);
 }
 
