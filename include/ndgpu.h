@@ -614,7 +614,11 @@ ND_REDUCE_OPS(ND_X_DECL_REDUCE)
  *  enough dimensions ..."), mismatched core dimensions ("Input operand 1
  *  has a mismatch in its core dimension 0 ... (size 3 is different from
  *  4)") and batch shapes that do not broadcast. An out that overlaps an
- *  input or has another dtype is computed through a temporary. */
+ *  input or has another dtype is computed through a temporary, except
+ *  mixed precision: float16/bfloat16 operands with a float32 out are
+ *  accumulated in float32 and written straight into out, never rounded to
+ *  half in between (on the CPU through oneDNN where the build has it and
+ *  the CPU has AVX512-BF16/AMX, else widened to float32 for sgemm). */
 ND_API nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b);
 /** NumPy dot: scalar*array for 0-d, inner product for 1-D, matmul for
  *  2-D, sum over the last axis of a and second-to-last of b otherwise
@@ -628,7 +632,9 @@ ND_API nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b);
  *  (ND_ERR_SHAPE), on the same device (ND_ERR_DEVICE) and of exactly that
  *  promoted dtype (ND_ERR_DTYPE: c is updated in place, never cast). BLAS
  *  conventions: beta == 0 does not read c (NaNs there vanish), alpha == 0
- *  does not read a and b. float16/bfloat16 are computed in float32. */
+ *  does not read a and b. float16/bfloat16 are computed in float32; with
+ *  float16/bfloat16 a and b, c may also be float32 (the mixed-precision
+ *  GEMM: c += a @ b accumulated and kept in float32). */
 ND_API nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b, double beta);
 /** Whether float32 matmul/dot/gemm on a GPU may use TF32 tensor cores
  *  (10-bit mantissa products, float32 accumulation; several times faster,
@@ -1308,6 +1314,106 @@ ND_API nd_status nd_real(nd_array **out, const nd_array *a);
  *  NumPy returns a read-only zero array). */
 ND_API nd_status nd_imag(nd_array **out, const nd_array *a);
 /* [ew end] */
+
+/* ------------------------------------------------------------------ */
+/* Mixed precision: softmax family, cross-entropy, loss scaling        */
+/* ------------------------------------------------------------------ */
+/* Numerically stable along any axis (the max is subtracted first), on
+ * every backend, for float16/bfloat16/float32 (accumulated in float32)
+ * and float64 (in float64). The result has the input's float dtype;
+ * bool/integer inputs give float64, as SciPy's special functions do.
+ * An out (`*out != NULL`) follows the library's out rules (any float
+ * dtype, cast once from the float32/float64 accumulator; an overlapping
+ * out goes through a temporary). Rows whose elements are all -inf give
+ * NaN for softmax/log_softmax and -inf for logsumexp (NumPy's answers for
+ * the textbook formulas); a +inf gives NaN, a NaN propagates. */
+
+/** scipy.special.softmax(x, axis) = exp(x - max) / sum(exp(x - max))
+ *  along one axis (negative counts from the end; ND_ERR_AXIS "axis 3 is
+ *  out of bounds for array of dimension 2"). A 0-d x is one element (1).
+ *  An empty axis gives an empty result. */
+ND_API nd_status nd_softmax(nd_array **out, const nd_array *x, int axis);
+/** scipy.special.log_softmax(x, axis) = x - max - log(sum(exp(x - max))). */
+ND_API nd_status nd_log_softmax(nd_array **out, const nd_array *x, int axis);
+/** scipy.special.logsumexp(x, axis, keepdims): max + log(sum(exp(x -
+ *  max))) over axes (axes == NULL: all; naxes distinct axes otherwise, as
+ *  nd_reduce). An empty reduction gives -inf. */
+ND_API nd_status nd_logsumexp(nd_array **out, const nd_array *x, int naxes, const int *axes, bool keepdims);
+
+/** How a loss over a batch is reduced (PyTorch's `reduction=`). */
+typedef enum nd_reduction {
+    ND_REDUCTION_MEAN = 0, /**< mean over the samples whose label is not ignored (0-d) */
+    ND_REDUCTION_SUM = 1,  /**< sum over the samples (0-d) */
+    ND_REDUCTION_NONE = 2  /**< the per-sample losses, labels' shape */
+} nd_reduction;
+/** PyTorch's nn.functional.cross_entropy(logits, labels, reduction,
+ *  ignore_index) from unnormalised logits and integer class labels: loss
+ *  = logsumexp(logits, class_axis) - logits[label]. class_axis is the
+ *  axis of the C classes (PyTorch's 1; -1 for (N, C)); labels has
+ *  logits' shape without that axis (any integer dtype, same device).
+ *  Samples whose label == ignore_index (PyTorch's default -100) give 0
+ *  and do not count in the mean (the mean of no sample is NaN, as
+ *  PyTorch). A label outside [0, C) other than ignore_index is
+ *  ND_ERR_INDEX "Target 7 is out of bounds." (checked on every backend).
+ *  Result dtype: logits' float dtype (float64 for integer logits),
+ *  accumulated in float32 for half inputs. */
+ND_API nd_status nd_cross_entropy(nd_array **out, const nd_array *logits, const nd_array *labels, int class_axis,
+                                  nd_reduction reduction, int64_t ignore_index);
+
+/** The fused unscale-and-check pass of loss scaling (PyTorch's
+ *  _amp_foreach_non_finite_check_and_unscale_): every element of each of
+ *  the n arrays (any float dtype, any layout, any devices) is multiplied
+ *  in place by inv_scale (in float32 for half/float32 arrays, float64 for
+ *  float64; inv_scale == 1 leaves values untouched), and *found_inf is
+ *  set to whether any element was inf or NaN before the multiply. One
+ *  pass over each array; on a GPU one synchronisation for the flag.
+ *  n == 0 sets *found_inf false. ND_ERR_DTYPE for a non-float array,
+ *  ND_ERR_READONLY for a read-only one (nothing is written then). */
+ND_API nd_status nd_amp_unscale_check(nd_array *const *arrays, int n, double inv_scale, bool *found_inf);
+
+/** Dynamic loss scaling as torch.amp.GradScaler: create, scale the loss,
+ *  unscale the gradients, skip the step when they overflowed, update. */
+typedef struct nd_grad_scaler nd_grad_scaler;
+/** The scaler's settings (nd_grad_scaler_config_init gives PyTorch's
+ *  defaults: init_scale 65536, growth_factor 2, backoff_factor 0.5,
+ *  growth_interval 2000, enabled). */
+typedef struct nd_grad_scaler_config {
+    double init_scale;      /**< > 0, finite */
+    double growth_factor;   /**< > 1 */
+    double backoff_factor;  /**< in (0, 1) */
+    int64_t growth_interval; /**< >= 1 finite steps in a row before the scale grows */
+    bool enabled;           /**< false: scale 1, never changes, unscale only checks */
+} nd_grad_scaler_config;
+/** Fill *c with PyTorch's defaults. */
+ND_API void nd_grad_scaler_config_init(nd_grad_scaler_config *c);
+/** A new scaler (c == NULL: the defaults). ND_ERR_INVALID for settings
+ *  out of range ("growth_factor should be > 1 (got 0.5)"). */
+ND_API nd_status nd_grad_scaler_create(nd_grad_scaler **out, const nd_grad_scaler_config *c);
+/** Free a scaler (NULL is a no-op). */
+ND_API void nd_grad_scaler_destroy(nd_grad_scaler *s);
+/** *out = loss * scale (an nd_multiply by the current scale, in loss's
+ *  dtype: scale the loss, or the gradient of the loss, before backward). */
+ND_API nd_status nd_grad_scaler_scale(nd_array **out, const nd_grad_scaler *s, const nd_array *loss);
+/** Unscale the gradients in place (nd_amp_unscale_check with 1/scale)
+ *  and remember whether any was inf/NaN (also in *found_inf, which may be
+ *  NULL). Call at most once per step (ND_ERR_INVALID "unscale() has
+ *  already been called on this scaler since the last update()"). */
+ND_API nd_status nd_grad_scaler_unscale(nd_grad_scaler *s, nd_array *const *grads, int n, bool *found_inf);
+/** Whether the optimiser step should run: false when this step's
+ *  gradients had an inf/NaN (the step is skipped, as GradScaler.step). */
+ND_API bool nd_grad_scaler_should_step(const nd_grad_scaler *s);
+/** End the step (GradScaler.update): found_inf (or'ed with what unscale
+ *  found) backs the scale off and resets the growth count; otherwise the
+ *  count grows and, at growth_interval, the scale grows (when the grown
+ *  scale is finite) and the count resets. Counts skipped steps. */
+ND_API nd_status nd_grad_scaler_update(nd_grad_scaler *s, bool found_inf);
+/** The current scale (1 when disabled or s is NULL). */
+ND_API double nd_grad_scaler_get_scale(const nd_grad_scaler *s);
+/** Set the scale (> 0, finite), as GradScaler.update(new_scale). */
+ND_API nd_status nd_grad_scaler_set_scale(nd_grad_scaler *s, double scale);
+/** The scaler's state: growth count (finite steps since the last change)
+ *  and steps skipped so far; either pointer may be NULL. */
+ND_API void nd_grad_scaler_get_state(const nd_grad_scaler *s, int64_t *growth_tracker, int64_t *skipped_steps);
 
 /* ------------------------------------------------------------------ */
 /* Profiler                                                            */

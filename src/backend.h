@@ -45,9 +45,11 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 3 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 4 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
-                                 * 3: range_push/range_pop (issue 14, the profiler's NVTX ranges) */
+                                 * 3: range_push/range_pop (issue 14, the profiler's NVTX ranges);
+                                 * 4: softmax, cross_entropy, amp_unscale (issue 15) and matmul/gemm
+                                 *    with a float32 out from float16/bfloat16 operands */
 /* One more than the largest nd_device_type value (include/ndgpu.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -171,9 +173,13 @@ typedef struct nd_backend {
      * reduced axes to the end); out has a's leading shape. */
     nd_status (*reduce)(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof);
     /* Batched matmul: out[b] = a[b] @ b[b]; all 3-D (batch, rows, cols),
-     * same dtype, batch already broadcast (stride 0 allowed). */
+     * same dtype, batch already broadcast (stride 0 allowed). Mixed
+     * precision: a and b float16 (or both bfloat16) with a float32 out is
+     * accumulated in float32 and written in float32, never rounded to half
+     * (cublasGemmEx with a 32F C; on the CPU the float32 or oneDNN path). */
     nd_status (*matmul)(nd_array *out, const nd_array *a, const nd_array *b);
-    /* c = alpha*op(a)@op(b) + beta*c, 2-D. */
+    /* c = alpha*op(a)@op(b) + beta*c, 2-D; a, b and c of one dtype, or
+     * a, b float16/bfloat16 with a float32 c (as matmul). */
     nd_status (*gemm)(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b, double beta);
     /* Philox random: fill contiguous out with the call described by
      * *call (made by the core with nd_philox_call_init[_int]: seed, stream
@@ -256,6 +262,30 @@ typedef struct nd_backend {
      * a or disjoint from it. Full contract: src/sc.h. */
     nd_status (*scan)(int op, nd_array *out, const nd_array *a, int64_t outer, int64_t n, int64_t inner);
     /* [sc end] */
+
+    /* [mx begin] issue 15: softmax family, cross-entropy, loss scaling
+     * (src/softmax.c, src/amp.c; full contracts in src/softmax.h) */
+    /* mode (ND_SM_SOFTMAX, ND_SM_LOG_SOFTMAX, ND_SM_LOGSUMEXP) along the
+     * middle axis of the C-contiguous (outer, n, inner) float array x,
+     * n >= 1: out is C-contiguous of x's dtype, (outer, n, inner) and
+     * exactly x or disjoint from it for softmax/log_softmax, (outer,
+     * inner) for logsumexp; accumulated in float32 (float64 for float64). */
+    nd_status (*softmax)(int mode, nd_array *out, const nd_array *x, int64_t outer, int64_t n, int64_t inner);
+    /* Per-sample cross-entropy: loss[o, i] = logsumexp(logits[o, :, i]) -
+     * logits[o, labels[o, i], i], 0 where labels[o, i] == ignore_index;
+     * logits C-contiguous float (outer, C, inner), C >= 1; labels
+     * C-contiguous int64 (outer, inner); loss C-contiguous (outer, inner)
+     * of logits' dtype. A label outside [0, C) other than ignore_index
+     * sets *bad = true and *bad_label to one such label (its loss is
+     * NaN); *bad is false otherwise. */
+    nd_status (*cross_entropy)(nd_array *loss, const nd_array *logits, const nd_array *labels, int64_t outer,
+                               int64_t C, int64_t inner, int64_t ignore_index, bool *bad, int64_t *bad_label);
+    /* In place x *= inv_scale for each of the n float arrays (all on this
+     * backend's device dev, any dtype and strides, writable, no element
+     * aliased twice); *found = whether any element was inf/NaN before.
+     * inv_scale == 1 writes nothing. One synchronisation at most. */
+    nd_status (*amp_unscale)(nd_array *const *xs, int n, double inv_scale, bool *found);
+    /* [mx end] */
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 #include "philox.h"
 #include "cpu/sc_scan.h" /* [sc] issue 13: the scan entry point */
 #include "cpu/sort_cpu.h"
+#include "cpu/mx.h" /* [mx] issue 15 */
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */
@@ -207,4 +208,10 @@ const nd_backend nd__cpu_backend = {
     /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
     .scan = nd__cpu_scan, /* sc_scan.c: threaded two-pass / row / column scans */
     /* [sc end] */
+
+    /* [mx begin] issue 15: softmax family, cross-entropy, loss scaling */
+    .softmax = nd__cpu_softmax,             /* softmax.c */
+    .cross_entropy = nd__cpu_cross_entropy, /* softmax.c */
+    .amp_unscale = nd__cpu_amp_unscale,     /* amp.c */
+    /* [mx end] */
 };

@@ -8,6 +8,7 @@
 #include "philox.h"
 #include "cuda/sc_scan.h" // [sc] issue 13: the scan entry point
 #include "cuda/sort_cuda.h"
+#include "cuda/mx.h" // [mx] issue 15
 
 static nd_status cuda_alloc(nd_device dev, size_t nbytes, void **ptr)
 {
@@ -141,4 +142,10 @@ extern "C" const nd_backend nd__cuda_backend = {
     // [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c)
     .scan = nd__cuda_scan, // kernels_sc_scan.cu: CUB DeviceScan for long rows, own kernels otherwise
     // [sc end]
+
+    // [mx begin] issue 15: softmax family, cross-entropy, loss scaling
+    .softmax = nd__cuda_softmax,             // kernels_softmax.cu
+    .cross_entropy = nd__cuda_cross_entropy, // kernels_softmax.cu
+    .amp_unscale = nd__cuda_amp_unscale,     // kernels_amp.cu
+    // [mx end]
 };

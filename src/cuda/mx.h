@@ -1,0 +1,19 @@
+/* The CUDA backend's issue-15 entry points (contracts in src/softmax.h and
+ * src/backend.h): src/cuda/kernels_softmax.cu (softmax, cross_entropy)
+ * and src/cuda/kernels_amp.cu (amp_unscale). */
+#ifndef ND_CUDA_MX_H
+#define ND_CUDA_MX_H
+#include "softmax.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+ND_INTERNAL nd_status nd__cuda_softmax(int mode, nd_array *out, const nd_array *x, int64_t outer, int64_t n,
+                                       int64_t inner);
+ND_INTERNAL nd_status nd__cuda_cross_entropy(nd_array *loss, const nd_array *logits, const nd_array *labels,
+                                             int64_t outer, int64_t C, int64_t inner, int64_t ignore_index, bool *bad,
+                                             int64_t *bad_label);
+ND_INTERNAL nd_status nd__cuda_amp_unscale(nd_array *const *xs, int n, double inv_scale, bool *found);
+#ifdef __cplusplus
+}
+#endif
+#endif
