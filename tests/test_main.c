@@ -55,7 +55,16 @@ typedef Suite *(*suite_fn)(void);
 /* [prr] */
 #define SUITES_PRR(X) X(profiler_report)
 
-#define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X)
+/* issue 15, mixed precision: [sm] softmax family and cross-entropy, [amp] loss scaling, [mm] half matmul */
+/* [sm] */
+#define SUITES_SM(X) X(softmax)
+/* [amp] */
+#define SUITES_AMP(X) X(amp)
+/* [mm] */
+#define SUITES_MM(X) X(matmul_half)
+
+#define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X) \
+    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X
