@@ -51,9 +51,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip"]
+BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
-CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip"]
+CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx"]
 
 
 def case_key(rec):
@@ -460,6 +460,9 @@ CPU_GOALS = [
      "each"),
     ("profiler on: recording one nd_add (n = 1, 100)", sel("overhead", "add", layout="out,profiled"),
      "profiler_cost_s", "<=", 300e-9, "each"),
+    # issue 15 (mixed precision): bench_mx (softmax family, cross-entropy)
+    ("softmax over the last axis of (4096, 4096) float32 vs exp(x - max) / sum",
+     sel("mx", "softmax", "float32", "4096x4096", "contig"), "ratio_numpy", ">=", 2.0, "each"),
 ]
 
 
