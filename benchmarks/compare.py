@@ -243,10 +243,16 @@ def machine_kind(envs, nproc):
         for d in e.get("devices", []):
             if d.get("device", "").startswith("cuda") and d.get("name"):
                 return re.sub(r"[^a-z0-9]+", "-", d["name"].lower()).strip("-")
-    cpu = "unknown"
+    cpu, path = "unknown", None
     for e in envs:
         cpu = e.get("cpu_model") or cpu
-    return "cpu%d-%s" % (nproc, re.sub(r"[^a-z0-9]+", "-", cpu.lower()).strip("-")[:40])
+        path = path or e.get("cpu_path")
+    kind = "cpu%d-%s" % (nproc, re.sub(r"[^a-z0-9]+", "-", cpu.lower()).strip("-")[:40])
+    # one CPU model name ("AMD EPYC") covers machines with and without
+    # AVX-512 (Zen 2 and Zen 5 VMs): records of a lower path say so in
+    # their name, so they never overwrite or pass for the AVX-512 ones
+    first = (path or "").split()[0] if path else ""
+    return kind + ("-" + first if first and first != "avx512" else "")
 
 
 class State:

@@ -76,7 +76,7 @@ cap() { local l; l=$(left); [ "$l" -lt "$1" ] && echo $(( l > 5 ? l : 5 )) || ec
 # 2. build for sm_90 (CHECK_LIBS/BLAS_LIBS fall back to plain -l flags without pkg-config)
 t0=$(date +%s)
 if [ "$emu" = 1 ]; then bflags=(BUILD="$bdir" CUDA_EMU=1); jobs=$(nproc); else bflags=(BUILD="$bdir" CUDA=1 CUDA_ARCH=90 CUDA_PTX=0); jobs=16; fi
-if timeout "$(cap 300)" make -j"$jobs" "${bflags[@]}" lib "$bdir/tests/ndgpu_tests" "$bdir/examples/profile_training" "$bdir/ndgpu-info" >>"$log" 2>&1; then
+if timeout "$(cap 300)" make -j"$jobs" "${bflags[@]}" lib "$bdir/tests/ndgpu_tests" "$bdir/examples/profile_training" "$bdir/examples/train_mlp_amp" "$bdir/ndgpu-info" >>"$log" 2>&1; then
   say "- build ($([ "$emu" = 1 ] && echo emulated || echo sm_90)): ok in $(( $(date +%s) - t0 )) s"
 else
   say "- build: FAILED after $(( $(date +%s) - t0 )) s (see the log)"; tail -n 40 "$log"; exit 1
@@ -86,7 +86,7 @@ fi
 #    cuda:0 against the CPU reference), one Check run per suite
 t0=$(date +%s)
 : >"$out/tests-$day.txt"
-for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random profiler profiler_ops elementwise:harness; do
+for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random profiler profiler_ops softmax amp matmul_half elementwise:harness; do
   s1=$(date +%s)
   if [ "$(left)" -lt 30 ]; then say "- suite $suite: SKIPPED (budget)"; continue; fi
   case $suite in *:*) env_case=(CK_RUN_SUITE="${suite%%:*}" CK_RUN_CASE="${suite##*:}");; *) env_case=(CK_RUN_SUITE="$suite");; esac
@@ -123,6 +123,18 @@ if [ -x "$bdir/examples/profile_training" ] && [ "$(left)" -gt 30 ]; then
   fi
 fi
 
+# 3c. mixed precision on the GPU (issue 15): the MLP trained in float32, in
+#     float16 with dynamic loss scaling (nd_grad_scaler) and with gradient
+#     accumulation; it checks its own claims (losses fall, accuracy within
+#     1 point, peak memory <= 0.7x float32) and prints the batch-size sweep
+if [ -x "$bdir/examples/train_mlp_amp" ] && [ "$(left)" -gt 40 ]; then
+  s1=$(date +%s)
+  timeout "$(cap 90)" "$bdir/examples/train_mlp_amp" --device cuda >"$out/amp-$day.txt" 2>&1
+  rc=$?
+  say "- mixed-precision example on cuda:0: exit $rc ($(( $(date +%s) - s1 )) s); its summary:"
+  tail -n 24 "$out/amp-$day.txt" | sed 's/^/    /' | tee -a "$rec"
+fi
+
 # 4. compute-sanitizer on the GPU suites, every allocation visible (ND_POOL=0):
 #    memcheck on each suite, racecheck/initcheck on the kernels with shared
 #    memory and temporaries (reductions, matmul) and the runtime suite
@@ -145,6 +157,7 @@ if [ "$emu" = 1 ] || command -v compute-sanitizer >/dev/null; then
   for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random; do san memcheck "$suite" 45; done
   san racecheck gpu_reduce 40
   san racecheck gpu_linalg 40
+  san racecheck softmax 40
   san initcheck gpu_reduce 30
   san initcheck gpu 30
   fi
