@@ -1329,7 +1329,7 @@ ND_API nd_status nd_imag(nd_array **out, const nd_array *a);
  * the textbook formulas); a +inf gives NaN, a NaN propagates. */
 
 /** scipy.special.softmax(x, axis) = exp(x - max) / sum(exp(x - max))
- *  along one axis (negative counts from the end; ND_ERR_AXIS "axis 3 is
+ *  along one axis (negative counts from the end; ND_ERR_SHAPE "axis 3 is
  *  out of bounds for array of dimension 2"). A 0-d x is one element (1).
  *  An empty axis gives an empty result. */
 ND_API nd_status nd_softmax(nd_array **out, const nd_array *x, int axis);
@@ -1354,7 +1354,8 @@ typedef enum nd_reduction {
  *  Samples whose label == ignore_index (PyTorch's default -100) give 0
  *  and do not count in the mean (the mean of no sample is NaN, as
  *  PyTorch). A label outside [0, C) other than ignore_index is
- *  ND_ERR_INDEX "Target 7 is out of bounds." (checked on every backend).
+ *  ND_ERR_INVALID "Target 7 is out of bounds." (PyTorch's message;
+ *  checked on every backend, as out-of-range indices are).
  *  Result dtype: logits' float dtype (float64 for integer logits),
  *  accumulated in float32 for half inputs. */
 ND_API nd_status nd_cross_entropy(nd_array **out, const nd_array *logits, const nd_array *labels, int class_axis,
