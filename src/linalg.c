@@ -168,6 +168,11 @@ static nd_status matmul_impl(const char *func, nd_array **out, const nd_array *a
 
     nd_out t;
     if ((st = nd__out_begin(&t, func, out, rt, rnd, shape, a->device))) return st;
+    /* mixed precision: float16/bfloat16 operands and a float32 out are
+     * computed straight into float32 (the backends accumulate in float32
+     * and write float32, never rounding to half in between); any other
+     * out dtype gets the result dtype, cast once */
+    const nd_dtype ct = (rt == ND_FLOAT16 || rt == ND_BFLOAT16) && t.res->dtype == ND_FLOAT32 ? ND_FLOAT32 : rt;
     nd_array *ca = NULL, *cb = NULL;
     if (t.res->size == 0) goto done;
     if (K == 0) {
@@ -179,7 +184,7 @@ static nd_status matmul_impl(const char *func, nd_array **out, const nd_array *a
     /* every element of the result reads a row and a column: any overlap
      * with an input (even exact aliasing) computes into a temporary */
     const nd_array *ins[2] = {ca, cb};
-    if (st == ND_OK) st = nd__out_target(&t, rt, ND_OUT_EXACT_DTYPE, 2, ins);
+    if (st == ND_OK) st = nd__out_target(&t, ct, ND_OUT_EXACT_DTYPE, 2, ins);
     if (st != ND_OK) goto done;
     nd_array *target = t.dst;
     operand op[3];
@@ -370,7 +375,9 @@ nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const 
             return nd__err(ND_ERR_DEVICE, F, "c is on %s, but a and b are on %s", nd__device_name(cu->device, d1, sizeof d1),
                            nd__device_name(a->device, d2, sizeof d2));
         }
-        if (cu->dtype != rt)
+        /* mixed precision: float16/bfloat16 a and b into a float32 c */
+        const bool mixed = cu->dtype == ND_FLOAT32 && (rt == ND_FLOAT16 || rt == ND_BFLOAT16);
+        if (cu->dtype != rt && !mixed)
             return nd__err(ND_ERR_DTYPE, F, "c has dtype %s, but the result dtype of a (%s) and b (%s) is %s",
                            nd_dtype_name(cu->dtype), nd_dtype_name(a->dtype), nd_dtype_name(b->dtype),
                            nd_dtype_name(rt));

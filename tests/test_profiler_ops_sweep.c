@@ -10,7 +10,7 @@
 
 typedef struct fx {
     nd_device dev;
-    nd_array *a, *b, *v, *sq, *i32, *idx, *idx2, *mask, *mask3, *vals, *one, *rep, *p, *srt, *w, *w1;
+    nd_array *a, *b, *v, *sq, *i32, *idx, *idx2, *mask, *mask3, *vals, *one, *rep, *p, *srt, *w, *w1, *lab;
     nd_rng *rng;
     nd_stream *stream;
     nd_event *event;
@@ -50,6 +50,7 @@ static void fx_init(fx *f, nd_device dev)
     f->one = from(ND_FLOAT32, 0, NULL, (const float[]){1.5f}, dev);
     f->rep = from(ND_INT64, 1, s4, (const int64_t[]){1, 2, 1, 3}, dev);
     f->srt = from(ND_FLOAT32, 1, s4, (const float[]){-2.f, 0.5f, 1.f, 7.f}, dev);
+    f->lab = from(ND_INT64, 1, s3, (const int64_t[]){0, 3, 1}, dev);
     ND_OK_OR_FAIL(nd_full(&f->p, ND_FLOAT64, 2, s34, nd_scalar_float(0.5), dev));
     ND_OK_OR_FAIL(nd_rng_create(&f->rng, 42));
     ND_OK_OR_FAIL(nd_stream_create(&f->stream, dev));
@@ -70,7 +71,7 @@ static void fx_init(fx *f, nd_device dev)
 static void fx_free(fx *f)
 {
     nd_array **all[] = {&f->a, &f->b, &f->v, &f->sq, &f->i32, &f->idx, &f->idx2, &f->mask, &f->mask3,
-                        &f->vals, &f->one, &f->rep, &f->p, &f->srt, &f->w, &f->w1};
+                        &f->vals, &f->one, &f->rep, &f->p, &f->srt, &f->w, &f->w1, &f->lab};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) nd_release(*all[i]);
     if (f->dl) f->dl->deleter(f->dl);
     if (f->dll) f->dll->deleter(f->dll);
@@ -264,6 +265,12 @@ C(percentile, nd_percentile(&o, A, 75, 0, NULL, false))
 C(searchsorted, nd_searchsorted(&o, f->srt, f->v, ND_SIDE_LEFT))
 C(isin, nd_isin(&o, A, f->v, false))
 C(unique, nd_unique(&o, &o2, NULL, NULL, A))
+/* mixed precision (issue 15) */
+C(softmax, nd_softmax(&o, A, -1))
+C(log_softmax, nd_log_softmax(&o, A, 0))
+C(logsumexp, nd_logsumexp(&o, A, 1, AX1, false))
+C(cross_entropy, nd_cross_entropy(&o, A, f->lab, 1, ND_REDUCTION_MEAN, -100))
+C(amp_unscale_check, nd_amp_unscale_check(&f->w, 1, 0.5, &yes))
 
 typedef struct sweep_case {
     const char *id, *name, *gpu_name; /* gpu_name: the name on cuda:0 when it differs */
@@ -311,6 +318,8 @@ static const sweep_case cases[] = {
     E(sort, "sort"), E(argsort, "argsort"), E(partition, "partition"), E(argpartition, "argpartition"),
     E(topk, "topk"), E(median, "median"), E(quantile, "quantile"), E(percentile, "percentile"),
     E(searchsorted, "searchsorted"), E(isin, "isin"), E(unique, "unique"),
+    E(softmax, "softmax"), E(log_softmax, "log_softmax"), E(logsumexp, "logsumexp"),
+    E(cross_entropy, "cross_entropy"), E(amp_unscale_check, "amp_unscale_check"),
 };
 
 static void check_one(const char *what, const char *name, nd_device dev)

@@ -287,11 +287,13 @@ static void blas_call(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t 
 #define NOMEM_SCRATCH() false
 
 /* C (M x N) = alpha * A (M x K) @ B (K x N) + beta * C for one matrix of
- * dtype t (float16/bfloat16/float32/float64), K >= 1, dims <= INT_MAX.
+ * dtype t (float16/bfloat16/float32/float64), K >= 1, dims <= INT_MAX; C
+ * has dtype tc: t, or float32 for half t (mixed precision: the float32
+ * product is written as it is, never rounded to half).
  * Returns false when a scratch buffer could not be allocated (it may run
  * on a worker thread, so it sets no error message itself). */
-static bool gemm_one(nd_dtype t, int64_t M, int64_t N, int64_t K, double alpha, mview A, mview B, double beta,
-                          mview C, scratch *s)
+static bool gemm_one(nd_dtype t, nd_dtype tc, int64_t M, int64_t N, int64_t K, double alpha, mview A, mview B,
+                     double beta, mview C, scratch *s)
 {
     if (t == ND_FLOAT16 || t == ND_BFLOAT16) {
         float *fa = scratch_get(s, 0, (size_t)(M * K) * 4), *fb = scratch_get(s, 1, (size_t)(K * N) * 4);
@@ -299,9 +301,9 @@ static bool gemm_one(nd_dtype t, int64_t M, int64_t N, int64_t K, double alpha, 
         if (!fa || !fb || !fc) return NOMEM_SCRATCH();
         pack(fa, ND_FLOAT32, A, t, M, K);
         pack(fb, ND_FLOAT32, B, t, K, N);
-        if (beta != 0.0) pack(fc, ND_FLOAT32, C, t, M, N);
+        if (beta != 0.0) pack(fc, ND_FLOAT32, C, tc, M, N);
         blas_call(false, false, false, M, N, K, alpha, fa, K, fb, N, beta, fc, N);
-        unpack(C, t, fc, ND_FLOAT32, M, N);
+        unpack(C, tc, fc, ND_FLOAT32, M, N);
         return true;
     }
     bool f64 = t == ND_FLOAT64;
@@ -347,7 +349,7 @@ static bool fits_int(int64_t M, int64_t N, int64_t K) { return M <= INT_MAX && N
 
 typedef struct {
     const nd_array *out, *a, *b;
-    nd_dtype t;
+    nd_dtype t, tc; /* the operands' dtype, the result's */
     int64_t M, N, K;
     atomic_int fail;
 } batch_ctx;
@@ -358,7 +360,7 @@ static void batch_body(void *vctx, int64_t begin, int64_t end)
     scratch s;
     memset(&s, 0, sizeof s);
     for (int64_t i = begin; i < end; i++) {
-        if (!gemm_one(c->t, c->M, c->N, c->K, 1.0, mat_of(c->a, i), mat_of(c->b, i), 0.0,
+        if (!gemm_one(c->t, c->tc, c->M, c->N, c->K, 1.0, mat_of(c->a, i), mat_of(c->b, i), 0.0,
                       mat_of(c->out, i), &s)) {
             atomic_store(&c->fail, 1);
             break;
@@ -375,6 +377,7 @@ typedef struct {
     int64_t M, N, K;
     bool f64;
     nd_dtype half; /* ND_FLOAT16/ND_BFLOAT16: widened to float32 per matrix; else ND_BOOL */
+    nd_dtype tc;   /* the result's dtype (half, or float32 from half operands) */
     nd_small_mm_fn fn;
 } small_ctx;
 
@@ -394,7 +397,7 @@ static void small_body(void *vctx, int64_t begin, int64_t end)
             pack(abuf, ND_FLOAT32, A, c->half, M, K);
             pack(bbuf, ND_FLOAT32, B, c->half, K, N);
             c->fn(M, N, K, abuf, K, 1, bbuf, N, cbuf, N);
-            unpack(C, c->half, cbuf, ND_FLOAT32, M, N);
+            unpack(C, c->tc, cbuf, ND_FLOAT32, M, N);
             continue;
         }
         const char *bp = B.p;
@@ -424,9 +427,10 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
 {
     int64_t nb = out->shape[0], M = out->shape[1], N = out->shape[2], K = a->shape[2];
     if (nb == 0 || M == 0 || N == 0) return ND_OK;
-    nd_dtype t = out->dtype;
+    /* the operands' dtype; out's is the same, or float32 from half operands */
+    const nd_dtype t = a->dtype, tc = out->dtype;
     if (K == 0) {
-        for (int64_t i = 0; i < nb; i++) scale_view(mat_of(out, i), t, M, N, 0.0);
+        for (int64_t i = 0; i < nb; i++) scale_view(mat_of(out, i), tc, M, N, 0.0);
         return ND_OK;
     }
     if (!nd__is_float(t) || !fits_int(M, N, K)) {
@@ -436,13 +440,13 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
     nd_small_mm_fn sfn = small_kernel(t, M, N, K);
     if (sfn) {
         small_ctx sc = {out, a, b, M, N, K, t == ND_FLOAT64,
-                        (t == ND_FLOAT16 || t == ND_BFLOAT16) ? t : ND_BOOL, sfn};
+                        (t == ND_FLOAT16 || t == ND_BFLOAT16) ? t : ND_BOOL, tc, sfn};
         /* ~8 flops per element-cost unit */
         nd__parallel_for(nb, (M * N * K) / 8 + 1, small_body, &sc);
         return ND_OK;
     }
     batch_ctx c;
-    c.out = out, c.a = a, c.b = b, c.t = t, c.M = M, c.N = N, c.K = K;
+    c.out = out, c.a = a, c.b = b, c.t = t, c.tc = tc, c.M = M, c.N = N, c.K = K;
     atomic_init(&c.fail, 0);
     double mnk = (double)M * (double)N * (double)K;
     if (nb > 1 && mnk <= BLAS_SINGLE_THREAD_MNK) nd__parallel_for(nb, (int64_t)mnk, batch_body, &c);
@@ -453,7 +457,7 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
 
 nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b, double beta)
 {
-    nd_dtype t = c->dtype;
+    const nd_dtype t = a->dtype, tc = c->dtype; /* tc: t, or float32 from half a, b */
     int64_t M = c->shape[0], N = c->shape[1];
     int64_t K = ta ? a->shape[0] : a->shape[1];
     mview A = {nd__ptr(a), a->strides[0], a->strides[1]};
@@ -465,14 +469,14 @@ nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_arr
     if (!nd__is_float(t)) return nd__err(ND_ERR_INTERNAL, "nd__cpu_gemm", "gemm on %s", nd_dtype_name(t));
     if (K == 0 || alpha == 0.0) {
         /* BLAS semantics: alpha == 0 does not read A and B. */
-        if (beta != 1.0) scale_view(C, t, M, N, beta);
+        if (beta != 1.0) scale_view(C, tc, M, N, beta);
         return ND_OK;
     }
     if (!fits_int(M, N, K))
         return nd__err(ND_ERR_UNSUPPORTED, "nd_gemm", "matrix dimensions over INT_MAX are not supported by BLAS");
     scratch s;
     memset(&s, 0, sizeof s);
-    bool ok = gemm_one(t, M, N, K, alpha, A, B, beta, C, &s);
+    bool ok = gemm_one(t, tc, M, N, K, alpha, A, B, beta, C, &s);
     scratch_free(&s);
     return ok ? ND_OK : nd__err(ND_ERR_NOMEM, "nd_gemm", "out of host memory for a scratch matrix");
 }

@@ -273,10 +273,10 @@ static bool fits_int(int64_t x) { return x <= INT_MAX; }
 // X2 = alpha * op0(X0) @ op1(X1) + beta * X2 for the plan's batch. x[i]
 // points at X_i's first matrix; arr (pointer-array mode) holds 3*nb
 // device pointers.
-static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, const nd_bp_plan &p, void *const x[3],
-                           void **arr, double alpha, double beta)
+static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, nd_dtype tc, const nd_bp_plan &p,
+                           void *const x[3], void **arr, double alpha, double beta)
 {
-    cudaDataType dt;
+    cudaDataType dt, cdt;
     cublasComputeType_t ct;
     switch (t) {
     case ND_FLOAT16: dt = CUDA_R_16F, ct = CUBLAS_COMPUTE_32F; break;
@@ -284,6 +284,13 @@ static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, const n
     case ND_FLOAT32: dt = CUDA_R_32F, ct = nd__matmul_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; break;
     case ND_FLOAT64: dt = CUDA_R_64F, ct = CUBLAS_COMPUTE_64F; break;
     default: return nd__err(ND_ERR_INTERNAL, fn, "no cuBLAS GEMM for %s", nd_dtype_name(t));
+    }
+    // mixed precision: float16/bfloat16 A and B into a float32 C (COMPUTE_32F)
+    cdt = dt;
+    if (tc != t) {
+        if (tc != ND_FLOAT32 || (t != ND_FLOAT16 && t != ND_BFLOAT16))
+            return nd__err(ND_ERR_INTERNAL, fn, "no cuBLAS GEMM from %s into %s", nd_dtype_name(t), nd_dtype_name(tc));
+        cdt = CUDA_R_32F;
     }
     const float af = (float)alpha, bf = (float)beta;
     const void *pa = t == ND_FLOAT64 ? (const void *)&alpha : (const void *)&af;
@@ -297,30 +304,30 @@ static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, const n
         void *const *C = arr + 2 * p.nb;
         if (small)
             ND_BLAS_TRY(cublasGemmBatchedEx(h, o0, o1, (int)p.m, (int)p.n, (int)p.k, pa, A, dt, (int)p.ld[0], B, dt,
-                                            (int)p.ld[1], pb, C, dt, (int)p.ld[2], (int)p.nb, ct, algo),
+                                            (int)p.ld[1], pb, C, cdt, (int)p.ld[2], (int)p.nb, ct, algo),
                         fn);
         else
-            ND_BLAS_TRY(cublasGemmBatchedEx_64(h, o0, o1, p.m, p.n, p.k, pa, A, dt, p.ld[0], B, dt, p.ld[1], pb, C, dt,
+            ND_BLAS_TRY(cublasGemmBatchedEx_64(h, o0, o1, p.m, p.n, p.k, pa, A, dt, p.ld[0], B, dt, p.ld[1], pb, C, cdt,
                                                p.ld[2], p.nb, ct, algo),
                         fn);
     } else if (p.nb == 1) {
         if (small)
             ND_BLAS_TRY(cublasGemmEx(h, o0, o1, (int)p.m, (int)p.n, (int)p.k, pa, x[0], dt, (int)p.ld[0], x[1], dt,
-                                     (int)p.ld[1], pb, x[2], dt, (int)p.ld[2], ct, algo),
+                                     (int)p.ld[1], pb, x[2], cdt, (int)p.ld[2], ct, algo),
                         fn);
         else
-            ND_BLAS_TRY(cublasGemmEx_64(h, o0, o1, p.m, p.n, p.k, pa, x[0], dt, p.ld[0], x[1], dt, p.ld[1], pb, x[2], dt,
+            ND_BLAS_TRY(cublasGemmEx_64(h, o0, o1, p.m, p.n, p.k, pa, x[0], dt, p.ld[0], x[1], dt, p.ld[1], pb, x[2], cdt,
                                         p.ld[2], ct, algo),
                         fn);
     } else {
         if (small)
             ND_BLAS_TRY(cublasGemmStridedBatchedEx(h, o0, o1, (int)p.m, (int)p.n, (int)p.k, pa, x[0], dt, (int)p.ld[0],
-                                                   p.bs[0], x[1], dt, (int)p.ld[1], p.bs[1], pb, x[2], dt,
+                                                   p.bs[0], x[1], dt, (int)p.ld[1], p.bs[1], pb, x[2], cdt,
                                                    (int)p.ld[2], p.bs[2], (int)p.nb, ct, algo),
                         fn);
         else
             ND_BLAS_TRY(cublasGemmStridedBatchedEx_64(h, o0, o1, p.m, p.n, p.k, pa, x[0], dt, p.ld[0], p.bs[0], x[1],
-                                                      dt, p.ld[1], p.bs[1], pb, x[2], dt, p.ld[2], p.bs[2], p.nb, ct,
+                                                      dt, p.ld[1], p.bs[1], pb, x[2], cdt, p.ld[2], p.bs[2], p.nb, ct,
                                                       algo),
                         fn);
     }
@@ -335,12 +342,13 @@ static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, const n
 // M, N, K >= 1; float dtypes. Temporaries come from the device pool on
 // the current stream and are returned to it right after the launches
 // that use them (stream-ordered: no synchronisation).
-static nd_status run_gemm(const char *fn, nd_device dev, nd_dtype t, int64_t nb, int64_t M, int64_t N, int64_t K,
-                          double alpha, char *const base[3], const nd_bp_view v[3], double beta)
+static nd_status run_gemm(const char *fn, nd_device dev, nd_dtype t, nd_dtype tc, int64_t nb, int64_t M, int64_t N,
+                          int64_t K, double alpha, char *const base[3], const nd_bp_view v[3], double beta)
 {
     nd_bp_plan p;
     nd_bp_plan_make(&p, nb, M, N, K, v);
-    const size_t isz = nd__itemsize(t);
+    // element sizes per user operand (A, B: t; C: tc, float32 in the mixed case)
+    const size_t usz[3] = {nd__itemsize(t), nd__itemsize(t), nd__itemsize(tc)};
     nd_device_guard guard(dev.id);
     void *stream = nd__current_stream(dev);
     cudaStream_t s = nd_stream_of(stream);
@@ -351,6 +359,7 @@ static nd_status run_gemm(const char *fn, nd_device dev, nd_dtype t, int64_t nb,
     void *tmp[3] = {nullptr, nullptr, nullptr}, *use[3] = {nullptr, nullptr, nullptr}, *x[3];
     void **arr = nullptr;
     for (int u = 0; u < 3 && st == ND_OK; u++) {
+        const size_t isz = usz[u];
         char *src = base[u] + p.off[u] * (int64_t)isz;
         use[u] = src;
         if (!p.copy[u]) continue;
@@ -369,13 +378,15 @@ static nd_status run_gemm(const char *fn, nd_device dev, nd_dtype t, int64_t nb,
         st = nd__cuda_alloc(dev.id, (size_t)(3 * p.nb) * sizeof(void *), stream, (void **)&arr);
         if (st == ND_OK) {
             ptr_bases pb;
-            for (int i = 0; i < 3; i++) pb.base[i] = (char *)x[i], pb.bstride[i] = p.bs[i] * (int64_t)isz;
+            for (int i = 0; i < 3; i++)
+                pb.base[i] = (char *)x[i], pb.bstride[i] = p.bs[i] * (int64_t)usz[nd_bp_user(&p, i)];
             cudaError_t e = nd_launch(ptr_arrays_kernel, nd_grid_for(p.nb, 256), 256, 0, s, arr, pb, p.nb);
             if (e != cudaSuccess) st = nd_cuda_status(e, fn, "ptr_arrays_kernel");
         }
     }
-    if (st == ND_OK) st = gemm_call(fn, h, t, p, x, arr, alpha, beta);
+    if (st == ND_OK) st = gemm_call(fn, h, t, tc, p, x, arr, alpha, beta);
     if (st == ND_OK && p.copy[ND_BP_C]) {
+        const size_t isz = usz[ND_BP_C];
         const int64_t rows = p.rows[ND_BP_C], cols = p.cols[ND_BP_C], nm = p.copy_nb[ND_BP_C];
         const nd_bp_view packed = {rows * cols, cols, 1};
         nd_bp_view dv = v[ND_BP_C];
@@ -402,7 +413,7 @@ extern "C" nd_status nd__cuda_matmul(nd_array *out, const nd_array *a, const nd_
     if (!nd__is_float(out->dtype)) return nd__cuda_matmul_int(out, a, b);
     char *const base[3] = {nd__ptr(a), nd__ptr(b), nd__ptr(out)};
     const nd_bp_view v[3] = {view_of(a), view_of(b), view_of(out)};
-    return run_gemm("nd_matmul", out->device, out->dtype, nb, M, N, K, 1.0, base, v, 0.0);
+    return run_gemm("nd_matmul", out->device, a->dtype, out->dtype, nb, M, N, K, 1.0, base, v, 0.0);
 }
 
 // c = beta * c (K == 0 or alpha == 0: A and B are not read).
@@ -443,7 +454,7 @@ extern "C" nd_status nd__cuda_gemm(nd_array *c, bool ta, bool tb, double alpha, 
         {0, b->strides[tb ? 1 : 0], b->strides[tb ? 0 : 1]},
         {0, c->strides[0], c->strides[1]},
     };
-    return run_gemm("nd_gemm", c->device, c->dtype, 1, M, N, K, alpha, base, v, beta);
+    return run_gemm("nd_gemm", c->device, a->dtype, c->dtype, 1, M, N, K, alpha, base, v, beta);
 }
 
 // Every dtype has a matmul (floats through cuBLAS, integers and bool

@@ -37,7 +37,10 @@
 //    SETS C to zero without reading it (NaN in C is overwritten: BLAS);
 //    beta == 1 then touches nothing. With k > 0 and beta == 0, C is zeroed
 //    before the product too, so the result never depends on C's old value.
-// Every other type / compute-type combination (mixed types, COMPUTE_16F,
+//  - A, B R_16F (or both R_16BF) with C R_32F, COMPUTE_32F[_PEDANTIC]: the
+//    same product written into the float32 C (T + beta*C in float), never
+//    rounded to 16 bits (cuBLAS's mixed-precision GEMM);
+// Every other type / compute-type combination (other mixed types, COMPUTE_16F,
 // COMPUTE_32F_FAST_16F, ...) is CUBLAS_STATUS_NOT_SUPPORTED, so that the
 // emulation never silently computes something more precise than the GPU.
 //
@@ -98,11 +101,14 @@ struct cublasContext {
 
 namespace {
 
-enum gemm_kind { K_F32, K_F32_TF32, K_F64, K_F16, K_BF16 };
+// K_F16_F32 / K_BF16_F32: A and B half, C float32 (cuBLAS's mixed
+// R_16F/R_16BF x R_32F combination with COMPUTE_32F)
+enum gemm_kind { K_F32, K_F32_TF32, K_F64, K_F16, K_BF16, K_F16_F32, K_BF16_F32 };
 
 struct gemm_job {
     gemm_kind kind;
-    size_t esz; // bytes per element of A, B and C
+    size_t esz;  // bytes per element of A and B
+    size_t cesz; // bytes per element of C (esz but for the mixed kinds)
     bool ta, tb;
     bool ab_read; // k > 0 and alpha != 0
     int64_t m, n, k, lda, ldb, ldc;
@@ -177,7 +183,7 @@ void to_float(const gemm_job &j, float *dst, const char *src, int64_t rows, int6
         if (j.kind == K_F32_TF32) {
             const float *s = (const float *)src + c * ld;
             for (int64_t r = 0; r < rows; r++) d[r] = tf32_round(s[r]);
-        } else if (j.kind == K_F16) {
+        } else if (j.kind == K_F16 || j.kind == K_F16_F32) {
             const uint16_t *s = (const uint16_t *)src + c * ld;
             for (int64_t r = 0; r < rows; r++) d[r] = nd_half_to_float(s[r]);
         } else {
@@ -196,9 +202,9 @@ void scale_c(const gemm_job &j, char *C)
     if (j.beta == 1.0) return;
     const int64_t m = j.m, n = j.n;
     for (int64_t c = 0; c < n; c++) {
-        char *col = C + (size_t)(c * j.ldc) * j.esz;
+        char *col = C + (size_t)(c * j.ldc) * j.cesz;
         if (j.beta == 0.0) {
-            memset(col, 0, (size_t)m * j.esz); // all-zero bits are +0 in every type
+            memset(col, 0, (size_t)m * j.cesz); // all-zero bits are +0 in every type
             continue;
         }
         switch (j.kind) {
@@ -208,7 +214,9 @@ void scale_c(const gemm_job &j, char *C)
             break;
         }
         case K_F32:
-        case K_F32_TF32: {
+        case K_F32_TF32:
+        case K_F16_F32:
+        case K_BF16_F32: {
             float *p = (float *)col;
             const float b = (float)j.beta;
             for (int64_t r = 0; r < m; r++) p[r] = b * p[r];
@@ -245,6 +253,8 @@ void gemm_one(const gemm_job &j, const char *A, const char *B, char *C)
                     (const float *)B, (blasint)j.ldb, (float)j.beta, (float *)C, (blasint)j.ldc);
         return;
     case K_F32_TF32:
+    case K_F16_F32:
+    case K_BF16_F32: // half (or tf32-rounded) A and B, float32 C accumulated and kept in float32
         if (j.beta == 0.0) scale_c(j, C);
         to_float(j, j.fa, A, j.rows_a, j.cols_a, j.lda);
         to_float(j, j.fb, B, j.rows_b, j.cols_b, j.ldb);
@@ -301,7 +311,7 @@ void run_job(void *arg)
             if (j->ab_read && (!device_span(A, extent(j->rows_a, j->cols_a, j->lda), 0, 1, j->esz) ||
                                !device_span(B, extent(j->rows_b, j->cols_b, j->ldb), 0, 1, j->esz)))
                 continue;
-            if (!device_span(C, extent(j->m, j->n, j->ldc), 0, 1, j->esz)) continue;
+            if (!device_span(C, extent(j->m, j->n, j->ldc), 0, 1, j->cesz)) continue;
             gemm_one(*j, A, B, C);
         }
     } else {
@@ -309,7 +319,7 @@ void run_job(void *arg)
             const ptrdiff_t e = (ptrdiff_t)j->esz; // strides may be 0 or negative
             const char *A = j->ab_read ? j->A + (ptrdiff_t)(i * j->sa) * e : nullptr;
             const char *B = j->ab_read ? j->B + (ptrdiff_t)(i * j->sb) * e : nullptr;
-            gemm_one(*j, A, B, j->C + (ptrdiff_t)(i * j->sc) * e);
+            gemm_one(*j, A, B, j->C + (ptrdiff_t)(i * j->sc) * (ptrdiff_t)j->cesz);
         }
     }
     ws_release(j->ws);
@@ -326,10 +336,16 @@ bool valid_algo(cublasGemmAlgo_t a)
 }
 
 bool pick_kind(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasComputeType_t comp, gemm_kind *kind,
-               size_t *esz)
+               size_t *esz, size_t *cesz)
 {
-    if (at != bt || at != ct) return false;
     const bool c32 = comp == CUBLAS_COMPUTE_32F || comp == CUBLAS_COMPUTE_32F_PEDANTIC;
+    if (at == bt && (at == CUDA_R_16F || at == CUDA_R_16BF) && ct == CUDA_R_32F && c32) {
+        *kind = at == CUDA_R_16F ? K_F16_F32 : K_BF16_F32;
+        *esz = 2;
+        *cesz = 4;
+        return true;
+    }
+    if (at != bt || at != ct) return false;
     if (at == CUDA_R_32F && (c32 || comp == CUBLAS_COMPUTE_32F_FAST_TF32)) {
         *kind = c32 ? K_F32 : K_F32_TF32;
         *esz = 4;
@@ -342,6 +358,7 @@ bool pick_kind(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasComputeT
     } else {
         return false;
     }
+    *cesz = *esz;
     return true;
 }
 
@@ -373,8 +390,9 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
     if (lda < max1(ta ? k : m) || ldb < max1(tb ? n : k) || ldc < max1(m) || !alpha || !beta)
         return CUBLAS_STATUS_INVALID_VALUE;
     gemm_kind kind = K_F32;
-    size_t esz = 0;
-    if (!pick_kind(Atype, Btype, Ctype, comp, &kind, &esz) || !valid_algo(algo)) return CUBLAS_STATUS_NOT_SUPPORTED;
+    size_t esz = 0, cesz = 0;
+    if (!pick_kind(Atype, Btype, Ctype, comp, &kind, &esz, &cesz) || !valid_algo(algo))
+        return CUBLAS_STATUS_NOT_SUPPORTED;
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
         return CUBLAS_STATUS_NOT_SUPPORTED; // CBLAS's ints (emulation limit)
     if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
@@ -403,7 +421,7 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
         // a real GPU would fault (asynchronously) on an access outside device memory
         if ((ab_read && (!device_span(A, extent(rows_a, cols_a, lda), sa, batch, esz) ||
                          !device_span(B, extent(rows_b, cols_b, ldb), sb, batch, esz))) ||
-            !device_span(C, extent(m, n, ldc), sc, batch, esz))
+            !device_span(C, extent(m, n, ldc), sc, batch, cesz))
             return CUBLAS_STATUS_INVALID_VALUE;
     }
 
@@ -411,6 +429,7 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
     if (!j) return CUBLAS_STATUS_ALLOC_FAILED;
     j->kind = kind;
     j->esz = esz;
+    j->cesz = cesz;
     j->ta = ta;
     j->tb = tb;
     j->ab_read = ab_read;

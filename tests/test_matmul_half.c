@@ -1,0 +1,234 @@
+/* Half-precision matmul (issue 15): float16/bfloat16 products accumulate in
+ * float32, and a float32 out (nd_matmul) or c (nd_gemm) from half operands
+ * receives the float32 result itself, never a value rounded to half in
+ * between (src/linalg.c passes the float32 destination to the backend:
+ * src/cpu/matmul.c widens the operands and writes float32; the CUDA
+ * backend calls cublasGemmEx with a 32F C, tests/emu/cublas_emu.cpp on the
+ * emulated device).
+ *
+ * References in double from the half operands' values. Bounds: with a
+ * float32 accumulator |C - ref| <= 2 K eps32 sum_k |a_ik b_kj| (+ the
+ * output's rounding, 1 eps_out |ref|, for a half out). A result rounded to
+ * bfloat16 on its way to a float32 out would be off by up to 2^-9 |ref|,
+ * far beyond that bound for the operands used (a few units, K <= 300), so
+ * the float32 bound itself proves the absence of the intermediate
+ * rounding; one exact case makes it explicit: (1 + 2^-7)^2 = 1 + 2^-6 +
+ * 2^-14 is exact in float32 and 1.015625 in bfloat16. Sizes below and
+ * above the small-matrix kernels' threshold (ND_SMALL_DIM), transposed and
+ * batched (broadcast) operands, poisoned outs; on nd_cpu() and cuda:0. */
+#include "harness.h"
+#include "test_util.h"
+
+static uint64_t rng_s = 0x7c3a9e1f5b2d4c68ull;
+static uint64_t rnd(void)
+{
+    rng_s ^= rng_s << 13;
+    rng_s ^= rng_s >> 7;
+    rng_s ^= rng_s << 17;
+    return rng_s;
+}
+
+static double *values(const nd_array *a)
+{
+    nd_array *f = NULL;
+    ND_OK_OR_FAIL(nd_astype(&f, a, ND_FLOAT64));
+    int64_t n = nd_size(a);
+    double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    ND_OK_OR_FAIL(nd_copy_to_host(v, f, sizeof(double) * (size_t)n));
+    nd_release(f);
+    return v;
+}
+
+/* (rows, cols) of dtype t with values k/8, k in [-24, 24] (exact in every
+ * half dtype; products need more bits than a half has) */
+static nd_array *mk(nd_device dev, nd_dtype t, int nd, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) n *= shape[i];
+    double *h = malloc(sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) h[i] = ((double)(int)(rnd() % 49) - 24) / 8.0 + ((rnd() % 3 == 0) ? 1.0 / 128 : 0);
+    nd_array *d = NULL, *r = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&d, h, ND_FLOAT64, nd, shape, dev));
+    ND_OK_OR_FAIL(nd_astype(&r, d, t));
+    nd_release(d);
+    free(h);
+    return r;
+}
+
+static double eps_of(nd_dtype t) { return t == ND_FLOAT16 ? 0x1p-11 : t == ND_BFLOAT16 ? 0x1p-8 : 0x1p-24; }
+
+/* C (M, N) of a (M, K) @ b (K, N) from values av, bv (C order, or b's
+ * transposed order when bt), checked against got */
+static void check_mm(const char *what, const double *av, const double *bv, const double *got, int64_t M, int64_t N,
+                     int64_t K, nd_dtype out)
+{
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            double ref = 0, mag = 0;
+            for (int64_t k = 0; k < K; k++) {
+                ref += av[i * K + k] * bv[k * N + j];
+                mag += fabs(av[i * K + k] * bv[k * N + j]);
+            }
+            const double tol = 2 * (double)K * 0x1p-24 * mag + (out == ND_FLOAT32 ? 0 : eps_of(out) * fabs(ref)) + 1e-30;
+            ck_assert_msg(fabs(got[i * N + j] - ref) <= tol, "%s: C[%lld, %lld] = %.9g, want %.9g (tol %.3g)", what,
+                          (long long)i, (long long)j, got[i * N + j], ref, tol);
+        }
+}
+
+static const int64_t SIZES[][3] = {{4, 5, 3}, {7, 16, 9}, {70, 300, 50}, {130, 65, 97}};
+
+static void run_matmul(nd_device dev)
+{
+    const nd_dtype halves[2] = {ND_FLOAT16, ND_BFLOAT16};
+    for (int hi = 0; hi < 2; hi++) {
+        const nd_dtype t = halves[hi];
+        for (size_t si = 0; si < sizeof SIZES / sizeof *SIZES; si++) {
+            const int64_t M = SIZES[si][0], K = SIZES[si][1], N = SIZES[si][2];
+            for (int lay = 0; lay < 2; lay++) {
+                nd_array *a = NULL, *b = mk(dev, t, 2, (const int64_t[]){K, N});
+                if (lay == 0) {
+                    a = mk(dev, t, 2, (const int64_t[]){M, K});
+                } else { /* a transposed view: a.T of a (K, M) array */
+                    nd_array *at = mk(dev, t, 2, (const int64_t[]){K, M});
+                    ND_OK_OR_FAIL(nd_transpose(&a, at, NULL));
+                    nd_release(at);
+                }
+                double *av = values(a), *bv = values(b);
+                for (int od = 0; od < 3; od++) {
+                    const nd_dtype out = od == 0 ? ND_FLOAT32 : od == 1 ? t : ND_FLOAT64;
+                    nd_array *c = NULL;
+                    ND_OK_OR_FAIL(nd_full(&c, out, 2, (const int64_t[]){M, N}, nd_scalar_float(NAN), dev));
+                    ND_OK_OR_FAIL(nd_matmul(&c, a, b));
+                    double *g = values(c);
+                    char what[128];
+                    snprintf(what, sizeof what, "%s matmul %lldx%lldx%lld %s into %s on %s", nd_dtype_name(t),
+                             (long long)M, (long long)K, (long long)N, lay ? "a transposed" : "contiguous",
+                             nd_dtype_name(out), dev.type == ND_DEVICE_CPU ? "cpu" : "cuda");
+                    /* a float64 out gets the half result, cast once (NumPy: the result dtype is half) */
+                    check_mm(what, av, bv, g, M, N, K, out == ND_FLOAT64 ? t : out);
+                    free(g);
+                    nd_release(c);
+                }
+                free(av), free(bv);
+                nd_release(a), nd_release(b);
+            }
+        }
+        /* batched: (3, M, K) @ (K, N) broadcast, into a float32 out */
+        const int64_t M = 20, K = 40, N = 12;
+        nd_array *a = mk(dev, t, 3, (const int64_t[]){3, M, K}), *b = mk(dev, t, 2, (const int64_t[]){K, N}), *c = NULL;
+        ND_OK_OR_FAIL(nd_full(&c, ND_FLOAT32, 3, (const int64_t[]){3, M, N}, nd_scalar_float(NAN), dev));
+        ND_OK_OR_FAIL(nd_matmul(&c, a, b));
+        double *av = values(a), *bv = values(b), *g = values(c);
+        for (int i = 0; i < 3; i++) check_mm("batched into float32", av + i * M * K, bv, g + i * M * N, M, N, K, ND_FLOAT32);
+        free(av), free(bv), free(g);
+        nd_release(a), nd_release(b), nd_release(c);
+    }
+}
+
+/* (1 + 2^-7)^2: exact in float32, 1.015625 once rounded to bfloat16 */
+static void run_exact(nd_device dev)
+{
+    for (int small = 0; small < 2; small++) {
+        const int64_t n = small ? 2 : 80; /* the small kernels and BLAS */
+        nd_array *a = NULL, *b = NULL, *c = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&a, ND_BFLOAT16, 2, (const int64_t[]){n, n}, dev));
+        ND_OK_OR_FAIL(nd_zeros(&b, ND_BFLOAT16, 2, (const int64_t[]){n, n}, dev));
+        nd_array *a0 = NULL, *b0 = NULL, *v = NULL;
+        ND_OK_OR_FAIL(nd_slice(&a0, a, 2, (const nd_range[]){{0, 1, 1}, {0, 1, 1}}));
+        ND_OK_OR_FAIL(nd_slice(&b0, b, 2, (const nd_range[]){{0, 1, 1}, {0, 1, 1}}));
+        ND_OK_OR_FAIL(nd_full(&v, ND_BFLOAT16, 2, (const int64_t[]){1, 1}, nd_scalar_float(1.0 + 0x1p-7), dev));
+        ND_OK_OR_FAIL(nd_copy(&a0, v));
+        ND_OK_OR_FAIL(nd_copy(&b0, v));
+        ND_OK_OR_FAIL(nd_full(&c, ND_FLOAT32, 2, (const int64_t[]){n, n}, nd_scalar_float(NAN), dev));
+        ND_OK_OR_FAIL(nd_matmul(&c, a, b));
+        double *g = values(c);
+        ck_assert_msg(g[0] == 1.0 + 0x1p-6 + 0x1p-14, "bf16 -> float32 matmul (n %lld): %.17g, want %.17g (rounded to "
+                      "bfloat16 on the way?)", (long long)n, g[0], 1.0 + 0x1p-6 + 0x1p-14);
+        ck_assert(g[1] == 0.0);
+        free(g);
+        /* nd_gemm into float32 c: 0.5 * a @ b + 2 * c */
+        nd_array *cg = NULL;
+        ND_OK_OR_FAIL(nd_full(&cg, ND_FLOAT32, 2, (const int64_t[]){n, n}, nd_scalar_float(0x1p-20), dev));
+        ND_OK_OR_FAIL(nd_gemm(&cg, false, false, 0.5, a, b, 2.0));
+        g = values(cg);
+        ck_assert_msg(g[0] == 0.5 * (1.0 + 0x1p-6 + 0x1p-14) + 0x1p-19, "gemm into float32: %.17g", g[0]);
+        ck_assert(g[1] == 0x1p-19);
+        free(g);
+        /* beta = 0: a NaN in c vanishes (BLAS) */
+        ND_OK_OR_FAIL(nd_full(&cg, ND_FLOAT32, 2, (const int64_t[]){n, n}, nd_scalar_float(NAN), dev));
+        ND_OK_OR_FAIL(nd_gemm(&cg, true, false, 1.0, a, b, 0.0));
+        g = values(cg);
+        ck_assert(g[0] == 1.0 + 0x1p-6 + 0x1p-14 && g[1] == 0.0);
+        free(g);
+        /* a float16 c from bfloat16 operands stays refused (c is updated in place, never cast) */
+        nd_array *ch = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&ch, ND_FLOAT16, 2, (const int64_t[]){n, n}, dev));
+        ND_EXPECT_ERR(nd_gemm(&ch, false, false, 1.0, a, b, 0.0), ND_ERR_DTYPE, "c has dtype float16");
+        nd_release(ch), nd_release(cg), nd_release(a0), nd_release(b0), nd_release(v);
+        nd_release(a), nd_release(b), nd_release(c);
+    }
+}
+
+/* nd_gemm float32 c from half a, b, random values, transposes */
+static void run_gemm(nd_device dev)
+{
+    const nd_dtype halves[2] = {ND_FLOAT16, ND_BFLOAT16};
+    for (int hi = 0; hi < 2; hi++)
+        for (int tr = 0; tr < 4; tr++) {
+            const int64_t M = 33, K = 70, N = 21;
+            const bool ta = tr & 1, tb = tr & 2;
+            nd_array *a = mk(dev, halves[hi], 2, ta ? (const int64_t[]){K, M} : (const int64_t[]){M, K});
+            nd_array *b = mk(dev, halves[hi], 2, tb ? (const int64_t[]){N, K} : (const int64_t[]){K, N});
+            nd_array *c = mk(dev, ND_FLOAT32, 2, (const int64_t[]){M, N});
+            double *a0 = values(a), *b0 = values(b), *c0 = values(c);
+            ND_OK_OR_FAIL(nd_gemm(&c, ta, tb, 0.75, a, b, -1.5));
+            double *g = values(c);
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < N; j++) {
+                    double ref = 0, mag = 0;
+                    for (int64_t k = 0; k < K; k++) {
+                        const double x = ta ? a0[k * M + i] : a0[i * K + k], y = tb ? b0[j * K + k] : b0[k * N + j];
+                        ref += x * y, mag += fabs(x * y);
+                    }
+                    ref = 0.75 * ref - 1.5 * c0[i * N + j];
+                    const double tol = 2 * (double)K * 0x1p-24 * (mag + fabs(c0[i * N + j])) + 1e-30;
+                    ck_assert_msg(fabs(g[i * N + j] - ref) <= tol, "gemm %s ta %d tb %d: %.9g vs %.9g",
+                                  nd_dtype_name(halves[hi]), ta, tb, g[i * N + j], ref);
+                }
+            free(a0), free(b0), free(c0), free(g);
+            nd_release(a), nd_release(b), nd_release(c);
+        }
+}
+
+static nd_device cuda0(void) { return (nd_device){ND_DEVICE_CUDA, 0}; }
+START_TEST(matmul_cpu) { run_matmul(nd_cpu()); }
+END_TEST
+START_TEST(exact_cpu) { run_exact(nd_cpu()); }
+END_TEST
+START_TEST(gemm_cpu) { run_gemm(nd_cpu()); }
+END_TEST
+START_TEST(matmul_cuda) { run_matmul(cuda0()); }
+END_TEST
+START_TEST(exact_cuda) { run_exact(cuda0()); }
+END_TEST
+START_TEST(gemm_cuda) { run_gemm(cuda0()); }
+END_TEST
+
+Suite *suite_matmul_half(void)
+{
+    Suite *s = suite_create("matmul_half");
+    TCase *tc = tcase_create("matmul_half");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, matmul_cpu);
+    tcase_add_test(tc, exact_cpu);
+    tcase_add_test(tc, gemm_cpu);
+    if (nd_test_gpu_count() > 0) {
+        tcase_add_test(tc, matmul_cuda);
+        tcase_add_test(tc, exact_cuda);
+        tcase_add_test(tc, gemm_cuda);
+    } else {
+        fprintf(stderr, "matmul_half: the cuda:0 cases SKIPPED (no CUDA device)\n");
+    }
+    suite_add_tcase(s, tc);
+    return s;
+}
