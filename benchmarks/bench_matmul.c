@@ -1,6 +1,9 @@
 /* bench_matmul - nd_matmul for float32/float64 square matrices n = 64,
- * 256, 1024, 2048, 4096 (--quick: up to 1024), a transposed operand
- * (a.T @ b), and batches 1000 x (16x16) and 100 x (128x128). On a GPU
+ * 256, 1024, 2048, 4096 (--quick: up to 2048), a transposed operand
+ * (a.T @ b), and batches 1000 x (16x16) and 100 x (128x128); on the CPU
+ * also bfloat16 and float16 n = 2048 (issue 15: against cblas_sgemm on
+ * float32 copies of the same values, and through the float32 2048 case
+ * against NumPy float32 in the same run). On a GPU
  * also n = 8192 (--quick too) in float32 (exact), float32 with TF32
  * tensor cores (nd_set_matmul_tf32(true) for that case only; layout
  * "tf32"), float16 and bfloat16.
@@ -253,8 +256,10 @@ static void check_result(bench_record *r, const bench_case *c, const double *a, 
 static void raw_cpu(bench_record *raw, const bench_case *c, double *const host[2])
 {
     int n = (int)c->p[0], batch = (int)c->p[1];
-    fill_record(raw, c, c->dtype == ND_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm");
-    size_t es = nd_dtype_size(c->dtype), total = (size_t)batch * n * n;
+    /* float16/bfloat16 cases: cblas_sgemm on float32 copies of the same (half) values */
+    const nd_dtype rt = c->dtype == ND_FLOAT64 ? ND_FLOAT64 : ND_FLOAT32;
+    fill_record(raw, c, rt == ND_FLOAT32 ? "cblas_sgemm" : "cblas_dgemm");
+    size_t es = nd_dtype_size(rt), total = (size_t)batch * n * n;
     void *ha = malloc(total * es + 1), *hb = malloc(total * es + 1), *hc = malloc(total * es + 1);
     double *dc = malloc(total * sizeof(double) + 1);
     if (!ha || !hb || !hc || !dc) {
@@ -262,13 +267,12 @@ static void raw_cpu(bench_record *raw, const bench_case *c, double *const host[2
         snprintf(raw->message, sizeof raw->message, "out of host memory");
     } else {
         for (size_t i = 0; i < total; i++) {
-            if (c->dtype == ND_FLOAT32) ((float *)ha)[i] = (float)host[0][i], ((float *)hb)[i] = (float)host[1][i];
+            if (rt == ND_FLOAT32) ((float *)ha)[i] = (float)host[0][i], ((float *)hb)[i] = (float)host[1][i];
             else ((double *)ha)[i] = host[0][i], ((double *)hb)[i] = host[1][i];
         }
-        raw_call rc = {c->dtype, c->kind == K_TRANS_A, batch, n, ha, hb, hc};
+        raw_call rc = {rt, c->kind == K_TRANS_A, batch, n, ha, hb, hc};
         raw_run(&rc);
-        for (size_t i = 0; i < total; i++)
-            dc[i] = c->dtype == ND_FLOAT32 ? (double)((float *)hc)[i] : ((double *)hc)[i];
+        for (size_t i = 0; i < total; i++) dc[i] = rt == ND_FLOAT32 ? (double)((float *)hc)[i] : ((double *)hc)[i];
         check_result(raw, c, host[0], host[1], dc, (int64_t)total);
         if (raw->status == BS_OK) bench_measure(raw_run, &rc, c->dev, &raw->st);
     }
@@ -319,7 +323,10 @@ static void run_case(const bench_case *c)
     bench_record r;
     bench_record_init(&r, "matmul", c);
     fill_record(&r, c, "matmul");
+    const bool half_cpu = !gpu && (c->dtype == ND_FLOAT16 || c->dtype == ND_BFLOAT16);
     if (tf32) snprintf(r.call, sizeof r.call, "{\"fn\": \"matmul\", \"tf32\": true}");
+    else if (half_cpu) /* NumPy has no half BLAS path: the float32 case of the same run is its twin */
+        snprintf(r.call, sizeof r.call, "{\"fn\": null}");
     else snprintf(r.call, sizeof r.call, "{\"fn\": \"matmul\"}");
     r.ninputs = 2;
     for (int k = 0; k < 2; k++) {
@@ -370,13 +377,13 @@ static void run_case(const bench_case *c)
 int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_matmul",
-               "nd_matmul float32/float64: n x n for n = 64, 256, 1024, 2048, 4096 (--quick: up to 1024),\n"
+               "nd_matmul float32/float64: n x n for n = 64, 256, 1024, 2048, 4096 (--quick: up to 2048),\n"
                "a.T @ b, batches 1000 x (16x16) and 100 x (128x128); GPU only (--quick too): n = 8192 in\n"
                "float32, float32 with TF32 (layout tf32), float16, bfloat16. Raw cblas_?gemm (CPU) /\n"
                "cublasGemmEx (GPU) on the same data as the ceiling.");
     const nd_dtype dtypes[2] = {ND_FLOAT32, ND_FLOAT64};
     static const int sizes[] = {64, 256, 1024, 2048, 4096};
-    int max_n = g_opt.quick ? 1024 : 4096;
+    int max_n = g_opt.quick ? 2048 : 4096; /* 2048: the float32 twin of the half GEMM cases */
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
         const char *dn = bench_dev_name(dev);
@@ -399,7 +406,18 @@ int main(int argc, char **argv)
                 bench_add_case(&c);
             }
         }
-        if (dev.type != ND_DEVICE_CUDA) continue;
+        if (dev.type != ND_DEVICE_CUDA) {
+            /* issue 15: bfloat16 / float16 GEMM 2048 on the CPU against cblas_sgemm on
+             * the same values (ratio_to_raw); NumPy float32 2048 is the float32 case */
+            const nd_dtype halves[2] = {ND_BFLOAT16, ND_FLOAT16};
+            for (int i = 0; i < 2; i++) {
+                bench_case c = {.kind = K_SQUARE, .dtype = halves[i], .dev = dev};
+                c.p[0] = 2048, c.p[1] = 1;
+                snprintf(c.key, sizeof c.key, "matmul/%s/2048x2048/contig/%s", nd_dtype_name(halves[i]), dn);
+                bench_add_case(&c);
+            }
+            continue;
+        }
         /* the GPU GEMM goals: n = 8192, float32 exact and TF32, float16, bfloat16 */
         static const struct { nd_dtype t; int layout; } big[4] = {
             {ND_FLOAT32, 0}, {ND_FLOAT32, L_TF32}, {ND_FLOAT16, 0}, {ND_BFLOAT16, 0}};

@@ -312,6 +312,31 @@ def build_case(rec, np, xp, cache, cleanup=None):
         axis = call.get("axis")
         out = xp.cumsum(ins[0], axis=axis)
         return (lambda: xp.cumsum(ins[0], axis=axis, out=out)), (lambda: out), ""
+    # issue 15 (bench_mx): the textbook formulas users write in NumPy
+    if fn in ("softmax", "log_softmax", "logsumexp", "cross_entropy"):
+        axis = call.get("axis", -1)
+        x = ins[0]
+        res = [None]
+
+        def softmax():
+            e = xp.exp(x - x.max(axis, keepdims=True))
+            res[0] = e / e.sum(axis, keepdims=True)
+
+        def log_softmax():
+            t = x - x.max(axis, keepdims=True)
+            res[0] = t - xp.log(xp.exp(t).sum(axis, keepdims=True))
+
+        def logsumexp():
+            m = x.max(axis, keepdims=True)
+            res[0] = (m + xp.log(xp.exp(x - m).sum(axis, keepdims=True))).squeeze(axis)
+
+        def cross_entropy():
+            m = x.max(-1, keepdims=True)
+            lse = (m + xp.log(xp.exp(x - m).sum(-1, keepdims=True)))[:, 0]
+            res[0] = (lse - xp.take_along_axis(x, ins[1][:, None], -1)[:, 0]).mean()
+        f = {"softmax": softmax, "log_softmax": log_softmax, "logsumexp": logsumexp,
+             "cross_entropy": cross_entropy}[fn]
+        return f, (lambda: res[0]), "exp(x - max) / sum" if fn == "softmax" else ""
     if fn == "einsum":
         subs, opt = call["subscripts"], call.get("optimize", True)
         res = [None]
@@ -455,6 +480,8 @@ EQUIVALENTS = {
     "mean": "mean(a, axis, out=)", "var": "var(a, axis, out=)",
     "matmul": "matmul(a, b, out=)", "copy": "copyto(out, a)", "contiguous": "ascontiguousarray(a)",
     "empty+release": "empty(n)", "h2d": "ndarray.set / cupy.asarray", "d2h": "ndarray.get",
+    "softmax": "exp(x - x.max(axis, keepdims=True)) / sum", "log_softmax": "x - m - log(sum(exp(x - m)))",
+    "logsumexp": "m + log(sum(exp(x - m)))", "cross_entropy": "mean(logsumexp(x) - take_along_axis(x, y))",
 }
 CEILINGS = ("d2d_copy", "cblas_sgemm", "cblas_dgemm", "cublasGemmEx", "cublasGemmStridedBatchedEx", "triad",
             "stream_copy", "malloc+free", "cudaMalloc+cudaFree")

@@ -469,6 +469,10 @@ CPU_GOALS = [
     # issue 15 (mixed precision): bench_mx (softmax family, cross-entropy)
     ("softmax over the last axis of (4096, 4096) float32 vs exp(x - max) / sum",
      sel("mx", "softmax", "float32", "4096x4096", "contig"), "ratio_numpy", ">=", 2.0, "each"),
+    # the issue sets it for CPUs with AVX512-BF16 or AMX; libndgpu has no bfloat16 kernel yet (the
+    # widened float32 path everywhere), so this line reports where that path stands on any CPU
+    ("bfloat16 GEMM 2048 vs cblas_sgemm, same values (goal on AVX512-BF16/AMX CPUs)",
+     sel("matmul", "matmul", "bfloat16", "2048x2048", "contig"), "ratio_to_raw", ">=", 1.5, "each"),
 ]
 
 
