@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "out.h"
 #include "prof.h"
 #include "softmax.h"
@@ -57,11 +58,11 @@ static nd_status unscale_grouped(const char *fn, nd_array *const *arrays, int n,
 {
     *found_inf = false;
     if (n == 0) return ND_OK;
-    nd_array **group = malloc(sizeof *group * (size_t)n);
-    bool *done = calloc((size_t)n, sizeof *done);
+    nd_array **group = nd__malloc(sizeof *group * (size_t)n);
+    bool *done = nd__calloc((size_t)n, sizeof *done);
     if (!group || !done) {
-        free(group);
-        free(done);
+        nd__free(group);
+        nd__free(done);
         return nd__err(ND_ERR_NOMEM, fn, "out of host memory for %d arrays", n);
     }
     nd_status st = ND_OK;
@@ -80,8 +81,8 @@ static nd_status unscale_grouped(const char *fn, nd_array *const *arrays, int n,
         st = nd__backend(dev)->amp_unscale(group, m, inv_scale, &found);
         any = any || found;
     }
-    free(group);
-    free(done);
+    nd__free(group);
+    nd__free(done);
     if (st) return st;
     *found_inf = any;
     return ND_OK;
@@ -141,7 +142,7 @@ nd_status nd_grad_scaler_create(nd_grad_scaler **out, const nd_grad_scaler_confi
         return nd__err(ND_ERR_INVALID, fn, "backoff_factor should be in (0, 1) (got %g)", d.backoff_factor);
     if (d.growth_interval < 1)
         return nd__err(ND_ERR_INVALID, fn, "growth_interval should be >= 1 (got %lld)", (long long)d.growth_interval);
-    nd_grad_scaler *s = calloc(1, sizeof *s);
+    nd_grad_scaler *s = nd__calloc(1, sizeof *s);
     if (!s) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
     s->c = d;
     s->scale = d.enabled ? (float)d.init_scale : 1.0f;
@@ -149,7 +150,7 @@ nd_status nd_grad_scaler_create(nd_grad_scaler **out, const nd_grad_scaler_confi
     return ND_OK;
 }
 
-void nd_grad_scaler_destroy(nd_grad_scaler *s) { free(s); }
+void nd_grad_scaler_destroy(nd_grad_scaler *s) { nd__free(s); }
 
 nd_status nd_grad_scaler_scale(nd_array **out, const nd_grad_scaler *s, const nd_array *loss)
 {
