@@ -1369,7 +1369,8 @@ ND_API nd_status nd_cross_entropy(nd_array **out, const nd_array *logits, const 
  *  set to whether any element was inf or NaN before the multiply. One
  *  pass over each array; on a GPU one synchronisation for the flag.
  *  n == 0 sets *found_inf false. ND_ERR_DTYPE for a non-float array,
- *  ND_ERR_READONLY for a read-only one (nothing is written then). */
+ *  ND_ERR_INVALID for a read-only or broadcast one (nothing is written
+ *  then: every array is checked first). */
 ND_API nd_status nd_amp_unscale_check(nd_array *const *arrays, int n, double inv_scale, bool *found_inf);
 
 /** Dynamic loss scaling as torch.amp.GradScaler: create, scale the loss,

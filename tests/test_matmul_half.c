@@ -200,7 +200,44 @@ static void run_gemm(nd_device dev)
         }
 }
 
+/* A product large enough for the CPU's float32 panels (src/cpu/matmul.c:
+ * NB = 4 MiB / (4 K) = 233 columns, MB = 233 rows: 2 x 2 panels here),
+ * a transposed a, into float32 and into the half dtype. Left out with
+ * ND_TEST_LARGE=0 (valgrind): the double reference takes 4e8 multiply-adds. */
+static void run_panels(nd_device dev)
+{
+    if (!nd_test_large()) {
+        fprintf(stderr, "matmul_half: the panelled product SKIPPED (ND_TEST_LARGE=0)\n");
+        return;
+    }
+    const int64_t M = 300, K = 4500, N = 300;
+    const nd_dtype halves[2] = {ND_BFLOAT16, ND_FLOAT16};
+    for (int hi = 0; hi < 2; hi++) {
+        const nd_dtype t = halves[hi];
+        nd_array *at = mk(dev, t, 2, (const int64_t[]){K, M}), *a = NULL, *b = mk(dev, t, 2, (const int64_t[]){K, N});
+        ND_OK_OR_FAIL(nd_transpose(&a, at, NULL));
+        double *av = values(a), *bv = values(b);
+        for (int od = 0; od < 2; od++) {
+            const nd_dtype out = od ? t : ND_FLOAT32;
+            nd_array *c = NULL;
+            ND_OK_OR_FAIL(nd_full(&c, out, 2, (const int64_t[]){M, N}, nd_scalar_float(NAN), dev));
+            ND_OK_OR_FAIL(nd_matmul(&c, a, b));
+            double *g = values(c);
+            check_mm(out == ND_FLOAT32 ? "panelled product into float32" : "panelled product into half", av, bv, g, M,
+                     N, K, out);
+            free(g);
+            nd_release(c);
+        }
+        free(av), free(bv);
+        nd_release(a), nd_release(at), nd_release(b);
+    }
+}
+
 static nd_device cuda0(void) { return (nd_device){ND_DEVICE_CUDA, 0}; }
+START_TEST(panels_cpu) { run_panels(nd_cpu()); }
+END_TEST
+START_TEST(panels_cuda) { run_panels(cuda0()); }
+END_TEST
 START_TEST(matmul_cpu) { run_matmul(nd_cpu()); }
 END_TEST
 START_TEST(exact_cpu) { run_exact(nd_cpu()); }
@@ -222,10 +259,12 @@ Suite *suite_matmul_half(void)
     tcase_add_test(tc, matmul_cpu);
     tcase_add_test(tc, exact_cpu);
     tcase_add_test(tc, gemm_cpu);
+    tcase_add_test(tc, panels_cpu);
     if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, matmul_cuda);
         tcase_add_test(tc, exact_cuda);
         tcase_add_test(tc, gemm_cuda);
+        tcase_add_test(tc, panels_cuda);
     } else {
         fprintf(stderr, "matmul_half: the cuda:0 cases SKIPPED (no CUDA device)\n");
     }

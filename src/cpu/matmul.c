@@ -296,14 +296,39 @@ static bool gemm_one(nd_dtype t, nd_dtype tc, int64_t M, int64_t N, int64_t K, d
                      double beta, mview C, scratch *s)
 {
     if (t == ND_FLOAT16 || t == ND_BFLOAT16) {
-        float *fa = scratch_get(s, 0, (size_t)(M * K) * 4), *fb = scratch_get(s, 1, (size_t)(K * N) * 4);
-        float *fc = scratch_get(s, 2, (size_t)(M * N) * 4);
+        /* panels: NB columns of B and C, MB rows of A and C, widened to
+         * float32 one panel at a time, so the float32 scratch stays near
+         * HALF_PANEL_BYTES per operand however large the product (a half
+         * activation must not cost a float32 copy of itself: that is the
+         * memory mixed precision is meant to save). Re-widening A per column
+         * panel costs M K conversions per NB >= 64 columns of M K N flops. */
+        enum { HALF_PANEL_BYTES = 4 << 20 };
+        int64_t NB = HALF_PANEL_BYTES / (4 * K);
+        if (NB < 64) NB = 64;
+        if (NB > N) NB = N;
+        int64_t MB = HALF_PANEL_BYTES / (4 * (K > NB ? K : NB));
+        if (MB < 64) MB = 64;
+        if (MB > M) MB = M;
+        float *fa = scratch_get(s, 0, (size_t)(MB * K) * 4), *fb = scratch_get(s, 1, (size_t)(K * NB) * 4);
+        float *fc = scratch_get(s, 2, (size_t)(MB * NB) * 4);
         if (!fa || !fb || !fc) return NOMEM_SCRATCH();
-        pack(fa, ND_FLOAT32, A, t, M, K);
-        pack(fb, ND_FLOAT32, B, t, K, N);
-        if (beta != 0.0) pack(fc, ND_FLOAT32, C, tc, M, N);
-        blas_call(false, false, false, M, N, K, alpha, fa, K, fb, N, beta, fc, N);
-        unpack(C, tc, fc, ND_FLOAT32, M, N);
+        const int64_t isa = (int64_t)nd__itemsize(t), isc = (int64_t)nd__itemsize(tc);
+        for (int64_t c0 = 0; c0 < N; c0 += NB) {
+            const int64_t nb = N - c0 < NB ? N - c0 : NB;
+            mview Bp = B;
+            Bp.p = B.p + c0 * B.cs * isa;
+            pack(fb, ND_FLOAT32, Bp, t, K, nb);
+            for (int64_t r0 = 0; r0 < M; r0 += MB) {
+                const int64_t mb = M - r0 < MB ? M - r0 : MB;
+                mview Ap = A, Cp = C;
+                Ap.p = A.p + r0 * A.rs * isa;
+                Cp.p = C.p + r0 * C.rs * isc + c0 * C.cs * isc;
+                pack(fa, ND_FLOAT32, Ap, t, mb, K);
+                if (beta != 0.0) pack(fc, ND_FLOAT32, Cp, tc, mb, nb);
+                blas_call(false, false, false, mb, nb, K, alpha, fa, K, fb, nb, beta, fc, nb);
+                unpack(Cp, tc, fc, ND_FLOAT32, mb, nb);
+            }
+        }
         return true;
     }
     bool f64 = t == ND_FLOAT64;
