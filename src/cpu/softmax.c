@@ -104,6 +104,18 @@ typedef struct {
 
 #define SM_CE 3
 
+/* Cross-entropy's label: 1 for a class in [0, n), 0 for ignore_index (loss
+ * 0), -1 for one out of range (loss NaN; noted in the context for the
+ * error message). */
+static int ce_label(sm_ctx *c, int64_t lab, int64_t n)
+{
+    if (lab == c->ignore) return 0;
+    if (lab >= 0 && lab < n) return 1;
+    atomic_store(&c->bad, 1);
+    atomic_store(&c->bad_label, (long long)lab);
+    return -1;
+}
+
 /* One template per accumulation type A (float / double): LOAD/STORE/EXP
  * above, MAXF the max that lets a NaN win (a NaN row stays NaN through the
  * sum anyway, so a plain comparison suffices), LOG the log. */
@@ -144,28 +156,18 @@ typedef struct {
                 s += ss;                                                                                     \
                 if (keep) STORE(c->t, o + (size_t)k0 * is, (int64_t)is, buf, len);                           \
             }                                                                                                \
-            if (c->mode == ND_SM_LOGSUMEXP) {                                                                \
-                A v = m + LOG(s);                                                                            \
-                STORE(c->t, c->out + (size_t)r * is, (int64_t)is, &v, 1);                                    \
-                continue;                                                                                    \
-            }                                                                                                \
-            if (c->mode == SM_CE) {                                                                          \
-                const int64_t lab = c->labels[r];                                                            \
-                A v;                                                                                         \
-                if (lab == c->ignore) {                                                                      \
-                    v = 0;                                                                                   \
-                } else if (lab < 0 || lab >= n) {                                                            \
-                    atomic_store(&c->bad, 1);                                                                \
-                    atomic_store(&c->bad_label, (long long)lab);                                             \
-                    v = (A)NAN;                                                                              \
-                } else {                                                                                     \
-                    A xl;                                                                                    \
-                    LOAD(c->t, x + (size_t)lab * is, (int64_t)is, &xl, 1);                                   \
-                    v = m + LOG(s) - xl;                                                                     \
-                }                                                                                            \
-                STORE(c->t, c->out + (size_t)r * is, (int64_t)is, &v, 1);                                    \
-                continue;                                                                                    \
-            }                                                                                                \
+            if (c->mode == ND_SM_LOGSUMEXP || c->mode == SM_CE) {                                                    \
+                A v = m + LOG(s);                                                                                    \
+                if (c->mode == SM_CE) {                                                                              \
+                    const int64_t lab = c->labels[r];                                                                \
+                    const int k = ce_label(c, lab, n);                                                               \
+                    A xl = 0;                                                                                        \
+                    if (k > 0) LOAD(c->t, x + (size_t)lab * is, (int64_t)is, &xl, 1);                                \
+                    v = k > 0 ? v - xl : k == 0 ? (A)0 : (A)NAN;                                                     \
+                }                                                                                                    \
+                STORE(c->t, c->out + (size_t)r * is, (int64_t)is, &v, 1);                                            \
+                continue;                                                                                            \
+            }                                                                                                        \
             const A inv = (A)1 / s, ls = LOG(s);                                                             \
             for (int64_t k0 = 0; k0 < n; k0 += CHUNK) {                                                      \
                 const int64_t len = n - k0 < CHUNK ? n - k0 : CHUNK;                                         \
@@ -217,20 +219,13 @@ typedef struct {
             if (c->mode == ND_SM_LOGSUMEXP || c->mode == SM_CE) {                                            \
                 for (int64_t j = 0; j < len; j++) {                                                          \
                     A v = m[j] + LOG(s[j]);                                                                  \
-                    if (c->mode == SM_CE) {                                                                  \
-                        const int64_t lab = c->labels[o * inner + j0 + j];                                   \
-                        if (lab == c->ignore) {                                                              \
-                            v = 0;                                                                           \
-                        } else if (lab < 0 || lab >= n) {                                                    \
-                            atomic_store(&c->bad, 1);                                                        \
-                            atomic_store(&c->bad_label, (long long)lab);                                     \
-                            v = (A)NAN;                                                                      \
-                        } else {                                                                             \
-                            A xl;                                                                            \
-                            LOAD(c->t, x + (size_t)(lab * inner + j) * is, (int64_t)is, &xl, 1);             \
-                            v -= xl;                                                                         \
-                        }                                                                                    \
-                    }                                                                                        \
+                    if (c->mode == SM_CE) {                                                                          \
+                        const int64_t lab = c->labels[o * inner + j0 + j];                                           \
+                        const int k = ce_label(c, lab, n);                                                           \
+                        A xl = 0;                                                                                    \
+                        if (k > 0) LOAD(c->t, x + (size_t)(lab * inner + j) * is, (int64_t)is, &xl, 1);              \
+                        v = k > 0 ? v - xl : k == 0 ? (A)0 : (A)NAN;                                                 \
+                    }                                                                                                \
                     buf[j] = v;                                                                              \
                 }                                                                                            \
                 STORE(c->t, c->out + (size_t)(o * inner + j0) * is, (int64_t)is, buf, len);                  \
