@@ -16,6 +16,7 @@
  * 2^-14 is exact in float32 and 1.015625 in bfloat16. Sizes below and
  * above the small-matrix kernels' threshold (ND_SMALL_DIM), transposed and
  * batched (broadcast) operands, poisoned outs; on nd_cpu() and cuda:0. */
+#include "cv_util.h"
 #include "harness.h"
 #include "test_util.h"
 
@@ -26,17 +27,6 @@ static uint64_t rnd(void)
     rng_s ^= rng_s >> 7;
     rng_s ^= rng_s << 17;
     return rng_s;
-}
-
-static double *values(const nd_array *a)
-{
-    nd_array *f = NULL;
-    ND_OK_OR_FAIL(nd_astype(&f, a, ND_FLOAT64));
-    int64_t n = nd_size(a);
-    double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    ND_OK_OR_FAIL(nd_copy_to_host(v, f, sizeof(double) * (size_t)n));
-    nd_release(f);
-    return v;
 }
 
 /* (rows, cols) of dtype t with values k/8, k in [-24, 24] (exact in every
@@ -93,13 +83,13 @@ static void run_matmul(nd_device dev)
                     ND_OK_OR_FAIL(nd_transpose(&a, at, NULL));
                     nd_release(at);
                 }
-                double *av = values(a), *bv = values(b);
+                double *av = cv_values(a), *bv = cv_values(b);
                 for (int od = 0; od < 3; od++) {
                     const nd_dtype out = od == 0 ? ND_FLOAT32 : od == 1 ? t : ND_FLOAT64;
                     nd_array *c = NULL;
                     ND_OK_OR_FAIL(nd_full(&c, out, 2, (const int64_t[]){M, N}, nd_scalar_float(NAN), dev));
                     ND_OK_OR_FAIL(nd_matmul(&c, a, b));
-                    double *g = values(c);
+                    double *g = cv_values(c);
                     char what[128];
                     snprintf(what, sizeof what, "%s matmul %lldx%lldx%lld %s into %s on %s", nd_dtype_name(t),
                              (long long)M, (long long)K, (long long)N, lay ? "a transposed" : "contiguous",
@@ -118,7 +108,7 @@ static void run_matmul(nd_device dev)
         nd_array *a = mk(dev, t, 3, (const int64_t[]){3, M, K}), *b = mk(dev, t, 2, (const int64_t[]){K, N}), *c = NULL;
         ND_OK_OR_FAIL(nd_full(&c, ND_FLOAT32, 3, (const int64_t[]){3, M, N}, nd_scalar_float(NAN), dev));
         ND_OK_OR_FAIL(nd_matmul(&c, a, b));
-        double *av = values(a), *bv = values(b), *g = values(c);
+        double *av = cv_values(a), *bv = cv_values(b), *g = cv_values(c);
         for (int i = 0; i < 3; i++) check_mm("batched into float32", av + i * M * K, bv, g + i * M * N, M, N, K, ND_FLOAT32);
         free(av), free(bv), free(g);
         nd_release(a), nd_release(b), nd_release(c);
@@ -141,7 +131,7 @@ static void run_exact(nd_device dev)
         ND_OK_OR_FAIL(nd_copy(&b0, v));
         ND_OK_OR_FAIL(nd_full(&c, ND_FLOAT32, 2, (const int64_t[]){n, n}, nd_scalar_float(NAN), dev));
         ND_OK_OR_FAIL(nd_matmul(&c, a, b));
-        double *g = values(c);
+        double *g = cv_values(c);
         ck_assert_msg(g[0] == 1.0 + 0x1p-6 + 0x1p-14, "bf16 -> float32 matmul (n %lld): %.17g, want %.17g (rounded to "
                       "bfloat16 on the way?)", (long long)n, g[0], 1.0 + 0x1p-6 + 0x1p-14);
         ck_assert(g[1] == 0.0);
@@ -150,14 +140,14 @@ static void run_exact(nd_device dev)
         nd_array *cg = NULL;
         ND_OK_OR_FAIL(nd_full(&cg, ND_FLOAT32, 2, (const int64_t[]){n, n}, nd_scalar_float(0x1p-20), dev));
         ND_OK_OR_FAIL(nd_gemm(&cg, false, false, 0.5, a, b, 2.0));
-        g = values(cg);
+        g = cv_values(cg);
         ck_assert_msg(g[0] == 0.5 * (1.0 + 0x1p-6 + 0x1p-14) + 0x1p-19, "gemm into float32: %.17g", g[0]);
         ck_assert(g[1] == 0x1p-19);
         free(g);
         /* beta = 0: a NaN in c vanishes (BLAS) */
         ND_OK_OR_FAIL(nd_full(&cg, ND_FLOAT32, 2, (const int64_t[]){n, n}, nd_scalar_float(NAN), dev));
         ND_OK_OR_FAIL(nd_gemm(&cg, true, false, 1.0, a, b, 0.0));
-        g = values(cg);
+        g = cv_values(cg);
         ck_assert(g[0] == 1.0 + 0x1p-6 + 0x1p-14 && g[1] == 0.0);
         free(g);
         /* a float16 c from bfloat16 operands stays refused (c is updated in place, never cast) */
@@ -180,9 +170,9 @@ static void run_gemm(nd_device dev)
             nd_array *a = mk(dev, halves[hi], 2, ta ? (const int64_t[]){K, M} : (const int64_t[]){M, K});
             nd_array *b = mk(dev, halves[hi], 2, tb ? (const int64_t[]){N, K} : (const int64_t[]){K, N});
             nd_array *c = mk(dev, ND_FLOAT32, 2, (const int64_t[]){M, N});
-            double *a0 = values(a), *b0 = values(b), *c0 = values(c);
+            double *a0 = cv_values(a), *b0 = cv_values(b), *c0 = cv_values(c);
             ND_OK_OR_FAIL(nd_gemm(&c, ta, tb, 0.75, a, b, -1.5));
-            double *g = values(c);
+            double *g = cv_values(c);
             for (int64_t i = 0; i < M; i++)
                 for (int64_t j = 0; j < N; j++) {
                     double ref = 0, mag = 0;
@@ -216,13 +206,13 @@ static void run_panels(nd_device dev)
         const nd_dtype t = halves[hi];
         nd_array *at = mk(dev, t, 2, (const int64_t[]){K, M}), *a = NULL, *b = mk(dev, t, 2, (const int64_t[]){K, N});
         ND_OK_OR_FAIL(nd_transpose(&a, at, NULL));
-        double *av = values(a), *bv = values(b);
+        double *av = cv_values(a), *bv = cv_values(b);
         for (int od = 0; od < 2; od++) {
             const nd_dtype out = od ? t : ND_FLOAT32;
             nd_array *c = NULL;
             ND_OK_OR_FAIL(nd_full(&c, out, 2, (const int64_t[]){M, N}, nd_scalar_float(NAN), dev));
             ND_OK_OR_FAIL(nd_matmul(&c, a, b));
-            double *g = values(c);
+            double *g = cv_values(c);
             check_mm(out == ND_FLOAT32 ? "panelled product into float32" : "panelled product into half", av, bv, g, M,
                      N, K, out);
             free(g);

@@ -21,6 +21,7 @@
  * Tolerance: |got - ref| <= 4 eps_out |ref| + 16 eps_acc (1 + max|x|) (|ref|
  * for softmax, 1 for the log forms), eps_out the result dtype's and
  * eps_acc the accumulator's (float32 for half inputs). */
+#include "cv_util.h"
 #include "harness.h"
 #include "test_util.h"
 
@@ -49,17 +50,6 @@ static double eps_of(nd_dtype t)
 }
 
 /* Every element of a as double (any layout, device, dtype). */
-static double *values(const nd_array *a)
-{
-    nd_array *f = NULL;
-    ND_OK_OR_FAIL(nd_astype(&f, a, ND_FLOAT64));
-    int64_t n = nd_size(a);
-    double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    ND_OK_OR_FAIL(nd_copy_to_host(v, f, sizeof(double) * (size_t)n));
-    nd_release(f);
-    return v;
-}
-
 /* An array of dtype t, logical shape (nd, shape), layout l on dev, with
  * values from gen (random in [-lo, hi] by default). */
 static nd_array *make(nd_device dev, nd_dtype t, int nd, const int64_t *shape, int l, double scale)
@@ -178,7 +168,7 @@ static void run_axis_cases(nd_device dev)
             for (int l = 0; l < L_N; l++) {
                 if (S->nd < 2 && l != L_CONTIG) continue;
                 nd_array *x = make(dev, t, S->nd, S->shape, l, 8.0);
-                double *xv = values(x);
+                double *xv = cv_values(x);
                 const int64_t n = nd_size(x);
                 double *ref = malloc(sizeof(double) * (size_t)n), *am = malloc(sizeof(double) * (size_t)n);
                 for (int ax = -1; ax < S->nd; ax++) {
@@ -199,7 +189,7 @@ static void run_axis_cases(nd_device dev)
                             ND_OK_OR_FAIL((mode == 0 ? nd_softmax : nd_log_softmax)(&o, x, ax));
                         }
                         ck_assert_int_eq(nd_dtype_of(o), rt);
-                        double *g = values(o);
+                        double *g = cv_values(o);
                         check_vals(what, g, ref, am, nd_size(o), rt, t, mode == 0);
                         free(g);
                         nd_release(o);
@@ -217,14 +207,14 @@ static void run_misc(nd_device dev)
 {
     const int64_t s[3] = {4, 6, 5};
     nd_array *x = make(dev, ND_FLOAT32, 3, s, L_CONTIG, 5.0);
-    double *xv = values(x);
+    double *xv = cv_values(x);
     double ref[120], am[120];
     /* float64 out from float32 input: the float32 kernel, cast once */
     nd_array *o = NULL;
     ND_OK_OR_FAIL(nd_full(&o, ND_FLOAT64, 3, s, nd_scalar_float(NAN), dev));
     ND_OK_OR_FAIL(nd_softmax(&o, x, 1));
     reference(0, xv, 3, s, 1, ref, am);
-    double *g = values(o);
+    double *g = cv_values(o);
     check_vals("softmax into a float64 out", g, ref, am, 120, ND_FLOAT32, ND_FLOAT32, true);
     free(g), nd_release(o), o = NULL;
     /* in place */
@@ -232,14 +222,14 @@ static void run_misc(nd_device dev)
     ND_OK_OR_FAIL(nd_copy(&y, x));
     ND_OK_OR_FAIL(nd_log_softmax(&y, y, -1));
     reference(1, xv, 3, s, 2, ref, am);
-    g = values(y);
+    g = cv_values(y);
     check_vals("log_softmax in place", g, ref, am, 120, ND_FLOAT32, ND_FLOAT32, false);
     free(g), nd_release(y);
     /* logsumexp over axes (0, 2), keepdims, against a direct double sum */
     ND_OK_OR_FAIL(nd_logsumexp(&o, x, 2, (const int[]){2, 0}, true));
     ck_assert_int_eq(nd_ndim(o), 3);
     ck_assert(nd_shape(o)[0] == 1 && nd_shape(o)[1] == 6 && nd_shape(o)[2] == 1);
-    g = values(o);
+    g = cv_values(o);
     for (int j = 0; j < 6; j++) {
         double m = -INFINITY, sum = 0;
         for (int i = 0; i < 4; i++)
@@ -253,7 +243,7 @@ static void run_misc(nd_device dev)
     /* all axes */
     ND_OK_OR_FAIL(nd_logsumexp(&o, x, 0, NULL, false));
     ck_assert_int_eq(nd_ndim(o), 0);
-    g = values(o);
+    g = cv_values(o);
     double m = -INFINITY, sum = 0;
     for (int i = 0; i < 120; i++) m = fmax(m, xv[i]);
     for (int i = 0; i < 120; i++) sum += exp(xv[i] - m);
@@ -263,11 +253,11 @@ static void run_misc(nd_device dev)
     nd_array *z = NULL;
     ND_OK_OR_FAIL(nd_full(&z, ND_FLOAT32, 0, NULL, nd_scalar_float(3.5), dev));
     ND_OK_OR_FAIL(nd_softmax(&o, z, 0));
-    g = values(o);
+    g = cv_values(o);
     ck_assert(g[0] == 1.0);
     free(g), nd_release(o), o = NULL;
     ND_OK_OR_FAIL(nd_logsumexp(&o, z, 0, NULL, false));
-    g = values(o);
+    g = cv_values(o);
     ck_assert(g[0] == 3.5);
     free(g), nd_release(o), o = NULL;
     nd_release(z);
@@ -279,7 +269,7 @@ static void run_misc(nd_device dev)
     nd_release(o), o = NULL, nd_release(e), e = NULL;
     ND_OK_OR_FAIL(nd_zeros(&e, ND_FLOAT32, 2, (const int64_t[]){3, 0}, dev));
     ND_OK_OR_FAIL(nd_logsumexp(&o, e, 1, (const int[]){1}, false));
-    g = values(o);
+    g = cv_values(o);
     for (int i = 0; i < 3; i++) ck_assert(isinf(g[i]) && g[i] < 0);
     free(g), nd_release(o), o = NULL, nd_release(e);
     free(xv);
@@ -300,7 +290,7 @@ static void run_stability(nd_device dev)
         nd_array *x64 = NULL, *x = NULL;
         ND_OK_OR_FAIL(nd_from_host(&x64, rows, ND_FLOAT64, 2, (const int64_t[]){5, 6}, dev));
         ND_OK_OR_FAIL(nd_astype(&x, x64, t));
-        double *xv = values(x);
+        double *xv = cv_values(x);
         double ref[30], am[30];
         for (int mode = 0; mode < 3; mode++) {
             nd_array *o = NULL;
@@ -308,7 +298,7 @@ static void run_stability(nd_device dev)
             else if (mode == 1) ND_OK_OR_FAIL(nd_log_softmax(&o, x, 1));
             else ND_OK_OR_FAIL(nd_logsumexp(&o, x, 1, (const int[]){1}, false));
             reference(mode, xv, 2, (const int64_t[]){5, 6}, 1, ref, am);
-            double *g = values(o);
+            double *g = cv_values(o);
             char what[96];
             snprintf(what, sizeof what, "stability mode %d %s on %s", mode, nd_dtype_name(t),
                      dev.type == ND_DEVICE_CPU ? "cpu" : "cuda");
@@ -382,7 +372,7 @@ static void run_ce(nd_device dev)
             const nd_dtype t = DTS[di];
             for (int l = 0; l < 2; l++) {
                 nd_array *x = make(dev, t, nd, sh, l == 0 ? L_CONTIG : L_TRANS, 6.0), *lb = NULL, *lb32 = NULL;
-                double *xv = values(x);
+                double *xv = cv_values(x);
                 ND_OK_OR_FAIL(nd_from_host(&lb, lab, ND_INT64, ln, ls, dev));
                 ND_OK_OR_FAIL(nd_astype(&lb32, lb, ND_INT32));
                 double *per = malloc(sizeof(double) * (size_t)ns), sum, mean;
@@ -394,7 +384,7 @@ static void run_ce(nd_device dev)
                     nd_array *o = NULL;
                     ND_OK_OR_FAIL(nd_cross_entropy(&o, x, red == 1 ? lb32 : lb, cs[ci].ax, (nd_reduction)red, -100));
                     ck_assert_int_eq(nd_dtype_of(o), t);
-                    double *g = values(o);
+                    double *g = cv_values(o);
                     char what[128];
                     snprintf(what, sizeof what, "cross_entropy #%zu %s layout %d reduction %d on %s", ci,
                              nd_dtype_name(t), l, red, dev.type == ND_DEVICE_CPU ? "cpu" : "cuda");
@@ -420,11 +410,11 @@ static void run_ce(nd_device dev)
     nd_array *x = make(dev, ND_FLOAT32, 2, (const int64_t[]){3, 4}, L_CONTIG, 1.0), *lb = NULL, *o = NULL;
     ND_OK_OR_FAIL(nd_full(&lb, ND_INT64, 1, (const int64_t[]){3}, nd_scalar_int(-100), dev));
     ND_OK_OR_FAIL(nd_cross_entropy(&o, x, lb, 1, ND_REDUCTION_MEAN, -100));
-    double *g = values(o);
+    double *g = cv_values(o);
     ck_assert(isnan(g[0]));
     free(g), nd_release(o), o = NULL;
     ND_OK_OR_FAIL(nd_cross_entropy(&o, x, lb, 1, ND_REDUCTION_SUM, -100));
-    g = values(o);
+    g = cv_values(o);
     ck_assert(g[0] == 0);
     free(g), nd_release(o), o = NULL;
     /* errors: bad label (status and PyTorch's message), shapes, dtypes */
