@@ -76,6 +76,14 @@ ND_API const char *nd_status_name(nd_status s);
 /** Thread-local message of the last failure in this thread ("" if none).
  *  Valid until the next libndgpu call in this thread. */
 ND_API const char *nd_last_error(void);
+/** Set this thread's last error to "func: message" (func NULL: "libndgpu")
+ *  and return code. For libraries built on libndgpu that report through
+ *  nd_last_error() (libndgpu_mpi does). */
+ND_API nd_status nd_set_error(nd_status code, const char *func, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* ------------------------------------------------------------------ */
 /* Library                                                             */
@@ -237,6 +245,10 @@ ND_API nd_status nd_stream_destroy(nd_stream *stream);
 ND_API nd_status nd_stream_synchronize(nd_stream *stream);
 /** The device a stream belongs to. */
 ND_API nd_device nd_stream_device(const nd_stream *stream);
+/** The backend's native handle of a stream (a cudaStream_t for a CUDA
+ *  stream), for handing the library's stream to other CUDA libraries (NCCL,
+ *  your kernels). NULL for NULL (the default stream) and for CPU streams. */
+ND_API void *nd_stream_native(const nd_stream *stream);
 /** Make stream the calling thread's current stream on its device, for
  *  every device, the CPU included: afterwards nd_get_stream(that device)
  *  returns stream (for a CPU stream work stays synchronous). NULL resets

@@ -1,4 +1,5 @@
 /* Thread-local error messages and status names. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,13 +11,30 @@ const char *nd_last_error(void) { return nd_errbuf; }
 
 void nd__clear_error(void) { nd_errbuf[0] = '\0'; }
 
-nd_status nd__err(nd_status code, const char *func, const char *fmt, ...)
+/* "func: message" into this thread's buffer: the one formatter behind the
+ * library's internal nd__err and the exported nd_set_error. */
+static nd_status nd_verr(nd_status code, const char *func, const char *fmt, va_list ap)
 {
     int n = snprintf(nd_errbuf, sizeof nd_errbuf, "%s: ", func ? func : "libndgpu");
     if (n < 0 || (size_t)n >= sizeof nd_errbuf) return code;
+    vsnprintf(nd_errbuf + n, sizeof nd_errbuf - (size_t)n, fmt, ap);
+    return code;
+}
+
+nd_status nd__err(nd_status code, const char *func, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(nd_errbuf + n, sizeof nd_errbuf - (size_t)n, fmt, ap);
+    nd_verr(code, func, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+nd_status nd_set_error(nd_status code, const char *func, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nd_verr(code, func, fmt, ap);
     va_end(ap);
     return code;
 }

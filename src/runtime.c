@@ -132,6 +132,8 @@ void *nd__stream_handle(const nd_stream *s) { return s ? s->handle : NULL; }
 
 nd_device nd_stream_device(const nd_stream *stream) { return stream ? stream->dev : nd_cpu(); }
 
+void *nd_stream_native(const nd_stream *stream) { return stream ? stream->handle : NULL; }
+
 /* Any device's stream, the CPU's included, becomes the current one of its
  * device: nd_get_stream then returns it (for the CPU, work stays
  * synchronous; the stream is what callers asked for, as on a GPU). */

@@ -18,6 +18,16 @@ static nd_array *iota_f64(int ndim, const int64_t *shape)
     return a;
 }
 
+/* nd_set_error: what extension libraries (libndgpu_mpi) report through. */
+START_TEST(set_error_formats_like_the_library)
+{
+    ck_assert_int_eq(nd_set_error(ND_ERR_SHAPE, "nd_allreduce", "rank %d has shape %s", 1, "(3,)"), ND_ERR_SHAPE);
+    ck_assert_str_eq(nd_last_error(), "nd_allreduce: rank 1 has shape (3,)");
+    ck_assert_int_eq(nd_set_error(ND_ERR_INVALID, NULL, "x"), ND_ERR_INVALID);
+    ck_assert_str_eq(nd_last_error(), "libndgpu: x");
+}
+END_TEST
+
 START_TEST(from_host_roundtrip_all_dtypes)
 {
     unsigned char src[6 * 8], dst[6 * 8];
@@ -439,6 +449,7 @@ Suite *suite_core(void)
 {
     Suite *s = suite_create("core");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, set_error_formats_like_the_library);
     tcase_add_test(tc, from_host_roundtrip_all_dtypes);
     tcase_add_test(tc, zero_d_and_zero_size);
     tcase_add_test(tc, strided_views_copy_in_c_order);

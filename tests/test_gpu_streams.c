@@ -135,6 +135,7 @@ START_TEST(device_block_read_on_another_stream_is_not_reused_early)
     nd_stream *s = NULL;
     nd_array *x = NULL, *r = NULL, *y = NULL;
     ND_OK_OR_FAIL(nd_stream_create(&s, gpu()));
+    ck_assert_ptr_nonnull(nd_stream_native(s)); /* a created CUDA stream is a real cudaStream_t */
     ND_OK_OR_FAIL(nd_full(&x, ND_FLOAT32, 1, &n, nd_scalar_float(1), gpu()));
     ND_OK_OR_FAIL(nd_synchronize(gpu()));
     hold h;

@@ -57,6 +57,8 @@ START_TEST(cpu_streams_and_events_time_the_host)
     nd_event *e0 = NULL, *e1 = NULL;
     ND_OK_OR_FAIL(nd_stream_create(&s, nd_cpu()));
     ck_assert_int_eq(nd_stream_device(s).type, ND_DEVICE_CPU);
+    ck_assert_ptr_null(nd_stream_native(s)); /* CPU streams have no native handle */
+    ck_assert_ptr_null(nd_stream_native(NULL));
     ND_OK_OR_FAIL(nd_set_stream(s));
     ND_OK_OR_FAIL(nd_event_create(&e0, nd_cpu()));
     ND_OK_OR_FAIL(nd_event_create(&e1, nd_cpu()));
