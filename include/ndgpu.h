@@ -376,6 +376,10 @@ ND_API void *nd_data(const nd_array *a);
 ND_API bool nd_is_contiguous(const nd_array *a);
 /** Whether a lives in page-locked host memory (false without a GPU). */
 ND_API bool nd_is_pinned(const nd_array *a);
+/** Whether a can be written (a destination, an in-place operand): false for
+ *  NULL, a broadcast view (stride 0 on an axis of extent > 1) and a read-only
+ *  DLPack import or its views. */
+ND_API bool nd_is_writable(const nd_array *a);
 
 /* ------------------------------------------------------------------ */
 /* Views and joins                                                     */

@@ -5,13 +5,23 @@
 
 #include "out.h"
 
+/* The first axis of a broadcast view (stride 0, extent > 1), else -1. */
+static int broadcast_axis(const nd_array *o)
+{
+    for (int i = 0; i < o->ndim; i++)
+        if (o->strides[i] == 0 && o->shape[i] > 1) return i;
+    return -1;
+}
+
+bool nd_is_writable(const nd_array *a) { return a && !a->readonly && broadcast_axis(a) < 0; }
+
 nd_status nd__out_check_writable(const char *func, const nd_array *o, const char *name)
 {
     if (o->readonly) return nd__err(ND_ERR_INVALID, func, "'%s' is read-only (an imported read-only DLPack tensor)", name);
-    for (int i = 0; i < o->ndim; i++)
-        if (o->strides[i] == 0 && o->shape[i] > 1)
-            return nd__err(ND_ERR_INVALID, func, "'%s' is a broadcast view (stride 0 on axis %d) and cannot be written",
-                           name, i);
+    int i = broadcast_axis(o);
+    if (i >= 0)
+        return nd__err(ND_ERR_INVALID, func, "'%s' is a broadcast view (stride 0 on axis %d) and cannot be written",
+                       name, i);
     return ND_OK;
 }
 

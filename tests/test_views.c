@@ -445,6 +445,9 @@ START_TEST(test_broadcast_to)
     ck_assert_int_eq(nd_strides(v)[1], 1);
     ck_assert_ptr_eq(nd_data(v), nd_data(a));
     cv_expect_values(v, 12, (const double[]){1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3});
+    ck_assert(nd_is_writable(a));
+    ck_assert(!nd_is_writable(v)); /* stride 0 on an axis of extent 4 */
+    ck_assert(!nd_is_writable(NULL));
     nd_release(v), v = NULL;
     /* (3, 1) -> (2, 3, 4) */
     nd_array *c = cv_iota(ND_FLOAT64, 2, (const int64_t[]){3, 1}, nd_cpu());
@@ -467,6 +470,7 @@ START_TEST(test_broadcast_to)
     nd_release(v), v = NULL;
     ND_OK_OR_FAIL(nd_broadcast_to(&v, r, 2, (const int64_t[]){1, 3}));
     cv_expect_values(v, 3, (const double[]){1, 2, 3});
+    ck_assert(nd_is_writable(v)); /* (1, 3) -> (1, 3): no stride-0 axis of extent > 1 */
     nd_release(v), v = NULL;
     /* errors (NumPy's rules) */
     ND_EXPECT_ERR(nd_broadcast_to(&v, a, 1, (const int64_t[]){4}), ND_ERR_SHAPE,
