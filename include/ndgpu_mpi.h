@@ -83,11 +83,14 @@ ND_API nd_status nd_comm_create(nd_comm **comm, MPI_Comm mpi_comm);
 /** Free a communicator (collective; NULL is fine). Call before
  *  MPI_Finalize. */
 ND_API nd_status nd_comm_destroy(nd_comm *comm);
-/** This process's rank, the number of ranks (-1 for NULL). */
+/** This process's rank in comm (-1 for NULL). */
 ND_API int nd_comm_rank(const nd_comm *comm);
+/** The number of ranks of comm (-1 for NULL). */
 ND_API int nd_comm_size(const nd_comm *comm);
-/** Rank and number of ranks on this host (MPI_COMM_TYPE_SHARED). */
+/** This process's rank among the ranks on its host (MPI_COMM_TYPE_SHARED;
+ *  -1 for NULL). */
 ND_API int nd_comm_local_rank(const nd_comm *comm);
+/** The number of comm's ranks on this host (-1 for NULL). */
 ND_API int nd_comm_local_size(const nd_comm *comm);
 /** The device this rank should use: cuda:(local rank % nd_cuda_device_count())
  *  when nd_default_device() is a GPU (ND_DEVICE=cpu keeps every rank on the
@@ -152,13 +155,21 @@ ND_API int nd_comm_tag_max(const nd_comm *comm);
  * nd_wait. For the outputs of allgather / reduce_scatter / alltoall the out
  * rule applies at the start (*out is allocated then, filled by nd_wait).
  * On failure at the start, *req is NULL and nothing is in flight. */
+/** nd_allreduce, started (see "Non-blocking forms"). */
 ND_API nd_status nd_iallreduce(nd_comm *comm, nd_array *a, nd_comm_op op, nd_request **req);
+/** nd_broadcast, started. */
 ND_API nd_status nd_ibroadcast(nd_comm *comm, nd_array *a, int root, nd_request **req);
+/** nd_allgather, started (*out allocated now, filled by nd_wait). */
 ND_API nd_status nd_iallgather(nd_comm *comm, nd_array **out, const nd_array *a, nd_request **req);
+/** nd_reduce_scatter, started. */
 ND_API nd_status nd_ireduce_scatter(nd_comm *comm, nd_array **out, const nd_array *a, nd_comm_op op, nd_request **req);
+/** nd_alltoall, started. */
 ND_API nd_status nd_ialltoall(nd_comm *comm, nd_array **out, const nd_array *a, nd_request **req);
+/** nd_barrier, started: nd_wait returns once every rank has started it. */
 ND_API nd_status nd_ibarrier(nd_comm *comm, nd_request **req);
+/** nd_send, started (a self-send is allowed with nd_irecv posted too). */
 ND_API nd_status nd_isend(nd_comm *comm, const nd_array *a, int dest, int tag, nd_request **req);
+/** nd_recv, started; nd_wait reports a header mismatch. */
 ND_API nd_status nd_irecv(nd_comm *comm, nd_array *a, int src, int tag, nd_request **req);
 /** Complete req (unpacking, averaging, copying back to the GPU as needed)
  *  and free it. Returns the operation's status. NULL is fine (ND_OK). */

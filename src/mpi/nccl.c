@@ -183,8 +183,8 @@ void ndm_nccl_destroy(ndm_nccl *n)
 nd_status ndm_nccl_run(ndm_nccl *n, int kind, const void *send, void *recv, size_t count, nd_dtype t, nd_comm_op op,
                        int root, int size, nd_stream *stream, const char *fn)
 {
-    ncclDataType_t dt;
-    nccl_type(t, &dt);
+    ncclDataType_t dt = ncclUint8;
+    if (!nccl_type(t, &dt)) return nd_set_error(ND_ERR_INTERNAL, fn, "NCCL has no %s (the argument check lets this not happen)", nd_dtype_name(t));
     cudaStream_t s = (cudaStream_t)nd_stream_native(stream);
     int prev = 0;
     cudaGetDevice(&prev);
