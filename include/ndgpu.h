@@ -93,7 +93,10 @@ ND_API const char *nd_version(void);
 /** One-line description of the build: backends, BLAS and its core, CUDA. */
 ND_API const char *nd_build_info(void);
 /** Set the number of CPU threads (n >= 1; 0 = default = all cores or
- *  ND_NUM_THREADS). ND_ERR_INVALID for n < 0. */
+ *  ND_NUM_THREADS). ND_ERR_INVALID for n < 0. A count chosen here or in
+ *  ND_NUM_THREADS also applies to OpenBLAS (matmul), from the next matmul
+ *  on; left alone, OpenBLAS keeps its own default (OPENBLAS_NUM_THREADS or
+ *  all cores). Change it between matmuls, not during one. */
 ND_API nd_status nd_set_num_threads(int n);
 /** Number of CPU threads the CPU backend uses. */
 ND_API int nd_get_num_threads(void);

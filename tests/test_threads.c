@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cblas.h>
+
 #include "cpu/cpu.h"
 #include "test_util.h"
 
@@ -73,12 +75,39 @@ START_TEST(exit_while_a_parallel_op_runs)
 }
 END_TEST
 
+/* A thread count the user chooses reaches OpenBLAS too (matmul), from the
+ * next matmul on; nd_set_num_threads(0) gives OpenBLAS the default back. */
+START_TEST(thread_count_reaches_openblas)
+{
+    int64_t n = 64;
+    nd_array *a = NULL, *c = NULL;
+    ND_OK_OR_FAIL(nd_ones(&a, ND_FLOAT64, 2, (const int64_t[]){n, n}, nd_cpu()));
+    ND_OK_OR_FAIL(nd_set_num_threads(1));
+    ND_OK_OR_FAIL(nd_matmul(&c, a, a));
+    ck_assert_int_eq(openblas_get_num_threads(), 1);
+    double *v = malloc(sizeof(double) * (size_t)(n * n));
+    ND_OK_OR_FAIL(nd_copy_to_host(v, c, sizeof(double) * (size_t)(n * n)));
+    for (int64_t i = 0; i < n * n; i++) ck_assert(v[i] == (double)n); /* one thread computes the same */
+    free(v);
+    nd_release(c), c = NULL;
+    ND_OK_OR_FAIL(nd_set_num_threads(2));
+    ND_OK_OR_FAIL(nd_matmul(&c, a, a));
+    ck_assert_int_eq(openblas_get_num_threads(), 2);
+    ND_OK_OR_FAIL(nd_set_num_threads(0));
+    nd_release(c), c = NULL;
+    ND_OK_OR_FAIL(nd_matmul(&c, a, a));
+    ck_assert_int_eq(openblas_get_num_threads(), nd_get_num_threads());
+    nd_release(a), nd_release(c);
+}
+END_TEST
+
 Suite *suite_threads(void)
 {
     Suite *s = suite_create("threads");
     TCase *tc = tcase_create("threads");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, exit_while_a_parallel_op_runs);
+    tcase_add_test(tc, thread_count_reaches_openblas);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -135,6 +135,30 @@ if [ -x "$bdir/examples/train_mlp_amp" ] && [ "$(left)" -gt 40 ]; then
   tail -n 24 "$out/amp-$day.txt" | sed 's/^/    /' | tee -a "$rec"
 fi
 
+# 3d. collectives on the GPU (issue 16): libndgpu_mpi's tests with one rank on
+#     cuda:0 (NCCL works with one rank on one GPU: transport "nccl" when
+#     libnccl.so.2 loads, else "staged"), and the data-parallel example on
+#     the GPU. Needs Open MPI (mpicc, mpirun) on the machine.
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null && [ "$(left)" -gt 60 ]; then
+  s1=$(date +%s)
+  mflags=(--oversubscribe --mca btl self,vader); [ "$(id -u)" -eq 0 ] && mflags+=(--allow-run-as-root)
+  if timeout "$(cap 120)" make -j"$jobs" "${bflags[@]}" MPI=1 mpi-build >>"$log" 2>&1; then
+    ND_DEVICE=cuda:0 timeout "$(cap 120)" mpirun "${mflags[@]}" -x ND_DEVICE -np 1 "$bdir/tests/mpi/ndgpu_mpi_tests" \
+      >"$out/mpi-$day.txt" 2>&1
+    rc=$?
+    say "- MPI/NCCL collectives on cuda:0 (1 rank): exit $rc, $(grep -E 'GPU transport' "$out/mpi-$day.txt" | head -n 1); $(grep -E '^[0-9]+%: Checks' "$out/mpi-$day.txt" | tail -n 1) ($(( $(date +%s) - s1 )) s)"
+    grep -E ':F:|:E:' "$out/mpi-$day.txt" | head -n 8 | sed 's/^/    /' | tee -a "$rec"
+    ND_DEVICE=cuda:0 timeout "$(cap 60)" mpirun "${mflags[@]}" -x ND_DEVICE -np 1 "$bdir/examples/mpi/data_parallel" --device cuda \
+      >>"$out/mpi-$day.txt" 2>&1
+    say "- examples/mpi/data_parallel --device cuda (1 rank): exit $?, $(grep -E 'data_parallel: ' "$out/mpi-$day.txt" | tail -n 1)"
+  else
+    say "- MPI/NCCL collectives: build FAILED (see the log)"
+  fi
+else
+  if command -v mpicc >/dev/null; then say "- MPI/NCCL collectives: SKIPPED (budget)"
+  else say "- MPI/NCCL collectives: SKIPPED (no Open MPI (mpicc, mpirun) on this machine; the NCCL path is tested through libndgpu_mpi)"; fi
+fi
+
 # 4. compute-sanitizer on the GPU suites, every allocation visible (ND_POOL=0):
 #    memcheck on each suite, racecheck/initcheck on the kernels with shared
 #    memory and temporaries (reductions, matmul) and the runtime suite

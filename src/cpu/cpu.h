@@ -12,6 +12,9 @@ ND_INTERNAL extern const nd_backend nd__cpu_backend;
 ND_INTERNAL nd_status nd__cpu_check_device(const char *func, int id);
 ND_INTERNAL nd_status nd__cpu_device_info(nd_device_info *info, int id);
 ND_INTERNAL void nd__cpu_build_info(char *buf, size_t cap);
+/* Give OpenBLAS the library's thread count when the user chose one
+ * (src/cpu/threads.c); called before every cblas call (matmul.c). */
+ND_INTERNAL void nd__blas_threads_sync(void);
 /* src/cpu/cast.c */
 ND_INTERNAL nd_status nd__cpu_cast(nd_array *dst, const nd_array *src);
 ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);

@@ -276,6 +276,7 @@ static void blas_call(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t 
                       int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
 {
     enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+    nd__blas_threads_sync();
     if (f64)
         cblas_dgemm(CblasRowMajor, TA, TB, (blasint)M, (blasint)N, (blasint)K, alpha, (const double *)A, (blasint)lda,
                     (const double *)B, (blasint)ldb, beta, (double *)C, (blasint)ldc);

@@ -44,6 +44,8 @@
 
 #include "cpu/cpu.h"
 
+#include <cblas.h>
+
 /* Work below this many element-costs runs on the calling thread. */
 #define ND_PARALLEL_THRESHOLD (1 << 15)
 /* Chunks per participating thread (load balance on a noisy machine). */
@@ -75,11 +77,29 @@ static int default_threads(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* Whether the thread count was chosen (ND_NUM_THREADS, nd_set_num_threads
+ * with n > 0) and what OpenBLAS was last told (0: never, its own default). */
+static atomic_bool nd_threads_chosen;
+static atomic_int nd_blas_threads;
+
+void nd__blas_threads_sync(void)
+{
+    int n = nd__num_threads();
+    bool chosen = atomic_load_explicit(&nd_threads_chosen, memory_order_relaxed);
+    int applied = atomic_load_explicit(&nd_blas_threads, memory_order_relaxed);
+    if ((chosen || applied) && n != applied) {
+        openblas_set_num_threads(n);
+        atomic_store_explicit(&nd_blas_threads, n, memory_order_relaxed);
+    }
+}
+
 int nd__num_threads(void)
 {
     int n = atomic_load_explicit(&nd_threads, memory_order_relaxed);
     if (n == 0) {
         n = default_threads();
+        const char *env = getenv("ND_NUM_THREADS");
+        if (env && atoi(env) > 0) atomic_store_explicit(&nd_threads_chosen, true, memory_order_relaxed);
         atomic_store_explicit(&nd_threads, n, memory_order_relaxed);
     }
     return n;
@@ -89,6 +109,8 @@ nd_status nd_set_num_threads(int n)
 {
     if (n < 0) return nd__err(ND_ERR_INVALID, "nd_set_num_threads", "n = %d is negative", n);
     atomic_store_explicit(&nd_threads, n == 0 ? default_threads() : n, memory_order_relaxed);
+    const char *env = getenv("ND_NUM_THREADS");
+    atomic_store_explicit(&nd_threads_chosen, n > 0 || (env && atoi(env) > 0), memory_order_relaxed);
     return ND_OK;
 }
 

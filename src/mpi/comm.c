@@ -394,8 +394,12 @@ static int64_t nchunks(int64_t count) { return count <= 0 ? 1 : (count + CHUNK -
 /* ------------------------------------------------------------------ */
 static bool valid_op(nd_comm_op op) { return op >= ND_COMM_SUM && op <= ND_COMM_AVG; }
 
+/* blocking: run the blocking MPI call now (the request only finishes the
+ * staging in nd_wait). Open MPI's blocking collectives (coll/tuned) are up
+ * to 2x faster than its non-blocking ones (coll/libnbc) on large buffers:
+ * 64 MB allreduce with 2 processes 28-30 ms against 62 ms here. */
 static nd_status coll_start(nd_comm *c, int kind, nd_array *a, nd_array **out, nd_comm_op op, int root,
-                            nd_request **req)
+                            nd_request **req, bool blocking)
 {
     const char *fn = kind_fn(kind);
     if (!req) return nd_set_error(ND_ERR_INVALID, fn, "'req' is NULL");
@@ -468,9 +472,15 @@ static nd_status coll_start(nd_comm *c, int kind, nd_array *a, nd_array **out, n
     if (kind == NDM_BARRIER) {
         nd_request *r = req_new(c, kind, fn, 1);
         if (!r) return nd_set_error(ND_ERR_NOMEM, fn, "out of host memory");
-        int rc = MPI_Ibarrier(c->mc, &r->mr[0]);
-        r->nmr = 1;
-        if (rc != MPI_SUCCESS) return req_abort(r, mpi_fail(fn, "MPI_Ibarrier", rc));
+        int rc;
+        if (blocking) {
+            rc = MPI_Barrier(c->mc);
+            r->done = true;
+        } else {
+            rc = MPI_Ibarrier(c->mc, &r->mr[0]);
+            if (rc == MPI_SUCCESS) r->nmr = 1;
+        }
+        if (rc != MPI_SUCCESS) return req_abort(r, mpi_fail(fn, blocking ? "MPI_Barrier" : "MPI_Ibarrier", rc));
         *req = r;
         return ND_OK;
     }
@@ -517,34 +527,42 @@ static nd_status coll_start(nd_comm *c, int kind, nd_array *a, nd_array **out, n
         size_t isz = nd_dtype_size(t);
         int rc = MPI_SUCCESS;
         const char *call = "";
+        int blk = (int)(count / c->size);
         switch (kind) {
         case NDM_ALLREDUCE:
         case NDM_BROADCAST:
             for (int64_t k = 0; k < nreq && rc == MPI_SUCCESS; k++) {
                 int64_t off = k * CHUNK, cnt = count - off < CHUNK ? count - off : CHUNK;
                 char *p = (char *)r->in.buf + (size_t)off * isz;
-                if (kind == NDM_ALLREDUCE)
+                if (kind == NDM_ALLREDUCE && blocking)
+                    call = "MPI_Allreduce", rc = MPI_Allreduce(MPI_IN_PLACE, p, (int)cnt, dt, mop, c->mc);
+                else if (kind == NDM_ALLREDUCE)
                     call = "MPI_Iallreduce", rc = MPI_Iallreduce(MPI_IN_PLACE, p, (int)cnt, dt, mop, c->mc, &r->mr[k]);
+                else if (blocking)
+                    call = "MPI_Bcast", rc = MPI_Bcast(p, (int)cnt, dt, root, c->mc);
                 else
                     call = "MPI_Ibcast", rc = MPI_Ibcast(p, (int)cnt, dt, root, c->mc, &r->mr[k]);
-                if (rc == MPI_SUCCESS) r->nmr = (int)k + 1;
+                if (rc == MPI_SUCCESS && !blocking) r->nmr = (int)k + 1;
             }
             break;
         case NDM_ALLGATHER:
-            call = "MPI_Iallgather";
-            rc = MPI_Iallgather(r->in.buf, (int)count, dt, r->out.buf, (int)count, dt, c->mc, &r->mr[0]);
+            call = blocking ? "MPI_Allgather" : "MPI_Iallgather";
+            rc = blocking ? MPI_Allgather(r->in.buf, (int)count, dt, r->out.buf, (int)count, dt, c->mc)
+                          : MPI_Iallgather(r->in.buf, (int)count, dt, r->out.buf, (int)count, dt, c->mc, &r->mr[0]);
             break;
         case NDM_REDUCE_SCATTER:
-            call = "MPI_Ireduce_scatter_block";
-            rc = MPI_Ireduce_scatter_block(r->in.buf, r->out.buf, (int)(count / c->size), dt, mop, c->mc, &r->mr[0]);
+            call = blocking ? "MPI_Reduce_scatter_block" : "MPI_Ireduce_scatter_block";
+            rc = blocking ? MPI_Reduce_scatter_block(r->in.buf, r->out.buf, blk, dt, mop, c->mc)
+                          : MPI_Ireduce_scatter_block(r->in.buf, r->out.buf, blk, dt, mop, c->mc, &r->mr[0]);
             break;
         default:
-            call = "MPI_Ialltoall";
-            rc = MPI_Ialltoall(r->in.buf, (int)(count / c->size), dt, r->out.buf, (int)(count / c->size), dt, c->mc,
-                               &r->mr[0]);
+            call = blocking ? "MPI_Alltoall" : "MPI_Ialltoall";
+            rc = blocking ? MPI_Alltoall(r->in.buf, blk, dt, r->out.buf, blk, dt, c->mc)
+                          : MPI_Ialltoall(r->in.buf, blk, dt, r->out.buf, blk, dt, c->mc, &r->mr[0]);
             break;
         }
-        if (kind != NDM_ALLREDUCE && kind != NDM_BROADCAST && rc == MPI_SUCCESS) r->nmr = 1;
+        if (kind != NDM_ALLREDUCE && kind != NDM_BROADCAST && rc == MPI_SUCCESS && !blocking) r->nmr = 1;
+        if (blocking) r->done = true;
         if (rc != MPI_SUCCESS) {
             nd_release(fresh);
             return req_abort(r, mpi_fail(fn, call, rc));
@@ -567,7 +585,9 @@ static void hdr_of(int64_t *h, const nd_array *a)
     for (int i = 0; i < nd_ndim(a); i++) h[H_SHAPE + i] = nd_shape(a)[i];
 }
 
-static nd_status p2p_start(nd_comm *c, int kind, nd_array *a, int peer, int tag, nd_request **req)
+static nd_status p2p_blocking(nd_request *r, int peer, int tag, int64_t count);
+
+static nd_status p2p_start(nd_comm *c, int kind, nd_array *a, int peer, int tag, nd_request **req, bool blocking)
 {
     const char *fn = kind_fn(kind);
     if (!req) return nd_set_error(ND_ERR_INVALID, fn, "'req' is NULL");
@@ -595,8 +615,17 @@ static nd_status p2p_start(nd_comm *c, int kind, nd_array *a, int peer, int tag,
     MPI_Datatype dt = ndm_mpi_type(r->dtype);
     size_t isz = nd_dtype_size(r->dtype);
     int rc;
+    hdr_of(kind == NDM_SEND ? r->hdr : r->want, a);
+    if (blocking) {
+        st = p2p_blocking(r, peer, tag, count);
+        if (st) {
+            req_free(r);
+            return st;
+        }
+        *req = r;
+        return ND_OK;
+    }
     if (kind == NDM_SEND) {
-        hdr_of(r->hdr, a);
         rc = MPI_Isend(r->hdr, HDR_LEN, MPI_INT64_T, peer, tag, c->mc, &r->mr[0]);
     } else {
         hdr_of(r->want, a);
@@ -633,6 +662,64 @@ static nd_status hdr_check(const nd_request *r)
                             fmt_shape(b0, sizeof b0, h[H_NDIM] >= 0 && h[H_NDIM] <= ND_MAX_DIMS ? h[H_NDIM] : 0, h + H_SHAPE),
                             fmt_shape(b1, sizeof b1, w[H_NDIM], w + H_SHAPE));
     return ND_OK;
+}
+
+/* The blocking transfer: MPI_Send / MPI_Recv, the header first. A receive
+ * whose header does not match still takes the data message off the queue
+ * (in the sender's dtype and size, into scratch), so the next receive of
+ * that tag gets the next message, and then reports the mismatch. */
+static nd_status p2p_blocking(nd_request *r, int peer, int tag, int64_t count)
+{
+    nd_comm *c = r->comm;
+    MPI_Datatype dt = ndm_mpi_type(r->dtype);
+    size_t isz = nd_dtype_size(r->dtype);
+    int rc;
+    if (r->kind == NDM_SEND) {
+        rc = MPI_Send(r->hdr, HDR_LEN, MPI_INT64_T, peer, tag, c->mc);
+        for (int64_t k = 0; k < nchunks(count) && rc == MPI_SUCCESS; k++) {
+            int64_t off = k * CHUNK, cnt = count - off < CHUNK ? count - off : CHUNK;
+            rc = MPI_Send((char *)r->in.buf + (size_t)off * isz, (int)cnt, dt, peer, tag, c->mc);
+        }
+        r->done = true;
+        return rc == MPI_SUCCESS ? ND_OK : mpi_fail(r->fn, "MPI_Send", rc);
+    }
+    rc = MPI_Recv(r->hdr, HDR_LEN, MPI_INT64_T, peer, tag, c->mc, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_fail(r->fn, "MPI_Recv", rc);
+    nd_status st = hdr_check(r);
+    if (st) {
+        const int64_t *h = r->hdr;
+        bool sane = h[H_MAGIC] == HDR_MAGIC && h[H_DTYPE] >= 0 && h[H_DTYPE] < ND_NUM_DTYPES && h[H_NDIM] >= 0 &&
+                    h[H_NDIM] <= ND_MAX_DIMS;
+        int64_t n = 1;
+        for (int i = 0; sane && i < h[H_NDIM]; i++) n *= h[H_SHAPE + i];
+        if (sane) { /* drain the sender's data message(s) */
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", nd_last_error());
+            nd_dtype st_t = (nd_dtype)h[H_DTYPE];
+            int64_t cap = n < CHUNK ? n : CHUNK;
+            nd_array *scratch = NULL;
+            int64_t bytes = cap * (int64_t)nd_dtype_size(st_t);
+            if (bytes < 1) bytes = 1;
+            if (nd_empty(&scratch, ND_UINT8, 1, &bytes, nd_cpu()) == ND_OK) {
+                for (int64_t k = 0; k < nchunks(n); k++) {
+                    int64_t off = k * CHUNK, cnt = n - off < CHUNK ? n - off : CHUNK;
+                    MPI_Recv(nd_data(scratch), (int)cnt, ndm_mpi_type(st_t), peer, tag, c->mc, MPI_STATUS_IGNORE);
+                }
+            }
+            nd_release(scratch);
+            /* the mismatch, not the drain, is the news (nd_empty may have reset the message) */
+            size_t fl = strlen(r->fn);
+            const char *m = strncmp(msg, r->fn, fl) == 0 && msg[fl] == ':' ? msg + fl + 2 : msg;
+            nd_set_error(st, r->fn, "%s", m);
+        }
+        return st;
+    }
+    for (int64_t k = 0; k < nchunks(count) && rc == MPI_SUCCESS; k++) {
+        int64_t off = k * CHUNK, cnt = count - off < CHUNK ? count - off : CHUNK;
+        rc = MPI_Recv((char *)r->in.buf + (size_t)off * isz, (int)cnt, dt, peer, tag, c->mc, MPI_STATUS_IGNORE);
+    }
+    r->done = true;
+    return rc == MPI_SUCCESS ? ND_OK : mpi_fail(r->fn, "MPI_Recv", rc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -689,32 +776,32 @@ nd_status nd_wait(nd_request *r)
 /* ------------------------------------------------------------------ */
 nd_status nd_iallreduce(nd_comm *c, nd_array *a, nd_comm_op op, nd_request **req)
 {
-    return coll_start(c, NDM_ALLREDUCE, a, NULL, op, 0, req);
+    return coll_start(c, NDM_ALLREDUCE, a, NULL, op, 0, req, false);
 }
 nd_status nd_ibroadcast(nd_comm *c, nd_array *a, int root, nd_request **req)
 {
-    return coll_start(c, NDM_BROADCAST, a, NULL, ND_COMM_SUM, root, req);
+    return coll_start(c, NDM_BROADCAST, a, NULL, ND_COMM_SUM, root, req, false);
 }
 nd_status nd_iallgather(nd_comm *c, nd_array **out, const nd_array *a, nd_request **req)
 {
-    return coll_start(c, NDM_ALLGATHER, (nd_array *)a, out, ND_COMM_SUM, 0, req);
+    return coll_start(c, NDM_ALLGATHER, (nd_array *)a, out, ND_COMM_SUM, 0, req, false);
 }
 nd_status nd_ireduce_scatter(nd_comm *c, nd_array **out, const nd_array *a, nd_comm_op op, nd_request **req)
 {
-    return coll_start(c, NDM_REDUCE_SCATTER, (nd_array *)a, out, op, 0, req);
+    return coll_start(c, NDM_REDUCE_SCATTER, (nd_array *)a, out, op, 0, req, false);
 }
 nd_status nd_ialltoall(nd_comm *c, nd_array **out, const nd_array *a, nd_request **req)
 {
-    return coll_start(c, NDM_ALLTOALL, (nd_array *)a, out, ND_COMM_SUM, 0, req);
+    return coll_start(c, NDM_ALLTOALL, (nd_array *)a, out, ND_COMM_SUM, 0, req, false);
 }
-nd_status nd_ibarrier(nd_comm *c, nd_request **req) { return coll_start(c, NDM_BARRIER, NULL, NULL, ND_COMM_SUM, 0, req); }
+nd_status nd_ibarrier(nd_comm *c, nd_request **req) { return coll_start(c, NDM_BARRIER, NULL, NULL, ND_COMM_SUM, 0, req, false); }
 nd_status nd_isend(nd_comm *c, const nd_array *a, int dest, int tag, nd_request **req)
 {
-    return p2p_start(c, NDM_SEND, (nd_array *)a, dest, tag, req);
+    return p2p_start(c, NDM_SEND, (nd_array *)a, dest, tag, req, false);
 }
 nd_status nd_irecv(nd_comm *c, nd_array *a, int src, int tag, nd_request **req)
 {
-    return p2p_start(c, NDM_RECV, a, src, tag, req);
+    return p2p_start(c, NDM_RECV, a, src, tag, req, false);
 }
 
 /* Blocking = start + wait; a result allocated by the start is released
@@ -733,47 +820,47 @@ static nd_status finish(nd_status st, nd_request **r, nd_array **out, bool fresh
 nd_status nd_allreduce(nd_comm *c, nd_array *a, nd_comm_op op)
 {
     nd_request *r = NULL;
-    return finish(nd_iallreduce(c, a, op, &r), &r, NULL, false);
+    return finish(coll_start(c, NDM_ALLREDUCE, a, NULL, op, 0, &r, true), &r, NULL, false);
 }
 nd_status nd_broadcast(nd_comm *c, nd_array *a, int root)
 {
     nd_request *r = NULL;
-    return finish(nd_ibroadcast(c, a, root, &r), &r, NULL, false);
+    return finish(coll_start(c, NDM_BROADCAST, a, NULL, ND_COMM_SUM, root, &r, true), &r, NULL, false);
 }
 nd_status nd_allgather(nd_comm *c, nd_array **out, const nd_array *a)
 {
     nd_request *r = NULL;
     bool fresh = out && !*out;
-    return finish(nd_iallgather(c, out, a, &r), &r, out, fresh);
+    return finish(coll_start(c, NDM_ALLGATHER, (nd_array *)a, out, ND_COMM_SUM, 0, &r, true), &r, out, fresh);
 }
 nd_status nd_reduce_scatter(nd_comm *c, nd_array **out, const nd_array *a, nd_comm_op op)
 {
     nd_request *r = NULL;
     bool fresh = out && !*out;
-    return finish(nd_ireduce_scatter(c, out, a, op, &r), &r, out, fresh);
+    return finish(coll_start(c, NDM_REDUCE_SCATTER, (nd_array *)a, out, op, 0, &r, true), &r, out, fresh);
 }
 nd_status nd_alltoall(nd_comm *c, nd_array **out, const nd_array *a)
 {
     nd_request *r = NULL;
     bool fresh = out && !*out;
-    return finish(nd_ialltoall(c, out, a, &r), &r, out, fresh);
+    return finish(coll_start(c, NDM_ALLTOALL, (nd_array *)a, out, ND_COMM_SUM, 0, &r, true), &r, out, fresh);
 }
 nd_status nd_barrier(nd_comm *c)
 {
     nd_request *r = NULL;
-    return finish(nd_ibarrier(c, &r), &r, NULL, false);
+    return finish(coll_start(c, NDM_BARRIER, NULL, NULL, ND_COMM_SUM, 0, &r, true), &r, NULL, false);
 }
 nd_status nd_send(nd_comm *c, const nd_array *a, int dest, int tag)
 {
-    if (c && dest == c->rank)
+    if (c && a && dest == c->rank)
         return nd_set_error(ND_ERR_INVALID, "nd_send", "a blocking send to this rank itself never completes (use nd_isend + nd_irecv)");
     nd_request *r = NULL;
-    return finish(nd_isend(c, a, dest, tag, &r), &r, NULL, false);
+    return finish(p2p_start(c, NDM_SEND, (nd_array *)a, dest, tag, &r, true), &r, NULL, false);
 }
 nd_status nd_recv(nd_comm *c, nd_array *a, int src, int tag)
 {
-    if (c && src == c->rank)
+    if (c && a && src == c->rank)
         return nd_set_error(ND_ERR_INVALID, "nd_recv", "a blocking receive from this rank itself never completes (use nd_isend + nd_irecv)");
     nd_request *r = NULL;
-    return finish(nd_irecv(c, a, src, tag, &r), &r, NULL, false);
+    return finish(p2p_start(c, NDM_RECV, a, src, tag, &r, true), &r, NULL, false);
 }

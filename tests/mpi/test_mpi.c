@@ -496,6 +496,11 @@ START_TEST(receive_checks_the_header)
         MT_OK(nd_send(g_comm, a, 1, 11));                               /* receiver smaller: truncated */
         MT_OK(nd_send(g_comm, a, 1, 11));                               /* receiver larger */
         MT_OK(nd_send(g_comm, a, 1, 11));                               /* a good one after all that */
+        for (int k = 0; k < 3; k++) {                                   /* the non-blocking receiver's turn */
+            nd_request *q = NULL;
+            MT_OK(nd_isend(g_comm, a, 1, 12, &q));
+            MT_OK(nd_wait(q));
+        }
     } else if (g_rank == 1) {
         MT_OK(nd_zeros(&r, ND_FLOAT32, 2, s43, nd_cpu()));
         MT_ERR(nd_recv(g_comm, r, 0, 11), ND_ERR_SHAPE, "the sender sent shape (3,4), but 'a' has shape (4,3)");
@@ -514,7 +519,18 @@ START_TEST(receive_checks_the_header)
         double want[12];
         for (int i = 0; i < 12; i++) want[i] = 1;
         mt_expect(r, want, 12, 0, "the good message after the bad ones");
-        nd_release(r);
+        nd_release(r), r = NULL;
+        const int64_t *shapes[3] = {s43, s22, s56}; /* same bytes, fewer (truncated), more */
+        const char *names[3] = {"(4,3)", "(2,2)", "(5,6)"};
+        for (int k = 0; k < 3; k++) {
+            nd_request *q = NULL;
+            MT_OK(nd_zeros(&r, ND_FLOAT32, 2, shapes[k], nd_cpu()));
+            MT_OK(nd_irecv(g_comm, r, 0, 12, &q));
+            char needle[96];
+            snprintf(needle, sizeof needle, "the sender sent shape (3,4), but 'a' has shape %s", names[k]);
+            MT_ERR(nd_wait(q), ND_ERR_SHAPE, needle);
+            nd_release(r), r = NULL;
+        }
     }
     /* local argument errors */
     MT_ERR(nd_send(g_comm, a, g_size, 0), ND_ERR_INVALID, "out of range");
