@@ -44,8 +44,15 @@ echo "run.sh: load average before the run: $load (run on an idle machine)"
 status=0
 echo "== $mpirun ${flags[*]} -np $np $bench"
 "$mpirun" "${flags[@]}" -np "$np" "$bench" 2>&1 | tee "$tmp/bench.out" || status=1
-echo "== $mpirun ${flags[*]} -np $np $scaling"
-"$mpirun" "${flags[@]}" -np "$np" "$scaling" 2>&1 | tee "$tmp/scaling.out" || status=1
+# the scaling table for three global batches: compute-rich (512 rows: the
+# compute halves, 2 processes pay at every size here), the middle (128:
+# a crossover in H) and latency-bound (16: the allreduce outweighs the
+# compute saved); MPI_SCALING_BATCHES overrides the list
+: >"$tmp/scaling.out"
+for batch in ${MPI_SCALING_BATCHES:-512 128 16}; do
+  echo "== $mpirun ${flags[*]} -np $np $scaling --batch $batch"
+  "$mpirun" "${flags[@]}" -np "$np" "$scaling" --batch "$batch" 2>&1 | tee -a "$tmp/scaling.out" || status=1
+done
 
 mpi_version=$("$mpirun" --version 2>&1 | head -n 1)
 model=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
@@ -80,8 +87,10 @@ for l in lines("scaling.out"):
         except ValueError:
             pass
 goal = next((l for l in lines("bench.out") if l.startswith("goal ")), None)
-crossover = next((l for l in lines("scaling.out")
-                  if re.match(r"scaling: \d+ processes are (slower|faster)", l)), None)
+# one crossover line per batch, in the order run
+batches = [int(m.group(1)) for m in (re.match(r"scaling: global batch (\d+) rows", l) for l in lines("scaling.out")) if m]
+cross_lines = [l for l in lines("scaling.out") if re.match(r"scaling: \d+ processes are (slower|faster)", l)]
+crossover = {str(b): c for b, c in zip(batches, cross_lines)}
 
 # the machine kind, as benchmarks/compare.py's machine_kind forms it
 cores = int(os.environ["CORES"])
@@ -127,8 +136,8 @@ print("run.sh: record %s.json (%d allreduce measurements, %d scaling rows), log 
       % (base, len(bench), len(scaling), base))
 if goal:
     print("run.sh: " + goal)
-if crossover:
-    print("run.sh: " + crossover)
+for b, c in crossover.items():
+    print("run.sh: batch %s: %s" % (b, c))
 if not rec["complete"]:
     print("run.sh: the record is incomplete (a run failed)", file=sys.stderr)
     sys.exit(1)

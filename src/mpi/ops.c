@@ -14,6 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define NDM_X86 1
+#endif
+
 #include "half.h"
 #include "mpi_internal.h"
 
@@ -38,16 +43,90 @@ static inline float f32_op(int op, float a, float b)
     }
 }
 
+#ifdef NDM_X86
+/* 8 lanes of a op b; max/min propagate NaN (the x86 max/min return the
+ * second operand when either is NaN). */
+__attribute__((target("avx2,f16c"))) static inline __m256 v_op(int op, __m256 a, __m256 b)
+{
+    switch (op) {
+    case OP_SUM: return _mm256_add_ps(a, b);
+    case OP_PROD: return _mm256_mul_ps(a, b);
+    default: {
+        __m256 r = op == OP_MAX ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b);
+        r = _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+        return _mm256_blendv_ps(r, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+    }
+    }
+}
+
+/* F16C converts float16 <-> float32 exactly as nd_half_to_float /
+ * nd_float_to_half (round to nearest even) but for NaN payloads. Returns
+ * how many elements it did (a multiple of 8). */
+__attribute__((target("avx2,f16c"))) static int f16_avx2(int op, const uint16_t *x, uint16_t *y, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 a = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
+        __m256 b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(y + i)));
+        _mm_storeu_si128((__m128i *)(y + i), _mm256_cvtps_ph(v_op(op, a, b), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    return i;
+}
+
+__attribute__((target("avx2,f16c"))) static inline __m256 bf16x8_load(const uint16_t *p)
+{
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+/* float32 -> bfloat16 as nd_float_to_bf16: round to nearest even, NaN quieted. */
+__attribute__((target("avx2,f16c"))) static inline void bf16x8_store(uint16_t *p, __m256 v)
+{
+    __m256i u = _mm256_castps_si256(v);
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), odd)), 16);
+    __m256i q = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+    r = _mm256_blendv_epi8(r, q, nan);
+    /* 8 x 32-bit (each <= 0xffff) -> 8 x 16-bit, in order */
+    __m256i packed = _mm256_packus_epi32(r, r);
+    packed = _mm256_permute4x64_epi64(packed, 0x08);
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
+}
+
+__attribute__((target("avx2,f16c"))) static int bf16_avx2(int op, const uint16_t *x, uint16_t *y, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) bf16x8_store(y + i, v_op(op, bf16x8_load(x + i), bf16x8_load(y + i)));
+    return i;
+}
+
+static bool g_avx2 = false, g_avx2_known = false;
+static bool have_avx2(void)
+{
+    if (!g_avx2_known) {
+        __builtin_cpu_init();
+        g_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+        g_avx2_known = true;
+    }
+    return g_avx2;
+}
+#endif
+
 /* inout[i] = in[i] op inout[i] for one of our datatypes. */
 static void apply(int op, void *in, void *inout, int n, MPI_Datatype dt)
 {
     if (dt == g_f16 || dt == g_bf16) {
         const uint16_t *x = in;
         uint16_t *y = inout;
+        int i0 = 0;
+#ifdef NDM_X86
+        if (have_avx2()) i0 = dt == g_f16 ? f16_avx2(op, x, y, n) : bf16_avx2(op, x, y, n);
+#endif
         if (dt == g_f16)
-            for (int i = 0; i < n; i++) y[i] = nd_float_to_half(f32_op(op, nd_half_to_float(x[i]), nd_half_to_float(y[i])));
+            for (int i = i0; i < n; i++) y[i] = nd_float_to_half(f32_op(op, nd_half_to_float(x[i]), nd_half_to_float(y[i])));
         else
-            for (int i = 0; i < n; i++) y[i] = nd_float_to_bf16(f32_op(op, nd_bf16_to_float(x[i]), nd_bf16_to_float(y[i])));
+            for (int i = i0; i < n; i++) y[i] = nd_float_to_bf16(f32_op(op, nd_bf16_to_float(x[i]), nd_bf16_to_float(y[i])));
     } else if (dt == MPI_FLOAT) {
         const float *x = in;
         float *y = inout;

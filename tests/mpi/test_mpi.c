@@ -400,6 +400,57 @@ START_TEST(max_min_propagate_nan)
 }
 END_TEST
 
+/* float16/bfloat16 reductions (vectorised with F16C/AVX2 where the CPU has
+ * them, scalar elsewhere and in the tail) give exactly the scalar formula:
+ * the float32 op of the two operands rounded once, over random bit
+ * patterns (NaN excluded: payloads may differ), 4099 elements (a tail). */
+static uint16_t hbits(int r, int64_t i, bool bf)
+{
+    uint32_t h = (uint32_t)(i * 2654435761u) ^ (uint32_t)(r * 40503u + 17u);
+    h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+    uint16_t b = (uint16_t)h;
+    bool nan = bf ? ((b & 0x7f80u) == 0x7f80u && (b & 0x7fu)) : ((b & 0x7c00u) == 0x7c00u && (b & 0x3ffu));
+    return nan ? (uint16_t)(b & 0x83ffu) : b;
+}
+
+START_TEST(half_ops_match_the_scalar_formula)
+{
+    mt_begin();
+    if (g_size != 2) { /* with more ranks the rounding order is MPI's */
+        mt_end();
+        return;
+    }
+    int64_t n = 4099;
+    uint16_t *mine = malloc(2 * (size_t)n), *got = malloc(2 * (size_t)n);
+    for (int bf = 0; bf < 2; bf++)
+        for (int op = ND_COMM_SUM; op <= ND_COMM_MIN; op++) {
+            nd_dtype t = bf ? ND_BFLOAT16 : ND_FLOAT16;
+            for (int64_t i = 0; i < n; i++) mine[i] = hbits(g_rank, i, bf);
+            nd_array *a = NULL;
+            MT_OK(nd_from_host(&a, mine, t, 1, &n, nd_cpu()));
+            MT_OK(nd_allreduce(g_comm, a, (nd_comm_op)op));
+            MT_OK(nd_copy_to_host(got, a, 2 * (size_t)n));
+            int bad = 0;
+            for (int64_t i = 0; i < n && bad == 0; i++) {
+                uint16_t x = hbits(0, i, bf), y = hbits(1, i, bf);
+                float fx = bf ? nd_bf16_to_float(x) : nd_half_to_float(x), fy = bf ? nd_bf16_to_float(y) : nd_half_to_float(y);
+                float w = op == ND_COMM_SUM ? fx + fy : op == ND_COMM_PROD ? fx * fy : op == ND_COMM_MAX ? (fx > fy ? fx : fy) : (fx < fy ? fx : fy);
+                uint16_t wb = bf ? nd_float_to_bf16(w) : nd_float_to_half(w);
+                float g = bf ? nd_bf16_to_float(got[i]) : nd_half_to_float(got[i]);
+                bool same = got[i] == wb || (isnan(g) && isnan(w)) || (g == 0 && w == 0 && (op == ND_COMM_MAX || op == ND_COMM_MIN));
+                if (!same) {
+                    MT_FAIL("%s %s element %lld: %g op %g gave 0x%04x, want 0x%04x", nd_dtype_name(t), g_op_names[op],
+                            (long long)i, fx, fy, got[i], wb);
+                    bad = 1;
+                }
+            }
+            nd_release(a);
+        }
+    free(mine), free(got);
+    mt_end();
+}
+END_TEST
+
 /* Mismatched arguments give the same error on every rank, and the
  * communicator works afterwards. */
 START_TEST(mismatches_fail_on_every_rank)
@@ -577,6 +628,7 @@ static Suite *mpi_suite(void)
     tcase_add_test(tc, send_recv_ring_every_dtype_layout);
     tcase_add_test(tc, nonblocking_overlap_and_test);
     tcase_add_test(tc, max_min_propagate_nan);
+    tcase_add_test(tc, half_ops_match_the_scalar_formula);
     tcase_add_test(tc, mismatches_fail_on_every_rank);
     tcase_add_test(tc, receive_checks_the_header);
     tcase_add_test(tc, checks_off_still_correct);
