@@ -7,6 +7,12 @@
 #   make mpi-test     installs Open MPI when missing (as root), then runs the
 #                     collective tests and examples/mpi/* under
 #                     mpirun -np $(MPI_NP) (tests/mpi/run.sh)
+#   make mpi-asan     the same under AddressSanitizer + UBSan in the emulated-GPU
+#                     ASan build (build-emu-asan, as `make emu-asan` builds it:
+#                     CPU arrays and cuda:0 arrays staged); LeakSanitizer
+#                     suppresses only Open MPI's own allocations (tests/mpi/lsan.supp;
+#                     Open MPI and PMIx keep their plugins loaded so that the
+#                     stacks of those allocations can be named)
 #   make mpi-bench    nd_allreduce against raw MPI_Allreduce and the scaling
 #                     table (examples/mpi/scaling) with 2 processes; the record
 #                     goes to benchmarks/results/ (benchmarks/mpi/run.sh)
@@ -50,7 +56,7 @@ MPI_EXAMPLE_BINS := $(MPI_EXAMPLE_SRCS:examples/mpi/%.c=$(BUILD)/examples/mpi/%)
 MPI_BENCH_SRCS := $(wildcard benchmarks/mpi/bench_*.c)
 MPI_BENCH_BINS := $(MPI_BENCH_SRCS:benchmarks/mpi/%.c=$(BUILD)/benchmarks/mpi/%)
 
-.PHONY: mpi mpi-test mpi-test-run mpi-bench mpi-bench-run mpi-deps mpi-build
+.PHONY: mpi mpi-test mpi-asan mpi-test-run mpi-bench mpi-bench-run mpi-deps mpi-build
 ifeq ($(WITH_MPI),1)
 all: mpi
 endif
@@ -98,6 +104,12 @@ mpi-deps: deps
 # A fresh make after mpi-deps, so that mpicc (maybe just installed) is found.
 mpi-test: mpi-deps
 	@$(MAKE) --no-print-directory MPI=1 mpi-test-run
+
+mpi-asan: mpi-deps emu-check-hipcpu emu-deps
+	@ND_DEVICE=cuda:0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/mpi/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
+	  OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1 \
+	  $(MAKE) --no-print-directory MPI=1 BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" mpi-test-run
 
 mpi-test-run: mpi-build
 	MPIRUN="$(MPIRUN)" MPI_NP=$(MPI_NP) MPIRUN_FLAGS="$(MPIRUN_FLAGS)" bash tests/mpi/run.sh $(BUILD)

@@ -19,6 +19,11 @@ flags+=(${MPIRUN_FLAGS:-})
 export ND_NUM_THREADS=${ND_NUM_THREADS:-1}
 env_flags=(-x ND_NUM_THREADS)
 [ -n "${ND_DEVICE:-}" ] && env_flags+=(-x ND_DEVICE)
+[ -n "${LSAN_OPTIONS:-}" ] && env_flags+=(-x LSAN_OPTIONS)
+[ -n "${ASAN_OPTIONS:-}" ] && env_flags+=(-x ASAN_OPTIONS)
+for v in OMPI_MCA_mca_base_component_disable_dlclose PMIX_MCA_mca_base_component_disable_dlclose; do
+  [ -n "${!v:-}" ] && env_flags+=(-x "$v")
+done
 fail=0
 t0=$(date +%s)
 echo "mpi-test: $("$mpirun" --version 2>/dev/null | head -n 1), $np processes, ND_NUM_THREADS=$ND_NUM_THREADS"
