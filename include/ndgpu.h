@@ -79,11 +79,12 @@ ND_API const char *nd_last_error(void);
 /** Set this thread's last error to "func: message" (func NULL: "libndgpu")
  *  and return code. For libraries built on libndgpu that report through
  *  nd_last_error() (libndgpu_mpi does). */
-ND_API nd_status nd_set_error(nd_status code, const char *func, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+#define ND_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define ND_PRINTF_LIKE(f, a)
 #endif
-    ;
+ND_API ND_PRINTF_LIKE(3, 4) nd_status nd_set_error(nd_status code, const char *func, const char *fmt, ...);
 
 /* ------------------------------------------------------------------ */
 /* Library                                                             */
@@ -92,6 +93,11 @@ ND_API nd_status nd_set_error(nd_status code, const char *func, const char *fmt,
 ND_API const char *nd_version(void);
 /** One-line description of the build: backends, BLAS and its core, CUDA. */
 ND_API const char *nd_build_info(void);
+/** The CPU path the CPU backend runs: "avx512", "avx2" (x86-64-v3: AVX2,
+ *  FMA, F16C) or "baseline"; detected once at load, lowered by ND_CPU_ISA.
+ *  For code built on libndgpu that specialises for the CPU the same way
+ *  (libndgpu_mpi's half-precision reductions). Never NULL. */
+ND_API const char *nd_cpu_path(void);
 /** Set the number of CPU threads (n >= 1; 0 = default = all cores or
  *  ND_NUM_THREADS). ND_ERR_INVALID for n < 0. A count chosen here or in
  *  ND_NUM_THREADS also applies to OpenBLAS (matmul), from the next matmul

@@ -3,6 +3,9 @@
 #   make install      PREFIX=/usr/local DESTDIR= : libndgpu.a, libndgpu.so.X.Y.Z
 #                     (+ the libndgpu.so.0 and libndgpu.so links), ndgpu.h,
 #                     ndgpu.pc, bin/ndgpu-info and the man page ndgpu(3)
+#                     and, when libndgpu_mpi is built (mpicc found; MPI=0
+#                     leaves it out), libndgpu_mpi.a/.so.X.Y.Z (+ links)
+#                     and ndgpu_mpi.h
 #   make uninstall    remove exactly those files (same PREFIX/DESTDIR)
 #   make test-symbols the shared library exports exactly the ND_API functions
 #                     declared in include/ndgpu.h (tests/test_symbols.sh)
@@ -30,10 +33,15 @@ ifeq ($(WITH_CUDA),1)
 endif
 
 # Everything `make install` writes, relative to $(DESTDIR).
-INSTALLED_FILES := $(LIBDIR)/libndgpu.a $(LIBDIR)/libndgpu.so.$(NDGPU_VERSION) \
+INSTALLED_FILES = $(LIBDIR)/libndgpu.a $(LIBDIR)/libndgpu.so.$(NDGPU_VERSION) \
                    $(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libndgpu.so \
                    $(INCLUDEDIR)/ndgpu.h $(PKGCONFIGDIR)/ndgpu.pc \
                    $(BINDIR)/ndgpu-info $(MANDIR)/man3/ndgpu.3
+MPI_INSTALLED_FILES := $(LIBDIR)/libndgpu_mpi.a $(LIBDIR)/libndgpu_mpi.so.$(NDGPU_VERSION) \
+                       $(LIBDIR)/libndgpu_mpi.so.$(NDGPU_SOVERSION) $(LIBDIR)/libndgpu_mpi.so \
+                       $(INCLUDEDIR)/ndgpu_mpi.h
+# (recursive: WITH_MPI is decided in mk/mpi.mk, read after this file)
+INSTALLED_FILES += $(if $(filter 1,$(WITH_MPI)),$(MPI_INSTALLED_FILES))
 
 .PHONY: install uninstall test-symbols test-install $(BUILD)/ndgpu.pc
 
@@ -52,6 +60,12 @@ install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libndgpu.so
 	$(INSTALL) -m 644 include/ndgpu.h $(DESTDIR)$(INCLUDEDIR)/ndgpu.h
 	$(INSTALL) -m 644 $(BUILD)/ndgpu.pc $(DESTDIR)$(PKGCONFIGDIR)/ndgpu.pc
+	$(if $(filter 1,$(WITH_MPI)),@$(MAKE) --no-print-directory mpi && \
+	  $(INSTALL) -m 644 $(MPI_LIB_A) $(DESTDIR)$(LIBDIR)/libndgpu_mpi.a && \
+	  $(INSTALL) -m 755 $(MPI_LIB_SO) $(DESTDIR)$(LIBDIR)/libndgpu_mpi.so.$(NDGPU_VERSION) && \
+	  ln -sf libndgpu_mpi.so.$(NDGPU_VERSION) $(DESTDIR)$(LIBDIR)/libndgpu_mpi.so.$(NDGPU_SOVERSION) && \
+	  ln -sf libndgpu_mpi.so.$(NDGPU_SOVERSION) $(DESTDIR)$(LIBDIR)/libndgpu_mpi.so && \
+	  $(INSTALL) -m 644 include/ndgpu_mpi.h $(DESTDIR)$(INCLUDEDIR)/ndgpu_mpi.h)
 	$(INSTALL) -m 755 $(BUILD)/ndgpu-info $(DESTDIR)$(BINDIR)/ndgpu-info
 	$(INSTALL) -m 644 docs/ndgpu.3 $(DESTDIR)$(MANDIR)/man3/ndgpu.3
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi

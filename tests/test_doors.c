@@ -129,6 +129,7 @@ START_TEST(cpu_path_follows_nd_cpu_isa)
     for (int i = 0; env && i < ND_ISA_N; i++)
         if (!strcmp(env, nd__cpu_isa_name((nd_cpu_isa)i))) asked = (nd_cpu_isa)i < det ? (nd_cpu_isa)i : det;
     ck_assert_int_eq(isa, asked);
+    ck_assert_str_eq(nd_cpu_path(), nd__cpu_isa_name(isa)); /* the public name of the same choice */
     ck_assert_str_eq(nd__cpu_isa_name(ND_ISA_AVX512), "avx512");
     ck_assert_str_eq(nd__cpu_isa_name(ND_ISA_AVX2), "avx2");
     ck_assert_str_eq(nd__cpu_isa_name(ND_ISA_BASELINE), "baseline");

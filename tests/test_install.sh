@@ -22,7 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 stage=$tmp/stage
 prefix=/usr/local
 fail() { echo "test-install: FAILED ($*)"; exit 1; }
-mk() { $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" DESTDIR="$stage" PREFIX="$prefix" "$@"; }
+# the core's exact file list with MPI=0; libndgpu_mpi's files are checked in 1c
+mk() { $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" MPI=0 DESTDIR="$stage" PREFIX="$prefix" "$@"; }
 
 mk install > "$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "make install"; }
 
@@ -55,6 +56,22 @@ if [ "$WITH_CUDA" = 1 ]; then
   grep -q '^Libs.private: .*-lcudart' "$pc" && grep -q '^Libs.private: .*-lcublas' "$pc" || fail "ndgpu.pc lacks the CUDA libraries"
 else
   ! grep -q 'cudart' "$pc" || fail "ndgpu.pc names CUDA in a CPU-only build"
+fi
+
+# 1c. with libndgpu_mpi (when mpicc is here): its library, links and header
+#     join the list, and uninstall removes them too
+if command -v mpicc >/dev/null; then
+  mstage=$tmp/mstage
+  $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" MPI=1 DESTDIR="$mstage" PREFIX="$prefix" install \
+    > "$tmp/minstall.log" 2>&1 || { cat "$tmp/minstall.log"; fail "make MPI=1 install"; }
+  for f in lib/libndgpu_mpi.a lib/libndgpu_mpi.so lib/libndgpu_mpi.so.0 lib/libndgpu_mpi.so.0.1.0 include/ndgpu_mpi.h; do
+    [ -e "$mstage$prefix/$f" ] || fail "make MPI=1 install did not install $f"
+  done
+  cmp -s include/ndgpu_mpi.h "$mstage$prefix/include/ndgpu_mpi.h" || fail "installed ndgpu_mpi.h differs"
+  $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" MPI=1 DESTDIR="$mstage" PREFIX="$prefix" uninstall \
+    > /dev/null 2>&1 || fail "make MPI=1 uninstall"
+  left=$(find "$mstage" \( -type f -o -type l \) 2>/dev/null)
+  [ -z "$left" ] || { echo "$left"; fail "make MPI=1 uninstall left files behind"; }
 fi
 
 # 1b. make uninstall removes every file it installed

@@ -47,6 +47,8 @@ static atomic_int g_isa = -1;
 
 __attribute__((constructor)) static void nd_cpu_isa_init(void) { atomic_store_explicit(&g_isa, (int)choose(), memory_order_relaxed); }
 
+const char *nd_cpu_path(void) { return nd__cpu_isa_name(nd__cpu_isa()); }
+
 nd_cpu_isa nd__cpu_isa(void)
 {
     int v = atomic_load_explicit(&g_isa, memory_order_relaxed);

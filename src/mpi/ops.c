@@ -101,16 +101,9 @@ __attribute__((target("avx2,f16c"))) static int bf16_avx2(int op, const uint16_t
     return i;
 }
 
-static bool g_avx2 = false, g_avx2_known = false;
-static bool have_avx2(void)
-{
-    if (!g_avx2_known) {
-        __builtin_cpu_init();
-        g_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-        g_avx2_known = true;
-    }
-    return g_avx2;
-}
+/* libndgpu's CPU path (detected once, lowered by ND_CPU_ISA): "avx2" and
+ * "avx512" are x86-64-v3 or more, which has F16C. */
+static bool have_avx2(void) { return strcmp(nd_cpu_path(), "baseline") != 0; }
 #endif
 
 /* inout[i] = in[i] op inout[i] for one of our datatypes. */
