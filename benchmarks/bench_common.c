@@ -584,7 +584,7 @@ const char *bench_cpu_path(void)
     return buf;
 }
 
-static void cpu_model(char *buf, size_t cap)
+void bench_cpu_model(char *buf, size_t cap)
 {
     snprintf(buf, cap, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -610,7 +610,7 @@ void bench_write_env(const char *bench)
     if (!g_json) return;
     char host[256] = "unknown", cpu[256];
     gethostname(host, sizeof host - 1);
-    cpu_model(cpu, sizeof cpu);
+    bench_cpu_model(cpu, sizeof cpu);
     FILE *f = g_json;
     fprintf(f, "{\"type\": \"env\", \"bench\": ");
     json_str(f, bench);

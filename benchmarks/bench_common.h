@@ -214,5 +214,7 @@ void bench_write_env(const char *bench);
 const char *bench_blas_core(void);
 /* The CPU path that ran ("avx512", "avx2", "baseline"; from nd_build_info). */
 const char *bench_cpu_path(void);
+/* The CPU model from /proc/cpuinfo ("unknown" without it). */
+void bench_cpu_model(char *buf, size_t cap);
 
 #endif /* BENCH_COMMON_H */

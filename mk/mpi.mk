@@ -79,17 +79,17 @@ $(BUILD)/libndgpu_mpi.so: $(MPI_LIB_SO)
 mpi: $(MPI_LIB_A) $(BUILD)/libndgpu_mpi.so
 
 # Tests, examples and benchmarks link the static libraries.
-$(MPI_TEST_BIN): $(MPI_TEST_SRCS) tests/mpi/mpi_test_util.h $(MPI_LIB_A) $(LIB_A)
+$(MPI_TEST_BIN): $(MPI_TEST_SRCS) tests/mpi/mpi_test_util.h tests/cv_util.h tests/test_util.h $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(MPICC) $(MPI_CFLAGS) $(CHECK_CFLAGS) -o $@ $(MPI_TEST_SRCS) $(MPI_LIB_A) $(LIB_A) $(CHECK_LIBS) $(MPI_LDLIBS)
+	$(MPICC) $(MPI_CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ $(MPI_TEST_SRCS) $(MPI_LIB_A) $(LIB_A) $(CHECK_LIBS) $(MPI_LDLIBS)
 
 $(BUILD)/examples/mpi/%: examples/mpi/%.c $(BUILD)/examples/mpi/%.d $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_CFLAGS) -MMD -MP -o $@ $< $(MPI_LIB_A) $(LIB_A) $(MPI_LDLIBS)
 
-$(BUILD)/benchmarks/mpi/%: benchmarks/mpi/%.c $(BUILD)/benchmarks/mpi/%.d $(MPI_LIB_A) $(LIB_A)
+$(BUILD)/benchmarks/mpi/%: benchmarks/mpi/%.c $(BUILD)/benchmarks/mpi/%.d $(BENCH_COMMON_O) $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(@D)
-	$(MPICC) $(MPI_CFLAGS) -MMD -MP -o $@ $< $(MPI_LIB_A) $(LIB_A) $(MPI_LDLIBS)
+	$(MPICC) $(MPI_CFLAGS) -MMD -MP -o $@ $< $(BENCH_COMMON_O) $(MPI_LIB_A) $(LIB_A) $(MPI_LDLIBS)
 
 mpi-build: $(MPI_LIB_A) $(MPI_TEST_BIN) $(MPI_EXAMPLE_BINS) $(MPI_BENCH_BINS)
 

@@ -31,19 +31,20 @@ static inline double cv_elem_f64(const unsigned char *p, nd_dtype t)
 }
 
 /* Store a double into one element of dtype t (test-side reference
- * conversion; values are chosen exactly representable). */
+ * conversion; values are chosen exactly representable; an integer out of
+ * the dtype's range wraps as C's conversion from int64 does). */
 static inline void cv_elem_store(unsigned char *p, nd_dtype t, double d)
 {
     switch (t) {
     case ND_BOOL: p[0] = d != 0; break;
-    case ND_INT8: { int8_t v = (int8_t)d; memcpy(p, &v, 1); break; }
-    case ND_INT16: { int16_t v = (int16_t)d; memcpy(p, &v, 2); break; }
-    case ND_INT32: { int32_t v = (int32_t)d; memcpy(p, &v, 4); break; }
+    case ND_INT8: { int8_t v = (int8_t)(int64_t)d; memcpy(p, &v, 1); break; }
+    case ND_INT16: { int16_t v = (int16_t)(int64_t)d; memcpy(p, &v, 2); break; }
+    case ND_INT32: { int32_t v = (int32_t)(int64_t)d; memcpy(p, &v, 4); break; }
     case ND_INT64: { int64_t v = (int64_t)d; memcpy(p, &v, 8); break; }
-    case ND_UINT8: p[0] = (uint8_t)d; break;
-    case ND_UINT16: { uint16_t v = (uint16_t)d; memcpy(p, &v, 2); break; }
-    case ND_UINT32: { uint32_t v = (uint32_t)d; memcpy(p, &v, 4); break; }
-    case ND_UINT64: { uint64_t v = (uint64_t)d; memcpy(p, &v, 8); break; }
+    case ND_UINT8: p[0] = (uint8_t)(int64_t)d; break;
+    case ND_UINT16: { uint16_t v = (uint16_t)(int64_t)d; memcpy(p, &v, 2); break; }
+    case ND_UINT32: { uint32_t v = (uint32_t)(int64_t)d; memcpy(p, &v, 4); break; }
+    case ND_UINT64: { uint64_t v = d >= 9223372036854775808.0 ? (uint64_t)d : (uint64_t)(int64_t)d; memcpy(p, &v, 8); break; }
     case ND_FLOAT16: { uint16_t v = nd_double_to_half(d); memcpy(p, &v, 2); break; }
     case ND_BFLOAT16: { uint16_t v = nd_double_to_bf16(d); memcpy(p, &v, 2); break; }
     case ND_FLOAT32: { float v = (float)d; memcpy(p, &v, 4); break; }

@@ -41,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench_common.h"
+
 enum { MAX_REPS = 4000, NVAR = 3 };
 
 static int g_rank;
@@ -97,37 +99,14 @@ static void json_str(const char *s)
     putchar('"');
 }
 
-static void cpu_model(char *buf, size_t cap)
-{
-    snprintf(buf, cap, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "model name", 10)) {
-            char *p = strchr(line, ':');
-            if (p) {
-                p++;
-                while (*p == ' ') p++;
-                p[strcspn(p, "\n")] = 0;
-                snprintf(buf, cap, "%s", p);
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
 static void write_env(nd_comm *comm, int size)
 {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING], cpu[256], path[96];
     int len = 0;
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, "\n")] = 0;
-    cpu_model(cpu, sizeof cpu);
-    const char *p = strstr(nd_build_info(), "CPU path: ");
-    snprintf(path, sizeof path, "%s", p ? p + 10 : "unknown");
-    path[strcspn(path, ";")] = 0;
+    bench_cpu_model(cpu, sizeof cpu);
+    snprintf(path, sizeof path, "%s", bench_cpu_path());
     printf("{\"type\": \"env\", \"bench\": \"mpi_allreduce\", \"version\": ");
     json_str(nd_version());
     printf(", \"build_info\": ");

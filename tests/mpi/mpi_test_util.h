@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "half.h"
-#include "ndgpu.h"
+#include "cv_util.h"
 #include "ndgpu_mpi.h"
 
 extern nd_comm *g_comm;
@@ -81,9 +80,7 @@ static inline void mt_begin(void)
                       mine_, total_, mine_ ? mt_first : "(none on this rank)");                       \
     } while (0)
 
-static const nd_dtype mt_dtypes[ND_NUM_DTYPES] = {ND_BOOL,    ND_INT8,    ND_INT16,   ND_INT32, ND_INT64,
-                                                  ND_UINT8,   ND_UINT16,  ND_UINT32,  ND_UINT64, ND_FLOAT16,
-                                                  ND_BFLOAT16, ND_FLOAT32, ND_FLOAT64};
+#define mt_dtypes cv_all_dtypes
 
 static inline bool mt_is_float(nd_dtype t)
 {
@@ -116,45 +113,6 @@ static inline double mt_round(nd_dtype t, double d)
     case ND_BFLOAT16: return nd_bf16_to_float(nd_double_to_bf16(d));
     case ND_FLOAT32: return (float)d;
     default: return d;
-    }
-}
-
-/* One element of dtype t: store / load as double. */
-static inline void mt_store(unsigned char *p, nd_dtype t, double d)
-{
-    switch (t) {
-    case ND_BOOL: p[0] = d != 0; break;
-    case ND_INT8: { int8_t v = (int8_t)(int64_t)d; memcpy(p, &v, 1); break; }
-    case ND_INT16: { int16_t v = (int16_t)(int64_t)d; memcpy(p, &v, 2); break; }
-    case ND_INT32: { int32_t v = (int32_t)(int64_t)d; memcpy(p, &v, 4); break; }
-    case ND_INT64: { int64_t v = (int64_t)d; memcpy(p, &v, 8); break; }
-    case ND_UINT8: p[0] = (uint8_t)(int64_t)d; break;
-    case ND_UINT16: { uint16_t v = (uint16_t)(int64_t)d; memcpy(p, &v, 2); break; }
-    case ND_UINT32: { uint32_t v = (uint32_t)(int64_t)d; memcpy(p, &v, 4); break; }
-    case ND_UINT64: { uint64_t v = (uint64_t)(int64_t)d; memcpy(p, &v, 8); break; }
-    case ND_FLOAT16: { uint16_t v = nd_double_to_half(d); memcpy(p, &v, 2); break; }
-    case ND_BFLOAT16: { uint16_t v = nd_double_to_bf16(d); memcpy(p, &v, 2); break; }
-    case ND_FLOAT32: { float v = (float)d; memcpy(p, &v, 4); break; }
-    default: memcpy(p, &d, 8); break;
-    }
-}
-
-static inline double mt_load(const unsigned char *p, nd_dtype t)
-{
-    switch (t) {
-    case ND_BOOL: return p[0] != 0;
-    case ND_INT8: { int8_t v; memcpy(&v, p, 1); return v; }
-    case ND_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case ND_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case ND_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case ND_UINT8: return p[0];
-    case ND_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case ND_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case ND_UINT64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
-    case ND_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return nd_half_to_float(v); }
-    case ND_BFLOAT16: { uint16_t v; memcpy(&v, p, 2); return nd_bf16_to_float(v); }
-    case ND_FLOAT32: { float v; memcpy(&v, p, 4); return v; }
-    default: { double v; memcpy(&v, p, 8); return v; }
     }
 }
 
@@ -193,7 +151,7 @@ static inline nd_array *mt_make(nd_dtype t, int L, int ndim, const int64_t *shap
     int64_t n = nd_size(v);
     size_t isz = nd_dtype_size(t);
     unsigned char *raw = malloc((size_t)n * isz + 1);
-    for (int64_t i = 0; i < n; i++) mt_store(raw + (size_t)i * isz, t, vals[i]);
+    for (int64_t i = 0; i < n; i++) cv_elem_store(raw + (size_t)i * isz, t, vals[i]);
     st = nd_copy_from_host(v, raw, (size_t)n * isz);
     free(raw);
     if (st) {
@@ -223,7 +181,7 @@ static inline void mt_expect(const nd_array *a, const double *want, int64_t n, d
         return;
     }
     for (int64_t i = 0; i < n; i++) {
-        double g = mt_load(raw + (size_t)i * isz, t), w = want[i];
+        double g = cv_elem_f64(raw + (size_t)i * isz, t), w = want[i];
         bool ok = (isnan(w) && isnan(g)) || g == w || (mt_is_float(t) && fabs(g - w) <= tol * fmax(1.0, fabs(w)));
         if (!ok) {
             MT_FAIL("%s: element %lld is %.9g, want %.9g", what, (long long)i, g, w);
