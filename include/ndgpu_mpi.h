@@ -18,7 +18,9 @@
  *    a bad argument on one rank fails the call on all of them instead of
  *    leaving the others waiting. The check costs one small allgather
  *    (microseconds; nd_comm_set_checks(comm, false) turns it off, after
- *    which a mismatch is undefined behaviour, as in raw MPI).
+ *    which a mismatch is undefined behaviour, as in raw MPI; without the
+ *    check the ranks also cannot agree on NCCL or staging, so their arrays
+ *    must then be on the same kind of device with NCCL alike everywhere).
  *    What cannot be detected: a rank that never makes the call (it crashed,
  *    or it is in a different collective of another communicator). MPI then
  *    waits; Open MPI's mpirun ends the whole job when one process dies, and
