@@ -76,14 +76,15 @@ ND_API const char *nd_status_name(nd_status s);
 /** Thread-local message of the last failure in this thread ("" if none).
  *  Valid until the next libndgpu call in this thread. */
 ND_API const char *nd_last_error(void);
-/** Set this thread's last error to "func: message" (func NULL: "libndgpu")
- *  and return code. For libraries built on libndgpu that report through
- *  nd_last_error() (libndgpu_mpi does). */
+/* printf-style format checking of nd_set_error's arguments */
 #if defined(__GNUC__)
 #define ND_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #else
 #define ND_PRINTF_LIKE(f, a)
 #endif
+/** Set this thread's last error to "func: message" (func NULL: "libndgpu")
+ *  and return code. For libraries built on libndgpu that report through
+ *  nd_last_error() (libndgpu_mpi does). */
 ND_API ND_PRINTF_LIKE(3, 4) nd_status nd_set_error(nd_status code, const char *func, const char *fmt, ...);
 
 /* ------------------------------------------------------------------ */
