@@ -52,6 +52,15 @@ static inline void cv_elem_store(unsigned char *p, nd_dtype t, double d)
     }
 }
 
+/* d rounded to dtype t (a store and a load: integers wrap as C's conversion
+ * from int64 does, floats round to nearest even). */
+static inline double cv_round(nd_dtype t, double d)
+{
+    unsigned char b[8];
+    cv_elem_store(b, t, d);
+    return cv_elem_f64(b, t);
+}
+
 /* All elements of a (any layout / device) in C order as doubles; the
  * caller frees. Never NULL (a 1-element buffer for empty arrays). */
 static inline double *cv_values(const nd_array *a)

@@ -153,22 +153,6 @@ static mp_t reference(const ecase *c, mp_t *absref)
     return out;
 }
 
-static double round_to(nd_dtype t, double d)
-{
-    if (t == ND_BOOL) return d != 0;
-    unsigned char b[8];
-    switch (t) {
-    case ND_INT8: return (int8_t)(int64_t)d;
-    case ND_INT16: return (int16_t)(int64_t)d;
-    case ND_INT32: return (int32_t)(int64_t)d;
-    case ND_INT64: return (double)(int64_t)d;
-    case ND_UINT8: return (uint8_t)(int64_t)d;
-    case ND_UINT16: return (uint16_t)(int64_t)d;
-    case ND_UINT32: return (uint32_t)(int64_t)d;
-    case ND_UINT64: return (double)(uint64_t)(int64_t)d;
-    default: cv_elem_store(b, t, d); return cv_elem_f64(b, t);
-    }
-}
 
 static void run_random(uint64_t seed, int ncases)
 {
@@ -202,7 +186,7 @@ static void run_random(uint64_t seed, int ncases)
             double *v = cv_values(res);
             bool half = R == ND_FLOAT16 || R == ND_BFLOAT16;
             for (int64_t i = 0; i < ref.size; i++) {
-                double want = round_to(R, ref.v[i]);
+                double want = cv_round(R, ref.v[i]);
                 bool ok = half ? fabs(v[i] - ref.v[i]) <= (R == ND_BFLOAT16 ? 0.02 : 0.004) * absr.v[i] : v[i] == want;
                 ck_assert_msg(ok, "case %d '%s' %s on %s: element %lld got %.17g want %.17g", it, c.subs, nd_dtype_name(R),
                               dv ? "cuda" : "cpu", (long long)i, v[i], want);

@@ -96,25 +96,6 @@ static inline double mt_val(int r, int64_t i, nd_dtype t)
     return (double)(1 + (i + 2 * r) % 5);
 }
 
-/* d rounded to dtype t (integers wrap as C's conversions do). */
-static inline double mt_round(nd_dtype t, double d)
-{
-    switch (t) {
-    case ND_BOOL: return d != 0;
-    case ND_INT8: return (int8_t)(int64_t)d;
-    case ND_INT16: return (int16_t)(int64_t)d;
-    case ND_INT32: return (int32_t)(int64_t)d;
-    case ND_INT64: return (double)(int64_t)d;
-    case ND_UINT8: return (uint8_t)(int64_t)d;
-    case ND_UINT16: return (uint16_t)(int64_t)d;
-    case ND_UINT32: return (uint32_t)(int64_t)d;
-    case ND_UINT64: return (double)(uint64_t)(int64_t)d;
-    case ND_FLOAT16: return nd_half_to_float(nd_double_to_half(d));
-    case ND_BFLOAT16: return nd_bf16_to_float(nd_double_to_bf16(d));
-    case ND_FLOAT32: return (float)d;
-    default: return d;
-    }
-}
 
 /* Layouts of an operand: how the array with the logical shape is made. */
 enum { L_CONTIG, L_TRANSPOSED, L_STRIDED, L_COUNT };

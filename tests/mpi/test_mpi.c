@@ -47,8 +47,8 @@ static double ref_op(nd_comm_op op, nd_dtype t, double a, double b)
     if (t == ND_BOOL) return (op == ND_COMM_PROD || op == ND_COMM_MIN) ? (a && b) : (a || b);
     switch (op) {
     case ND_COMM_SUM:
-    case ND_COMM_AVG: return mt_round(t, a + b);
-    case ND_COMM_PROD: return mt_round(t, a * b);
+    case ND_COMM_AVG: return cv_round(t, a + b);
+    case ND_COMM_PROD: return cv_round(t, a * b);
     case ND_COMM_MAX: return (isnan(a) || isnan(b)) ? NAN : (a > b ? a : b);
     default: return (isnan(a) || isnan(b)) ? NAN : (a < b ? a : b);
     }
@@ -57,9 +57,9 @@ static double ref_op(nd_comm_op op, nd_dtype t, double a, double b)
 /* element i of the reduction over all ranks */
 static double ref_reduce(nd_comm_op op, nd_dtype t, int64_t i)
 {
-    double acc = mt_round(t, mt_val(0, i, t));
-    for (int r = 1; r < g_size; r++) acc = ref_op(op, t, acc, mt_round(t, mt_val(r, i, t)));
-    if (op == ND_COMM_AVG) acc = mt_round(t, acc / g_size);
+    double acc = cv_round(t, mt_val(0, i, t));
+    for (int r = 1; r < g_size; r++) acc = ref_op(op, t, acc, cv_round(t, mt_val(r, i, t)));
+    if (op == ND_COMM_AVG) acc = cv_round(t, acc / g_size);
     return acc;
 }
 
@@ -154,7 +154,7 @@ START_TEST(broadcast_every_dtype_layout_root)
                         if (L != L_CONTIG && s->ndim == 0) continue;
                         int64_t n = shp_size(s);
                         double *in = vals_of(g_rank, n, t, 0), *want = vals_of(root, n, t, 0);
-                        for (int64_t i = 0; i < n; i++) want[i] = mt_round(t, want[i]);
+                        for (int64_t i = 0; i < n; i++) want[i] = cv_round(t, want[i]);
                         nd_array *a = mt_make(t, L, s->ndim, s->shape, g_devs[di], in);
                         char what[160];
                         snprintf(what, sizeof what, "broadcast root %d %s %s ndim %d on %s", root, nd_dtype_name(t),
@@ -185,7 +185,7 @@ START_TEST(allgather_concatenates_in_rank_order)
                         int64_t n = shp_size(s);
                         double *in = vals_of(g_rank, n, t, 0), *want = malloc(sizeof(double) * (size_t)(n * g_size + 1));
                         for (int r = 0; r < g_size; r++)
-                            for (int64_t i = 0; i < n; i++) want[r * n + i] = mt_round(t, mt_val(r, i, t));
+                            for (int64_t i = 0; i < n; i++) want[r * n + i] = cv_round(t, mt_val(r, i, t));
                         nd_array *a = mt_make(t, L, s->ndim, s->shape, g_devs[di], in), *out = NULL;
                         int64_t os[3] = {s->shape[0] * g_size, s->shape[1], s->shape[2]};
                         int ond = s->ndim ? s->ndim : 1;
@@ -260,7 +260,7 @@ START_TEST(alltoall_exchanges_blocks)
                 double *in = vals_of(g_rank, n, t, 0), *want = malloc(sizeof(double) * (size_t)n);
                 /* block i of out = block g_rank of rank i's input */
                 for (int i = 0; i < g_size; i++)
-                    for (int64_t k = 0; k < blk; k++) want[i * blk + k] = mt_round(t, mt_val(i, g_rank * blk + k, t));
+                    for (int64_t k = 0; k < blk; k++) want[i * blk + k] = cv_round(t, mt_val(i, g_rank * blk + k, t));
                 nd_array *a = mt_make(t, L, 2, shape, g_devs[di], in), *out = NULL;
                 char what[160];
                 snprintf(what, sizeof what, "alltoall %s %s on %s", nd_dtype_name(t), mt_layout_name[L], dev_name(g_devs[di]));
@@ -289,7 +289,7 @@ START_TEST(send_recv_ring_every_dtype_layout)
                     if (L != L_CONTIG && s->ndim == 0) continue;
                     int64_t n = shp_size(s);
                     double *in = vals_of(g_rank, n, t, 0), *want = vals_of(prev, n, t, 0), *zero = calloc((size_t)n + 1, sizeof(double));
-                    for (int64_t i = 0; i < n; i++) want[i] = mt_round(t, want[i]);
+                    for (int64_t i = 0; i < n; i++) want[i] = cv_round(t, want[i]);
                     nd_array *a = mt_make(t, L, s->ndim, s->shape, g_devs[di], in);
                     nd_array *b = mt_make(t, (L + 1) % L_COUNT, s->ndim, s->shape, g_devs[di], zero);
                     char what[160];
@@ -309,7 +309,7 @@ START_TEST(send_recv_ring_every_dtype_layout)
                         int peer = g_rank % 2 == 0 ? g_rank + 1 : g_rank - 1;
                         if (peer < g_size) {
                             double *pw = vals_of(peer, n, t, 0);
-                            for (int64_t i = 0; i < n; i++) pw[i] = mt_round(t, pw[i]);
+                            for (int64_t i = 0; i < n; i++) pw[i] = cv_round(t, pw[i]);
                             if (g_rank % 2 == 0) {
                                 MT_OK(nd_send(g_comm, a, peer, 3));
                                 MT_OK(nd_recv(g_comm, b, peer, 3));
