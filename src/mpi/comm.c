@@ -58,6 +58,8 @@ static const char *kind_fn(int64_t k)
     }
 }
 
+/* "(3,4)" as the core's nd__fmt_shape writes it (that one is internal to
+ * libndgpu.so, which this library reaches through its public API only). */
 static char *fmt_shape(char *buf, size_t cap, int64_t ndim, const int64_t *shape)
 {
     size_t n = (size_t)snprintf(buf, cap, "(");
