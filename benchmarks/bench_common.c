@@ -573,15 +573,29 @@ const char *bench_blas_core(void)
     return c ? c : "unknown";
 }
 
+/* The text of nd_build_info()'s field after key, up to the next ";". */
+static const char *build_field(char *buf, size_t cap, const char *key)
+{
+    const char *p = strstr(nd_build_info(), key);
+    snprintf(buf, cap, "%s", p ? p + strlen(key) : "unknown");
+    buf[strcspn(buf, ";")] = 0;
+    return buf;
+}
+
 /* The CPU path in use (src/cpu/isa.h), from nd_build_info()'s
  * "CPU path: X" field: "avx512", "avx2 (forced by ND_CPU_ISA, ...)". */
 const char *bench_cpu_path(void)
 {
     static char buf[96];
-    const char *p = strstr(nd_build_info(), "CPU path: ");
-    snprintf(buf, sizeof buf, "%s", p ? p + 10 : "unknown");
-    buf[strcspn(buf, ";")] = 0;
-    return buf;
+    return build_field(buf, sizeof buf, "CPU path: ");
+}
+
+/* The bfloat16 GEMM kernels in use (src/cpu/matmul_bf16.h): "amx",
+ * "avx512_bf16", "sgemm (the CPU has amx)". */
+const char *bench_bf16_gemm(void)
+{
+    static char buf[96];
+    return build_field(buf, sizeof buf, "bfloat16 GEMM: ");
 }
 
 void bench_cpu_model(char *buf, size_t cap)
@@ -622,6 +636,8 @@ void bench_write_env(const char *bench)
     json_str(f, bench_blas_core());
     fprintf(f, ", \"cpu_path\": ");
     json_str(f, bench_cpu_path());
+    fprintf(f, ", \"bf16_gemm\": ");
+    json_str(f, bench_bf16_gemm());
     fprintf(f, ", \"blas_config\": ");
     json_str(f, openblas_get_config());
     fprintf(f, ", \"threads\": %d, \"nd_threads\": %d, \"blas_threads\": %d, \"nproc\": %ld", g_opt.threads,
@@ -690,9 +706,9 @@ void bench_emit(const bench_record *r)
 
     if (!g_header_done) {
         const char *ct = getenv("OPENBLAS_CORETYPE"), *l2 = getenv("OPENBLAS_L2_SIZE");
-        printf("%s: libndgpu %s, BLAS core %s, CPU path %s, threads %d, OPENBLAS_CORETYPE=%s, OPENBLAS_L2_SIZE=%s, "
-               "min time %g s\n",
-               g_name, nd_version(), bench_blas_core(), bench_cpu_path(), g_opt.threads, ct ? ct : "(unset)", l2 ? l2 : "(unset)",
+        printf("%s: libndgpu %s, BLAS core %s, CPU path %s, bfloat16 GEMM %s, threads %d, OPENBLAS_CORETYPE=%s, "
+               "OPENBLAS_L2_SIZE=%s, min time %g s\n",
+               g_name, nd_version(), bench_blas_core(), bench_cpu_path(), bench_bf16_gemm(), g_opt.threads, ct ? ct : "(unset)", l2 ? l2 : "(unset)",
                g_opt.min_time);
         printf("%-18s %-16s %-16s %-10s %-7s %10s %10s %10s %14s  %s\n", "op", "dtype", "shape", "layout", "device",
                "median", "min", "max", "rate", "check");

@@ -214,6 +214,8 @@ void bench_write_env(const char *bench);
 const char *bench_blas_core(void);
 /* The CPU path that ran ("avx512", "avx2", "baseline"; from nd_build_info). */
 const char *bench_cpu_path(void);
+/* nd_build_info()'s "bfloat16 GEMM" field: the kernels bfloat16 products use. */
+const char *bench_bf16_gemm(void);
 /* The CPU model from /proc/cpuinfo ("unknown" without it). */
 void bench_cpu_model(char *buf, size_t cap);
 

@@ -14,3 +14,18 @@ test-isa: $(TEST_BIN) $(BUILD)/ndgpu-info
 	echo "test-isa: PASSED (detected path $${have:-unknown}; lower paths run: $${lower:-none})"
 
 extra-tests:: test-isa
+
+# The bfloat16 GEMM paths (src/cpu/matmul_bf16.h): the suites with bfloat16
+# products again under each path this CPU has besides the one in use.
+BF16_SUITES ?= doors matmul_half linalg
+.PHONY: test-bf16-paths
+test-bf16-paths: $(TEST_BIN) $(BUILD)/ndgpu-info
+	@set -eo pipefail; have=$$($(BUILD)/ndgpu-info | sed -n 's/^  bfloat16 GEMM *//p'); \
+	case "$$have" in amx*) paths="avx512_bf16 sgemm";; "avx512_bf16"*) paths="sgemm";; *"the CPU has amx"*) paths="amx avx512_bf16";; *"the CPU has avx512_bf16"*) paths="avx512_bf16";; *) paths="";; esac; \
+	for p in $$paths; do for s in $(BF16_SUITES); do \
+	  printf 'test-bf16-paths: ND_CPU_BF16=%-11s suite %-12s ' $$p $$s; \
+	  ND_CPU_BF16=$$p CK_RUN_SUITE=$$s $(TEST_ENV) $(TEST_BIN) | tail -n 1; \
+	done; done; \
+	echo "test-bf16-paths: PASSED (in use: $${have:-unknown}; others run: $${paths:-none})"
+
+extra-tests:: test-bf16-paths

@@ -4,6 +4,7 @@
  * the core. The static half (no core file calls a backend by name) is
  * tools/check-doors.sh. */
 #include "cpu/isa.h"
+#include "cpu/matmul_bf16.h"
 #include "internal.h"
 #include "test_util.h"
 
@@ -136,6 +137,40 @@ START_TEST(cpu_path_follows_nd_cpu_isa)
 }
 END_TEST
 
+/* The bfloat16 GEMM path (src/cpu/matmul_bf16.h): named in the build
+ * line, never above what the CPU has, lowered as ND_CPU_BF16 asks, and
+ * "sgemm" whenever the CPU path is below avx512 (the kernels are
+ * AVX-512 code). */
+static bool cpu_is_amd(void)
+{
+#if ND_ISA_X86
+    return __builtin_cpu_is("amd");
+#else
+    return false;
+#endif
+}
+
+START_TEST(bf16_path_follows_nd_cpu_bf16)
+{
+    nd_bf16_path p = nd__bf16_path(), det = nd__bf16_path_detected();
+    char want[64];
+    snprintf(want, sizeof want, "; bfloat16 GEMM: %s", nd__bf16_path_name(p));
+    ck_assert_msg(strstr(nd_build_info(), want), "'%s' lacks '%s'", nd_build_info(), want);
+    ck_assert_int_le(p, det);
+    const char *env = getenv("ND_CPU_BF16");
+    /* unset: AMX, or AVX512-BF16 on AMD only */
+    nd_bf16_path asked = det == ND_BF16_AVX512 && !cpu_is_amd() ? ND_BF16_SGEMM : det;
+    for (int i = 0; env && i < ND_BF16_N; i++)
+        if (!strcmp(env, nd__bf16_path_name((nd_bf16_path)i))) asked = (nd_bf16_path)i < det ? (nd_bf16_path)i : det;
+    if (nd__cpu_isa() < ND_ISA_AVX512) asked = ND_BF16_SGEMM;
+    ck_assert_int_eq(p, asked);
+    if (det != ND_BF16_SGEMM) ck_assert_int_ge(nd__cpu_isa_detected(), ND_ISA_AVX512);
+    ck_assert_str_eq(nd__bf16_path_name(ND_BF16_AMX), "amx");
+    ck_assert_str_eq(nd__bf16_path_name(ND_BF16_AVX512), "avx512_bf16");
+    ck_assert_str_eq(nd__bf16_path_name(ND_BF16_SGEMM), "sgemm");
+}
+END_TEST
+
 Suite *suite_doors(void)
 {
     Suite *s = suite_create("doors");
@@ -145,6 +180,7 @@ Suite *suite_doors(void)
     tcase_add_test(tc, device_checks_go_through_the_registry);
     tcase_add_test(tc, build_info_lists_every_backend);
     tcase_add_test(tc, cpu_path_follows_nd_cpu_isa);
+    tcase_add_test(tc, bf16_path_follows_nd_cpu_bf16);
     suite_add_tcase(s, tc);
     return s;
 }

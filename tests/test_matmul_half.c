@@ -223,6 +223,70 @@ static void run_panels(nd_device dev)
     }
 }
 
+/* The bfloat16 kernels' edges (src/cpu/matmul_bf16.c: 32-row chunks of A,
+ * NB-column VNNI blocks of B, K padded to 32, passes of at most 8 MiB of
+ * packed A or B): M, N, K at 1 and either side of 32 and of a block, K
+ * odd, a transposed and a flipped a (negative strides), a transposed and
+ * a column-strided b, a transposed out view; into float32 and bfloat16.
+ * The same cases on every device; `make test-isa` runs them again with
+ * ND_CPU_BF16=avx512_bf16 and sgemm. The product with more than one pass
+ * over A and over B (K = 16000: 8 chunks and 8 blocks per pass) runs on
+ * the CPU alone, and not with ND_TEST_LARGE=0. */
+static void run_bf16_edges(nd_device dev)
+{
+    static const int64_t cases[][4] = {
+        /* M, K, N, layout: 0 plain, 1 a.T, 2 flipped a, 3 b.T, 4 b[:, ::2], 5 out.T */
+        {1, 200, 70, 0}, {33, 31, 65, 1}, {65, 257, 1, 2}, {100, 1, 300, 3},
+        {97, 333, 1030, 4}, {31, 96, 33, 5}, {64, 65, 96, 0}, {270, 16000, 260, 1}};
+    for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+        const int64_t M = cases[ci][0], K = cases[ci][1], N = cases[ci][2], lay = cases[ci][3];
+        if (K > 10000 && (dev.type != ND_DEVICE_CPU || !nd_test_large())) continue;
+        nd_array *a = NULL, *b = NULL, *x = NULL;
+        if (lay == 1) {
+            x = mk(dev, ND_BFLOAT16, 2, (const int64_t[]){K, M});
+            ND_OK_OR_FAIL(nd_transpose(&a, x, NULL));
+        } else if (lay == 2) {
+            x = mk(dev, ND_BFLOAT16, 2, (const int64_t[]){M, K});
+            ND_OK_OR_FAIL(nd_flip(&a, x, 2, (const int[]){0, 1}));
+        } else {
+            a = mk(dev, ND_BFLOAT16, 2, (const int64_t[]){M, K});
+        }
+        nd_release(x), x = NULL;
+        if (lay == 3) {
+            x = mk(dev, ND_BFLOAT16, 2, (const int64_t[]){N, K});
+            ND_OK_OR_FAIL(nd_transpose(&b, x, NULL));
+        } else if (lay == 4) {
+            x = mk(dev, ND_BFLOAT16, 2, (const int64_t[]){K, 2 * N});
+            ND_OK_OR_FAIL(nd_slice(&b, x, 2, (const nd_range[]){{0, K, 1}, {0, 2 * N, 2}}));
+        } else {
+            b = mk(dev, ND_BFLOAT16, 2, (const int64_t[]){K, N});
+        }
+        nd_release(x), x = NULL;
+        double *av = cv_values(a), *bv = cv_values(b);
+        for (int od = 0; od < 2; od++) {
+            const nd_dtype out = od ? ND_BFLOAT16 : ND_FLOAT32;
+            nd_array *c = NULL, *ct = NULL;
+            if (lay == 5) { /* out is a transposed view of an (N, M) array */
+                ND_OK_OR_FAIL(nd_full(&ct, out, 2, (const int64_t[]){N, M}, nd_scalar_float(NAN), dev));
+                ND_OK_OR_FAIL(nd_transpose(&c, ct, NULL));
+            } else {
+                ND_OK_OR_FAIL(nd_full(&c, out, 2, (const int64_t[]){M, N}, nd_scalar_float(NAN), dev));
+            }
+            ND_OK_OR_FAIL(nd_matmul(&c, a, b));
+            double *g = cv_values(c);
+            char what[128];
+            snprintf(what, sizeof what, "bfloat16 edges %lldx%lldx%lld layout %lld into %s on %s", (long long)M,
+                     (long long)K, (long long)N, (long long)lay, nd_dtype_name(out),
+                     dev.type == ND_DEVICE_CPU ? "cpu" : "cuda");
+            check_mm(what, av, bv, g, M, N, K, out);
+            free(g);
+            nd_release(c), nd_release(ct);
+        }
+        free(av), free(bv);
+        nd_release(a), nd_release(b);
+    }
+}
+
 static nd_device cuda0(void) { return (nd_device){ND_DEVICE_CUDA, 0}; }
 START_TEST(panels_cpu) { run_panels(nd_cpu()); }
 END_TEST
@@ -240,6 +304,10 @@ START_TEST(exact_cuda) { run_exact(cuda0()); }
 END_TEST
 START_TEST(gemm_cuda) { run_gemm(cuda0()); }
 END_TEST
+START_TEST(bf16_edges_cpu) { run_bf16_edges(nd_cpu()); }
+END_TEST
+START_TEST(bf16_edges_cuda) { run_bf16_edges(cuda0()); }
+END_TEST
 
 Suite *suite_matmul_half(void)
 {
@@ -250,11 +318,13 @@ Suite *suite_matmul_half(void)
     tcase_add_test(tc, exact_cpu);
     tcase_add_test(tc, gemm_cpu);
     tcase_add_test(tc, panels_cpu);
+    tcase_add_test(tc, bf16_edges_cpu);
     if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, matmul_cuda);
         tcase_add_test(tc, exact_cuda);
         tcase_add_test(tc, gemm_cuda);
         tcase_add_test(tc, panels_cuda);
+        tcase_add_test(tc, bf16_edges_cuda);
     } else {
         fprintf(stderr, "matmul_half: the cuda:0 cases SKIPPED (no CUDA device)\n");
     }

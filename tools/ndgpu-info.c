@@ -64,6 +64,7 @@ typedef struct build_fields {
     char backends[64];
     char blas[128];
     char cpu_path[96]; /* "avx512", or "avx2 (forced by ND_CPU_ISA, the CPU has avx512)" */
+    char bf16_gemm[96]; /* "amx", "avx512_bf16", or "sgemm (the CPU has amx)" */
     char cuda[256]; /* the CUDA part, verbatim */
     char cuda_runtime[32], cuda_driver[32];
     char no_gpu_reason[256]; /* text after "no GPU: " */
@@ -109,6 +110,7 @@ static void parse_build_info(build_fields *f, const char *info)
     field_after(f->backends, sizeof f->backends, info, "backends: ");
     field_after(f->blas, sizeof f->blas, info, "BLAS: ");
     field_after(f->cpu_path, sizeof f->cpu_path, info, "CPU path: ");
+    field_after(f->bf16_gemm, sizeof f->bf16_gemm, info, "bfloat16 GEMM: ");
     /* The CUDA part is the last field. */
     const char *last = strrchr(info, ';');
     const char *cuda = last ? last + 1 : info;
@@ -198,6 +200,7 @@ static void print_text(const build_fields *f, const dev_report *devs, int ndev, 
     printf("  BLAS           %s\n", f->blas);
     printf("  CPU threads    %d\n", nd_get_num_threads());
     printf("  CPU path       %s\n", f->cpu_path);
+    printf("  bfloat16 GEMM  %s\n", f->bf16_gemm);
     printf("  CUDA           %s\n", f->cuda);
     printf("  default device %s\n", dev_name(nd_default_device(), nm, sizeof nm));
     if (!f->cuda_compiled)
@@ -269,6 +272,8 @@ static void print_json(const build_fields *f, const dev_report *devs, int ndev, 
     printf(",\n  \"cpu_threads\": %d,\n", nd_get_num_threads());
     printf("  \"cpu_path\": ");
     json_string(f->cpu_path);
+    printf(",\n  \"bf16_gemm\": ");
+    json_string(f->bf16_gemm);
     printf(",\n");
     printf("  \"cuda\": {\"compiled\": %s, \"runtime\": ", f->cuda_compiled ? "true" : "false");
     json_string_or_null(f->cuda_runtime);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cpu/cpu.h"
+#include "cpu/matmul_bf16.h"
 
 nd_status nd__cpu_check_device(const char *func, int id)
 {
@@ -50,7 +51,10 @@ void nd__cpu_build_info(char *buf, size_t cap)
 {
     const char *core = openblas_get_corename();
     nd_cpu_isa isa = nd__cpu_isa(), det = nd__cpu_isa_detected();
-    snprintf(buf, cap, "BLAS: OpenBLAS (core %s); threads: %d; CPU path: %s%s%s%s", core ? core : "?", nd__num_threads(),
-             nd__cpu_isa_name(isa), isa != det ? " (forced by ND_CPU_ISA, the CPU has " : "", isa != det ? nd__cpu_isa_name(det) : "",
-             isa != det ? ")" : "");
+    nd_bf16_path bp = nd__bf16_path(), bdet = nd__bf16_path_detected();
+    snprintf(buf, cap, "BLAS: OpenBLAS (core %s); threads: %d; CPU path: %s%s%s%s; bfloat16 GEMM: %s%s%s%s",
+             core ? core : "?", nd__num_threads(), nd__cpu_isa_name(isa),
+             isa != det ? " (forced by ND_CPU_ISA, the CPU has " : "", isa != det ? nd__cpu_isa_name(det) : "",
+             isa != det ? ")" : "", nd__bf16_path_name(bp), bp != bdet ? " (the CPU has " : "",
+             bp != bdet ? nd__bf16_path_name(bdet) : "", bp != bdet ? ")" : "");
 }

@@ -7,8 +7,10 @@
  *    BLAS cannot express: negative, zero, too small or over INT_MAX) is
  *    packed into a contiguous scratch buffer first. An output with unit
  *    row stride is computed as C^T = B^T A^T instead of being copied.
- *  - float16/bfloat16 are widened to float32 scratch matrices, multiplied
- *    with sgemm and rounded back (nearest even).
+ *  - bfloat16 goes to the own AMX / AVX512-BF16 kernels where the CPU has
+ *    them (src/cpu/matmul_bf16.c: float32 accumulation, about 3x sgemm
+ *    with AMX). float16, and bfloat16 elsewhere, are widened to float32
+ *    scratch panels, multiplied with sgemm and rounded back (nearest even).
  *  - Integer and bool products (and float matrices with a dimension over
  *    INT_MAX, which BLAS cannot take) use the own i-k-j kernel below,
  *    parallel over (batch, row) pairs.
@@ -38,6 +40,7 @@
 
 #include "cpu/cpu.h"
 #include "half.h"
+#include "cpu/matmul_bf16.h"
 #include "cpu/matmul_small.h"
 #include "matmul_layout.h"
 
@@ -296,6 +299,8 @@ static void blas_call(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t 
 static bool gemm_one(nd_dtype t, nd_dtype tc, int64_t M, int64_t N, int64_t K, double alpha, mview A, mview B,
                      double beta, mview C, scratch *s)
 {
+    if (t == ND_BFLOAT16 && nd__bf16_path() != ND_BF16_SGEMM)
+        return nd__bf16_gemm(M, N, K, alpha, A.p, A.rs, A.cs, B.p, B.rs, B.cs, beta, C.p, tc, C.rs, C.cs);
     if (t == ND_FLOAT16 || t == ND_BFLOAT16) {
         /* panels: NB columns of B and C, MB rows of A and C, widened to
          * float32 one panel at a time, so the float32 scratch stays near
