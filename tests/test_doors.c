@@ -171,6 +171,27 @@ START_TEST(bf16_path_follows_nd_cpu_bf16)
 }
 END_TEST
 
+/* The single features (nd__cpu_has) agree with what the compiler's own
+ * CPU model says, and the bfloat16 ones only come with the AVX-512 path
+ * they need (the kernels are AVX-512 code). */
+START_TEST(cpu_features_agree_with_the_cpu)
+{
+#if ND_ISA_X86
+    __builtin_cpu_init();
+    ck_assert_int_eq(nd__cpu_has(ND_CPU_VENDOR_AMD), cpu_is_amd());
+    ck_assert_int_eq(nd__cpu_has(ND_CPU_F16C),
+                     __builtin_cpu_supports("f16c") && nd__cpu_isa_detected() >= ND_ISA_AVX2);
+    if (nd__cpu_has(ND_CPU_AVX512_BF16)) ck_assert_int_ge(nd__cpu_isa_detected(), ND_ISA_AVX512);
+    if (nd__cpu_has(ND_CPU_AMX_BF16)) ck_assert(nd__cpu_has(ND_CPU_AVX512_BF16));
+    ck_assert_int_eq(nd__bf16_path_detected(), nd__cpu_has(ND_CPU_AMX_BF16)      ? ND_BF16_AMX
+                                               : nd__cpu_has(ND_CPU_AVX512_BF16) ? ND_BF16_AVX512
+                                                                                 : ND_BF16_SGEMM);
+#else
+    for (int f = 0; f < ND_CPU_FEATURE_N; f++) ck_assert(!nd__cpu_has((nd_cpu_feature)f));
+#endif
+}
+END_TEST
+
 Suite *suite_doors(void)
 {
     Suite *s = suite_create("doors");
@@ -181,6 +202,7 @@ Suite *suite_doors(void)
     tcase_add_test(tc, build_info_lists_every_backend);
     tcase_add_test(tc, cpu_path_follows_nd_cpu_isa);
     tcase_add_test(tc, bf16_path_follows_nd_cpu_bf16);
+    tcase_add_test(tc, cpu_features_agree_with_the_cpu);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,6 +5,14 @@
 
 #include "cpu/isa.h"
 
+#if ND_ISA_X86 && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+#if ND_ISA_X86 && defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 nd_cpu_isa nd__cpu_isa_detected(void)
 {
 #if ND_ISA_X86
@@ -57,4 +65,43 @@ nd_cpu_isa nd__cpu_isa(void)
         atomic_store_explicit(&g_isa, v, memory_order_relaxed);
     }
     return (nd_cpu_isa)v;
+}
+
+/* The features of nd__cpu_has, as a bit mask. */
+static unsigned detect_features(void)
+{
+    unsigned m = 0;
+#if ND_ISA_X86 && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("f16c") && nd__cpu_isa_detected() >= ND_ISA_AVX2) m |= 1u << ND_CPU_F16C;
+    if (__builtin_cpu_is("amd")) m |= 1u << ND_CPU_VENDOR_AMD;
+    /* CPUID leaf 7 read directly (clang 14's __builtin_cpu_supports knows no
+     * AMX names): sub-leaf 1 EAX bit 5 AVX512-BF16; sub-leaf 0 EDX bit 22
+     * AMX-BF16, bit 24 AMX-TILE. The AVX-512 state check is
+     * nd__cpu_isa_detected's. */
+    unsigned a, b, c, d;
+    if (nd__cpu_isa_detected() >= ND_ISA_AVX512 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5))) {
+        m |= 1u << ND_CPU_AVX512_BF16;
+#if defined(__linux__) && defined(__x86_64__)
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 22)) && (d & (1u << 24)) &&
+            syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0)
+            m |= 1u << ND_CPU_AMX_BF16;
+#endif
+    }
+#endif
+    return m;
+}
+
+/* -1 until detected; detection is pure (the permission request is
+ * idempotent), so a race stores the same value twice. */
+static atomic_int g_features = -1;
+
+bool nd__cpu_has(nd_cpu_feature f)
+{
+    int v = atomic_load_explicit(&g_features, memory_order_relaxed);
+    if (v < 0) {
+        v = (int)detect_features();
+        atomic_store_explicit(&g_features, v, memory_order_relaxed);
+    }
+    return ((unsigned)v >> f) & 1u;
 }

@@ -46,4 +46,21 @@ ND_INTERNAL nd_cpu_isa nd__cpu_isa(void);
 ND_INTERNAL nd_cpu_isa nd__cpu_isa_detected(void);
 /* "avx512", "avx2", "baseline". */
 ND_INTERNAL const char *nd__cpu_isa_name(nd_cpu_isa isa);
+
+/* Single CPU features beyond the ISA levels, for the kernels that need one
+ * (src/cpu/isa.c is still the only file that asks the CPU):
+ *   ND_CPU_F16C        VCVTPH2PS/VCVTPS2PH (float16 <-> float32);
+ *   ND_CPU_AVX512_BF16 VDPBF16PS and friends (Cooper Lake, Sapphire Rapids,
+ *                      Zen 4/5), with AVX-512 state saved by the OS;
+ *   ND_CPU_AMX_BF16    AMX-TILE + AMX-BF16, and the OS has granted this
+ *                      process the tile data state (Linux 5.16+ hands it out
+ *                      only after arch_prctl(ARCH_REQ_XCOMP_PERM), asked for
+ *                      here, once; a kernel or a tool such as valgrind that
+ *                      refuses makes it read as absent);
+ *   ND_CPU_VENDOR_AMD  an AMD CPU (for defaults measured per vendor).
+ * What the CPU has, not what ND_CPU_ISA allows: callers combine the two
+ * (a feature is used only where nd__cpu_isa() is high enough for it).
+ * Fixed after the first call; always false off x86. */
+typedef enum nd_cpu_feature { ND_CPU_F16C, ND_CPU_AVX512_BF16, ND_CPU_AMX_BF16, ND_CPU_VENDOR_AMD, ND_CPU_FEATURE_N } nd_cpu_feature;
+ND_INTERNAL bool nd__cpu_has(nd_cpu_feature f);
 #endif

@@ -200,13 +200,7 @@ __attribute__((target("avx2,f16c"))) static void widen_f16_f16c(float *d, const 
 static void widen_f16(float *d, const uint16_t *h, int64_t n)
 {
 #if ND_ISA_X86
-    static atomic_int f16c = -1; /* a race at first use stores the same value twice */
-    int v = atomic_load_explicit(&f16c, memory_order_relaxed);
-    if (v < 0) {
-        v = nd__cpu_isa() >= ND_ISA_AVX2 && __builtin_cpu_supports("f16c");
-        atomic_store_explicit(&f16c, v, memory_order_relaxed);
-    }
-    if (v) {
+    if (nd__cpu_isa() >= ND_ISA_AVX2 && nd__cpu_has(ND_CPU_F16C)) {
         widen_f16_f16c(d, h, n);
         return;
     }

@@ -39,10 +39,7 @@
 #if ND_ISA_X86 && defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
     (defined(__clang__) || __GNUC__ >= 11)
 #define ND_BF16_KERNELS 1
-#include <cpuid.h>
 #include <immintrin.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #else
 #define ND_BF16_KERNELS 0
 #endif
@@ -63,24 +60,10 @@ const char *nd__bf16_path_name(nd_bf16_path p)
 nd_bf16_path nd__bf16_path_detected(void)
 {
 #if ND_BF16_KERNELS
-    if (nd__cpu_isa_detected() < ND_ISA_AVX512) return ND_BF16_SGEMM;
-    /* CPUID leaf 7 (read directly: clang 14's __builtin_cpu_supports knows
-     * no AMX names): sub-leaf 1 EAX bit 5 AVX512-BF16, sub-leaf 0 EDX bit
-     * 22 AMX-BF16, bit 24 AMX-TILE. AVX-512 state saving was checked by
-     * nd__cpu_isa_detected. */
-    unsigned a, b, c, d;
-    if (!__get_cpuid_count(7, 1, &a, &b, &c, &d) || !(a & (1u << 5))) return ND_BF16_SGEMM;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return ND_BF16_AVX512;
-    /* AMX tile data is an XFD-guarded state: Linux (5.16+) hands it to a
-     * process only after arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
-     * a kernel or a tool (valgrind) that refuses leaves AVX512-BF16. */
-    if ((d & (1u << 22)) && (d & (1u << 24)) &&
-        syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0)
-        return ND_BF16_AMX;
-    return ND_BF16_AVX512;
-#else
-    return ND_BF16_SGEMM;
+    if (nd__cpu_has(ND_CPU_AMX_BF16)) return ND_BF16_AMX;
+    if (nd__cpu_has(ND_CPU_AVX512_BF16)) return ND_BF16_AVX512;
 #endif
+    return ND_BF16_SGEMM;
 }
 
 /* The default: AMX where present. The AVX512-BF16 kernel only on AMD
@@ -88,13 +71,10 @@ nd_bf16_path nd__bf16_path_detected(void)
  * VFMADD231PS does one, but on Intel cores it issues on one port where
  * the float32 FMA has two, and it measured 0.47x sgemm on a Xeon
  * (2026-12-02) - so Intel CPUs with AVX512-BF16 and no AMX (Cooper Lake)
- * keep sgemm unless ND_CPU_BF16=avx512_bf16 asks for it. The AMD default
- * is the instruction tables' promise, not yet measured here. */
+ * keep sgemm unless ND_CPU_BF16=avx512_bf16 asks for it. */
 static nd_bf16_path default_path(nd_bf16_path det)
 {
-#if ND_BF16_KERNELS
-    if (det == ND_BF16_AVX512 && !__builtin_cpu_is("amd")) return ND_BF16_SGEMM;
-#endif
+    if (det == ND_BF16_AVX512 && !nd__cpu_has(ND_CPU_VENDOR_AMD)) return ND_BF16_SGEMM;
     return det;
 }
 
