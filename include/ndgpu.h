@@ -125,6 +125,8 @@ typedef enum nd_dtype {
     ND_BFLOAT16,
     ND_FLOAT32,
     ND_FLOAT64,
+    ND_COMPLEX64,  /* two float32: (real, imaginary), NumPy's complex64 */
+    ND_COMPLEX128, /* two float64 */
     ND_NUM_DTYPES
 } nd_dtype;
 
@@ -146,7 +148,8 @@ typedef enum nd_scalar_kind {
     ND_SCALAR_NONE = 0, /* "no value" (e.g. a missing clip bound) */
     ND_SCALAR_BOOL,
     ND_SCALAR_INT,
-    ND_SCALAR_FLOAT
+    ND_SCALAR_FLOAT,
+    ND_SCALAR_COMPLEX /* a Python complex: v.c[0] real part, v.c[1] imaginary */
 } nd_scalar_kind;
 
 typedef struct nd_scalar {
@@ -155,6 +158,7 @@ typedef struct nd_scalar {
         bool b;
         int64_t i;
         double f;
+        double c[2];
     } v;
 } nd_scalar;
 
@@ -164,6 +168,15 @@ static inline nd_scalar nd_scalar_bool(bool b) { nd_scalar s; s.kind = ND_SCALAR
 static inline nd_scalar nd_scalar_int(int64_t i) { nd_scalar s; s.kind = ND_SCALAR_INT; s.v.i = i; return s; }
 /** A weak float scalar (like a Python float). */
 static inline nd_scalar nd_scalar_float(double f) { nd_scalar s; s.kind = ND_SCALAR_FLOAT; s.v.f = f; return s; }
+/** A weak complex scalar (like a Python complex: re + im*1j). */
+static inline nd_scalar nd_scalar_complex(double re, double im)
+{
+    nd_scalar s;
+    s.kind = ND_SCALAR_COMPLEX;
+    s.v.c[0] = re;
+    s.v.c[1] = im;
+    return s;
+}
 /** "No value" (e.g. a missing clip bound). */
 static inline nd_scalar nd_scalar_none(void) { nd_scalar s; s.kind = ND_SCALAR_NONE; s.v.i = 0; return s; }
 
@@ -1332,13 +1345,21 @@ ND_API nd_status nd_array_equal(bool *result, const nd_array *a, const nd_array 
 ND_API nd_status nd_radians(nd_array **out, const nd_array *a);
 /** np.degrees: the same as nd_rad2deg. */
 ND_API nd_status nd_degrees(nd_array **out, const nd_array *a);
-/** np.conj: the same as nd_conjugate (the identity on these real dtypes). */
+/** np.conj: the same as nd_conjugate (the identity on real dtypes, the
+ *  imaginary part negated on complex ones). */
 ND_API nd_status nd_conj(nd_array **out, const nd_array *a);
-/** np.real for real dtypes: a view of a (a given *out receives a copy). */
+/** np.real: a view of a's real parts for complex a (float32 of complex64,
+ *  float64 of complex128; writable, as NumPy's .real), a view of a itself
+ *  for real dtypes (a given *out receives a copy). */
 ND_API nd_status nd_real(nd_array **out, const nd_array *a);
-/** np.imag for real dtypes: zeros of a's shape and dtype (a new array;
- *  NumPy returns a read-only zero array). */
+/** np.imag: a view of a's imaginary parts for complex a; for real dtypes
+ *  zeros of a's shape and dtype (a new array; NumPy returns a read-only
+ *  zero array). A given *out receives a copy. */
 ND_API nd_status nd_imag(nd_array **out, const nd_array *a);
+/** np.angle(a, deg): the argument arctan2(imag, real) of each element, in
+ *  radians (degrees with deg), in the real dtype of a complex a (float64
+ *  for integers and bool, as NumPy). */
+ND_API nd_status nd_angle(nd_array **out, const nd_array *a, bool deg);
 /* [ew end] */
 
 /* ------------------------------------------------------------------ */

@@ -13,10 +13,17 @@
  *    (INT64_MIN), uint64 exactly in [0, 2^64) and via int64 otherwise.
  *    Never undefined behaviour;
  *  - to float16/bfloat16: round to nearest even (from float64 directly,
- *    without double rounding).
+ *    without double rounding);
+ *  - real -> complex: (x, 0), the real part converted as to the part's
+ *    float type (int64 -> complex64 rounds once, as NumPy's (float)x);
+ *  - complex -> real: the real part, converted as that float would be
+ *    (NumPy's ComplexWarning cast: the imaginary part is dropped);
+ *    complex -> bool: re != 0 or im != 0.
  *
- * Type suffixes: b1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64
- * (f16/bf16 are stored as uint16_t bits). */
+ * Type suffixes: b1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64
+ * c128 (f16/bf16 are stored as uint16_t bits; c64/c128 as a struct of
+ * two float/double parts, the layout of C99's float/double _Complex,
+ * NumPy's, DLPack's and cuComplex's). */
 #ifndef ND_CONVERT_H
 #define ND_CONVERT_H
 #include <stdint.h>
@@ -38,11 +45,32 @@ typedef uint16_t nd_f16_t;
 typedef uint16_t nd_bf16_t;
 typedef float nd_f32_t;
 typedef double nd_f64_t;
+typedef struct nd_c64_t {
+    float re, im;
+} nd_c64_t;
+typedef struct nd_c128_t {
+    double re, im;
+} nd_c128_t;
+ND_HOSTDEV static inline nd_c64_t nd_mk_c64(float re, float im)
+{
+    nd_c64_t z;
+    z.re = re;
+    z.im = im;
+    return z;
+}
+ND_HOSTDEV static inline nd_c128_t nd_mk_c128(double re, double im)
+{
+    nd_c128_t z;
+    z.re = re;
+    z.im = im;
+    return z;
+}
 
 /* ND_DTYPE_SUFFIXES(X) / ND_DTYPE_PAIRS(M, S): src/dtype_table.h */
 
 /* loads: each dtype to its intermediate class I (int64), U (uint64),
- * F (float) or D (double) */
+ * F (float), D (double) or Z (complex: a pair of doubles, exact for
+ * complex64 too) */
 #define ND_LC_b1 U
 #define ND_LC_i8 I
 #define ND_LC_i16 I
@@ -56,6 +84,8 @@ typedef double nd_f64_t;
 #define ND_LC_bf16 F
 #define ND_LC_f32 F
 #define ND_LC_f64 D
+#define ND_LC_c64 Z
+#define ND_LC_c128 Z
 ND_HOSTDEV static inline uint64_t nd_ld_b1(nd_b1_t x) { return x != 0; }
 ND_HOSTDEV static inline int64_t nd_ld_i8(nd_i8_t x) { return x; }
 ND_HOSTDEV static inline int64_t nd_ld_i16(nd_i16_t x) { return x; }
@@ -69,6 +99,8 @@ ND_HOSTDEV static inline float nd_ld_f16(nd_f16_t x) { return nd_half_to_float(x
 ND_HOSTDEV static inline float nd_ld_bf16(nd_bf16_t x) { return nd_bf16_to_float(x); }
 ND_HOSTDEV static inline float nd_ld_f32(nd_f32_t x) { return x; }
 ND_HOSTDEV static inline double nd_ld_f64(nd_f64_t x) { return x; }
+ND_HOSTDEV static inline nd_c128_t nd_ld_c64(nd_c64_t x) { return nd_mk_c128(x.re, x.im); }
+ND_HOSTDEV static inline nd_c128_t nd_ld_c128(nd_c128_t x) { return x; }
 
 ND_HOSTDEV static inline int64_t nd_f64_to_i32ish(double x)
 {
@@ -126,6 +158,35 @@ ND_HOSTDEV static inline nd_f64_t nd_st_f64_from_I(int64_t x) { return (double)x
 ND_HOSTDEV static inline nd_f64_t nd_st_f64_from_U(uint64_t x) { return (double)x; }
 ND_HOSTDEV static inline nd_f64_t nd_st_f64_from_F(float x) { return (double)x; }
 ND_HOSTDEV static inline nd_f64_t nd_st_f64_from_D(double x) { return x; }
+
+/* complex stores: a real class gives (x, 0), the parts rounded as the
+ * part's float type would round x; complex to real takes the real part */
+#define ND_DEF_ST_CPX(D, P, PT)                                                                                   \
+    ND_HOSTDEV static inline nd_##D##_t nd_st_##D##_from_I(int64_t x) { return nd_mk_##D(nd_st_##P##_from_I(x), (PT)0); } \
+    ND_HOSTDEV static inline nd_##D##_t nd_st_##D##_from_U(uint64_t x) { return nd_mk_##D(nd_st_##P##_from_U(x), (PT)0); } \
+    ND_HOSTDEV static inline nd_##D##_t nd_st_##D##_from_F(float x) { return nd_mk_##D(nd_st_##P##_from_F(x), (PT)0); }   \
+    ND_HOSTDEV static inline nd_##D##_t nd_st_##D##_from_D(double x) { return nd_mk_##D(nd_st_##P##_from_D(x), (PT)0); }  \
+    ND_HOSTDEV static inline nd_##D##_t nd_st_##D##_from_Z(nd_c128_t z)                                          \
+    {                                                                                                             \
+        return nd_mk_##D(nd_st_##P##_from_D(z.re), nd_st_##P##_from_D(z.im));                                   \
+    }
+ND_DEF_ST_CPX(c64, f32, float)
+ND_DEF_ST_CPX(c128, f64, double)
+#define ND_DEF_ST_REAL_FROM_Z(D) \
+    ND_HOSTDEV static inline nd_##D##_t nd_st_##D##_from_Z(nd_c128_t z) { return nd_st_##D##_from_D(z.re); }
+ND_DEF_ST_REAL_FROM_Z(i8)
+ND_DEF_ST_REAL_FROM_Z(i16)
+ND_DEF_ST_REAL_FROM_Z(i32)
+ND_DEF_ST_REAL_FROM_Z(i64)
+ND_DEF_ST_REAL_FROM_Z(u8)
+ND_DEF_ST_REAL_FROM_Z(u16)
+ND_DEF_ST_REAL_FROM_Z(u32)
+ND_DEF_ST_REAL_FROM_Z(u64)
+ND_DEF_ST_REAL_FROM_Z(f16)
+ND_DEF_ST_REAL_FROM_Z(bf16)
+ND_DEF_ST_REAL_FROM_Z(f32)
+ND_DEF_ST_REAL_FROM_Z(f64)
+ND_HOSTDEV static inline nd_b1_t nd_st_b1_from_Z(nd_c128_t z) { return z.re != 0.0 || z.im != 0.0; }
 
 /* nd_cvt_<S>_<D>(x): one element of dtype S to dtype D */
 #define ND_CAT4_(a, b, c, d) a##b##c##d

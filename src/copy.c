@@ -79,7 +79,7 @@ nd_status nd__scalar_array(nd_array **out, nd_scalar s, nd_dtype dtype, nd_devic
     nd_array *r;
     nd_status st = nd__alloc(&r, dtype, 0, NULL, dev);
     if (st) return st;
-    _Alignas(8) unsigned char v[8];
+    _Alignas(8) unsigned char v[16]; /* the widest element: complex128 */
     nd__scalar_store(v, dtype, s);
     /* fill passes the value by value to the device (a kernel argument on a
      * GPU): no host-to-device copy, so no synchronisation per scalar op */

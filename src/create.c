@@ -49,6 +49,8 @@ static void store_bits(void *dst, nd_dtype t, uint64_t v)
 static void store_f64(void *dst, nd_dtype t, double d)
 {
     switch (t) {
+    case ND_COMPLEX64:
+    case ND_COMPLEX128: nd__scalar_store(dst, t, nd_scalar_float(d)); break; /* (d, 0) */
     case ND_FLOAT64: memcpy(dst, &d, 8); break;
     case ND_FLOAT32: {
         float f = (float)d;
@@ -106,7 +108,16 @@ static nd_status f64_to_int(const char *fn, const char *what, double d, nd_dtype
 static nd_status scalar_bytes(const char *fn, nd_scalar s, nd_dtype t, void *dst)
 {
     nd_kind k = nd__kind(t);
+    /* a complex dtype takes every scalar as its conversion (an int through
+     * the part's float, as np.full's copyto); a complex scalar into a real
+     * dtype is NumPy's unsafe cast: the real part (NumPy warns) */
+    if ((k == ND_KIND_COMPLEX && s.kind != ND_SCALAR_NONE && (unsigned)s.kind <= ND_SCALAR_COMPLEX) ||
+        s.kind == ND_SCALAR_COMPLEX) {
+        nd__scalar_store(dst, t, s.kind == ND_SCALAR_INT ? nd_scalar_float((double)s.v.i) : s);
+        return ND_OK;
+    }
     switch (s.kind) {
+    case ND_SCALAR_COMPLEX: break; /* stored above */
     case ND_SCALAR_BOOL:
         if (k == ND_KIND_FLOAT) store_f64(dst, t, s.v.b ? 1.0 : 0.0);
         else store_bits(dst, t, s.v.b ? 1 : 0);
@@ -225,8 +236,8 @@ nd_status nd_zeros(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shap
     static const char *fn = "nd_zeros";
     nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
     if (st) return st;
-    uint64_t zero = 0; /* 0 and +0.0 are all-zero bits in every dtype */
-    return create_const(fn, out, dtype, ndim, shape, dev, &zero);
+    const uint64_t zero[2] = {0, 0}; /* 0 and +0.0 are all-zero bits in every dtype, complex128 the widest */
+    return create_const(fn, out, dtype, ndim, shape, dev, zero);
 }
 
 nd_status nd_ones(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
@@ -235,7 +246,7 @@ nd_status nd_ones(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape
     static const char *fn = "nd_ones";
     nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
     if (st) return st;
-    unsigned char one[8];
+    unsigned char one[16]; /* the widest element: complex128 */
     st = scalar_bytes(fn, nd_scalar_int(1), dtype, one);
     if (st) return st;
     return create_const(fn, out, dtype, ndim, shape, dev, one);
@@ -247,7 +258,7 @@ nd_status nd_full(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape
     static const char *fn = "nd_full";
     nd_status st = check_args(fn, out, dtype, ndim, shape, dev);
     if (st) return st;
-    unsigned char v[8];
+    unsigned char v[16]; /* the widest element: complex128 */
     st = scalar_bytes(fn, value, dtype, v);
     if (st) return st;
     return create_const(fn, out, dtype, ndim, shape, dev, v);
@@ -275,8 +286,8 @@ nd_status nd_zeros_like(nd_array **out, const nd_array *a)
     static const char *fn = "nd_zeros_like";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
-    uint64_t zero = 0;
-    return create_const(fn, out, a->dtype, a->ndim, a->shape, a->device, &zero);
+    const uint64_t zero[2] = {0, 0}; /* the widest element: complex128 */
+    return create_const(fn, out, a->dtype, a->ndim, a->shape, a->device, zero);
 }
 
 nd_status nd_ones_like(nd_array **out, const nd_array *a)
@@ -286,7 +297,7 @@ nd_status nd_ones_like(nd_array **out, const nd_array *a)
     static const char *fn = "nd_ones_like";
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
-    unsigned char one[8];
+    unsigned char one[16]; /* the widest element: complex128 */
     nd_status st = scalar_bytes(fn, nd_scalar_int(1), a->dtype, one);
     if (st) return st;
     return create_const(fn, out, a->dtype, a->ndim, a->shape, a->device, one);
@@ -432,6 +443,9 @@ nd_status nd_arange_scalar(nd_array **out, nd_dtype dtype, nd_scalar start, nd_s
     }
     if ((st = nd__check_shape(fn, 1, &n, dtype, NULL))) return st;
     if ((st = nd__check_device(fn, dev))) return st;
+    if (nd__is_complex(dtype)) /* NumPy has it; a real arange cast with nd_astype does the same */
+        return nd__err(ND_ERR_DTYPE, fn, "dtype %s: no complex arange (make a real one and nd_astype it)",
+                       nd_dtype_name(dtype));
 
     arange_ctx c = {f0, fs, 0, 0};
     if (dtype == ND_BOOL) {
@@ -495,7 +509,7 @@ static nd_status linspace_fill(const char *fn, void *dst, int64_t num, nd_dtype 
         else if (step == 0.0) y = ((double)i / (double)div) * delta + c->start;
         else y = (double)i * step + c->start;
         if (c->endpoint && num > 1 && i == num - 1) y = c->stop;
-        if (k == ND_KIND_FLOAT) {
+        if (k == ND_KIND_FLOAT || k == ND_KIND_COMPLEX) {
             store_f64(p + (size_t)i * isz, t, y);
         } else if (k == ND_KIND_BOOL) {
             store_bits(p + (size_t)i * isz, t, y != 0.0 || isnan(y));
@@ -536,8 +550,8 @@ static nd_status eye_fill(const char *fn, void *dst, int64_t size, nd_dtype t, c
     memset(dst, 0, (size_t)size * isz);
     /* ones at (i, i + k) for i in [max(0, -k), min(n, m - k)); k in (-n, m) */
     if (c->k >= c->m || c->k <= -c->n) return ND_OK;
-    unsigned char one[8];
-    if (nd__kind(t) == ND_KIND_FLOAT) store_f64(one, t, 1.0);
+    unsigned char one[16]; /* the widest element: complex128 */
+    if (nd__kind(t) == ND_KIND_FLOAT || nd__kind(t) == ND_KIND_COMPLEX) store_f64(one, t, 1.0);
     else store_bits(one, t, 1);
     int64_t i0 = c->k < 0 ? -c->k : 0;
     int64_t i1 = c->m - c->k < c->n ? c->m - c->k : c->n;

@@ -47,7 +47,8 @@ static nd_dtype float_max(nd_dtype a, nd_dtype b)
 nd_dtype nd__float_for(nd_dtype t)
 {
     switch (nd__kind(t)) {
-    case ND_KIND_FLOAT: return t;
+    case ND_KIND_FLOAT:
+    case ND_KIND_COMPLEX: return t;
     case ND_KIND_BOOL: return ND_FLOAT16;
     default:
         switch (nd__itemsize(t)) {
@@ -65,6 +66,13 @@ static nd_dtype promote(nd_dtype a, nd_dtype b)
     if (a == b) return a;
     if (ka == ND_KIND_BOOL) return b;
     if (kb == ND_KIND_BOOL) return a;
+    if (ka == ND_KIND_COMPLEX || kb == ND_KIND_COMPLEX) {
+        /* the complex dtype whose parts hold both sides' values: complex64
+         * with float64 or a 32/64-bit integer is complex128 */
+        nd_dtype ra = ka == ND_KIND_COMPLEX ? nd__real_of(a) : promote(a, ND_FLOAT16);
+        nd_dtype rb = kb == ND_KIND_COMPLEX ? nd__real_of(b) : promote(b, ND_FLOAT16);
+        return nd__complex_of(float_max(ra, rb));
+    }
     if (ka == ND_KIND_FLOAT && kb == ND_KIND_FLOAT) return float_max(a, b);
     if (ka == ND_KIND_FLOAT || kb == ND_KIND_FLOAT) {
         nd_dtype f = ka == ND_KIND_FLOAT ? a : b, i = ka == ND_KIND_FLOAT ? b : a;
@@ -98,7 +106,8 @@ bool nd_can_cast_same_kind(nd_dtype from, nd_dtype to)
     case ND_KIND_BOOL: return false;
     case ND_KIND_UINT: return kf == ND_KIND_UINT;
     case ND_KIND_INT: return kf == ND_KIND_INT || kf == ND_KIND_UINT;
-    case ND_KIND_FLOAT: return true;
+    case ND_KIND_FLOAT: return kf != ND_KIND_COMPLEX;
+    case ND_KIND_COMPLEX: return true;
     }
     return false;
 }
@@ -109,7 +118,12 @@ nd_dtype nd__promote_weak(nd_dtype t, nd_scalar_kind k)
     case ND_SCALAR_INT:
         return nd__kind(t) == ND_KIND_BOOL ? ND_INT64 : t;
     case ND_SCALAR_FLOAT:
-        return nd__kind(t) == ND_KIND_FLOAT ? t : ND_FLOAT64;
+        return nd__kind(t) == ND_KIND_FLOAT || nd__kind(t) == ND_KIND_COMPLEX ? t : ND_FLOAT64;
+    case ND_SCALAR_COMPLEX:
+        /* a float array keeps its precision (float16/bfloat16/float32 ->
+         * complex64), integers and bool take Python's complex128 */
+        if (nd__kind(t) == ND_KIND_COMPLEX) return t;
+        return nd__kind(t) == ND_KIND_FLOAT ? nd__complex_of(t) : ND_COMPLEX128;
     default:
         return t;
     }
@@ -132,14 +146,15 @@ void nd__scalar_store(void *dst, nd_dtype t, nd_scalar s)
 {
     /* The same element conversions as array casts (src/convert.h): a bool
      * scalar converts like a bool element, an int like int64, a float like
-     * float64. */
-#define STORE_CASE(D)                                                             \
-    case ND_DT_##D: {                                                             \
-        nd_##D##_t r = s.kind == ND_SCALAR_FLOAT ? nd_st_##D##_from_D(s.v.f)      \
-                       : s.kind == ND_SCALAR_INT ? nd_st_##D##_from_I(s.v.i)      \
-                                                 : nd_st_##D##_from_U(s.kind == ND_SCALAR_BOOL && s.v.b); \
-        memcpy(dst, &r, sizeof r);                                                \
-        break;                                                                    \
+     * float64, a complex like complex128 (into a real dtype: its real part). */
+#define STORE_CASE(D)                                                                         \
+    case ND_DT_##D: {                                                                         \
+        nd_##D##_t r = s.kind == ND_SCALAR_COMPLEX ? nd_st_##D##_from_Z(nd_mk_c128(s.v.c[0], s.v.c[1])) \
+                       : s.kind == ND_SCALAR_FLOAT ? nd_st_##D##_from_D(s.v.f)                \
+                       : s.kind == ND_SCALAR_INT   ? nd_st_##D##_from_I(s.v.i)                \
+                                                   : nd_st_##D##_from_U(s.kind == ND_SCALAR_BOOL && s.v.b); \
+        memcpy(dst, &r, sizeof r);                                                            \
+        break;                                                                                \
     }
     switch (t) {
         ND_DTYPE_SUFFIXES(STORE_CASE)
@@ -151,11 +166,12 @@ void nd__scalar_store(void *dst, nd_dtype t, nd_scalar s)
 
 double nd__load_f64(const void *src, nd_dtype t)
 {
-#define LOAD_CASE(D)                  \
-    case ND_DT_##D: {                 \
-        nd_##D##_t v;                 \
-        memcpy(&v, src, sizeof v);    \
-        return (double)nd_ld_##D(v);  \
+    /* complex: the real part (as a cast to float64 takes it) */
+#define LOAD_CASE(D)                                \
+    case ND_DT_##D: {                               \
+        nd_##D##_t v;                               \
+        memcpy(&v, src, sizeof v);                  \
+        return nd_cvt_##D##_f64(v);                 \
     }
     switch (t) {
         ND_DTYPE_SUFFIXES(LOAD_CASE)

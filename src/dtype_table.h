@@ -8,13 +8,14 @@
  *   sfx   the type suffix of src/convert.h (nd_<sfx>_t, nd_cvt_<s>_<d>)
  *   name  NumPy's name (nd_dtype_name)
  *   size  bytes per element (checked against sizeof(nd_<sfx>_t))
- *   kind  nd_kind (bool, signed int, unsigned int, float)
+ *   kind  nd_kind (bool, signed int, unsigned int, float, complex)
  *   npy   the .npy 'descr' type letter ('V' for ml_dtypes' bfloat16)
  *   dl    the DLPack type code (a DLDataTypeCode name; only expanded
  *         where dlpack.h is included)
  *   lo,hi integer range (weak Python ints must fit: nd__scalar_fits);
  *         0, 0 for floats and bool (no range check)
- *   fmax  largest finite value of a float dtype (0 otherwise)
+ *   fmax  largest finite value of a float dtype, of each part of a
+ *         complex one (0 otherwise)
  *
  * Adding a dtype: a value in the public enum (include/ndgpu.h), a row here,
  * a row in ND_DTYPE_PAIRS below, its storage type, loads/stores in
@@ -39,7 +40,9 @@
     X(A, ND_FLOAT16, f16, "float16", 2, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 65504.0)                          \
     X(A, ND_BFLOAT16, bf16, "bfloat16", 2, ND_KIND_FLOAT, 'V', kDLBfloat, 0, 0, 3.3895313892515355e38)        \
     X(A, ND_FLOAT32, f32, "float32", 4, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 3.4028234663852886e38)            \
-    X(A, ND_FLOAT64, f64, "float64", 8, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 1.7976931348623157e308)
+    X(A, ND_FLOAT64, f64, "float64", 8, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 1.7976931348623157e308)            \
+    X(A, ND_COMPLEX64, c64, "complex64", 8, ND_KIND_COMPLEX, 'c', kDLComplex, 0, 0, 3.4028234663852886e38)    \
+    X(A, ND_COMPLEX128, c128, "complex128", 16, ND_KIND_COMPLEX, 'c', kDLComplex, 0, 0, 1.7976931348623157e308)
 
 /* X(sfx) over the dtypes in enum order, from the table. X may use
  * ND_DTYPE_PAIRS (not ND_DTYPE_TABLE: a macro cannot expand inside its own
@@ -52,6 +55,7 @@
  * one list written out by hand, for the reason above; tests/test_dtype.c
  * checks it against the table. */
 #define ND_DTYPE_PAIRS(M, S) \
-    M(S, b1) M(S, i8) M(S, i16) M(S, i32) M(S, i64) M(S, u8) M(S, u16) M(S, u32) M(S, u64) M(S, f16) M(S, bf16) M(S, f32) M(S, f64)
+    M(S, b1) M(S, i8) M(S, i16) M(S, i32) M(S, i64) M(S, u8) M(S, u16) M(S, u32) M(S, u64) M(S, f16) M(S, bf16) M(S, f32) M(S, f64) \
+    M(S, c64) M(S, c128)
 
 #endif

@@ -108,6 +108,7 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
     case ND_KIND_BOOL: kc = 'B'; break;
     case ND_KIND_INT: kc = 'I'; break;
     case ND_KIND_UINT: kc = 'U'; break;
+    case ND_KIND_COMPLEX: kc = 'C'; break;
     default: kc = 'F'; break;
     }
     nd_dtype lt = in;
@@ -199,6 +200,7 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS)
         return nd__err(ND_ERR_INVALID, func, "invalid unary op %d", (int)op);
     ND_CHECK_PTR(func, a, "a");
+    if (ND_UNLIKELY(nd__is_complex(a->dtype))) return nd__cpx_unary(func, out, op, unary_names[op], a);
     nd_dtype loop = ND_BOOL, res = ND_BOOL;
     nd_status st = nd__dtype_valid(a->dtype)
                        ? resolve_memo(&unary_memo[op][a->dtype], func, unary_names[op], named, unary_kinds[op],
@@ -293,7 +295,8 @@ done:
  * float32 (exact: same exponent range) and rounds once. */
 static nd_status ldexp_impl(const char *func, bool named, nd_array **out, const nd_array *a, const nd_array *b)
 {
-    if (!nd__dtype_valid(a->dtype) || !nd__dtype_valid(b->dtype) || nd__is_float(b->dtype) || b->dtype == ND_UINT64) {
+    if (!nd__dtype_valid(a->dtype) || !nd__dtype_valid(b->dtype) || nd__is_float(b->dtype) || nd__is_complex(b->dtype) ||
+        b->dtype == ND_UINT64) {
         if (named)
             return nd__err(ND_ERR_DTYPE, func, "no loop for dtype %s (exponent %s: it must be bool or an integer that fits int64)",
                            nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
@@ -349,6 +352,7 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
             (st = nd_result_type(&in, nd__float_for(a->dtype), nd__float_for(b->dtype))))
             return nd__err_prefix(st, func);
     }
+    if (ND_UNLIKELY(nd__is_complex(in))) return nd__cpx_binary(func, out, op, binary_names[op], a, b, in);
     return nd__ew_binary(func, named, out, op, a, b, in);
 }
 
@@ -389,7 +393,8 @@ static bool exact_for_any_int(nd_binary_op op)
 
 nd_status nd__ew_check_scalar(const char *func, nd_scalar s, const char *name)
 {
-    if (s.kind == ND_SCALAR_BOOL || s.kind == ND_SCALAR_INT || s.kind == ND_SCALAR_FLOAT) return ND_OK;
+    if (s.kind == ND_SCALAR_BOOL || s.kind == ND_SCALAR_INT || s.kind == ND_SCALAR_FLOAT || s.kind == ND_SCALAR_COMPLEX)
+        return ND_OK;
     if (s.kind == ND_SCALAR_NONE) return nd__err(ND_ERR_INVALID, func, "scalar '%s' has no value (ND_SCALAR_NONE)", name);
     return nd__err(ND_ERR_INVALID, func, "scalar '%s' has an invalid kind %d", name, (int)s.kind);
 }
@@ -424,12 +429,17 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
     ND_CHECK_PTR(func, a, "a");
     nd_status st = nd__ew_check_scalar(func, s, "s");
     if (st) return st;
+    if (op == ND_BINARY_LDEXP && s.kind == ND_SCALAR_COMPLEX)
+        return nd__err(ND_ERR_DTYPE, func, "no loop for ldexp with a complex scalar");
     if (op == ND_BINARY_LDEXP) return ldexp_scalar(func, out, a, s, scalar_left);
     /* logical ops read only the scalar's truth value: take it before any
      * cast (1e-40 is true, though it becomes 0 in float16). A weak bool
      * never changes the array's dtype, and the result is bool either way. */
     if (op == ND_BINARY_LOGICAL_AND || op == ND_BINARY_LOGICAL_OR || op == ND_BINARY_LOGICAL_XOR)
-        s = nd_scalar_bool(s.kind == ND_SCALAR_FLOAT ? s.v.f != 0.0 : s.kind == ND_SCALAR_INT ? s.v.i != 0 : s.v.b);
+        s = nd_scalar_bool(s.kind == ND_SCALAR_COMPLEX ? (s.v.c[0] != 0.0 || s.v.c[1] != 0.0)
+                           : s.kind == ND_SCALAR_FLOAT ? s.v.f != 0.0
+                           : s.kind == ND_SCALAR_INT   ? s.v.i != 0
+                                                       : s.v.b);
     nd_dtype in = nd__promote_weak(a->dtype, s.kind), loop = in, res = in;
     /* the scalar must fit the dtype the loop reads it as (int8 / 300 is
      * fine: true division loops in float64) */
@@ -441,6 +451,13 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
     /* the scalar goes straight to the loop dtype (uint8 array, -1.0 scalar
      * for arctan2: float16 -1, not a wrapped 255) */
     nd_array *sa;
+    if (ND_UNLIKELY(nd__is_complex(in))) { /* complex: the composed ops, the scalar in the complex dtype */
+        if ((st = nd__scalar_array(&sa, s, in, a->device))) return nd__err_prefix(st, func);
+        st = scalar_left ? nd__cpx_binary(func, out, op, binary_names[op], sa, a, in)
+                         : nd__cpx_binary(func, out, op, binary_names[op], a, sa, in);
+        nd_release(sa);
+        return st;
+    }
     if ((st = nd__scalar_array(&sa, s, loop, a->device))) return nd__err_prefix(st, func);
     st = scalar_left ? nd__ew_binary(func, false, out, op, sa, a, in) : nd__ew_binary(func, false, out, op, a, sa, in);
     nd_release(sa);

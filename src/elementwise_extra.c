@@ -77,7 +77,9 @@ nd_status nd_real(nd_array **out, const nd_array *a)
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");
     nd_array *v = NULL;
-    nd_status st = nd__view(&v, a, a->dtype, a->ndim, a->shape, a->strides, a->offset);
+    /* complex: a view of the real parts (NumPy's .real, writable) */
+    nd_status st = nd__is_complex(a->dtype) ? nd__cpx_part(&v, a, 0)
+                                            : nd__view(&v, a, a->dtype, a->ndim, a->shape, a->strides, a->offset);
     if (st) return nd__err_prefix(st, func);
     if (*out == NULL) {
         ND_PROF_BYTES(0); /* a view */
@@ -98,9 +100,46 @@ nd_status nd_imag(nd_array **out, const nd_array *a)
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");
     nd_array *z = NULL;
+    if (nd__is_complex(a->dtype)) { /* a view of the imaginary parts (NumPy's .imag) */
+        nd_status st = nd__cpx_part(&z, a, 1);
+        if (st) return nd__err_prefix(st, func);
+        if (*out == NULL) {
+            *out = z;
+            return ND_OK;
+        }
+        st = check_out(func, out, z);
+        if (st == ND_OK && (st = nd__copy_into(*out, z))) st = nd__err_prefix(st, func);
+        nd_release(z);
+        return st;
+    }
     nd_status st = nd_zeros(&z, a->dtype, a->ndim, a->shape, a->device);
     if (st) return nd__err_prefix(st, func);
     return give(func, out, &z);
+}
+
+nd_status nd_angle(nd_array **out, const nd_array *a, bool deg)
+{
+    ND_PROF_OP("angle", out, a);
+    const char *func = "nd_angle";
+    ND_CHECK_PTR(func, out, "out");
+    ND_CHECK_PTR(func, a, "a");
+    nd_array *re = NULL, *im = NULL, *r = NULL, *x = NULL;
+    nd_status st;
+    if (nd__is_complex(a->dtype)) {
+        if ((st = nd__cpx_part(&re, a, 0)) || (st = nd__cpx_part(&im, a, 1))) goto done;
+    } else {
+        /* np.angle of a real x is arctan2(0, x) in x's float dtype
+         * (float64 for integers and bool: np.asarray(x) * 1.0) */
+        nd_dtype ft = nd__is_float(a->dtype) ? a->dtype : ND_FLOAT64;
+        if ((st = nd__as_dtype(&re, a, ft)) || (st = nd_zeros(&im, ft, a->ndim, a->shape, a->device))) goto done;
+    }
+    if ((st = nd_arctan2(deg ? &x : &r, im, re))) goto done;
+    if (deg && (st = nd_rad2deg(&r, x))) goto done;
+    st = give(func, out, &r);
+done:
+    if (st && st != ND_ERR_NOMEM) st = nd__err_prefix(st, func);
+    nd_release(re), nd_release(im), nd_release(r), nd_release(x);
+    return st;
 }
 
 /* ------------------------------------------------------------------ */
@@ -241,6 +280,7 @@ nd_status nd_round(nd_array **out, const nd_array *a, int decimals)
                            decimals > 0 ? "multiply" : "divide");
         return nd__ew_unary_op(func, out, ND_UNARY_RINT, a);
     }
+    if (nd__no_complex(func, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     bool isint = !nd__is_float(a->dtype);
     if (isint && decimals >= 0) {
         if ((st = nd_copy(&t, a))) return nd__err_prefix(st, func);

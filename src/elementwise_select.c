@@ -56,6 +56,7 @@ static nd_status check_out(const char *func, nd_array **out, nd_dtype dt, int nd
 
 nd_status nd_clip(nd_array **out, const nd_array *a, const nd_array *lo, const nd_array *hi)
 {
+    if (nd__no_complex("nd_clip", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("clip", out, a, lo, hi);
     static const char *func = "nd_clip";
     ND_CHECK_PTR(func, out, "out");
@@ -99,11 +100,14 @@ static nd_status fit_bound(const char *func, nd_scalar *s, nd_dtype t, bool is_l
 
 nd_status nd_clip_scalar(nd_array **out, const nd_array *a, nd_scalar lo, nd_scalar hi)
 {
+    if (nd__no_complex("nd_clip_scalar", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("clip", out, a);
     static const char *func = "nd_clip_scalar";
     ND_CHECK_PTR(func, out, "out");
     ND_CHECK_PTR(func, a, "a");
     nd_status st;
+    if (lo.kind == ND_SCALAR_COMPLEX || hi.kind == ND_SCALAR_COMPLEX)
+        return nd__err(ND_ERR_DTYPE, func, "complex bounds: complex numbers have no order");
     if (lo.kind != ND_SCALAR_NONE && (st = nd__ew_check_scalar(func, lo, "lo"))) return st;
     if (hi.kind != ND_SCALAR_NONE && (st = nd__ew_check_scalar(func, hi, "hi"))) return st;
     if (lo.kind == ND_SCALAR_NONE && hi.kind == ND_SCALAR_NONE)

@@ -382,6 +382,8 @@ static nd_status ufunc_at(const char *fn, nd_array *a, const nd_array *indices, 
     if (st) return st;
     if (a->ndim == 0) return nd__err(ND_ERR_INVALID, fn, "too many indices for array: array is 0-dimensional, but 1 were indexed");
     if (!nd__same_device(values->device, a->device)) return nd__err(ND_ERR_DEVICE, fn, "'values' is on another device");
+    /* complex numbers have no order: maximum/minimum are add's only */
+    if (op != ND_SCATTER_ADD && (st = nd__no_complex(fn, a, "a"))) return st;
     nd_array *idx = NULL, *flat = NULL, *sel = NULL, *v2 = NULL;
     if ((st = nd__ix_indices(fn, "indices", indices, a->device, &idx))) return st;
     const int64_t K = idx->size;

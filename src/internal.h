@@ -57,7 +57,9 @@ ND_INTERNAL char *nd__fmt_shape(char *buf, size_t cap, int ndim, const int64_t *
 /* ------------------------------------------------------------------ */
 /* dtypes (src/dtype.c)                                                */
 /* ------------------------------------------------------------------ */
-typedef enum { ND_KIND_BOOL = 0, ND_KIND_INT, ND_KIND_UINT, ND_KIND_FLOAT } nd_kind;
+/* ND_KIND_COMPLEX last: code that switches on the kind must name it (a
+ * complex dtype is never "float" by default). */
+typedef enum { ND_KIND_BOOL = 0, ND_KIND_INT, ND_KIND_UINT, ND_KIND_FLOAT, ND_KIND_COMPLEX } nd_kind;
 
 static inline bool nd__dtype_valid(nd_dtype t) { return (unsigned)t < (unsigned)ND_NUM_DTYPES; }
 /* Per-dtype facts come from the one dtype table (src/dtype_table.h). */
@@ -78,6 +80,19 @@ static inline size_t nd__itemsize(nd_dtype t)
     return nd__dtype_valid(t) ? sz[t] : 0;
 }
 static inline bool nd__is_float(nd_dtype t) { return nd__kind(t) == ND_KIND_FLOAT; }
+static inline bool nd__is_complex(nd_dtype t) { return nd__kind(t) == ND_KIND_COMPLEX; }
+/* The float dtype of a complex dtype's parts (complex64 -> float32); t
+ * itself for the others. */
+static inline nd_dtype nd__real_of(nd_dtype t)
+{
+    return t == ND_COMPLEX64 ? ND_FLOAT32 : t == ND_COMPLEX128 ? ND_FLOAT64 : t;
+}
+/* The complex dtype whose parts hold float dtype t (float16, bfloat16,
+ * float32 -> complex64; float64 -> complex128); complex t unchanged. */
+static inline nd_dtype nd__complex_of(nd_dtype t)
+{
+    return t == ND_FLOAT64 || t == ND_COMPLEX128 ? ND_COMPLEX128 : ND_COMPLEX64;
+}
 static inline bool nd__is_integer(nd_dtype t) { nd_kind k = nd__kind(t); return k == ND_KIND_INT || k == ND_KIND_UINT; }
 /* The smallest float dtype that holds every value of t (NumPy's rule for
  * float ufuncs: bool/int8/uint8 -> float16, 16-bit -> float32, wider ->
@@ -139,6 +154,11 @@ ND_INTERNAL nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int nd
 /* Fill C-contiguous strides for shape. */
 ND_INTERNAL void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 static inline char *nd__ptr(const nd_array *a) { return (char *)a->buf->ptr + a->offset; }
+/* ND_ERR_DTYPE "<func>: '<name>' is complex64; <func> has no complex
+ * implementation" when a (may be NULL) has a complex dtype: the guard of
+ * every function that does not (yet) take complex input (issue 17), so
+ * that complex data never reaches a backend loop that lacks it. */
+ND_INTERNAL nd_status nd__no_complex(const char *func, const nd_array *a, const char *name);
 static inline bool nd__same_device(nd_device x, nd_device y) { return x.type == y.type && x.id == y.id; }
 /* Whether a and b may share memory (same buffer and overlapping byte
  * ranges; conservative). */

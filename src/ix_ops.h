@@ -91,4 +91,19 @@ ND_IX_COMB_FLT(f64)
 ND_IX_COMB_HALF(f16, nd_half_to_float, nd_float_to_half)
 ND_IX_COMB_HALF(bf16, nd_bf16_to_float, nd_float_to_bf16)
 
+/* complex: add adds the parts; maximum/minimum are refused by the core
+ * (src/index.c: complex has no order here) and assign here */
+#define ND_IX_COMB_CPX(sfx)                                                                      \
+    ND_HOSTDEV static inline nd_##sfx##_t nd_ix_comb_##sfx(int op, nd_##sfx##_t old, nd_##sfx##_t v) \
+    {                                                                                            \
+        if (op == ND_SCATTER_ADD) {                                                              \
+            old.re += v.re;                                                                      \
+            old.im += v.im;                                                                      \
+            return old;                                                                          \
+        }                                                                                        \
+        return v;                                                                                \
+    }
+ND_IX_COMB_CPX(c64)
+ND_IX_COMB_CPX(c128)
+
 #endif

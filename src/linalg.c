@@ -224,6 +224,8 @@ static int64_t mm_flops(const nd_array *a, const nd_array *b)
 
 nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b)
 {
+    if (nd__no_complex("nd_matmul", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_matmul", b, "b")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("matmul", out, a, b);
     static const char *const F = "nd_matmul";
     ND_CHECK_PTR(F, out, "out");
@@ -308,6 +310,8 @@ done:
 
 nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
 {
+    if (nd__no_complex("nd_dot", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_dot", b, "b")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("dot", out, a, b);
     static const char *const F = "nd_dot";
     ND_CHECK_PTR(F, out, "out");
@@ -342,6 +346,8 @@ nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
 nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b,
                   double beta)
 {
+    if (nd__no_complex("nd_gemm", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_gemm", b, "b")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("gemm", c, a, b);
     static const char *const F = "nd_gemm";
     ND_CHECK_PTR(F, c, "c");

@@ -81,7 +81,11 @@ static nd_status build_host_array(const char *fn, const npy_header *h, const npy
     if (st) return nd__err_prefix(st, fn);
     st = read_data(fn, src, h, nd__ptr(raw));
     if (st) goto fail;
-    if (h->swap) byteswap(nd__ptr(raw), h->size, isz);
+    /* a complex element is two floats, each swapped on its own ('>c16') */
+    if (h->swap) {
+        const bool cpx = nd__is_complex(h->dtype);
+        byteswap(nd__ptr(raw), cpx ? 2 * h->size : h->size, cpx ? isz / 2 : isz);
+    }
     if (h->dtype == ND_BOOL) {
         unsigned char *b = (unsigned char *)nd__ptr(raw);
         for (int64_t i = 0; i < h->size; i++) b[i] = b[i] != 0;

@@ -136,7 +136,7 @@ nd_status nd_random_integers(nd_array **out, nd_rng *rng, nd_dtype dtype, int nd
     ND_CHECK_PTR(F, out, "out");
     ND_CHECK_PTR(F, rng, "rng");
     if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_DTYPE, F, "invalid dtype value %d", (int)dtype);
-    if (nd__is_float(dtype))
+    if (nd__is_float(dtype) || nd__is_complex(dtype))
         return nd__err(ND_ERR_DTYPE, F, "dtype %s is not an integer dtype (bool or int8 ... uint64)",
                        nd_dtype_name(dtype));
     /* NumPy's Generator.integers: ValueError "high <= low", "low is out of

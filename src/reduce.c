@@ -107,6 +107,7 @@ static nd_status normalise_axes(const char *fn, int ndim, int naxes, const int *
 static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
                              const int *axes, bool keepdims, double ddof)
 {
+    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_CHECK_PTR(fn, out, "out");
     if ((unsigned)op >= (unsigned)ND_NUM_REDUCE_OPS)
         return nd__err(ND_ERR_INVALID, fn, "invalid reduce op %d", (int)op);

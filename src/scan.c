@@ -62,6 +62,7 @@ static const char *const scan_names[4] = {"cumsum", "cumprod", "cummax", "cummin
 static nd_status scan_impl(const char *fn, nd_array **out, int op, const nd_array *a, int axis, bool has_dtype,
                            nd_dtype dtype)
 {
+    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP(scan_names[op & 3], out, a);
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");

@@ -32,7 +32,7 @@ static nd_status sm_backend(const char *fn, nd_device dev, const nd_backend **be
 static nd_status check_input(const char *fn, const nd_array *x, const char *name)
 {
     if (!nd__dtype_valid(x->dtype)) return nd__err(ND_ERR_DTYPE, fn, "array '%s' has an invalid dtype", name);
-    return ND_OK;
+    return nd__no_complex(fn, x, name);
 }
 
 /* x as a C-contiguous array of dtype t (a new reference when it is one). */

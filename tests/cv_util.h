@@ -8,12 +8,22 @@
 
 static const nd_dtype cv_all_dtypes[ND_NUM_DTYPES] = {ND_BOOL,   ND_INT8,    ND_INT16,   ND_INT32,  ND_INT64,
                                                        ND_UINT8,  ND_UINT16,  ND_UINT32,  ND_UINT64, ND_FLOAT16,
-                                                       ND_BFLOAT16, ND_FLOAT32, ND_FLOAT64};
+                                                       ND_BFLOAT16, ND_FLOAT32, ND_FLOAT64, ND_COMPLEX64,
+                                                       ND_COMPLEX128};
 
-/* One element of dtype t at p as a double. */
+/* A complex element's imaginary part was not 0: cv_elem_f64's value for
+ * it, which no reference value equals. */
+#define CV_BAD_IMAG 1.0e300
+
+/* One element of dtype t at p as a double (complex: the real part, and
+ * CV_BAD_IMAG unless the imaginary part is 0 - the suites that use these
+ * helpers store real values, (d, 0), into complex arrays; the imaginary
+ * part's own travels are tests/test_complex.c's). */
 static inline double cv_elem_f64(const unsigned char *p, nd_dtype t)
 {
     switch (t) {
+    case ND_COMPLEX64: { float v[2]; memcpy(v, p, 8); return v[1] == 0.0f ? v[0] : CV_BAD_IMAG; }
+    case ND_COMPLEX128: { double v[2]; memcpy(v, p, 16); return v[1] == 0.0 ? v[0] : CV_BAD_IMAG; }
     case ND_BOOL: return p[0] != 0;
     case ND_INT8: { int8_t v; memcpy(&v, p, 1); return v; }
     case ND_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
@@ -48,6 +58,8 @@ static inline void cv_elem_store(unsigned char *p, nd_dtype t, double d)
     case ND_FLOAT16: { uint16_t v = nd_double_to_half(d); memcpy(p, &v, 2); break; }
     case ND_BFLOAT16: { uint16_t v = nd_double_to_bf16(d); memcpy(p, &v, 2); break; }
     case ND_FLOAT32: { float v = (float)d; memcpy(p, &v, 4); break; }
+    case ND_COMPLEX64: { float v[2] = {(float)d, 0.0f}; memcpy(p, v, 8); break; }
+    case ND_COMPLEX128: { double v[2] = {d, 0.0}; memcpy(p, v, 16); break; }
     default: memcpy(p, &d, 8); break;
     }
 }
@@ -56,7 +68,7 @@ static inline void cv_elem_store(unsigned char *p, nd_dtype t, double d)
  * from int64 does, floats round to nearest even). */
 static inline double cv_round(nd_dtype t, double d)
 {
-    unsigned char b[8];
+    unsigned char b[16];
     cv_elem_store(b, t, d);
     return cv_elem_f64(b, t);
 }

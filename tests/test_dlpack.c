@@ -12,7 +12,7 @@
 static const DLDataType expect_dl[ND_NUM_DTYPES] = {
     {kDLBool, 8, 1},  {kDLInt, 8, 1},  {kDLInt, 16, 1},   {kDLInt, 32, 1},   {kDLInt, 64, 1},
     {kDLUInt, 8, 1},  {kDLUInt, 16, 1}, {kDLUInt, 32, 1}, {kDLUInt, 64, 1},  {kDLFloat, 16, 1},
-    {kDLBfloat, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1},
+    {kDLBfloat, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLComplex, 64, 1}, {kDLComplex, 128, 1},
 };
 
 static nd_array *iota(nd_dtype t, int ndim, const int64_t *shape)
@@ -441,7 +441,7 @@ START_TEST(import_validation)
     BAD((p.shape[0] = INT64_C(1) << 40, p.shape[1] = INT64_C(1) << 40), ND_ERR_INVALID, "too big");
     BAD(p.v.dl_tensor.dtype.lanes = 4, ND_ERR_DTYPE, "lanes must be 1");
     BAD(p.v.dl_tensor.dtype.lanes = 0, ND_ERR_DTYPE, "lanes 0");
-    BAD(p.v.dl_tensor.dtype.code = kDLComplex, ND_ERR_DTYPE, "code 5, bits 64");
+    BAD((p.v.dl_tensor.dtype.code = kDLComplex, p.v.dl_tensor.dtype.bits = 32), ND_ERR_DTYPE, "code 5, bits 32");
     BAD(p.v.dl_tensor.dtype.code = kDLOpaqueHandle, ND_ERR_DTYPE, "code 3");
     BAD(p.v.dl_tensor.dtype.code = kDLFloat8_e4m3fn, ND_ERR_DTYPE, "code 10");
     BAD(p.v.dl_tensor.dtype.code = 200, ND_ERR_DTYPE, "code 200");

@@ -701,10 +701,10 @@ static void run_device(nd_device dev, const char *devname)
     memset(&st, 0, sizeof st);
     st.dev = devname;
     for (int op = 0; op < ND_NUM_UNARY_OPS; op++)
-        for (int t = 0; t < ND_NUM_DTYPES; t++)
+        for (int t = 0; t < NT_NREAL; t++)
             for (int l = 0; l < NLAYOUTS; l++) run_case(&st, false, op, (nd_dtype)t, l, dev);
     for (int op = 0; op < ND_NUM_BINARY_OPS; op++)
-        for (int t = 0; t < ND_NUM_DTYPES; t++)
+        for (int t = 0; t < NT_NREAL; t++)
             for (int l = 0; l < NLAYOUTS; l++) run_case(&st, true, op, (nd_dtype)t, l, dev);
     for (int k = 0; k < ND_NUM_UNARY_OPS + ND_NUM_BINARY_OPS; k++)
         if (st.per_op[k] == 0)

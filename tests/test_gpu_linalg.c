@@ -541,7 +541,7 @@ START_TEST(gpu_matmul_every_dtype)
     int ncases = 0;
     bool tf32 = nd_get_matmul_tf32();
     nd_set_matmul_tf32(false); /* exact float32, whatever ND_MATMUL_TF32 says */
-    for (int ti = 0; ti < ND_NUM_DTYPES; ti++) {
+    for (int ti = 0; ti < NT_NREAL; ti++) {
         nd_dtype t = (nd_dtype)ti;
         nd_scalar poison = nd__is_float(t) ? nd_scalar_float(NAN) : nd_scalar_int(0x5A);
         for (size_t ci = 0; ci < sizeof cs / sizeof *cs; ci++) {

@@ -196,7 +196,7 @@ START_TEST(gpu_every_op_dtype_layout_axes)
     const int64_t shape[3] = {7, 33, 65};
     nd_reduce_op op = (nd_reduce_op)_i;
     int64_t cases = 0;
-    for (int t = 0; t < ND_NUM_DTYPES; t++)
+    for (int t = 0; t < NT_NREAL; t++)
         for (int l = 0; l < GR_NUM_LAYOUTS; l++)
             for (int s = 0; s < NSETS; s++) {
                 if (is_arg(op) && NAX[s] != 1 && NAX[s] != -1) continue;
@@ -242,7 +242,7 @@ START_TEST(gpu_empty_and_zero_size)
                                        ND_REDUCE_ALL, ND_REDUCE_VAR, ND_REDUCE_STD};
     const int64_t s1[2] = {0, 5}, s2[3] = {4, 0, 3};
     const int a0 = 0, a1 = 1, a01[2] = {0, 1};
-    for (int t = 0; t < ND_NUM_DTYPES; t++)
+    for (int t = 0; t < NT_NREAL; t++)
         for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
             nd_reduce_op op = ops[i];
             gpu_case(op, (nd_dtype)t, GR_CONTIG, GR_RANDOM, 1u, 2, s1, 1, &a0, false, 0, false); /* empty */
@@ -262,7 +262,7 @@ START_TEST(gpu_nans_and_ties)
                                        ND_REDUCE_SUM, ND_REDUCE_MEAN, ND_REDUCE_VAR,    ND_REDUCE_ANY};
     const int64_t shape[2] = {257, 1031};
     const int a0 = 0, a1 = 1;
-    for (int t = 0; t < ND_NUM_DTYPES; t++)
+    for (int t = 0; t < NT_NREAL; t++)
         for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
             for (int l = 0; l < GR_NUM_LAYOUTS; l += 2) {
                 for (int kind = GR_EQUAL; kind <= GR_NANS; kind++) {

@@ -448,6 +448,11 @@ START_TEST(test_ufunc_at_random)
             nd_array *idx = ix_index_array(it, ind, ishape, iv, devs[dv], ind ? (int)(ix_rand(&s) % 4) : 0);
             nd_array *v = ix_layout(t, vnd, vshape, vv, devs[dv], vnd ? (int)(ix_rand(&s) % 4) : 0);
             nd_status st = op == 0 ? nd_add_at(a, idx, v) : op == 1 ? nd_maximum_at(a, idx, v) : nd_minimum_at(a, idx, v);
+            if (op != 0 && (t == ND_COMPLEX64 || t == ND_COMPLEX128)) { /* complex numbers have no order */
+                ck_assert_msg(st == ND_ERR_DTYPE && strstr(nd_last_error(), "complex"), "%s", nd_last_error());
+                nd_release(a), nd_release(idx), nd_release(v);
+                continue;
+            }
             ck_assert_msg(st == ND_OK, "%s", nd_last_error());
             char what[120];
             snprintf(what, sizeof what, "case %d dev %d: ufunc.at op %d %s", c, dv, op, nd_dtype_name(t));

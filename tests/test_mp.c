@@ -16,7 +16,7 @@ TCase *mp_tcase_errors(void); /* tests/test_mp_errors.c */
 /* d rounded to dtype t as a store would (ints wrap two's complement) */
 static double mp_round(nd_dtype t, double d)
 {
-    unsigned char b[8];
+    unsigned char b[16];
     if (t == ND_BOOL) return d != 0;
     if (nd_dtype_size(t) && t != ND_FLOAT16 && t != ND_BFLOAT16 && t != ND_FLOAT32 && t != ND_FLOAT64) {
         int64_t i = (int64_t)d;

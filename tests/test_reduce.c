@@ -51,7 +51,7 @@ double rt_get(const void *base, nd_dtype t, int64_t i)
 
 double rt_quant(nd_dtype t, double v)
 {
-    unsigned char b[8];
+    unsigned char b[16];
     rt_put(b, t, 0, v);
     return rt_get(b, t, 0);
 }
@@ -436,7 +436,7 @@ static const axes_set AXES3[] = {
 static void matrix_3d(nd_reduce_op op)
 {
     static const int64_t shape[3] = {3, 4, 5};
-    for (nd_dtype t = 0; t < ND_NUM_DTYPES; t++)
+    for (nd_dtype t = 0; t < (nd_dtype)NT_NREAL; t++)
         for (int layout = 0; layout < RT_NUM_LAYOUTS; layout++)
             for (size_t k = 0; k < sizeof AXES3 / sizeof AXES3[0]; k++)
                 for (int keep = 0; keep < 2; keep++) {
@@ -452,7 +452,7 @@ static void matrix_2d(nd_reduce_op op)
 {
     static const int64_t shapes[][2] = {{37, 300}, {300, 7}, {2, 1000}};
     static const axes_set sets[] = {{-1, {0}}, {1, {0}}, {1, {1}}};
-    for (nd_dtype t = 0; t < ND_NUM_DTYPES; t++)
+    for (nd_dtype t = 0; t < (nd_dtype)NT_NREAL; t++)
         for (size_t s = 0; s < 3; s++)
             for (int layout = 0; layout < RT_NUM_LAYOUTS; layout++)
                 for (size_t k = 0; k < 3; k++)
@@ -465,7 +465,7 @@ static void matrix_small(nd_reduce_op op)
 {
     static const int64_t s0[1] = {0}, s1[1] = {9}, sz[3] = {2, 0, 3};
     static const axes_set sets1[] = {{-1, {0}}, {1, {0}}, {1, {-1}}, {0, {0}}};
-    for (nd_dtype t = 0; t < ND_NUM_DTYPES; t++) {
+    for (nd_dtype t = 0; t < (nd_dtype)NT_NREAL; t++) {
         for (int keep = 0; keep < 2; keep++) {
             rt_case(op, t, RT_CONTIG, 0, s0, -1, NULL, keep, 0, keep);
             for (size_t k = 0; k < 4; k++) {
@@ -497,7 +497,7 @@ START_TEST(test_ddof)
     static const double ddofs[] = {1, 2, 3, 4, 5, 6, 60, -1, 0.5, 1.5, 3.5, -0.5};
     static const axes_set sets[] = {{-1, {0}}, {1, {1}}, {1, {2}}, {2, {0, 2}}};
     for (int op = ND_REDUCE_VAR; op <= ND_REDUCE_STD; op++)
-        for (nd_dtype t = 0; t < ND_NUM_DTYPES; t++)
+        for (nd_dtype t = 0; t < (nd_dtype)NT_NREAL; t++)
             for (size_t d = 0; d < sizeof ddofs / sizeof ddofs[0]; d++)
                 for (size_t k = 0; k < 4; k++)
                     rt_case((nd_reduce_op)op, t, (int)(d % RT_NUM_LAYOUTS), 3, shape, sets[k].naxes,

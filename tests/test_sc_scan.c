@@ -272,7 +272,7 @@ static void run_case(nd_device dev, int op, nd_dtype t, int nd, const int64_t *s
 static void random_cases(nd_device dev, int count)
 {
     for (int c = 0; c < count; c++) {
-        nd_dtype t = (nd_dtype)(rnd() % ND_NUM_DTYPES);
+        nd_dtype t = (nd_dtype)(rnd() % NT_NREAL);
         int op = (int)(rnd() % 4);
         int nd = (int)(rnd() % 4);
         int64_t shape[3];
@@ -285,7 +285,7 @@ static void random_cases(nd_device dev, int count)
         if (nd == 0 && op >= OP_MAX) axis = ND_AXIS_NONE;
         int l = nd == 0 ? L_CONTIG : (int)(rnd() % L_N);
         int dt_req = -1;
-        if (op <= OP_PROD && rnd() % 6 == 0) dt_req = (int)(rnd() % ND_NUM_DTYPES);
+        if (op <= OP_PROD && rnd() % 6 == 0) dt_req = (int)(rnd() % NT_NREAL);
         run_case(dev, op, t, nd, shape, axis, l, dt_req);
     }
 }

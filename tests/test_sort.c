@@ -176,8 +176,8 @@ static void sort_dtype(nd_device dev, nd_dtype t)
 
 START_TEST(test_sort_dtypes)
 {
-    nd_device dev = sr_dev(_i / ND_NUM_DTYPES);
-    sort_dtype(dev, (nd_dtype)(_i % ND_NUM_DTYPES));
+    nd_device dev = sr_dev(_i / NT_NREAL);
+    sort_dtype(dev, (nd_dtype)(_i % NT_NREAL));
 }
 END_TEST
 
@@ -420,7 +420,7 @@ Suite *suite_sort(void)
     int ndev = 1 + (nd_test_gpu_count() > 0);
     TCase *tc = tcase_create("sort");
     tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, test_sort_dtypes, 0, ND_NUM_DTYPES * ndev);
+    tcase_add_loop_test(tc, test_sort_dtypes, 0, NT_NREAL * ndev);
     tcase_add_loop_test(tc, test_sort_long, 0, ndev);
     tcase_add_loop_test(tc, test_sort_shapes, 0, ndev);
     tcase_add_loop_test(tc, test_sort_numpy, 0, ndev);

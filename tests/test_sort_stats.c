@@ -23,8 +23,8 @@ static nd_array *dev_f64(const double *x, int nd, const int64_t *shape, nd_dtype
 
 START_TEST(test_searchsorted)
 {
-    nd_device dev = sr_dev(_i / ND_NUM_DTYPES);
-    nd_dtype t = (nd_dtype)(_i % ND_NUM_DTYPES);
+    nd_device dev = sr_dev(_i / NT_NREAL);
+    nd_dtype t = (nd_dtype)(_i % NT_NREAL);
     uint64_t seed = 5 + (uint64_t)t;
     int64_t na = 257, vs[2] = {6, 9};
     nd_array *raw = sr_make(t, 1, &na, 0, &seed, dev), *a = NULL, *v = sr_make(t, 2, vs, 1, &seed, dev);
@@ -202,8 +202,8 @@ static void check_stat(nd_array *x, double q, int naxes, const int *axes, bool k
 
 START_TEST(test_quantile)
 {
-    nd_device dev = sr_dev(_i / ND_NUM_DTYPES);
-    nd_dtype t = (nd_dtype)(_i % ND_NUM_DTYPES);
+    nd_device dev = sr_dev(_i / NT_NREAL);
+    nd_dtype t = (nd_dtype)(_i % NT_NREAL);
     uint64_t seed = 77 + (uint64_t)t;
     int64_t shapes[3][2] = {{5, 8}, {1, 7}, {6, 1}};
     const int ax0[1] = {0}, ax1[1] = {-1}, ax01[2] = {1, 0};
@@ -332,9 +332,9 @@ Suite *suite_sort_stats(void)
     int ndev = 1 + (nd_test_gpu_count() > 0);
     TCase *tc = tcase_create("sort_stats");
     tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, test_searchsorted, 0, ND_NUM_DTYPES * ndev);
+    tcase_add_loop_test(tc, test_searchsorted, 0, NT_NREAL * ndev);
     tcase_add_loop_test(tc, test_search_numpy, 0, ndev);
-    tcase_add_loop_test(tc, test_quantile, 0, ND_NUM_DTYPES * ndev);
+    tcase_add_loop_test(tc, test_quantile, 0, NT_NREAL * ndev);
     tcase_add_loop_test(tc, test_quantile_numpy, 0, ndev);
     suite_add_tcase(s, tc);
     return s;

@@ -297,7 +297,7 @@ static void fill_loop(char **args, const int64_t *steps, int64_t n, const void *
 
 nd_status nd__cpu_fill(nd_array *dst, const void *value)
 {
-    _Alignas(8) unsigned char ctx[16] = {0};
+    _Alignas(8) unsigned char ctx[24] = {0}; /* size, then the value: up to 16 bytes (complex128) */
     size_t sz = nd__itemsize(dst->dtype);
     ctx[0] = (unsigned char)sz;
     memcpy(ctx + 8, value, sz);

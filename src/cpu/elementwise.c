@@ -692,10 +692,15 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
                 *(T *)po = *(const uint8_t *)pc ? *(const T *)px : *(const T *)py;        \
         }                                                                                 \
     }
+/* 16 bytes: complex128 */
+typedef struct {
+    uint64_t lo, hi;
+} nd_bits128;
 ND_CPU_WHERE(uint8_t)
 ND_CPU_WHERE(uint16_t)
 ND_CPU_WHERE(uint32_t)
 ND_CPU_WHERE(uint64_t)
+ND_CPU_WHERE(nd_bits128)
 
 nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y)
 {
@@ -705,6 +710,7 @@ nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const nd_array *x, 
     case 2: fn = nd_cpu_where_uint16_t; break;
     case 4: fn = nd_cpu_where_uint32_t; break;
     case 8: fn = nd_cpu_where_uint64_t; break;
+    case 16: fn = nd_cpu_where_nd_bits128; break;
     default: return nd__err(ND_ERR_INTERNAL, "nd__cpu_where", "bad dtype %d", (int)out->dtype);
     }
     if (cond->dtype != ND_BOOL || x->dtype != out->dtype || y->dtype != out->dtype)

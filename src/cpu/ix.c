@@ -63,7 +63,8 @@ static void gather_loop(char **args, const int64_t *steps, int64_t cnt, const vo
     case 1: GATHER_LOOP(uint8_t) break;
     case 2: GATHER_LOOP(uint16_t) break;
     case 4: GATHER_LOOP(uint32_t) break;
-    default: GATHER_LOOP(uint64_t) break;
+    case 8: GATHER_LOOP(uint64_t) break;
+    default: GATHER_LOOP(nd_c128_t) break; /* 16: complex128 */
     }
 }
 
@@ -248,7 +249,8 @@ static void write_body(void *ctx, int64_t b, int64_t e)
             case 1: PACK(uint8_t, *(const uint8_t *)(a + i * st)); break;
             case 2: PACK(uint16_t, *(const uint16_t *)(a + i * st)); break;
             case 4: PACK(uint32_t, *(const uint32_t *)(a + i * st)); break;
-            default: PACK(uint64_t, *(const uint64_t *)(a + i * st)); break;
+            case 8: PACK(uint64_t, *(const uint64_t *)(a + i * st)); break;
+            default: PACK(nd_c128_t, *(const nd_c128_t *)(a + i * st)); break; /* 16: complex128 */
             }
         } else {
             size_t rb = (size_t)j->rows * j->isz;

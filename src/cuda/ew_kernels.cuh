@@ -25,8 +25,10 @@
 #include "cuda/kiter.cuh"
 #include "ops_math.h"
 
-// Raw register types for a vector of B bytes (B is a power of two, 2..16).
+// Raw register types for a vector of B bytes (B is a power of two, 1..16;
+// 1: the bool condition of where on complex128, one element per vector).
 template <int B> struct nd_raw;
+template <> struct nd_raw<1> { typedef unsigned char t; };
 template <> struct nd_raw<2> { typedef unsigned short t; };
 template <> struct nd_raw<4> { typedef unsigned int t; };
 template <> struct nd_raw<8> { typedef uint2 t; };

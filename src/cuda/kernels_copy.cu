@@ -74,7 +74,8 @@ static cudaError_t launch_bits(size_t isz, char *dst, const char *src, const nd_
     case 1: return nd_launch(cast_kernel<uint8_t, uint8_t, bits_id<uint8_t>>, grid, 256, 0, s, dst, src, it, flat);
     case 2: return nd_launch(cast_kernel<uint16_t, uint16_t, bits_id<uint16_t>>, grid, 256, 0, s, dst, src, it, flat);
     case 4: return nd_launch(cast_kernel<uint32_t, uint32_t, bits_id<uint32_t>>, grid, 256, 0, s, dst, src, it, flat);
-    default: return nd_launch(cast_kernel<uint64_t, uint64_t, bits_id<uint64_t>>, grid, 256, 0, s, dst, src, it, flat);
+    case 8: return nd_launch(cast_kernel<uint64_t, uint64_t, bits_id<uint64_t>>, grid, 256, 0, s, dst, src, it, flat);
+    default: return nd_launch(cast_kernel<nd_c128_t, nd_c128_t, bits_id<nd_c128_t>>, grid, 256, 0, s, dst, src, it, flat); /* 16: complex128 */
     }
 }
 
@@ -133,10 +134,16 @@ extern "C" nd_status nd__cuda_fill(nd_array *dst, const void *value)
         e = nd_launch(fill_kernel<uint32_t>, grid, 256, 0, s, it.data[0], v, k, flat);
         break;
     }
-    default: {
+    case 8: {
         uint64_t v;
         memcpy(&v, value, 8);
         e = nd_launch(fill_kernel<uint64_t>, grid, 256, 0, s, it.data[0], v, k, flat);
+        break;
+    }
+    default: { /* 16: complex128 (8-byte aligned, as its parts) */
+        nd_c128_t v;
+        memcpy(&v, value, 16);
+        e = nd_launch(fill_kernel<nd_c128_t>, grid, 256, 0, s, it.data[0], v, k, flat);
         break;
     }
     }

@@ -5,7 +5,7 @@
 //
 //  - gather: one thread per output element over the iterator of (out,
 //    idx, a viewed with stride 0 along axis), as the CPU loop; elements
-//    are moved as bits by itemsize (four instantiations).
+//    are moved as bits by itemsize (five instantiations: 1-16 bytes).
 //  - scatter ADD/MAX/MIN: an atomicCAS loop per element on the aligned
 //    32-bit word holding it (8/16-bit dtypes), on the element itself (32
 //    and 64 bits), with the shared combine body: every dtype, float16 and
@@ -55,7 +55,25 @@ ND_DTYPE_SUFFIXES(IX_TRAIT)
 template <typename TR> __device__ __forceinline__ void atomic_comb(char *p, typename TR::T v, int op)
 {
     typedef typename TR::T T;
-    if constexpr (sizeof(T) == 8) {
+    if constexpr (sizeof(T) == 16) {
+        // complex128: no 16-byte CAS; the core sends only add here (complex
+        // numbers have no maximum), which is part by part
+        double parts[2];
+        memcpy(parts, &v, 16);
+        for (int k = 0; k < 2; k++) {
+            unsigned long long *w = (unsigned long long *)(p + 8 * k), old = *w, assumed;
+            do {
+                assumed = old;
+                double cur;
+                memcpy(&cur, &assumed, 8);
+                double nv = cur + parts[k];
+                unsigned long long nb;
+                memcpy(&nb, &nv, 8);
+                old = atomicCAS(w, assumed, nb);
+            } while (old != assumed);
+        }
+        (void)op;
+    } else if constexpr (sizeof(T) == 8) {
         unsigned long long *w = (unsigned long long *)p, old = *w, assumed;
         do {
             assumed = old;
@@ -198,7 +216,8 @@ extern "C" nd_status nd__cuda_gather(nd_array *out, const nd_array *a, const nd_
     case 1: e = nd_launch(gather_kernel<uint8_t>, grid, 256, 0, s, it.data[0], (const char *)it.data[1], (const char *)it.data[2], k, axs, n, mode); break;
     case 2: e = nd_launch(gather_kernel<uint16_t>, grid, 256, 0, s, it.data[0], (const char *)it.data[1], (const char *)it.data[2], k, axs, n, mode); break;
     case 4: e = nd_launch(gather_kernel<uint32_t>, grid, 256, 0, s, it.data[0], (const char *)it.data[1], (const char *)it.data[2], k, axs, n, mode); break;
-    default: e = nd_launch(gather_kernel<uint64_t>, grid, 256, 0, s, it.data[0], (const char *)it.data[1], (const char *)it.data[2], k, axs, n, mode); break;
+    case 8: e = nd_launch(gather_kernel<uint64_t>, grid, 256, 0, s, it.data[0], (const char *)it.data[1], (const char *)it.data[2], k, axs, n, mode); break;
+    default: e = nd_launch(gather_kernel<nd_c128_t>, grid, 256, 0, s, it.data[0], (const char *)it.data[1], (const char *)it.data[2], k, axs, n, mode); break; /* 16: complex128 */
     }
     ND_CUDA_TRY(e, "nd_take");
     return ND_OK;
@@ -254,7 +273,8 @@ extern "C" nd_status nd__cuda_scatter(nd_array *a, const nd_array *idx, const nd
         case 1: e = nd_launch(scatter_put_kernel<uint8_t>, grid, 256, 0, s, w, pa, pi, pv, k, axs, n, mode, lo, isz); break;
         case 2: e = nd_launch(scatter_put_kernel<uint16_t>, grid, 256, 0, s, w, pa, pi, pv, k, axs, n, mode, lo, isz); break;
         case 4: e = nd_launch(scatter_put_kernel<uint32_t>, grid, 256, 0, s, w, pa, pi, pv, k, axs, n, mode, lo, isz); break;
-        default: e = nd_launch(scatter_put_kernel<uint64_t>, grid, 256, 0, s, w, pa, pi, pv, k, axs, n, mode, lo, isz); break;
+        case 8: e = nd_launch(scatter_put_kernel<uint64_t>, grid, 256, 0, s, w, pa, pi, pv, k, axs, n, mode, lo, isz); break;
+        default: e = nd_launch(scatter_put_kernel<nd_c128_t>, grid, 256, 0, s, w, pa, pi, pv, k, axs, n, mode, lo, isz); break; /* 16: complex128 */
         }
     }
     nd__cuda_free(a->device.id, win); // stream-ordered: reused only by later work on s
@@ -300,7 +320,8 @@ extern "C" nd_status nd__cuda_compress(nd_array *out, const nd_array *a, const n
         case 1: e = nd_launch(rows_kernel<uint8_t>, grid, 256, 0, s, o, pa, (const int64_t *)sel, count, R, s0, s1); break;
         case 2: e = nd_launch(rows_kernel<uint16_t>, grid, 256, 0, s, o, pa, (const int64_t *)sel, count, R, s0, s1); break;
         case 4: e = nd_launch(rows_kernel<uint32_t>, grid, 256, 0, s, o, pa, (const int64_t *)sel, count, R, s0, s1); break;
-        default: e = nd_launch(rows_kernel<uint64_t>, grid, 256, 0, s, o, pa, (const int64_t *)sel, count, R, s0, s1); break;
+        case 8: e = nd_launch(rows_kernel<uint64_t>, grid, 256, 0, s, o, pa, (const int64_t *)sel, count, R, s0, s1); break;
+        default: e = nd_launch(rows_kernel<nd_c128_t>, grid, 256, 0, s, o, pa, (const int64_t *)sel, count, R, s0, s1); break; /* 16: complex128 */
         }
     }
     nd__cuda_free(dev, scratch); // stream-ordered

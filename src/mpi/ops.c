@@ -186,6 +186,8 @@ MPI_Datatype ndm_mpi_type(nd_dtype t)
     case ND_BFLOAT16: return g_bf16;
     case ND_FLOAT32: return MPI_FLOAT;
     case ND_FLOAT64: return MPI_DOUBLE;
+    case ND_COMPLEX64: return MPI_C_FLOAT_COMPLEX; /* sum and prod are MPI's own; max/min refused (comm.c) */
+    case ND_COMPLEX128: return MPI_C_DOUBLE_COMPLEX;
     default: return MPI_DATATYPE_NULL;
     }
 }

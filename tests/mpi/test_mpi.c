@@ -114,7 +114,7 @@ START_TEST(allreduce_every_dtype_layout_op)
 {
     mt_begin();
     for (int di = 0; di < g_ndev; di++)
-        for (int ti = 0; ti < ND_NUM_DTYPES; ti++)
+        for (int ti = 0; ti < NT_NREAL; ti++)
             for (int si = 0; si < NSHAPES; si++)
                 for (int L = 0; L < L_COUNT; L++)
                     for (int oi = 0; oi < 5; oi++) {
@@ -145,7 +145,7 @@ START_TEST(broadcast_every_dtype_layout_root)
 {
     mt_begin();
     for (int di = 0; di < g_ndev; di++)
-        for (int ti = 0; ti < ND_NUM_DTYPES; ti++)
+        for (int ti = 0; ti < NT_NREAL; ti++)
             for (int si = 0; si < NSHAPES; si++)
                 for (int L = 0; L < L_COUNT; L++)
                     for (int root = 0; root < g_size; root++) {
@@ -175,7 +175,7 @@ START_TEST(allgather_concatenates_in_rank_order)
 {
     mt_begin();
     for (int di = 0; di < g_ndev; di++)
-        for (int ti = 0; ti < ND_NUM_DTYPES; ti++)
+        for (int ti = 0; ti < NT_NREAL; ti++)
             for (int si = 0; si < NSHAPES; si++)
                 for (int L = 0; L < L_COUNT; L++)
                     for (int given = 0; given < 2; given++) {
@@ -222,7 +222,7 @@ START_TEST(reduce_scatter_gives_each_rank_its_block)
     mt_begin();
     const nd_comm_op ops[] = {ND_COMM_SUM, ND_COMM_MAX, ND_COMM_PROD, ND_COMM_AVG};
     for (int di = 0; di < g_ndev; di++)
-        for (int ti = 0; ti < ND_NUM_DTYPES; ti++)
+        for (int ti = 0; ti < NT_NREAL; ti++)
             for (int L = 0; L < L_COUNT; L++)
                 for (int oi = 0; oi < 4; oi++) {
                     nd_dtype t = mt_dtypes[ti];
@@ -253,7 +253,7 @@ START_TEST(alltoall_exchanges_blocks)
 {
     mt_begin();
     for (int di = 0; di < g_ndev; di++)
-        for (int ti = 0; ti < ND_NUM_DTYPES; ti++)
+        for (int ti = 0; ti < NT_NREAL; ti++)
             for (int L = 0; L < L_COUNT; L++) {
                 nd_dtype t = mt_dtypes[ti];
                 int64_t shape[2] = {2 * g_size, 3}, blk = 6, n = blk * g_size;
@@ -281,7 +281,7 @@ START_TEST(send_recv_ring_every_dtype_layout)
     mt_begin();
     int next = (g_rank + 1) % g_size, prev = (g_rank + g_size - 1) % g_size;
     for (int di = 0; di < g_ndev; di++)
-        for (int ti = 0; ti < ND_NUM_DTYPES; ti++)
+        for (int ti = 0; ti < NT_NREAL; ti++)
             for (int si = 0; si < NSHAPES; si++)
                 for (int L = 0; L < L_COUNT; L++) {
                     nd_dtype t = mt_dtypes[ti];
