@@ -31,7 +31,7 @@ typedef Suite *(*suite_fn)(void);
 
 /* Weak while suites are being written in parallel; a missing suite is
  * reported, never counted as passed. */
-#define SUITES_BASE(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(coverage) X(vmath) X(out) X(findings) X(doors) X(faults) X(threads) X(unique) X(complex)
+#define SUITES_BASE(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(coverage) X(vmath) X(out) X(findings) X(doors) X(faults) X(threads) X(unique) X(fft_core) X(complex)
 /* issue 13: one line per area (kept apart so parallel branches merge) */
 /* [ix] */
 #define SUITES_IX(X) X(index) X(index_mask)
