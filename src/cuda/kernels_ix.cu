@@ -64,15 +64,18 @@ template <typename TR> __device__ __forceinline__ void atomic_comb(char *p, type
             unsigned long long *w = (unsigned long long *)(p + 8 * k), old = *w, assumed;
             do {
                 assumed = old;
-                double cur;
-                memcpy(&cur, &assumed, 8);
-                double nv = cur + parts[k];
+                // the shared body on (part, 0) pairs: part k of old + v
+                T c, x;
+                memset(&c, 0, sizeof c);
+                memset(&x, 0, sizeof x);
+                memcpy(&c, &assumed, 8);
+                memcpy(&x, &parts[k], 8);
+                T nv = TR::comb(op, c, x);
                 unsigned long long nb;
                 memcpy(&nb, &nv, 8);
                 old = atomicCAS(w, assumed, nb);
             } while (old != assumed);
         }
-        (void)op;
     } else if constexpr (sizeof(T) == 8) {
         unsigned long long *w = (unsigned long long *)p, old = *w, assumed;
         do {
