@@ -337,6 +337,18 @@ def build_case(rec, np, xp, cache, cleanup=None):
         f = {"softmax": softmax, "log_softmax": log_softmax, "logsumexp": logsumexp,
              "cross_entropy": cross_entropy}[fn]
         return f, (lambda: res[0]), "exp(x - max) / sum" if fn == "softmax" else ""
+    # issue 17 (bench_fft): numpy.fft / cupy.fft; complex inputs come as (re, im) pairs (..., 2)
+    if fn in ("fft", "ifft", "rfft", "fft2"):
+        x = ins[0]
+        if call.get("pairs"):
+            x = xp.ascontiguousarray(x).view(xp.complex64 if x.dtype == xp.float32 else xp.complex128)[..., 0]
+        f = getattr(xp.fft, fn)
+        res = [None]
+
+        def run():
+            res[0] = f(x)
+        # the checksum runs over the (re, im) pairs in C order, as bench_fft's
+        return run, (lambda: res[0].view(res[0].real.dtype)), "np.fft allocates"
     if fn == "einsum":
         subs, opt = call["subscripts"], call.get("optimize", True)
         res = [None]
@@ -482,6 +494,7 @@ EQUIVALENTS = {
     "empty+release": "empty(n)", "h2d": "ndarray.set / cupy.asarray", "d2h": "ndarray.get",
     "softmax": "exp(x - x.max(axis, keepdims=True)) / sum", "log_softmax": "x - m - log(sum(exp(x - m)))",
     "logsumexp": "m + log(sum(exp(x - m)))", "cross_entropy": "mean(logsumexp(x) - take_along_axis(x, y))",
+    "fft": "fft.fft(x)", "ifft": "fft.ifft(x)", "rfft": "fft.rfft(x)", "fft2": "fft.fft2(x)",
 }
 CEILINGS = ("d2d_copy", "cblas_sgemm", "cblas_dgemm", "cublasGemmEx", "cublasGemmStridedBatchedEx", "triad",
             "stream_copy", "malloc+free", "cudaMalloc+cudaFree")
@@ -575,6 +588,13 @@ def selftest():
     run({"fn": "add_alloc"}, [a32, b32], A + B)
     run({"fn": "sum_alloc"}, [a32], A.sum())
     run({"fn": "empty", "n": 100, "dtype": "float32"}, [], None)
+    # issue 17: the FFT cases (complex inputs as (re, im) pairs; outputs checksummed as pairs)
+    P = make_base(np, spec("float32", (64, 2), 31))
+    Z = P.view(np.complex64)[..., 0]
+    run({"fn": "fft", "pairs": True}, [spec("float32", (64, 2), 31)], np.fft.fft(Z).view(np.float32))
+    run({"fn": "rfft", "pairs": False}, [a32], np.fft.rfft(A).view(np.float32))
+    run({"fn": "fft2", "pairs": True}, [spec("float32", (8, 8, 2), 32)],
+        np.fft.fft2(make_base(np, spec("float32", (8, 8, 2), 32)).view(np.complex64)[..., 0]).view(np.float32))
     try:
         make_base(np, spec("bfloat16", (4, 4), 1))
         check(bf is not None, "bfloat16 input without ml_dtypes raises Unsupported")

@@ -51,9 +51,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx"]
+BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx",
+           "fft"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
-CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx"]
+CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx",
+              "fft"]
 
 
 def case_key(rec):
@@ -186,6 +188,10 @@ def checksum_rtol(rec):
         return 1e-3
     if rec.get("layout") == "tf32":  # TF32 products: ~1e-3 per element, cuBLAS algorithms may differ
         return 1e-3
+    if rec["bench"] == "fft":
+        # sums over a transform's outputs cancel (sum_k X[k] = n x[0]); each side's rounding differs
+        # (pocketfft / cuFFT / libndgpu's engine), so allow a few hundred units of float32's eps
+        return 1e-9 if dt in ("complex128", "float64") else 3e-5
     return {"float64": 1e-9, "float32": 2e-5, "float16": 1e-4, "bfloat16": 1e-3}.get(dt, 1e-6)
 
 
@@ -473,6 +479,13 @@ CPU_GOALS = [
     # widened float32 path everywhere), so this line reports where that path stands on any CPU
     ("bfloat16 GEMM 2048 vs cblas_sgemm, same values (goal on AVX512-BF16/AMX CPUs)",
      sel("matmul", "matmul", "bfloat16", "2048x2048", "contig"), "ratio_to_raw", ">=", 1.5, "each"),
+    # issue 17 (complex numbers and the FFT): bench_fft against numpy.fft
+    ("fft of 2^20 complex64 vs np.fft.fft", sel("fft", "fft", "complex64", "1048576", "contig"), "ratio_numpy", ">=",
+     1.0, "each"),
+    ("rfft of 2^20 float32 vs np.fft.rfft", sel("fft", "rfft", "float32", "1048576", "contig"), "ratio_numpy", ">=",
+     1.0, "each"),
+    ("fft2 of 4096x4096 complex64 vs np.fft.fft2", sel("fft", "fft2", "complex64", "4096x4096", "contig"),
+     "ratio_numpy", ">=", 1.5, "each"),
 ]
 
 

@@ -45,11 +45,12 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 4 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 5 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (issue 14, the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale (issue 15) and matmul/gemm
-                                 *    with a float32 out from float16/bfloat16 operands */
+                                 *    with a float32 out from float16/bfloat16 operands;
+                                 * 5: fft (issue 17: the numpy.fft family, one batched 1-D transform) */
 /* One more than the largest nd_device_type value (include/ndgpu.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -286,6 +287,16 @@ typedef struct nd_backend {
      * inv_scale == 1 writes nothing. One synchronisation at most. */
     nd_status (*amp_unscale)(nd_array *const *xs, int n, double inv_scale, bool *found);
     /* [mx end] */
+
+    /* [fft begin] issue 17: the FFT (src/fft.c, src/fft_nd.c; full contract in src/fft.h) */
+    /* One batched 1-D transform of length n >= 1 along axis of in into
+     * out (kind ND_FFT_C2C / R2C / C2R, src/fft.h): out = scale * the DFT
+     * with exp(sign 2 pi i j k / n), sign -1 or +1; in's extent along axis
+     * is n (c2c, r2c) or n/2 + 1 (c2r), out's n (c2c, c2r) or n/2 + 1
+     * (r2c); every other axis is a batch. Any strides (in has no stride-0
+     * axis of extent > 1); out disjoint from in or, c2c only, exactly in. */
+    nd_status (*fft)(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign, double scale);
+    /* [fft end] */
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

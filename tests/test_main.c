@@ -63,8 +63,11 @@ typedef Suite *(*suite_fn)(void);
 /* [mm] */
 #define SUITES_MM(X) X(matmul_half)
 
+/* issue 17: [fft] the FFT module */
+#define SUITES_FFT(X) X(fft)
+
 #define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X) \
-    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X)
+    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

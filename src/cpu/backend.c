@@ -214,4 +214,8 @@ const nd_backend nd__cpu_backend = {
     .cross_entropy = nd__cpu_cross_entropy, /* softmax.c */
     .amp_unscale = nd__cpu_amp_unscale,     /* amp.c */
     /* [mx end] */
+
+    /* [fft begin] issue 17: the FFT */
+    .fft = nd__cpu_fft, /* fft.c over the engine of fft_core.h */
+    /* [fft end] */
 };

@@ -148,4 +148,8 @@ extern "C" const nd_backend nd__cuda_backend = {
     .cross_entropy = nd__cuda_cross_entropy, // kernels_softmax.cu
     .amp_unscale = nd__cuda_amp_unscale,     // kernels_amp.cu
     // [mx end]
+
+    // [fft begin] issue 17: the FFT
+    .fft = nd__cuda_fft, // fft.cu (cuFFT with a plan cache)
+    // [fft end]
 };

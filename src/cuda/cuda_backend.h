@@ -94,6 +94,9 @@ ND_INTERNAL nd_status nd__cuda_memcpy_h2d(nd_device dev, void *dst, const void *
 ND_INTERNAL nd_status nd__cuda_memcpy_d2h(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_memcpy_d2d(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream);
+/* src/cuda/fft.cu: the fft slot over cuFFT (issue 17; contract in src/fft.h) */
+ND_INTERNAL nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign,
+                                   double scale);
 #ifdef __cplusplus
 }
 #endif
