@@ -80,12 +80,12 @@ END_TEST
  * widths, against a scalar reference, fresh and in place into x. */
 START_TEST(where_contiguous_every_itemsize_and_length)
 {
-    static const nd_dtype types[4] = {ND_UINT8, ND_INT16, ND_FLOAT32, ND_FLOAT64};
+    static const nd_dtype types[5] = {ND_UINT8, ND_INT16, ND_FLOAT32, ND_FLOAT64, ND_COMPLEX128};
     static const int64_t lens[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1000, 4099};
     enum { MAXN = 4099 };
-    static uint8_t c[MAXN], x[MAXN * 8], y[MAXN * 8], got[MAXN * 8];
+    static uint8_t c[MAXN], x[MAXN * 16], y[MAXN * 16], got[MAXN * 16];
     uint32_t r = 12345;
-    for (int i = 0; i < MAXN * 8; i++) {
+    for (int i = 0; i < MAXN * 16; i++) {
         r = r * 1664525u + 1013904223u;
         x[i] = (uint8_t)(r >> 24);
         y[i] = (uint8_t)(r >> 16) ^ 0x5a;
@@ -94,7 +94,7 @@ START_TEST(where_contiguous_every_itemsize_and_length)
         r = r * 1664525u + 1013904223u;
         c[i] = (r >> 28) & 1;
     }
-    for (int t = 0; t < 4; t++)
+    for (int t = 0; t < 5; t++)
         for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
             int64_t n = lens[k];
             size_t sz = nd_dtype_size(types[t]);

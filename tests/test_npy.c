@@ -181,7 +181,7 @@ static const char *layout_names[L_NUM] = {"contiguous", "transposed", "stepped",
 /* A view of the given layout over patterned data of dtype t. */
 static nd_array *make_layout(nd_dtype t, int layout)
 {
-    unsigned char src[4 * 6 * 8];
+    unsigned char src[4 * 6 * 16]; /* the widest element: complex128 */
     for (size_t i = 0; i < sizeof src; i++) src[i] = (unsigned char)(i * 29 + 3);
     if (t == ND_BOOL)
         for (size_t i = 0; i < sizeof src; i++) src[i] &= 1;
