@@ -19,8 +19,8 @@ static nd_array *iota(nd_dtype t, int ndim, const int64_t *shape)
 {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) n *= shape[i];
-    unsigned char *b = malloc((size_t)(n ? n : 1) * 8);
-    for (int64_t i = 0; i < n * 8; i++) b[i] = (unsigned char)(i * 7 + 1);
+    unsigned char *b = malloc((size_t)(n ? n : 1) * 16); /* the widest element: complex128 */
+    for (int64_t i = 0; i < n * 16; i++) b[i] = (unsigned char)(i * 7 + 1);
     if (t == ND_BOOL)
         for (int64_t i = 0; i < n; i++) b[i] &= 1;
     nd_array *a = NULL;
