@@ -135,7 +135,9 @@ fi
 #     1 point, peak memory <= 0.7x float32) and prints the batch-size sweep
 if [ -x "$bdir/examples/train_mlp_amp" ] && [ "$(left)" -gt 40 ]; then
   s1=$(date +%s)
-  timeout "$(cap 90)" "$bdir/examples/train_mlp_amp" --device cuda >"$out/amp-$day.txt" 2>&1
+  amp_args=(--device cuda)
+  [ "$emu" = 1 ] && amp_args+=(--small) # the full sizes take minutes on the emulated device
+  timeout "$(cap 90)" "$bdir/examples/train_mlp_amp" "${amp_args[@]}" >"$out/amp-$day.txt" 2>&1
   rc=$?
   say "- mixed-precision example on cuda:0: exit $rc ($(( $(date +%s) - s1 )) s); its summary:"
   tail -n 24 "$out/amp-$day.txt" | sed 's/^/    /' | tee -a "$rec"
@@ -180,7 +182,7 @@ if [ "$emu" = 1 ] || command -v compute-sanitizer >/dev/null; then
   }
   if [ "$emu" = 1 ]; then # the long suites ran in step 3 already; keep the dry run short
     for suite in gpu gpu_warp gpu_random; do san memcheck "$suite" 45; done
-    say "- compute-sanitizer memcheck on gpu_ew, gpu_reduce, gpu_linalg: SKIPPED (emulated: step 3 ran them; make emu-asan is the memcheck here)"
+    say "- compute-sanitizer memcheck on gpu_ew, gpu_reduce, gpu_linalg: SKIPPED (emulated: make emu-test ran them; make emu-asan is the memcheck here)"
     san racecheck gpu_linalg 40
     san initcheck gpu 30
   else
