@@ -73,13 +73,15 @@ static unsigned detect_features(void)
     unsigned m = 0;
 #if ND_ISA_X86 && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("f16c") && nd__cpu_isa_detected() >= ND_ISA_AVX2) m |= 1u << ND_CPU_F16C;
     if (__builtin_cpu_is("amd")) m |= 1u << ND_CPU_VENDOR_AMD;
-    /* CPUID leaf 7 read directly (clang 14's __builtin_cpu_supports knows no
-     * AMX names): sub-leaf 1 EAX bit 5 AVX512-BF16; sub-leaf 0 EDX bit 22
-     * AMX-BF16, bit 24 AMX-TILE. The AVX-512 state check is
-     * nd__cpu_isa_detected's. */
+    /* CPUID read directly (clang 14's __builtin_cpu_supports knows neither
+     * "f16c" nor the AMX names): leaf 1 ECX bit 29 F16C (its YMM state is
+     * checked with AVX2's by nd__cpu_isa_detected); leaf 7 sub-leaf 1 EAX
+     * bit 5 AVX512-BF16; sub-leaf 0 EDX bit 22 AMX-BF16, bit 24 AMX-TILE.
+     * The AVX-512 state check is nd__cpu_isa_detected's. */
     unsigned a, b, c, d;
+    if (nd__cpu_isa_detected() >= ND_ISA_AVX2 && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)))
+        m |= 1u << ND_CPU_F16C;
     if (nd__cpu_isa_detected() >= ND_ISA_AVX512 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5))) {
         m |= 1u << ND_CPU_AVX512_BF16;
 #if defined(__linux__) && defined(__x86_64__)
