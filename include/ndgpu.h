@@ -458,6 +458,12 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         on the raw bits (nextafter, spacing step in the 16-bit format);
  *         a trailing w (BIUFw) has no bfloat16 loop: the core computes
  *         bfloat16 in float32 and rounds once (ldexp).
+ *         A trailing C (BIUFC, IUFC, bIUFC): complex64/complex128 loops too
+ *         (issue 17; bodies in src/ops_cpx.h, src/ops_cpx_math.h). Complex
+ *         keeps its dtype under SAME, FLOAT and DIV, computes in complex128
+ *         under F64. abs of complex is the real dtype's hypot (composed in
+ *         the core); ops without C refuse complex (ND_ERR_DTYPE), as NumPy
+ *         2 refuses ordering comparisons, maximum/minimum, floor, ...
  *  rule:  SAME  result dtype = (promoted) input dtype
  *         FLOAT result is the smallest float that holds the input
  *               (bool/int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
@@ -480,58 +486,58 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *  these real dtypes.
  */
 #define ND_UNARY_OPS(X)                     \
-    X(NEG, negative, IUF, SAME)             \
-    X(POSITIVE, positive, IUF, SAME)        \
+    X(NEG, negative, IUFC, SAME)             \
+    X(POSITIVE, positive, IUFC, SAME)        \
     X(ABS, abs, BIUF, SAME)                 \
-    X(SIGN, sign, IUF, SAME)                \
-    X(SQRT, sqrt, BIUF, FLOAT)              \
+    X(SIGN, sign, IUFC, SAME)                \
+    X(SQRT, sqrt, BIUFC, FLOAT)              \
     X(CBRT, cbrt, BIUF, FLOAT)              \
-    X(SQUARE, square, bIUF, SAME)           \
-    X(RECIPROCAL, reciprocal, bIUF, SAME)   \
-    X(EXP, exp, BIUF, FLOAT)                \
-    X(EXP2, exp2, BIUF, FLOAT)              \
-    X(EXPM1, expm1, BIUF, FLOAT)            \
-    X(LOG, log, BIUF, FLOAT)                \
-    X(LOG2, log2, BIUF, FLOAT)              \
-    X(LOG10, log10, BIUF, FLOAT)            \
-    X(LOG1P, log1p, BIUF, FLOAT)            \
-    X(SIN, sin, BIUF, FLOAT)                \
-    X(COS, cos, BIUF, FLOAT)                \
-    X(TAN, tan, BIUF, FLOAT)                \
-    X(ARCSIN, arcsin, BIUF, FLOAT)          \
-    X(ARCCOS, arccos, BIUF, FLOAT)          \
-    X(ARCTAN, arctan, BIUF, FLOAT)          \
-    X(SINH, sinh, BIUF, FLOAT)              \
-    X(COSH, cosh, BIUF, FLOAT)              \
-    X(TANH, tanh, BIUF, FLOAT)              \
-    X(ARCSINH, arcsinh, BIUF, FLOAT)        \
-    X(ARCCOSH, arccosh, BIUF, FLOAT)        \
-    X(ARCTANH, arctanh, BIUF, FLOAT)        \
+    X(SQUARE, square, bIUFC, SAME)           \
+    X(RECIPROCAL, reciprocal, bIUFC, SAME)   \
+    X(EXP, exp, BIUFC, FLOAT)                \
+    X(EXP2, exp2, BIUFC, FLOAT)              \
+    X(EXPM1, expm1, BIUFC, FLOAT)            \
+    X(LOG, log, BIUFC, FLOAT)                \
+    X(LOG2, log2, BIUFC, FLOAT)              \
+    X(LOG10, log10, BIUFC, FLOAT)            \
+    X(LOG1P, log1p, BIUFC, FLOAT)            \
+    X(SIN, sin, BIUFC, FLOAT)                \
+    X(COS, cos, BIUFC, FLOAT)                \
+    X(TAN, tan, BIUFC, FLOAT)                \
+    X(ARCSIN, arcsin, BIUFC, FLOAT)          \
+    X(ARCCOS, arccos, BIUFC, FLOAT)          \
+    X(ARCTAN, arctan, BIUFC, FLOAT)          \
+    X(SINH, sinh, BIUFC, FLOAT)              \
+    X(COSH, cosh, BIUFC, FLOAT)              \
+    X(TANH, tanh, BIUFC, FLOAT)              \
+    X(ARCSINH, arcsinh, BIUFC, FLOAT)        \
+    X(ARCCOSH, arccosh, BIUFC, FLOAT)        \
+    X(ARCTANH, arctanh, BIUFC, FLOAT)        \
     X(SIGMOID, sigmoid, BIUF, FLOAT)        \
     X(RELU, relu, IUF, SAME)                \
     X(FLOOR, floor, BIUF, SAME)             \
     X(CEIL, ceil, BIUF, SAME)               \
     X(TRUNC, trunc, BIUF, SAME)             \
-    X(RINT, rint, BIUF, FLOAT)              \
-    X(LOGICAL_NOT, logical_not, BIUF, BOOL)   \
+    X(RINT, rint, BIUFC, FLOAT)              \
+    X(LOGICAL_NOT, logical_not, BIUFC, BOOL)   \
     X(BITWISE_NOT, bitwise_not, BIU, SAME)   \
-    X(ISNAN, isnan, BIUF, BOOL)             \
-    X(ISINF, isinf, BIUF, BOOL)             \
-    X(ISFINITE, isfinite, BIUF, BOOL)       \
+    X(ISNAN, isnan, BIUFC, BOOL)             \
+    X(ISINF, isinf, BIUFC, BOOL)             \
+    X(ISFINITE, isfinite, BIUFC, BOOL)       \
     X(SIGNBIT, signbit, BIUF, BOOL)         \
     X(DEG2RAD, deg2rad, BIUF, FLOAT)        \
     X(RAD2DEG, rad2deg, BIUF, FLOAT)        \
     X(SPACING, spacing, BIUFh, FLOAT)       \
-    X(CONJUGATE, conjugate, bIUF, SAME)
+    X(CONJUGATE, conjugate, bIUFC, SAME)
 
 #define ND_BINARY_OPS(X)                          \
-    X(ADD, add, BIUF, SAME)                       \
-    X(SUBTRACT, subtract, IUF, SAME)              \
-    X(MULTIPLY, multiply, BIUF, SAME)             \
-    X(DIVIDE, divide, BIUF, DIV)                  \
+    X(ADD, add, BIUFC, SAME)                       \
+    X(SUBTRACT, subtract, IUFC, SAME)              \
+    X(MULTIPLY, multiply, BIUFC, SAME)             \
+    X(DIVIDE, divide, BIUFC, DIV)                  \
     X(FLOOR_DIVIDE, floor_divide, bIUF, SAME)     \
     X(REMAINDER, remainder, bIUF, SAME)           \
-    X(POWER, power, bIUF, SAME)                   \
+    X(POWER, power, bIUFC, SAME)                   \
     X(MAXIMUM, maximum, BIUF, SAME)               \
     X(MINIMUM, minimum, BIUF, SAME)               \
     X(FMAX, fmax, BIUF, SAME)                     \
@@ -539,15 +545,15 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
     X(ARCTAN2, arctan2, BIUF, FLOAT)              \
     X(HYPOT, hypot, BIUF, FLOAT)                  \
     X(COPYSIGN, copysign, BIUF, FLOAT)            \
-    X(EQUAL, equal, BIUF, BOOL)                   \
-    X(NOT_EQUAL, not_equal, BIUF, BOOL)           \
+    X(EQUAL, equal, BIUFC, BOOL)                   \
+    X(NOT_EQUAL, not_equal, BIUFC, BOOL)           \
     X(LESS, less, BIUF, BOOL)                     \
     X(LESS_EQUAL, less_equal, BIUF, BOOL)         \
     X(GREATER, greater, BIUF, BOOL)               \
     X(GREATER_EQUAL, greater_equal, BIUF, BOOL)   \
-    X(LOGICAL_AND, logical_and, BIUF, BOOL)       \
-    X(LOGICAL_OR, logical_or, BIUF, BOOL)         \
-    X(LOGICAL_XOR, logical_xor, BIUF, BOOL)       \
+    X(LOGICAL_AND, logical_and, BIUFC, BOOL)       \
+    X(LOGICAL_OR, logical_or, BIUFC, BOOL)         \
+    X(LOGICAL_XOR, logical_xor, BIUFC, BOOL)       \
     X(BITWISE_AND, bitwise_and, BIU, SAME)        \
     X(BITWISE_OR, bitwise_or, BIU, SAME)          \
     X(BITWISE_XOR, bitwise_xor, BIU, SAME)        \
@@ -560,7 +566,7 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
     X(LCM, lcm, IU, SAME)                         \
     X(HEAVISIDE, heaviside, BIUF, FLOAT)          \
     X(NEXTAFTER, nextafter, BIUFh, FLOAT)         \
-    X(FLOAT_POWER, float_power, BIUF, F64)        \
+    X(FLOAT_POWER, float_power, BIUFC, F64)        \
     X(LDEXP, ldexp, BIUFw, FLOAT)
 
 #define ND_X_ENUM_UNARY(E, n, k, r) ND_UNARY_##E,
@@ -632,12 +638,25 @@ ND_API const char *nd_reduce_op_name(nd_reduce_op op);
  *  and take one axis or all; any/all -> bool. Empty reductions give the
  *  identity where one exists, else ND_ERR_INVALID. var/std use ddof 0.
  *  With axes == NULL naxes is ignored (any value, even negative, means all
- *  axes); with axes != NULL a negative naxes is ND_ERR_INVALID. */
+ *  axes); with axes != NULL a negative naxes is ND_ERR_INVALID.
+ *  Complex (complex64/complex128, NumPy 2 semantics; composed in the core
+ *  from the real reductions of the parts, so every backend has them): sum,
+ *  mean and prod keep the complex dtype (sum/mean part by part: NaN or inf
+ *  in one part stays in that part; prod is a pairwise tree of complex
+ *  multiplies, log2(n) levels, no logarithms); var and std are REAL
+ *  (float32 of complex64, float64 of complex128): var = mean(|z - mean z|^2)
+ *  = var(re) + var(im); any/all test z != 0 (either part nonzero; NaN is
+ *  nonzero). Empty: sum 0, prod 1, mean NaN+NaNj, var/std NaN. max, min,
+ *  argmax and argmin refuse complex with ND_ERR_DTYPE: NumPy orders complex
+ *  values lexicographically there, which is deprecated territory (the array
+ *  API leaves complex ordering undefined); reduce nd_real/nd_imag/nd_abs. */
 ND_API nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims);
 /** var/std (or any op) with a delta degrees of freedom (ignored by ops
  *  other than var/std). ddof is real, as NumPy's and the array API's
  *  (var(x, ddof=0.5)): var = sum((x - mean)^2) / max(n - ddof, 0), so
- *  n - ddof <= 0 gives inf (or NaN for 0/0) as NumPy. */
+ *  n - ddof <= 0 gives inf (or NaN for 0/0) as NumPy. Complex var/std
+ *  (real results): (S(re) + S(im)) / max(n - ddof, 0) with S the parts'
+ *  sums of squared deviations, so n - ddof <= 0 also gives NumPy's inf. */
 ND_API nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims, double ddof);
 #define ND_X_DECL_REDUCE(E, n) ND_API nd_status nd_##n(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
 ND_REDUCE_OPS(ND_X_DECL_REDUCE)
@@ -657,23 +676,29 @@ ND_REDUCE_OPS(ND_X_DECL_REDUCE)
  *  mixed precision: float16/bfloat16 operands with a float32 out are
  *  accumulated in float32 and written straight into out, never rounded to
  *  half in between (on the CPU through oneDNN where the build has it and
- *  the CPU has AVX512-BF16/AMX, else widened to float32 for sgemm). */
+ *  the CPU has AVX512-BF16/AMX, else widened to float32 for sgemm).
+ *  complex64/complex128 work like the reals (cgemm/zgemm on the CPU,
+ *  cuBLAS on the GPU; no conjugation), complex with a real dtype promotes
+ *  as nd_result_type says (complex64 @ float64 is complex128). */
 ND_API nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b);
 /** NumPy dot: scalar*array for 0-d, inner product for 1-D, matmul for
  *  2-D, sum over the last axis of a and second-to-last of b otherwise
  *  (result shape a.shape[:-1] + b.shape[:-2] + b.shape[-1:]). ND_ERR_SHAPE
- *  "shapes (2,3) and (4,5) not aligned: 3 (dim 1) != 4 (dim 0)". */
+ *  "shapes (2,3) and (4,5) not aligned: 3 (dim 1) != 4 (dim 0)". Complex
+ *  operands as in nd_matmul (no conjugation: np.dot, not np.vdot). */
 ND_API nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b);
 /** c = alpha * op(a) @ op(b) + beta * c for 2-D a, b (op = transpose when
  *  the flag is set). With *c == NULL a new c is allocated and beta ignored.
- *  The promoted dtype of a and b must be a float dtype (ND_ERR_DTYPE for
- *  integer/bool: use nd_matmul); an existing *c must be 2-D (M, N)
+ *  The promoted dtype of a and b must be a float or complex dtype
+ *  (ND_ERR_DTYPE for integer/bool: use nd_matmul); an existing *c must be 2-D (M, N)
  *  (ND_ERR_SHAPE), on the same device (ND_ERR_DEVICE) and of exactly that
  *  promoted dtype (ND_ERR_DTYPE: c is updated in place, never cast). BLAS
  *  conventions: beta == 0 does not read c (NaNs there vanish), alpha == 0
  *  does not read a and b. float16/bfloat16 are computed in float32; with
  *  float16/bfloat16 a and b, c may also be float32 (the mixed-precision
- *  GEMM: c += a @ b accumulated and kept in float32). */
+ *  GEMM: c += a @ b accumulated and kept in float32). complex64/complex128
+ *  take the real alpha and beta as (alpha, 0) and (beta, 0); op is the
+ *  plain transpose, never the conjugate one. */
 ND_API nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b, double beta);
 /** Whether float32 matmul/dot/gemm on a GPU may use TF32 tensor cores
  *  (10-bit mantissa products, float32 accumulation; several times faster,
@@ -713,19 +738,32 @@ ND_API void nd_rng_destroy(nd_rng *rng);
 ND_API uint64_t nd_rng_offset(const nd_rng *rng);
 /** Move the stream position (any value; positions wrap mod 2^64). */
 ND_API nd_status nd_rng_set_offset(nd_rng *rng, uint64_t offset);
-/** Uniform [low, high) floats (float16/bfloat16/float32/float64;
- *  ND_ERR_DTYPE otherwise): u in [0, 1) from 24 bits (53 for float64),
- *  low + (high - low) * u in double, rounded to the dtype; values that
+/** Uniform [low, high) floats (float16/bfloat16/float32/float64, and
+ *  complex64/complex128 below; ND_ERR_DTYPE otherwise): u in [0, 1) from
+ *  24 bits (53 for float64), low + (high - low) * u in double, rounded to
+ *  the dtype; values that
  *  round onto high (or below low) are replaced by the nearest dtype value
  *  inside [low, high). low == high gives low. ND_ERR_INVALID for
  *  non-finite bounds, low > high, high - low overflowing, or bounds
  *  beyond the dtype's finite range. With *out given (any float dtype,
  *  any layout) the values are generated in dtype and cast; the offset
- *  advances only on success. */
+ *  advances only on success. complex64/complex128 (as PyTorch's complex
+ *  rand): the real and imaginary parts are independent, each uniform in
+ *  [low, high) (bounds checked against the part's float dtype); they are
+ *  the 2n consecutive values of the real call of the part dtype (element
+ *  i: real part 2i, imaginary part 2i + 1), so the offset advances as for a
+ *  real call of 2n and every backend gives the same bits. */
 ND_API nd_status nd_random_uniform(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double low, double high, nd_device dev);
 /** Normal(mean, stddev) floats by Box-Muller (u1 in (0, 1], no log 0),
  *  computed in double and rounded to the dtype. ND_ERR_INVALID for
- *  non-finite mean/stddev or stddev < 0 (stddev == 0 gives mean). */
+ *  non-finite mean/stddev or stddev < 0 (stddev == 0 gives mean).
+ *  complex64/complex128 (as torch.randn(dtype=complex64)): independent
+ *  parts, each Normal(0, stddev^2 / 2), so E|z - mean|^2 = stddev^2; mean
+ *  is added to the real part (rounded after the part is, in the part
+ *  dtype), so E z = mean + 0i (PyTorch's normal_ adds it to both parts).
+ *  The parts are the 2n values of the real call of the part dtype with
+ *  stddev / sqrt(2) and mean 0 (element i: 2i and 2i + 1; the offset
+ *  advances as for 2n reals; the same bits on every backend). */
 ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean, double stddev, nd_device dev);
 /** Uniform integers in [low, high) (NumPy's Generator.integers(low, high,
  *  size, dtype), endpoint=False) of bool or any integer dtype (ND_ERR_DTYPE
@@ -1068,7 +1106,11 @@ ND_API nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, con
  * slices: nansum 0, nanprod 1, nanmean/nanvar/nanstd NaN, nanmax/nanmin
  * ND_ERR_INVALID "zero-size array to reduction operation fmax which has no
  * identity", nanargmax/nanargmin ND_ERR_INVALID "attempt to get argmax of
- * an empty sequence". Bad axes: nd_reduce's statuses. */
+ * an empty sequence". Bad axes: nd_reduce's statuses. Complex input: an
+ * element is NaN when either part is (np.isnan); nansum/nanprod/nanmean
+ * keep the complex dtype, nanvar/nanstd are real (the sum of the parts'
+ * nanvar over the same non-NaN elements), as NumPy; nanmax, nanmin,
+ * nanargmax, nanargmin and ptp refuse complex (ND_ERR_DTYPE, as nd_max). */
 /** NumPy nansum: sum with NaN as 0 (sum's dtypes: ints -> int64, ...). */
 ND_API nd_status nd_nansum(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims);
 /** NumPy nanprod: product with NaN as 1. */
@@ -1104,7 +1146,13 @@ ND_API nd_status nd_ptp(nd_array **out, const nd_array *a, int naxes, const int 
  *  the wrapped sum divided and truncated to d (NumPy); float16/bfloat16
  *  accumulate in float32 as nd_sum. var/std take float dtypes only
  *  (ND_ERR_DTYPE otherwise); other ops ND_ERR_INVALID ("max takes no
- *  dtype"); an invalid d ND_ERR_DTYPE. */
+ *  dtype"); an invalid d ND_ERR_DTYPE. A complex d: bool/int/float input
+ *  is cast to it first; sum/prod/mean are complex, var/std are computed as
+ *  the (real) complex var/std and returned as d with zero imaginary parts
+ *  (NumPy). Complex input with a real d: sum/prod/mean reduce the real
+ *  parts (NumPy discards the imaginary parts with a ComplexWarning);
+ *  var/std refuse it (ND_ERR_DTYPE: NumPy's result mixes the real mean into
+ *  |z - mean|^2, neither var of the real parts nor of z). */
 ND_API nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes,
                                  bool keepdims, nd_dtype dtype);
 /* [sc end] */

@@ -122,10 +122,10 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
     case ND_EW_RULE_SAME: *res = lt; break;
     case ND_EW_RULE_FLOAT: lt = nd__float_for(lt); *res = lt; break;
     case ND_EW_RULE_DIV:
-        if (!nd__is_float(lt)) lt = ND_FLOAT64;
+        if (!nd__is_float(lt) && kc != 'C') lt = ND_FLOAT64;
         *res = lt;
         break;
-    case ND_EW_RULE_F64: lt = ND_FLOAT64; *res = lt; break;
+    case ND_EW_RULE_F64: lt = kc == 'C' ? ND_COMPLEX128 : ND_FLOAT64; *res = lt; break;
     default: *res = ND_BOOL; break;
     }
     *loop = lt;
@@ -200,7 +200,8 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS)
         return nd__err(ND_ERR_INVALID, func, "invalid unary op %d", (int)op);
     ND_CHECK_PTR(func, a, "a");
-    if (ND_UNLIKELY(nd__is_complex(a->dtype))) return nd__cpx_unary(func, out, op, unary_names[op], a);
+    /* abs of complex is real (hypot of the parts): composed, not a loop */
+    if (ND_UNLIKELY(op == ND_UNARY_ABS && nd__is_complex(a->dtype))) return nd__cpx_abs(func, out, a);
     nd_dtype loop = ND_BOOL, res = ND_BOOL;
     nd_status st = nd__dtype_valid(a->dtype)
                        ? resolve_memo(&unary_memo[op][a->dtype], func, unary_names[op], named, unary_kinds[op],
@@ -352,7 +353,6 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
             (st = nd_result_type(&in, nd__float_for(a->dtype), nd__float_for(b->dtype))))
             return nd__err_prefix(st, func);
     }
-    if (ND_UNLIKELY(nd__is_complex(in))) return nd__cpx_binary(func, out, op, binary_names[op], a, b, in);
     return nd__ew_binary(func, named, out, op, a, b, in);
 }
 
@@ -451,13 +451,6 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
     /* the scalar goes straight to the loop dtype (uint8 array, -1.0 scalar
      * for arctan2: float16 -1, not a wrapped 255) */
     nd_array *sa;
-    if (ND_UNLIKELY(nd__is_complex(in))) { /* complex: the composed ops, the scalar in the complex dtype */
-        if ((st = nd__scalar_array(&sa, s, in, a->device))) return nd__err_prefix(st, func);
-        st = scalar_left ? nd__cpx_binary(func, out, op, binary_names[op], sa, a, in)
-                         : nd__cpx_binary(func, out, op, binary_names[op], a, sa, in);
-        nd_release(sa);
-        return st;
-    }
     if ((st = nd__scalar_array(&sa, s, loop, a->device))) return nd__err_prefix(st, func);
     st = scalar_left ? nd__ew_binary(func, false, out, op, sa, a, in) : nd__ew_binary(func, false, out, op, a, sa, in);
     nd_release(sa);

@@ -11,6 +11,7 @@
  *      i8 i16 i32 i64       int8_t ... int64_t
  *      u8 u16 u32 u64       uint8_t ... uint64_t
  *      f32 f64              float, double
+ *      c64 c128             nd_c64_t, nd_c128_t (src/convert.h; src/ops_cpx.h)
  * float16 and bfloat16 are loaded as float32 (src/half.h), computed with
  * the _f32 body and rounded back to nearest even.
  *
@@ -509,8 +510,10 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
  *   SAME, BOOL   the input dtypes of the kinds column (B, I, U, F; a
  *                lower-case b computes bool as int8: no bool loop)
  *   FLOAT, DIV   the floats (integer and bool inputs are cast to one)
- * in two parts, bool/integers and floats (ND_OP_LOOPS_INT/_FLT), so that
- * the CUDA backend can compile them in separate files. A kinds value
+ *   C            complex64 and complex128 (FLOAT keeps a complex input;
+ *                F64 computes complex in complex128)
+ * in three parts, bool/integers, floats and complex (ND_OP_LOOPS_INT/_FLT/
+ * _CPX), so that the CUDA backend can compile them in separate files. A kinds value
  * without its two ND_OP_KINDS_ lines below fails to compile. */
 #define ND_OP_KINDS_INT_BIUF(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_BIUF(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
@@ -526,6 +529,37 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #define ND_OP_KINDS_FLT_IU(X, ...)
 #define ND_OP_KINDS_INT_BIUFh(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_BIUFh(X, ...) ND_OP_TYPES_FLOAT_OWN16(X, __VA_ARGS__)
+/* ... C: also complex64/complex128 (issue 17) */
+#define ND_OP_KINDS_INT_BIUFC(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_BIUFC(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_KINDS_INT_bIUFC(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_bIUFC(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_KINDS_INT_IUFC(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_IUFC(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+/* the complex part: the two complex dtypes where kinds has a C */
+#define ND_OP_TYPES_CPX(X, ...)                                                         \
+    X(ND_COMPLEX64, c64, c64, nd_c64_t, nd_c64_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)       \
+    X(ND_COMPLEX128, c128, c128, nd_c128_t, nd_c128_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
+#define ND_OP_KINDS_CPX_BIUF(X, ...)
+#define ND_OP_KINDS_CPX_bIUF(X, ...)
+#define ND_OP_KINDS_CPX_IUF(X, ...)
+#define ND_OP_KINDS_CPX_BIU(X, ...)
+#define ND_OP_KINDS_CPX_bIU(X, ...)
+#define ND_OP_KINDS_CPX_IU(X, ...)
+#define ND_OP_KINDS_CPX_BIUFh(X, ...)
+#define ND_OP_KINDS_CPX_BIUFw(X, ...)
+#define ND_OP_KINDS_CPX_BIUFC(X, ...) ND_OP_TYPES_CPX(X, __VA_ARGS__)
+#define ND_OP_KINDS_CPX_bIUFC(X, ...) ND_OP_TYPES_CPX(X, __VA_ARGS__)
+#define ND_OP_KINDS_CPX_IUFC(X, ...) ND_OP_TYPES_CPX(X, __VA_ARGS__)
+/* F64 (float_power): complex computes in complex128 only */
+#define ND_OP_KINDS_CPX64_BIUF(X, ...)
+#define ND_OP_KINDS_CPX64_BIUFC(X, ...)                                                 \
+    X(ND_COMPLEX128, c128, c128, nd_c128_t, nd_c128_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
+#define ND_OP_CPX_SAME(K, X, ...) ND_OP_KINDS_CPX_##K(X, __VA_ARGS__)
+#define ND_OP_CPX_BOOL(K, X, ...) ND_OP_KINDS_CPX_##K(X, __VA_ARGS__)
+#define ND_OP_CPX_FLOAT(K, X, ...) ND_OP_KINDS_CPX_##K(X, __VA_ARGS__)
+#define ND_OP_CPX_DIV(K, X, ...) ND_OP_KINDS_CPX_##K(X, __VA_ARGS__)
+#define ND_OP_CPX_F64(K, X, ...) ND_OP_KINDS_CPX64_##K(X, __VA_ARGS__)
 #define ND_OP_INT_SAME(K, X, ...) ND_OP_KINDS_INT_##K(X, __VA_ARGS__)
 #define ND_OP_INT_BOOL(K, X, ...) ND_OP_KINDS_INT_##K(X, __VA_ARGS__)
 #define ND_OP_INT_FLOAT(K, X, ...)
@@ -540,6 +574,7 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
  * bit-level bodies (nextafter, spacing), BIUF computes them in float32 */
 #define ND_OP_FLOATS_BIUF(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
 #define ND_OP_FLOATS_BIUFh(X, ...) ND_OP_TYPES_FLOAT_OWN16(X, __VA_ARGS__)
+#define ND_OP_FLOATS_BIUFC(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
 /* BIUFw: no bfloat16 loop (the core widens bfloat16 to float32: ldexp) */
 #define ND_OP_FLOATS_BIUFw(X, ...)                                                      \
     X(ND_FLOAT16, f16, f32, uint16_t, float, ND_LD_F16, ND_ST_F16, __VA_ARGS__)         \
@@ -547,7 +582,9 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
     X(ND_FLOAT64, f64, f64, double, double, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
 #define ND_OP_LOOPS_INT(K, R, X, ...) ND_OP_INT_##R(K, X, __VA_ARGS__)
 #define ND_OP_LOOPS_FLT(K, R, X, ...) ND_OP_FLT_##R(K, X, __VA_ARGS__)
-#define ND_OP_LOOPS(K, R, X, ...) ND_OP_LOOPS_INT(K, R, X, __VA_ARGS__) ND_OP_LOOPS_FLT(K, R, X, __VA_ARGS__)
+#define ND_OP_LOOPS_CPX(K, R, X, ...) ND_OP_CPX_##R(K, X, __VA_ARGS__)
+#define ND_OP_LOOPS(K, R, X, ...)                                                       \
+    ND_OP_LOOPS_INT(K, R, X, __VA_ARGS__) ND_OP_LOOPS_FLT(K, R, X, __VA_ARGS__) ND_OP_LOOPS_CPX(K, R, X, __VA_ARGS__)
 
 /* Result storage type of an op of a rule, given the loop's storage type,
  * and how a computed value is stored (BOOL ops store 0/1 bytes). */
@@ -561,5 +598,8 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #define ND_OP_STORE_DIV(store, v) store(v)
 #define ND_OP_STORE_BOOL(store, v) ND_ST_BOOL(v)
 #define ND_OP_STORE_F64(store, v) store(v)
+
+/* The complex bodies (nd_op_<name>_c64 / _c128). */
+#include "ops_cpx.h"
 
 #endif /* ND_OPS_MATH_H */

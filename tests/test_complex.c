@@ -561,11 +561,10 @@ START_TEST(unsupported_ops_refuse)
     for (int di = 0; di < nd; di++) {
         double re[4], im[4];
         nd_array *a = cx_iota(ND_COMPLEX64, 2, (const int64_t[]){2, 2}, devs[di], re, im), *r = NULL, *r2 = NULL;
-        ND_EXPECT_ERR(nd_reduce(&r, ND_REDUCE_SUM, a, 0, NULL, false), ND_ERR_DTYPE, "complex64");
+        ND_EXPECT_ERR(nd_reduce(&r, ND_REDUCE_MAX, a, 0, NULL, false), ND_ERR_DTYPE, "complex64"); /* sum: suite reduce_cpx */
         ND_EXPECT_ERR(nd_sort(&r, a, -1, 0), ND_ERR_DTYPE, "complex64");
-        ND_EXPECT_ERR(nd_matmul(&r, a, a), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_cumsum(&r, a, 0), ND_ERR_DTYPE, "complex64");
-        ND_EXPECT_ERR(nd_exp(&r, a), ND_ERR_DTYPE, "complex64");
+        ND_EXPECT_ERR(nd_floor(&r, a), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_less(&r, a, a), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_maximum_at(a, a, a), ND_ERR_DTYPE, "complex");
         ND_EXPECT_ERR(nd_clip_scalar(&r, a, nd_scalar_float(0), nd_scalar_float(1)), ND_ERR_DTYPE, "complex64");

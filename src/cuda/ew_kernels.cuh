@@ -223,6 +223,8 @@ nd_ew_launch_fn nd__cu_unary_part_flt(int op, int t);  // kernels_unary_flt.cu: 
 nd_ew_launch_fn nd__cu_unary_part_math(int op, int t); // kernels_unary_math.cu: FLOAT (exp, sin, ...)
 nd_ew_launch_fn nd__cu_binary_part_int(int op, int t); // kernels_binary_int.cu: SAME on bool/ints
 nd_ew_launch_fn nd__cu_binary_part_flt(int op, int t); // kernels_binary_flt.cu: SAME, DIV, FLOAT on floats
-nd_ew_launch_fn nd__cu_binary_part_cmp(int op, int t); // kernels_binary_cmp.cu: BOOL (comparisons, logical)
+nd_ew_launch_fn nd__cu_binary_part_cmp(int op, int t); // kernels_binary_cmp.cu: BOOL (comparisons, logical; complex too)
+nd_ew_launch_fn nd__cu_unary_part_cpx(int op, int t);  // kernels_unary_cpx.cu: every rule on complex
+nd_ew_launch_fn nd__cu_binary_part_cpx(int op, int t); // kernels_binary_cpx.cu: SAME, FLOAT, DIV, F64 on complex
 nd_ew_launch_fn nd__cu_where_launcher(size_t itemsize); // kernels_where.cu
 #endif

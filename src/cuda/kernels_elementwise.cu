@@ -13,6 +13,7 @@ static nd_ew_launch_fn unary_fn(int op, int t)
     nd_ew_launch_fn f = nd__cu_unary_part_int(op, t);
     if (!f) f = nd__cu_unary_part_flt(op, t);
     if (!f) f = nd__cu_unary_part_math(op, t);
+    if (!f) f = nd__cu_unary_part_cpx(op, t);
     return f;
 }
 
@@ -21,6 +22,7 @@ static nd_ew_launch_fn binary_fn(int op, int t)
     nd_ew_launch_fn f = nd__cu_binary_part_int(op, t);
     if (!f) f = nd__cu_binary_part_flt(op, t);
     if (!f) f = nd__cu_binary_part_cmp(op, t);
+    if (!f) f = nd__cu_binary_part_cpx(op, t);
     return f;
 }
 

@@ -1,0 +1,486 @@
+/* The native complex loops of the op table (issue 17): every unary and
+ * binary op whose kinds column has a C, on complex64 and complex128, in
+ * every layout the backends treat differently (contiguous, strided,
+ * transposed, broadcast, 0-d, a given out, in place, weak scalars) against
+ * the shared scalar bodies evaluated on the host, on the CPU and on cuda:0
+ * when there is one (the emulated GPU in `make emu-test`). The bodies
+ * themselves are checked against glibc and NumPy's formulas by the
+ * ops_cpx suite (tests/test_ops_cpx.c) and against NumPy itself by
+ * tests/test_complex_numpy.py; this suite checks that every loop reaches
+ * them with the right dtypes, strides and results. Every op without a C
+ * must refuse complex with ND_ERR_DTYPE (abs is the one composed op: real
+ * result). Values include inf, NaN and signed zeros in either part. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cv_util.h"
+#include "ndgpu.h"
+#include "ops_math.h"
+#include "test_util.h"
+
+/* ---- the host reference: the loop dtype's body on one element ----- */
+#define CX_UCASE(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule, E)                  \
+    case (int)ND_UNARY_##E * ND_NUM_DTYPES + (int)DT: {                           \
+        ST x;                                                                     \
+        memcpy(&x, in, sizeof x);                                                 \
+        ND_OP_OUT_##rule(ST) r = ND_OP_STORE_##rule(STO, nd_op_##name##_##bsfx(LD(x))); \
+        memcpy(out, &r, sizeof r);                                                \
+        return true;                                                              \
+    }
+#define CX_BCASE(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule, E)                  \
+    case (int)ND_BINARY_##E * ND_NUM_DTYPES + (int)DT: {                          \
+        ST x, y;                                                                  \
+        memcpy(&x, in, sizeof x);                                                 \
+        memcpy(&y, in2, sizeof y);                                                \
+        ND_OP_OUT_##rule(ST) r = ND_OP_STORE_##rule(STO, nd_op_##name##_##bsfx(LD(x), LD(y))); \
+        memcpy(out, &r, sizeof r);                                                \
+        return true;                                                              \
+    }
+#define CX_UGEN(E, name, kinds, rule) ND_OP_LOOPS_CPX(kinds, rule, CX_UCASE, name, rule, E)
+#define CX_BGEN(E, name, kinds, rule) ND_OP_LOOPS_CPX(kinds, rule, CX_BCASE, name, rule, E)
+
+/* out = op(in) (op(in, in2)) with the body of loop dtype lt; false when
+ * there is no such complex loop. */
+static bool ref_unary(int op, nd_dtype lt, const void *in, void *out)
+{
+    switch (op * ND_NUM_DTYPES + (int)lt) {
+        ND_UNARY_OPS(CX_UGEN)
+    default: return false;
+    }
+}
+static bool ref_binary(int op, nd_dtype lt, const void *in, const void *in2, void *out)
+{
+    switch (op * ND_NUM_DTYPES + (int)lt) {
+        ND_BINARY_OPS(CX_BGEN)
+    default: return false;
+    }
+}
+
+#define CX_UKINDS(E, n, k, r) #k,
+#define CX_BKINDS(E, n, k, r) #k,
+#define CX_URULE(E, n, k, r) #r,
+static const char *const ukinds[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(CX_UKINDS)};
+static const char *const bkinds[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(CX_BKINDS)};
+static const char *const urules[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(CX_URULE)};
+static const char *const brules[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(CX_URULE)};
+
+/* The loop dtype (complex) and result dtype of an op with rule r on t. */
+static nd_dtype loop_of(const char *rule, nd_dtype t) { return strcmp(rule, "F64") == 0 ? ND_COMPLEX128 : t; }
+static nd_dtype res_of(const char *rule, nd_dtype t)
+{
+    return strcmp(rule, "BOOL") == 0 ? ND_BOOL : loop_of(rule, t);
+}
+
+/* ---- inputs ---------------------------------------------------------- */
+/* Element i of input `which` (re, im): mostly moderate random values, with
+ * specials (inf, NaN, signed zeros, huge, tiny, exact 1 and -1) in either
+ * part at fixed positions, so that every layout sees some. */
+static void value(int which, int64_t i, double *re, double *im)
+{
+    static const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e30, -1e-30, 1.0, -1.0, 0.5, 2.0};
+    const int nsp = (int)(sizeof sp / sizeof sp[0]);
+    uint64_t h = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(which + 7) * 0xD1B54A32D192ED03ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    double u = (double)(h >> 11) * 0x1p-53, v = (double)((h * 0x94D049BB133111EBull) >> 11) * 0x1p-53;
+    *re = 6 * u - 3, *im = 6 * v - 3;
+    if (i % 7 == 3) *re = sp[(i / 7 + which) % nsp];
+    if (i % 11 == 5) *im = sp[(i / 11 + 2 * which) % nsp];
+}
+
+/* A complex array of dtype t and shape (ndim, shape) on dev with the
+ * values of input `which` in C order, and its host copy (element i at
+ * host + i * itemsize). */
+static nd_array *make_in(nd_dtype t, int which, int ndim, const int64_t *shape, nd_device dev, unsigned char **host)
+{
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) n *= shape[d];
+    const size_t isz = nd_dtype_size(t);
+    unsigned char *raw = malloc((size_t)n * isz + 16);
+    ck_assert(raw != NULL);
+    for (int64_t i = 0; i < n; i++) {
+        double re, im;
+        value(which, i, &re, &im);
+        if (t == ND_COMPLEX64) {
+            float v[2] = {(float)re, (float)im};
+            memcpy(raw + (size_t)i * isz, v, sizeof v);
+        } else {
+            double v[2] = {re, im};
+            memcpy(raw + (size_t)i * isz, v, sizeof v);
+        }
+    }
+    nd_array *a = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&a, raw, t, ndim, shape, dev));
+    *host = raw;
+    return a;
+}
+
+/* The host element (as stored in t) converted to loop dtype lt. */
+static void to_loop(nd_dtype t, nd_dtype lt, const unsigned char *p, unsigned char *q)
+{
+    if (t == lt) {
+        memcpy(q, p, nd_dtype_size(t));
+        return;
+    }
+    float f[2]; /* complex64 -> complex128 (F64 rule) */
+    memcpy(f, p, sizeof f);
+    double d[2] = {f[0], f[1]};
+    memcpy(q, d, sizeof d);
+}
+
+/* got vs want for one element of result dtype rt (bytes), tolerance in
+ * units of the part type's epsilon times the result's magnitude; exact
+ * for bool, NaN where NaN, the same infinities. */
+static bool close_elem(nd_dtype rt, const unsigned char *got, const unsigned char *want, double ulps)
+{
+    if (rt == ND_BOOL) return got[0] == want[0];
+    double g[2], w[2], eps;
+    if (rt == ND_COMPLEX64) {
+        float a[2], b[2];
+        memcpy(a, got, 8), memcpy(b, want, 8);
+        g[0] = a[0], g[1] = a[1], w[0] = b[0], w[1] = b[1], eps = 0x1p-23;
+    } else {
+        memcpy(g, got, 16), memcpy(w, want, 16), eps = 0x1p-52;
+    }
+    const double mag = fmax(fabs(w[0]), fabs(w[1]));
+    for (int k = 0; k < 2; k++) {
+        if (isnan(w[k])) {
+            if (!isnan(g[k])) return false;
+        } else if (isinf(w[k])) {
+            if (g[k] != w[k]) return false;
+        } else if (!(fabs(g[k] - w[k]) <= ulps * eps * mag) && !(g[k] == w[k])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void fmt_elem(char *buf, size_t cap, nd_dtype rt, const unsigned char *p)
+{
+    if (rt == ND_BOOL) snprintf(buf, cap, "%d", p[0]);
+    else if (rt == ND_COMPLEX64) {
+        float a[2];
+        memcpy(a, p, 8);
+        snprintf(buf, cap, "(%.9g, %.9g)", a[0], a[1]);
+    } else {
+        double a[2];
+        memcpy(a, p, 16);
+        snprintf(buf, cap, "(%.17g, %.17g)", a[0], a[1]);
+    }
+}
+
+/* The result r (shape of the broadcast, C order) against the reference
+ * computed element by element by f(i, want). */
+typedef void (*ref_fn)(int64_t i, unsigned char *want, const void *ctx);
+static void expect_result(const nd_array *r, nd_dtype rt, ref_fn f, const void *ctx, const char *what, double ulps)
+{
+    ck_assert_msg(nd_dtype_of(r) == rt, "%s: result dtype %s, want %s", what, nd_dtype_name(nd_dtype_of(r)),
+                  nd_dtype_name(rt));
+    const int64_t n = nd_size(r);
+    const size_t isz = nd_dtype_size(rt);
+    unsigned char *got = malloc((size_t)n * isz + 16);
+    ck_assert(got != NULL);
+    nd_array *c = NULL;
+    ND_OK_OR_FAIL(nd_contiguous(&c, r));
+    ND_OK_OR_FAIL(nd_copy_to_host(got, c, nd_nbytes(c)));
+    nd_release(c);
+    unsigned char want[16];
+    for (int64_t i = 0; i < n; i++) {
+        f(i, want, ctx);
+        if (!close_elem(rt, got + (size_t)i * isz, want, ulps)) {
+            char g[96], w[96];
+            fmt_elem(g, sizeof g, rt, got + (size_t)i * isz);
+            fmt_elem(w, sizeof w, rt, want);
+            ck_abort_msg("%s: element %lld is %s, want %s", what, (long long)i, g, w);
+        }
+    }
+    free(got);
+}
+
+/* ---- unary ----------------------------------------------------------- */
+typedef struct {
+    int op;
+    nd_dtype t, lt;
+    const unsigned char *host; /* the input's C-order elements */
+    int layout;                /* 0 contiguous, 1 strided (every 2nd), 2 transposed (7, 9) -> (9, 7), 3 0-d */
+} uctx;
+
+static void uref(int64_t i, unsigned char *want, const void *p)
+{
+    const uctx *c = p;
+    const size_t isz = nd_dtype_size(c->t);
+    int64_t src = i;
+    if (c->layout == 1) src = 2 * i;
+    else if (c->layout == 2) src = (i % 7) * 9 + i / 7; /* result (9, 7) of a (7, 9) input */
+    unsigned char x[16];
+    to_loop(c->t, c->lt, c->host + (size_t)src * isz, x);
+    ck_assert(ref_unary(c->op, c->lt, x, want));
+}
+
+/* 2 ulps for the loops (the CPU's vectorised multiply and square may fuse
+ * one product into an FMA, as NumPy's AVX-512 loop does) */
+#define CX_ULPS 2.0
+
+START_TEST(unary_ops_all_layouts)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    int nops = 0;
+    for (int di = 0; di < nd; di++)
+        for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++)
+            for (int op = 0; op < ND_NUM_UNARY_OPS; op++) {
+                if (strchr(ukinds[op], 'C') == NULL) continue;
+                nops += di == 0 && t == ND_COMPLEX64;
+                const nd_dtype lt = loop_of(urules[op], t), rt = res_of(urules[op], t);
+                for (int layout = 0; layout < 4; layout++) {
+                    unsigned char *host = NULL;
+                    nd_array *base = NULL, *a = NULL;
+                    if (layout == 0) base = make_in(t, 0, 1, (const int64_t[]){67}, devs[di], &host);
+                    else if (layout == 1) base = make_in(t, 0, 1, (const int64_t[]){134}, devs[di], &host);
+                    else if (layout == 2) base = make_in(t, 0, 2, (const int64_t[]){7, 9}, devs[di], &host);
+                    else base = make_in(t, 0, 0, NULL, devs[di], &host);
+                    if (layout == 1) ND_OK_OR_FAIL(nd_slice(&a, base, 1, (const nd_range[]){{0, ND_NONE, 2}}));
+                    else if (layout == 2) ND_OK_OR_FAIL(nd_transpose(&a, base, NULL));
+                    else a = nd_retain(base);
+                    uctx c = {op, t, lt, host, layout};
+                    char what[160];
+                    snprintf(what, sizeof what, "%s(%s) layout %d on %s", nd_unary_op_name((nd_unary_op)op),
+                             nd_dtype_name(t), layout, devs[di].type == ND_DEVICE_CPU ? "cpu" : "cuda:0");
+                    nd_array *r = NULL;
+                    ND_OK_OR_FAIL(nd_unary(&r, (nd_unary_op)op, a));
+                    expect_result(r, rt, uref, &c, what, CX_ULPS);
+                    if (layout == 0) {
+                        /* into a given out, poisoned first */
+                        nd_array *o = NULL;
+                        ND_OK_OR_FAIL(nd_full(&o, rt, 1, (const int64_t[]){67},
+                                              rt == ND_BOOL ? nd_scalar_bool(true) : nd_scalar_complex(NAN, -7), devs[di]));
+                        nd_array *o2 = o;
+                        ND_OK_OR_FAIL(nd_unary(&o2, (nd_unary_op)op, a));
+                        ck_assert(o2 == o);
+                        expect_result(o, rt, uref, &c, what, CX_ULPS);
+                        nd_release(o);
+                        /* in place, where the result is the input's dtype */
+                        if (rt == t) {
+                            nd_array *w = NULL;
+                            ND_OK_OR_FAIL(nd_copy(&w, a));
+                            nd_array *w2 = w;
+                            ND_OK_OR_FAIL(nd_unary(&w2, (nd_unary_op)op, w));
+                            expect_result(w, rt, uref, &c, what, CX_ULPS);
+                            nd_release(w);
+                        }
+                    }
+                    nd_release(r), nd_release(a), nd_release(base);
+                    free(host);
+                }
+            }
+    ck_assert_int_ge(nops, 8); /* the op table has complex loops */
+}
+END_TEST
+
+/* ---- binary ---------------------------------------------------------- */
+typedef struct {
+    int op;
+    nd_dtype t, lt;
+    const unsigned char *ha, *hb;
+    int layout; /* 0 both (67,), 1 a strided, 2 b (7,) broadcast against a (9, 7), 3 b 0-d, 4 a transposed */
+} bctx;
+
+static void bref(int64_t i, unsigned char *want, const void *p)
+{
+    const bctx *c = p;
+    const size_t isz = nd_dtype_size(c->t);
+    int64_t ia = i, ib = i;
+    switch (c->layout) {
+    case 1: ia = 2 * i; break;
+    case 2: ib = i % 7; break;
+    case 3: ib = 0; break;
+    case 4: ia = (i % 7) * 9 + i / 7; break; /* a (9, 7), the transpose of a (7, 9) */
+    default: break;
+    }
+    unsigned char x[16], y[16];
+    to_loop(c->t, c->lt, c->ha + (size_t)ia * isz, x);
+    to_loop(c->t, c->lt, c->hb + (size_t)ib * isz, y);
+    ck_assert(ref_binary(c->op, c->lt, x, y, want));
+}
+
+START_TEST(binary_ops_all_layouts)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    int nops = 0;
+    for (int di = 0; di < nd; di++)
+        for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++)
+            for (int op = 0; op < ND_NUM_BINARY_OPS; op++) {
+                if (strchr(bkinds[op], 'C') == NULL) continue;
+                nops += di == 0 && t == ND_COMPLEX64;
+                const nd_dtype lt = loop_of(brules[op], t), rt = res_of(brules[op], t);
+                for (int layout = 0; layout < 5; layout++) {
+                    unsigned char *ha = NULL, *hb = NULL;
+                    nd_array *ba = NULL, *a = NULL, *b = NULL;
+                    switch (layout) {
+                    case 0:
+                        ba = make_in(t, 0, 1, (const int64_t[]){67}, devs[di], &ha);
+                        b = make_in(t, 1, 1, (const int64_t[]){67}, devs[di], &hb);
+                        break;
+                    case 1:
+                        ba = make_in(t, 0, 1, (const int64_t[]){134}, devs[di], &ha);
+                        b = make_in(t, 1, 1, (const int64_t[]){67}, devs[di], &hb);
+                        break;
+                    case 2:
+                        ba = make_in(t, 0, 2, (const int64_t[]){9, 7}, devs[di], &ha);
+                        b = make_in(t, 1, 1, (const int64_t[]){7}, devs[di], &hb);
+                        break;
+                    case 3:
+                        ba = make_in(t, 0, 2, (const int64_t[]){9, 7}, devs[di], &ha);
+                        b = make_in(t, 1, 0, NULL, devs[di], &hb);
+                        break;
+                    default: /* a = transpose of a (7, 9): element (r, c) of a is base (c, r) */
+                        ba = make_in(t, 0, 2, (const int64_t[]){7, 9}, devs[di], &ha);
+                        b = make_in(t, 1, 2, (const int64_t[]){9, 7}, devs[di], &hb);
+                        break;
+                    }
+                    if (layout == 1) ND_OK_OR_FAIL(nd_slice(&a, ba, 1, (const nd_range[]){{0, ND_NONE, 2}}));
+                    else if (layout == 4) ND_OK_OR_FAIL(nd_transpose(&a, ba, NULL));
+                    else a = nd_retain(ba);
+                    bctx c = {op, t, lt, ha, hb, layout};
+                    char what[160];
+                    snprintf(what, sizeof what, "%s(%s) layout %d on %s", nd_binary_op_name((nd_binary_op)op),
+                             nd_dtype_name(t), layout, devs[di].type == ND_DEVICE_CPU ? "cpu" : "cuda:0");
+                    nd_array *r = NULL;
+                    ND_OK_OR_FAIL(nd_binary(&r, (nd_binary_op)op, a, b));
+                    expect_result(r, rt, bref, &c, what, CX_ULPS);
+                    if (layout == 0 && rt == t) { /* in place into a copy of a */
+                        nd_array *w = NULL;
+                        ND_OK_OR_FAIL(nd_copy(&w, a));
+                        nd_array *w2 = w;
+                        ND_OK_OR_FAIL(nd_binary(&w2, (nd_binary_op)op, w, b));
+                        expect_result(w, rt, bref, &c, what, CX_ULPS);
+                        nd_release(w);
+                    }
+                    nd_release(r), nd_release(a), nd_release(b), nd_release(ba);
+                    free(ha), free(hb);
+                }
+            }
+    ck_assert_int_ge(nops, 8);
+}
+END_TEST
+
+/* ---- weak scalars, mixed dtypes -------------------------------------- */
+/* x == y exactly, NaN == NaN, -0.0 != +0.0 */
+static bool same_f(float x, float y) { return (isnan(x) && isnan(y)) || (x == y && signbit(x) == signbit(y)); }
+
+START_TEST(scalars_and_promotion)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    for (int di = 0; di < nd; di++) {
+        nd_device dev = devs[di];
+        /* float32 array * 1j -> complex64 (weak); int8 array + 1j -> complex128 */
+        nd_array *f = cv_make(ND_FLOAT32, 1, (const int64_t[]){3}, (const double[]){1.5, -2, 0.25}, dev);
+        nd_array *i8 = cv_make(ND_INT8, 1, (const int64_t[]){3}, (const double[]){1, -2, 3}, dev);
+        nd_array *r = NULL;
+        ND_OK_OR_FAIL(nd_binary_scalar(&r, ND_BINARY_MULTIPLY, f, nd_scalar_complex(0, 1)));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX64);
+        float v[6];
+        ND_OK_OR_FAIL(nd_copy_to_host(v, r, sizeof v));
+        ck_assert(v[0] == 0 && v[1] == 1.5f && v[2] == 0 && v[3] == -2 && v[4] == 0 && v[5] == 0.25f);
+        nd_release(r), r = NULL;
+        ND_OK_OR_FAIL(nd_binary_scalar(&r, ND_BINARY_ADD, i8, nd_scalar_complex(0.5, 1)));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX128);
+        double d[6];
+        ND_OK_OR_FAIL(nd_copy_to_host(d, r, sizeof d));
+        ck_assert(d[0] == 1.5 && d[1] == 1 && d[2] == -1.5 && d[3] == 1 && d[4] == 3.5 && d[5] == 1);
+        nd_release(r), r = NULL;
+        /* 2 / z with the scalar on the left, and z - 1 (a real weak scalar) */
+        unsigned char *hz = NULL;
+        nd_array *z = make_in(ND_COMPLEX64, 3, 1, (const int64_t[]){29}, dev, &hz);
+        ND_OK_OR_FAIL(nd_scalar_binary(&r, ND_BINARY_DIVIDE, nd_scalar_float(2), z));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX64);
+        float zz[58], q[58];
+        memcpy(zz, hz, sizeof zz);
+        ND_OK_OR_FAIL(nd_copy_to_host(q, r, sizeof q));
+        for (int k = 0; k < 29; k++) {
+            const float two[2] = {2, 0};
+            unsigned char gw[8], ww[8];
+            ck_assert(ref_binary(ND_BINARY_DIVIDE, ND_COMPLEX64, two, &zz[2 * k], ww));
+            memcpy(gw, &q[2 * k], 8);
+            ck_assert_msg(close_elem(ND_COMPLEX64, gw, ww, CX_ULPS), "2 / z element %d", k);
+        }
+        nd_release(r), r = NULL;
+        ND_OK_OR_FAIL(nd_binary_scalar(&r, ND_BINARY_SUBTRACT, z, nd_scalar_int(1)));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX64);
+        ND_OK_OR_FAIL(nd_copy_to_host(q, r, sizeof q));
+        for (int k = 0; k < 29; k++)
+            ck_assert(same_f(q[2 * k], zz[2 * k] - 1.0f) && same_f(q[2 * k + 1], zz[2 * k + 1]));
+        nd_release(r), r = NULL;
+        /* complex64 ** complex scalar; float_power always complex128 */
+        ND_OK_OR_FAIL(nd_binary_scalar(&r, ND_BINARY_POWER, z, nd_scalar_complex(2, 0)));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX64);
+        nd_release(r), r = NULL;
+        ND_OK_OR_FAIL(nd_binary_scalar(&r, ND_BINARY_FLOAT_POWER, z, nd_scalar_float(0.5)));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX128);
+        nd_release(r), r = NULL;
+        /* true division of complex stays complex; sqrt of complex64 is complex64 */
+        ND_OK_OR_FAIL(nd_divide(&r, z, z));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX64);
+        nd_release(r), r = NULL;
+        ND_OK_OR_FAIL(nd_sqrt(&r, z));
+        ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX64);
+        nd_release(r), r = NULL;
+        /* logical ops read the truth value of both parts (0 + 1j is true) */
+        ND_OK_OR_FAIL(nd_binary_scalar(&r, ND_BINARY_LOGICAL_AND, z, nd_scalar_complex(0, 1)));
+        ck_assert_int_eq(nd_dtype_of(r), ND_BOOL);
+        nd_release(r), r = NULL;
+        nd_release(z), nd_release(f), nd_release(i8);
+        free(hz);
+    }
+}
+END_TEST
+
+/* ---- refusals -------------------------------------------------------- */
+START_TEST(ops_without_complex_refuse)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    for (int di = 0; di < nd; di++)
+        for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++) {
+            unsigned char *h = NULL;
+            nd_array *z = make_in(t, 0, 1, (const int64_t[]){5}, devs[di], &h);
+            for (int op = 0; op < ND_NUM_UNARY_OPS; op++) {
+                if (strchr(ukinds[op], 'C') != NULL || op == ND_UNARY_ABS) continue;
+                nd_array *r = NULL;
+                nd_status st = nd_unary(&r, (nd_unary_op)op, z);
+                ck_assert_msg(st == ND_ERR_DTYPE, "%s(%s): %s", nd_unary_op_name((nd_unary_op)op), nd_dtype_name(t),
+                              nd_status_name(st));
+                ck_assert_ptr_null(r);
+            }
+            for (int op = 0; op < ND_NUM_BINARY_OPS; op++) {
+                if (strchr(bkinds[op], 'C') != NULL) continue;
+                nd_array *r = NULL;
+                nd_status st = nd_binary(&r, (nd_binary_op)op, z, z);
+                ck_assert_msg(st == ND_ERR_DTYPE, "%s(%s): %s", nd_binary_op_name((nd_binary_op)op), nd_dtype_name(t),
+                              nd_status_name(st));
+                ck_assert_ptr_null(r);
+            }
+            nd_release(z);
+            free(h);
+        }
+}
+END_TEST
+
+Suite *suite_complex_ew(void)
+{
+    Suite *s = suite_create("complex_ew");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, unary_ops_all_layouts);
+    tcase_add_test(tc, binary_ops_all_layouts);
+    tcase_add_test(tc, scalars_and_promotion);
+    tcase_add_test(tc, ops_without_complex_refuse);
+    suite_add_tcase(s, tc);
+    return s;
+}
