@@ -20,10 +20,20 @@
  * for a random x) up to n = 4096; for n = 8192 384 sampled entries
  * against a double-precision dot product of the same inputs. Tolerances,
  * relative to sum |a||b|: float64 1e-13, float32 1e-5 (Freivalds) / 1e-4
- * (samples), TF32, float16, bfloat16 1e-2. */
+ * (samples), TF32, float16, bfloat16 1e-2.
+ *
+ * issue 17: complex64 and complex128 n = 1024 on every device (NumPy's
+ * complex matmul; raw cblas_cgemm/zgemm or cublasGemmEx with CUDA_C_32F /
+ * CUDA_C_64F as the ceiling). Their inputs are generated as (re, im) pairs
+ * (a float32/float64 (n, n, 2) base, parts in [-1, 1)) that both sides view
+ * as complex (call "pairs": true, as bench_complex and bench_fft do), the
+ * result is checked with a complex Freivalds test (complex64 1e-5,
+ * complex128 1e-13) and checksummed as (re, im) pairs in C order; flops
+ * are 8 n^3 (a complex multiply-add is 8 real flops). */
 #include "bench_common.h"
 
 #include <cblas.h>
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +71,16 @@ static int raw_run(void *p)
     int n = r->n;
     size_t mat = (size_t)n * (size_t)n;
     CBLAS_TRANSPOSE ta = r->trans_a ? CblasTrans : CblasNoTrans;
+    static const float one_c[2] = {1.0f, 0.0f}, zero_c[2] = {0.0f, 0.0f};
+    static const double one_z[2] = {1.0, 0.0}, zero_z[2] = {0.0, 0.0};
     for (int i = 0; i < r->batch; i++) {
-        if (r->t == ND_FLOAT32)
+        if (r->t == ND_COMPLEX64)
+            cblas_cgemm(CblasRowMajor, ta, CblasNoTrans, n, n, n, one_c, (const float *)r->a + 2 * i * mat, n,
+                        (const float *)r->b + 2 * i * mat, n, zero_c, (float *)r->c + 2 * i * mat, n);
+        else if (r->t == ND_COMPLEX128)
+            cblas_zgemm(CblasRowMajor, ta, CblasNoTrans, n, n, n, one_z, (const double *)r->a + 2 * i * mat, n,
+                        (const double *)r->b + 2 * i * mat, n, zero_z, (double *)r->c + 2 * i * mat, n);
+        else if (r->t == ND_FLOAT32)
             cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, n, n, n, 1.0f, (const float *)r->a + i * mat, n,
                         (const float *)r->b + i * mat, n, 0.0f, (float *)r->c + i * mat, n);
         else
@@ -94,12 +112,16 @@ static int cu_run(void *p)
     case ND_FLOAT16: dt = CUDA_R_16F, ct = CUBLAS_COMPUTE_32F; break;
     case ND_BFLOAT16: dt = CUDA_R_16BF, ct = CUBLAS_COMPUTE_32F; break;
     case ND_FLOAT32: dt = CUDA_R_32F, ct = r->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; break;
+    case ND_COMPLEX64: dt = CUDA_C_32F, ct = CUBLAS_COMPUTE_32F; break;
+    case ND_COMPLEX128: dt = CUDA_C_64F, ct = CUBLAS_COMPUTE_64F; break;
     default: dt = CUDA_R_64F, ct = CUBLAS_COMPUTE_64F; break;
     }
-    static const float af = 1.0f, bf = 0.0f;
-    static const double ad = 1.0, bd = 0.0;
-    const void *alpha = r->t == ND_FLOAT64 ? (const void *)&ad : (const void *)&af;
-    const void *beta = r->t == ND_FLOAT64 ? (const void *)&bd : (const void *)&bf;
+    /* complex alpha/beta: (1, 0) and (0, 0), the layout of cuComplex / cuDoubleComplex */
+    static const float af[2] = {1.0f, 0.0f}, bf[2] = {0.0f, 0.0f};
+    static const double ad[2] = {1.0, 0.0}, bd[2] = {0.0, 0.0};
+    const bool dbl = r->t == ND_FLOAT64 || r->t == ND_COMPLEX128;
+    const void *alpha = dbl ? (const void *)ad : (const void *)af;
+    const void *beta = dbl ? (const void *)bd : (const void *)bf;
     const int n = r->n;
     const cublasOperation_t opa = r->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasStatus_t st;
@@ -214,6 +236,8 @@ static bool freivalds(bench_record *r, const double *a, const double *b, const d
     return ok;
 }
 
+static bool is_cpx(nd_dtype t) { return t == ND_COMPLEX64 || t == ND_COMPLEX128; }
+
 static void fill_record(bench_record *r, const bench_case *c, const char *op)
 {
     int n = (int)c->p[0], batch = (int)c->p[1];
@@ -221,7 +245,136 @@ static void fill_record(bench_record *r, const bench_case *c, const char *op)
     snprintf(r->layout, sizeof r->layout, "%s", c->layout == L_TF32 ? "tf32" : kind_layout[c->kind]);
     if (c->kind == K_BATCH) snprintf(r->shape, sizeof r->shape, "%dx%dx%d", batch, n, n);
     else snprintf(r->shape, sizeof r->shape, "%dx%d", n, n);
-    r->flops = 2.0 * batch * (double)n * n * n;
+    r->flops = (is_cpx(c->dtype) ? 8.0 : 2.0) * batch * (double)n * n * n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Complex cases (issue 17): (re, im) pairs                            */
+/* ------------------------------------------------------------------ */
+
+/* Input k of a complex case: the bench input is the (n, n, 2) base of
+ * float32/float64 pairs (what NumPy regenerates and views as complex);
+ * *z the complex array of the same values, *host the pairs as doubles. */
+static int make_cpx_input(bench_record *r, const bench_case *c, int k, nd_array **z, double **host)
+{
+    bench_input *in = &r->inputs[k];
+    const bool dbl = c->dtype == ND_COMPLEX128;
+    const int64_t n = c->p[0], shape[2] = {n, n};
+    in->dtype = dbl ? ND_FLOAT64 : ND_FLOAT32;
+    in->ndim = 3, in->shape[0] = n, in->shape[1] = n, in->shape[2] = 2;
+    in->view = BV_NONE;
+    in->seed = (uint64_t)(21 + k), in->lo = -1.0, in->hi = 1.0;
+    nd_array *base = NULL;
+    int s = bench_input_make(in, c->dev, &base, host);
+    nd_release(base);
+    if (s != ND_OK) {
+        bench_fail_nd(r, "creating the input", s);
+        return s;
+    }
+    const size_t m = 2 * (size_t)n * (size_t)n;
+    void *buf = malloc(m * (dbl ? 8 : 4) + 1);
+    if (!buf) {
+        bench_fail_nd(r, "host memory for the input", ND_ERR_NOMEM);
+        return ND_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < m; i++) {
+        if (dbl) ((double *)buf)[i] = (*host)[i];
+        else ((float *)buf)[i] = (float)(*host)[i];
+    }
+    s = nd_from_host(z, buf, c->dtype, 2, shape, c->dev);
+    if (s != ND_OK) bench_fail_nd(r, "nd_from_host", s);
+    free(buf);
+    return s;
+}
+
+/* A complex result as (re, im) pairs of doubles (2 * size values). */
+static double *fetch_pairs(const nd_array *a, bench_record *r)
+{
+    const bool dbl = nd_dtype_of(a) == ND_COMPLEX128;
+    const size_t m = 2 * (size_t)nd_size(a);
+    void *raw = malloc(nd_nbytes(a) + 1);
+    double *d = malloc(m * sizeof(double) + 1);
+    nd_status s = raw && d ? nd_copy_to_host(raw, a, nd_nbytes(a)) : ND_ERR_NOMEM;
+    if (s != ND_OK) {
+        bench_fail_nd(r, "fetching the result", s);
+        free(raw), free(d);
+        return NULL;
+    }
+    for (size_t i = 0; i < m; i++) d[i] = dbl ? ((const double *)raw)[i] : (double)((const float *)raw)[i];
+    free(raw);
+    return d;
+}
+
+/* Freivalds for one complex n x n product given as pairs: w = C x against
+ * z = A (B x) for a real random x, each part within rtol * sum |A| |B| |x|. */
+static void check_cpx(bench_record *r, const bench_case *c, const double *a, const double *b, const double *got)
+{
+    const int n = (int)c->p[0];
+    const double rtol = c->dtype == ND_COMPLEX64 ? 1e-5 : 1e-13;
+    double *x = malloc((size_t)n * sizeof(double) + 1), *bound = malloc((size_t)n * sizeof(double) + 1);
+    double complex *y = malloc((size_t)n * sizeof(double complex) + 1);
+    if (!x || !bound || !y) {
+        free(x), free(bound), free(y);
+        bench_fail_nd(r, "host memory for the check", ND_ERR_NOMEM);
+        return;
+    }
+#define CPX_AT(m, i, k) CMPLX((m)[2 * ((size_t)(i) * n + (k))], (m)[2 * ((size_t)(i) * n + (k)) + 1])
+    for (int k = 0; k < n; k++) x[k] = 0.25 + bench_u01(99, (uint64_t)k);
+    for (int i = 0; i < n; i++) { /* y = B x, bound = |B| |x| */
+        double complex s = 0;
+        double t = 0;
+        for (int k = 0; k < n; k++) s += CPX_AT(b, i, k) * x[k], t += cabs(CPX_AT(b, i, k)) * x[k];
+        y[i] = s, bound[i] = t;
+    }
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        double complex z = 0, w = 0;
+        double zb = 0;
+        for (int k = 0; k < n; k++) {
+            z += CPX_AT(a, i, k) * y[k];
+            zb += cabs(CPX_AT(a, i, k)) * bound[k];
+            w += CPX_AT(got, i, k) * x[k];
+        }
+        if (!(fabs(creal(w) - creal(z)) <= rtol * zb && fabs(cimag(w) - cimag(z)) <= rtol * zb)) {
+            ok = false;
+            r->status = BS_WRONG;
+            snprintf(r->message, sizeof r->message,
+                     "complex Freivalds check failed: row %d: (C x) = (%.17g, %.17g) but A (B x) = (%.17g, %.17g)", i,
+                     creal(w), cimag(w), creal(z), cimag(z));
+        }
+    }
+#undef CPX_AT
+    free(x), free(bound), free(y);
+    if (ok) {
+        bench_checksum(got, 2 * (int64_t)n * n, r->checksum);
+        r->has_checksum = true;
+    }
+}
+
+/* The raw cblas_cgemm/zgemm on host copies of the same pairs. */
+static void raw_cpu_cpx(bench_record *raw, const bench_case *c, double *const host[2])
+{
+    const int n = (int)c->p[0];
+    const bool dbl = c->dtype == ND_COMPLEX128;
+    fill_record(raw, c, dbl ? "cblas_zgemm" : "cblas_cgemm");
+    const size_t m = 2 * (size_t)n * (size_t)n, es = dbl ? 8 : 4;
+    void *ha = malloc(m * es + 1), *hb = malloc(m * es + 1), *hc = malloc(m * es + 1);
+    double *dc = malloc(m * sizeof(double) + 1);
+    if (!ha || !hb || !hc || !dc) {
+        raw->status = BS_ERROR;
+        snprintf(raw->message, sizeof raw->message, "out of host memory");
+    } else {
+        for (size_t i = 0; i < m; i++) {
+            if (dbl) ((double *)ha)[i] = host[0][i], ((double *)hb)[i] = host[1][i];
+            else ((float *)ha)[i] = (float)host[0][i], ((float *)hb)[i] = (float)host[1][i];
+        }
+        raw_call rc = {c->dtype, false, 1, n, ha, hb, hc};
+        raw_run(&rc);
+        for (size_t i = 0; i < m; i++) dc[i] = dbl ? ((double *)hc)[i] : (double)((float *)hc)[i];
+        check_cpx(raw, c, host[0], host[1], dc);
+        if (raw->status == BS_OK) bench_measure(raw_run, &rc, c->dev, &raw->st);
+    }
+    free(ha), free(hb), free(hc), free(dc);
 }
 
 /* Tolerance of a result check, relative to sum |a||b| (see the top). */
@@ -300,6 +453,8 @@ static void raw_gpu(bench_record *raw, const bench_case *c, const nd_array *a, c
     if ((s = nd_synchronize(c->dev)) != ND_OK || (s = cu_run(&cc)) != ND_OK || (s = nd_synchronize(c->dev)) != ND_OK) {
         raw->status = BS_ERROR;
         snprintf(raw->message, sizeof raw->message, "%s failed (status %d)", raw->op, s);
+    } else if (is_cpx(c->dtype)) {
+        if ((got = fetch_pairs(out, raw))) check_cpx(raw, c, host[0], host[1], got);
     } else if ((got = bench_fetch(out, raw))) {
         check_result(raw, c, host[0], host[1], got, nd_size(out));
     }
@@ -324,7 +479,10 @@ static void run_case(const bench_case *c)
     bench_record_init(&r, "matmul", c);
     fill_record(&r, c, "matmul");
     const bool half_cpu = !gpu && (c->dtype == ND_FLOAT16 || c->dtype == ND_BFLOAT16);
+    const bool cpx = is_cpx(c->dtype);
     if (tf32) snprintf(r.call, sizeof r.call, "{\"fn\": \"matmul\", \"tf32\": true}");
+    else if (cpx) /* (re, im) pairs that NumPy views as complex */
+        snprintf(r.call, sizeof r.call, "{\"fn\": \"matmul\", \"pairs\": true}");
     else if (half_cpu) /* NumPy has no half BLAS path: the float32 case of the same run is its twin */
         snprintf(r.call, sizeof r.call, "{\"fn\": null}");
     else snprintf(r.call, sizeof r.call, "{\"fn\": \"matmul\"}");
@@ -343,11 +501,19 @@ static void run_case(const bench_case *c)
     double *host[2] = {NULL, NULL}, *got = NULL;
     int s = ND_OK;
     for (int k = 0; k < 2 && s == ND_OK; k++) {
+        if (cpx) {
+            s = make_cpx_input(&r, c, k, k ? &call.b : &call.a, &host[k]);
+            continue;
+        }
         s = bench_input_make(&r.inputs[k], c->dev, k ? &call.b : &call.a, &host[k]);
         if (s != ND_OK) bench_fail_nd(&r, "creating the inputs", s);
     }
     if (s == ND_OK && (s = mm_run(&call)) != ND_OK) bench_fail_nd(&r, "nd_matmul", s);
-    if (s == ND_OK && (got = bench_fetch(call.out, &r))) check_result(&r, c, host[0], host[1], got, nd_size(call.out));
+    if (s == ND_OK && cpx) {
+        if ((got = fetch_pairs(call.out, &r))) check_cpx(&r, c, host[0], host[1], got);
+    } else if (s == ND_OK && (got = bench_fetch(call.out, &r))) {
+        check_result(&r, c, host[0], host[1], got, nd_size(call.out));
+    }
     free(got);
     if (r.status == BS_OK && (s = bench_measure(mm_run, &call, c->dev, &r.st)) != ND_OK)
         bench_fail_nd(&r, "nd_matmul", s);
@@ -358,6 +524,7 @@ static void run_case(const bench_case *c)
     bench_record_init(&raw, "matmul", c);
     if (call.a && call.b) { /* the inputs exist */
         if (gpu) raw_gpu(&raw, c, call.a, call.b, host);
+        else if (cpx) raw_cpu_cpx(&raw, c, host);
         else raw_cpu(&raw, c, host);
         snprintf(raw.note, sizeof raw.note, "(ceiling)");
         snprintf(raw.extra, sizeof raw.extra, "\"ceiling\": true");
@@ -380,7 +547,9 @@ int main(int argc, char **argv)
                "nd_matmul float32/float64: n x n for n = 64, 256, 1024, 2048, 4096 (--quick: up to 2048),\n"
                "a.T @ b, batches 1000 x (16x16) and 100 x (128x128); GPU only (--quick too): n = 8192 in\n"
                "float32, float32 with TF32 (layout tf32), float16, bfloat16. Raw cblas_?gemm (CPU) /\n"
-               "cublasGemmEx (GPU) on the same data as the ceiling.");
+               "cublasGemmEx (GPU) on the same data as the ceiling. Every device: complex64 and complex128\n"
+               "n = 1024 (inputs as (re, im) pairs that NumPy views as complex; raw cblas_cgemm/zgemm or\n"
+               "cublasGemmEx with CUDA_C_32F/CUDA_C_64F as the ceiling).");
     const nd_dtype dtypes[2] = {ND_FLOAT32, ND_FLOAT64};
     static const int sizes[] = {64, 256, 1024, 2048, 4096};
     int max_n = g_opt.quick ? 2048 : 4096; /* 2048: the float32 twin of the half GEMM cases */
@@ -405,6 +574,14 @@ int main(int argc, char **argv)
                 snprintf(c.key, sizeof c.key, "matmul/%s/%dx%dx%d/batched/%s", tn, bn[i][0], bn[i][1], bn[i][1], dn);
                 bench_add_case(&c);
             }
+        }
+        /* issue 17: complex64 / complex128 n = 1024 against NumPy's complex matmul */
+        for (int t = 0; t < 2; t++) {
+            const nd_dtype ct = t ? ND_COMPLEX128 : ND_COMPLEX64;
+            bench_case c = {.kind = K_SQUARE, .dtype = ct, .dev = dev};
+            c.p[0] = 1024, c.p[1] = 1;
+            snprintf(c.key, sizeof c.key, "matmul/%s/1024x1024/contig/%s", nd_dtype_name(ct), dn);
+            bench_add_case(&c);
         }
         if (dev.type != ND_DEVICE_CUDA) {
             /* issue 15: bfloat16 / float16 GEMM 2048 on the CPU against cblas_sgemm on

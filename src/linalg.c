@@ -9,8 +9,13 @@
  * dtype, or one that overlaps an input, is computed into a temporary and
  * then cast/copied.
  *
+ * complex64/complex128 take the same path as the float dtypes (the
+ * backends call cgemm/zgemm, no conjugation anywhere: NumPy's matmul and
+ * dot); complex with a real dtype promotes through nd_result_type.
+ *
  * nd_gemm decisions (NumPy has no gemm): a and b must be 2-D; their
- * promoted dtype must be a float dtype (integer/bool gemm is
+ * promoted dtype must be a float or complex dtype (complex: alpha and beta
+ * are (alpha, 0) and (beta, 0)) (integer/bool gemm is
  * ND_ERR_DTYPE: use nd_matmul); an existing *c must be 2-D with the result
  * shape and exactly that promoted dtype (ND_ERR_DTYPE otherwise: c is
  * read and written in place, never cast). BLAS conventions apply: beta ==
@@ -224,8 +229,6 @@ static int64_t mm_flops(const nd_array *a, const nd_array *b)
 
 nd_status nd_matmul(nd_array **out, const nd_array *a, const nd_array *b)
 {
-    if (nd__no_complex("nd_matmul", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
-    if (nd__no_complex("nd_matmul", b, "b")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("matmul", out, a, b);
     static const char *const F = "nd_matmul";
     ND_CHECK_PTR(F, out, "out");
@@ -310,8 +313,6 @@ done:
 
 nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
 {
-    if (nd__no_complex("nd_dot", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
-    if (nd__no_complex("nd_dot", b, "b")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("dot", out, a, b);
     static const char *const F = "nd_dot";
     ND_CHECK_PTR(F, out, "out");
@@ -346,8 +347,6 @@ nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
 nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const nd_array *a, const nd_array *b,
                   double beta)
 {
-    if (nd__no_complex("nd_gemm", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
-    if (nd__no_complex("nd_gemm", b, "b")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP("gemm", c, a, b);
     static const char *const F = "nd_gemm";
     ND_CHECK_PTR(F, c, "c");
@@ -360,9 +359,9 @@ nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const 
     nd_dtype rt;
     st = nd_result_type(&rt, a->dtype, b->dtype);
     if (st != ND_OK) return nd__err_prefix(st, F);
-    if (!nd__is_float(rt))
+    if (!nd__is_float(rt) && !nd__is_complex(rt))
         return nd__err(ND_ERR_DTYPE, F,
-                       "the result dtype of a (%s) and b (%s) is %s; gemm needs a float dtype (use nd_matmul)",
+                       "the result dtype of a (%s) and b (%s) is %s; gemm needs a float dtype or a complex one (use nd_matmul)",
                        nd_dtype_name(a->dtype), nd_dtype_name(b->dtype), nd_dtype_name(rt));
     int64_t M = trans_a ? a->shape[1] : a->shape[0], K = trans_a ? a->shape[0] : a->shape[1];
     int64_t Kb = trans_b ? b->shape[1] : b->shape[0], N = trans_b ? b->shape[0] : b->shape[1];

@@ -120,7 +120,7 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_WHERE: return op == 0;
     case ND_KERNEL_REDUCE: return (unsigned)op < (unsigned)ND_NUM_REDUCE_OPS;
     case ND_KERNEL_MATMUL: return op == 0;
-    case ND_KERNEL_GEMM: return op == 0 && nd__is_float(t);
+    case ND_KERNEL_GEMM: return op == 0 && (nd__is_float(t) || nd__is_complex(t));
     case ND_KERNEL_RANDOM:
         return ((op == ND_RANDOM_UNIFORM || op == ND_RANDOM_NORMAL) && nd__is_float(t)) ||
                (op == ND_RANDOM_INTEGERS && !nd__is_float(t));

@@ -1,6 +1,8 @@
 /* CPU matrix products.
  *
- *  - float32/float64 go to OpenBLAS (cblas_sgemm/cblas_dgemm). A matrix
+ *  - float32/float64/complex64/complex128 go to OpenBLAS (cblas_sgemm,
+ *    cblas_dgemm, cblas_cgemm, cblas_zgemm; complex alpha and beta are
+ *    (alpha, 0) and (beta, 0), op is the plain transpose). A matrix
  *    with unit column stride is passed as-is, one with unit row stride
  *    (a transposed view) is passed with CblasTrans - neither is copied.
  *    Only a matrix with neither unit stride (or a leading dimension that
@@ -11,9 +13,10 @@
  *    them (src/cpu/matmul_bf16.c: float32 accumulation, about 3x sgemm
  *    with AMX). float16, and bfloat16 elsewhere, are widened to float32
  *    scratch panels, multiplied with sgemm and rounded back (nearest even).
- *  - Integer and bool products (and float matrices with a dimension over
- *    INT_MAX, which BLAS cannot take) use the own i-k-j kernel below,
- *    parallel over (batch, row) pairs.
+ *  - Integer and bool products (and float or complex matrices with a
+ *    dimension over INT_MAX, which BLAS cannot take) use the own i-k-j
+ *    kernel below (complex through C's float/double _Complex, the layout
+ *    of nd_c64_t/nd_c128_t), parallel over (batch, row) pairs.
  *    Integers accumulate in uint32 (uint64 for 64-bit dtypes) and are
  *    truncated to the dtype: the same result as NumPy's wrapping
  *    accumulation in the dtype, without signed-overflow UB. Bool is the
@@ -123,6 +126,8 @@ GEN_KERNEL(gen_u16, uint16_t, uint32_t, LD_U32, (uint16_t), MAC_SUM)
 GEN_KERNEL(gen_u32, uint32_t, uint32_t, LD_U32, (uint32_t), MAC_SUM)
 GEN_KERNEL(gen_u64, uint64_t, uint64_t, LD_U64, (uint64_t), MAC_SUM)
 GEN_KERNEL(gen_bool, uint8_t, uint8_t, LD_BOOL, ID, MAC_OR)
+GEN_KERNEL(gen_c64, float _Complex, float _Complex, ID, ID, MAC_SUM)
+GEN_KERNEL(gen_c128, double _Complex, double _Complex, ID, ID, MAC_SUM)
 
 static nd_range_fn gen_kernel_for(nd_dtype t)
 {
@@ -140,6 +145,8 @@ static nd_range_fn gen_kernel_for(nd_dtype t)
     case ND_BFLOAT16: return gen_bf16;
     case ND_FLOAT32: return gen_f32;
     case ND_FLOAT64: return gen_f64;
+    case ND_COMPLEX64: return gen_c64;
+    case ND_COMPLEX128: return gen_c128;
     default: return NULL;
     }
 }
@@ -213,6 +220,15 @@ static void widen_f16(float *d, const uint16_t *h, int64_t n)
 static void pack(void *dst, nd_dtype dt, mview v, nd_dtype st, int64_t rows, int64_t cols)
 {
     int64_t is = (int64_t)nd__itemsize(st);
+    if (nd__is_complex(dt)) { /* complex: st == dt, element by element */
+        for (int64_t i = 0; i < rows; i++) {
+            const char *row = v.p + i * v.rs * is;
+            char *d = (char *)dst + i * cols * is;
+            if (v.cs == 1) memcpy(d, row, (size_t)(cols * is));
+            else for (int64_t j = 0; j < cols; j++) memcpy(d + j * is, row + j * v.cs * is, (size_t)is);
+        }
+        return;
+    }
     for (int64_t i = 0; i < rows; i++) {
         const char *row = v.p + i * v.rs * is;
         if (dt == ND_FLOAT32) {
@@ -235,6 +251,15 @@ static void pack(void *dst, nd_dtype dt, mview v, nd_dtype st, int64_t rows, int
 static void unpack(mview v, nd_dtype dt, const void *src, nd_dtype sf, int64_t rows, int64_t cols)
 {
     int64_t is = (int64_t)nd__itemsize(dt);
+    if (nd__is_complex(dt)) { /* complex: sf == dt, element by element */
+        for (int64_t i = 0; i < rows; i++) {
+            char *row = v.p + i * v.rs * is;
+            const char *s = (const char *)src + i * cols * is;
+            if (v.cs == 1) memcpy(row, s, (size_t)(cols * is));
+            else for (int64_t j = 0; j < cols; j++) memcpy(row + j * v.cs * is, s + j * is, (size_t)is);
+        }
+        return;
+    }
     for (int64_t i = 0; i < rows; i++) {
         char *row = v.p + i * v.rs * is;
         const float *f = (const float *)src + i * cols;
@@ -256,15 +281,25 @@ static void unpack(mview v, nd_dtype dt, const void *src, nd_dtype sf, int64_t r
     }
 }
 
-/* c = beta * c (beta == 0 writes zeros, NaN-free: BLAS semantics). */
+/* c = beta * c (beta == 0 writes zeros, NaN-free: BLAS semantics; a
+ * complex c has both parts scaled by the real beta). */
 static void scale_view(mview v, nd_dtype t, int64_t rows, int64_t cols, double beta)
 {
     int64_t is = (int64_t)nd__itemsize(t);
+    const bool cpx = nd__is_complex(t);
+    const nd_dtype rt = cpx ? nd__real_of(t) : t;
+    const int64_t half = is / 2;
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++) {
             char *p = v.p + (i * v.rs + j * v.cs) * is;
-            if (beta == 0.0 || !nd__is_float(t)) memset(p, 0, (size_t)is);
-            else store_f(p, t, beta * load_f(p, t));
+            if (beta == 0.0 || (!nd__is_float(t) && !cpx)) {
+                memset(p, 0, (size_t)is);
+            } else if (cpx) {
+                store_f(p, rt, beta * load_f(p, rt));
+                store_f(p + half, rt, beta * load_f(p + half, rt));
+            } else {
+                store_f(p, t, beta * load_f(p, t));
+            }
         }
 }
 
@@ -302,23 +337,42 @@ static void scratch_free(scratch *s)
     for (int i = 0; i < 3; i++) nd__free(s->buf[i]);
 }
 
-static void blas_call(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,
+/* One row-major CBLAS GEMM of dtype t (float32, float64, complex64 or
+ * complex128; complex: alpha and beta are (alpha, 0) and (beta, 0), op is
+ * the plain transpose CblasTrans, never CblasConjTrans). */
+static void blas_call(nd_dtype t, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,
                       int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
 {
     enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
     nd__blas_threads_sync();
-    if (f64)
+    switch (t) {
+    case ND_FLOAT64:
         cblas_dgemm(CblasRowMajor, TA, TB, (blasint)M, (blasint)N, (blasint)K, alpha, (const double *)A, (blasint)lda,
                     (const double *)B, (blasint)ldb, beta, (double *)C, (blasint)ldc);
-    else
+        break;
+    case ND_COMPLEX64: {
+        const float al[2] = {(float)alpha, 0.0f}, be[2] = {(float)beta, 0.0f};
+        cblas_cgemm(CblasRowMajor, TA, TB, (blasint)M, (blasint)N, (blasint)K, al, (const float *)A, (blasint)lda,
+                    (const float *)B, (blasint)ldb, be, (float *)C, (blasint)ldc);
+        break;
+    }
+    case ND_COMPLEX128: {
+        const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+        cblas_zgemm(CblasRowMajor, TA, TB, (blasint)M, (blasint)N, (blasint)K, al, (const double *)A, (blasint)lda,
+                    (const double *)B, (blasint)ldb, be, (double *)C, (blasint)ldc);
+        break;
+    }
+    default:
         cblas_sgemm(CblasRowMajor, TA, TB, (blasint)M, (blasint)N, (blasint)K, (float)alpha, (const float *)A,
                     (blasint)lda, (const float *)B, (blasint)ldb, (float)beta, (float *)C, (blasint)ldc);
+        break;
+    }
 }
 
 #define NOMEM_SCRATCH() false
 
 /* C (M x N) = alpha * A (M x K) @ B (K x N) + beta * C for one matrix of
- * dtype t (float16/bfloat16/float32/float64), K >= 1, dims <= INT_MAX; C
+ * dtype t (float16/bfloat16/float32/float64/complex64/complex128), K >= 1, dims <= INT_MAX; C
  * has dtype tc: t, or float32 for half t (mixed precision: the float32
  * product is written as it is, never rounded to half).
  * Returns false when a scratch buffer could not be allocated (it may run
@@ -358,13 +412,12 @@ static bool gemm_one(nd_dtype t, nd_dtype tc, int64_t M, int64_t N, int64_t K, d
                 Cp.p = C.p + r0 * C.rs * isc + c0 * C.cs * isc;
                 pack(fa, ND_FLOAT32, Ap, t, mb, K);
                 if (beta != 0.0) pack(fc, ND_FLOAT32, Cp, tc, mb, nb);
-                blas_call(false, false, false, mb, nb, K, alpha, fa, K, fb, nb, beta, fc, nb);
+                blas_call(ND_FLOAT32, false, false, mb, nb, K, alpha, fa, K, fb, nb, beta, fc, nb);
                 unpack(Cp, tc, fc, ND_FLOAT32, mb, nb);
             }
         }
         return true;
     }
-    bool f64 = t == ND_FLOAT64;
     size_t is = nd__itemsize(t);
     int64_t lda, ldb, ldc;
     int la = layout(M, K, A.rs, A.cs, &lda), lb = layout(K, N, B.rs, B.cs, &ldb);
@@ -383,15 +436,15 @@ static bool gemm_one(nd_dtype t, nd_dtype tc, int64_t M, int64_t N, int64_t K, d
     }
     int lc = layout(M, N, C.rs, C.cs, &ldc);
     if (lc == LAY_N) {
-        blas_call(f64, la == LAY_T, lb == LAY_T, M, N, K, alpha, pa, lda, pb, ldb, beta, C.p, ldc);
+        blas_call(t, la == LAY_T, lb == LAY_T, M, N, K, alpha, pa, lda, pb, ldb, beta, C.p, ldc);
     } else if (lc == LAY_T) {
         /* C^T (N x M, row-major) = op(B)^T @ op(A)^T */
-        blas_call(f64, lb != LAY_T, la != LAY_T, N, M, K, alpha, pb, ldb, pa, lda, beta, C.p, ldc);
+        blas_call(t, lb != LAY_T, la != LAY_T, N, M, K, alpha, pb, ldb, pa, lda, beta, C.p, ldc);
     } else {
         void *d = scratch_get(s, 2, (size_t)(M * N) * is);
         if (!d) return NOMEM_SCRATCH();
         if (beta != 0.0) pack(d, t, C, t, M, N);
-        blas_call(f64, la == LAY_T, lb == LAY_T, M, N, K, alpha, pa, lda, pb, ldb, beta, d, N);
+        blas_call(t, la == LAY_T, lb == LAY_T, M, N, K, alpha, pa, lda, pb, ldb, beta, d, N);
         unpack(C, t, d, t, M, N);
     }
     return true;
@@ -491,7 +544,7 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
         for (int64_t i = 0; i < nb; i++) scale_view(mat_of(out, i), tc, M, N, 0.0);
         return ND_OK;
     }
-    if (!nd__is_float(t) || !fits_int(M, N, K)) {
+    if ((!nd__is_float(t) && !nd__is_complex(t)) || !fits_int(M, N, K)) {
         run_generic(out, a, b);
         return ND_OK;
     }
@@ -524,7 +577,8 @@ nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_arr
     if (ta) { int64_t x = A.rs; A.rs = A.cs; A.cs = x; }
     if (tb) { int64_t x = B.rs; B.rs = B.cs; B.cs = x; }
     if (M == 0 || N == 0) return ND_OK;
-    if (!nd__is_float(t)) return nd__err(ND_ERR_INTERNAL, "nd__cpu_gemm", "gemm on %s", nd_dtype_name(t));
+    if (!nd__is_float(t) && !nd__is_complex(t))
+        return nd__err(ND_ERR_INTERNAL, "nd__cpu_gemm", "gemm on %s", nd_dtype_name(t));
     if (K == 0 || alpha == 0.0) {
         /* BLAS semantics: alpha == 0 does not read A and B. */
         if (beta != 1.0) scale_view(C, tc, M, N, beta);

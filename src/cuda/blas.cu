@@ -35,6 +35,14 @@
 // chosen per call. float64 computes in CUBLAS_COMPUTE_64F. Alpha and beta
 // are passed as float for the 32F compute types and as double for 64F.
 //
+// Complex: complex64 is CUDA_C_32F with CUBLAS_COMPUTE_32F (cuBLAS's
+// cgemm; never TF32: the switch is about float32), complex128 CUDA_C_64F
+// with CUBLAS_COMPUTE_64F (zgemm), through the same GemmEx calls (single,
+// strided-batched, pointer arrays, _64) as the reals, so every layout and
+// batch form of the plan works unchanged. Alpha and beta are cuComplex /
+// cuDoubleComplex (alpha, 0) and (beta, 0): nd_gemm's are real. Op is N or
+// T, never C (NumPy's matmul does not conjugate).
+//
 // Layouts: see src/cuda/blas_plan.h (row-major as column-major without
 // copies; a copy only for a matrix no ld can describe). Batches: one
 // cublasGemmEx for a single product, one cublasGemmStridedBatchedEx for a
@@ -46,6 +54,7 @@
 // ND_ERR_UNSUPPORTED).
 //
 // Integer and bool matmul: src/cuda/kernels_matmul_int.cu.
+#include <cuComplex.h>
 #include <cublas_v2.h>
 #include <limits.h>
 
@@ -195,6 +204,12 @@ static nd_status blas_handle(const char *fn, int dev, cudaStream_t s, cublasHand
 // ------------------------------------------------------------------
 // Helper kernels: pack/unpack, pointer arrays, scaling
 // ------------------------------------------------------------------
+// A 16-byte element (complex128) moved as two 8-byte words (alignment 8:
+// nothing here needs more than the dtype's own).
+struct copy16 {
+    uint64_t lo, hi;
+};
+
 // dst[view dv] = src[view sv] over n = nmat * rows * cols elements.
 template <typename T>
 __global__ void copy3_kernel(T *dst, nd_bp_view dv, const T *src, nd_bp_view sv, int64_t rows, int64_t cols, int64_t n)
@@ -213,6 +228,7 @@ static nd_status copy3(const char *fn, cudaStream_t s, size_t isz, void *dst, nd
     switch (isz) {
     case 2: e = nd_launch(copy3_kernel<uint16_t>, grid, 256, 0, s, (uint16_t *)dst, dv, (const uint16_t *)src, sv, rows, cols, n); break;
     case 4: e = nd_launch(copy3_kernel<uint32_t>, grid, 256, 0, s, (uint32_t *)dst, dv, (const uint32_t *)src, sv, rows, cols, n); break;
+    case 16: e = nd_launch(copy3_kernel<copy16>, grid, 256, 0, s, (copy16 *)dst, dv, (const copy16 *)src, sv, rows, cols, n); break;
     default: e = nd_launch(copy3_kernel<uint64_t>, grid, 256, 0, s, (uint64_t *)dst, dv, (const uint64_t *)src, sv, rows, cols, n); break;
     }
     ND_CUDA_TRY(e, fn);
@@ -265,6 +281,19 @@ __global__ void scale_kernel(typename IO::T *c, nd_bp_view v, int64_t rows, int6
     }
 }
 
+// c = beta * c for a complex c (T = float or double: the part type): both
+// parts scaled by the real beta, as the CPU's scale_view does.
+template <typename T>
+__global__ void scale_cpx_kernel(T *c, nd_bp_view v, int64_t rows, int64_t cols, double beta)
+{
+    int64_t n = rows * cols, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        T *p = c + 2 * nd_bp_strided_offset(i, rows, cols, v);
+        p[0] = (T)nd_bp_scale((double)p[0], beta);
+        p[1] = (T)nd_bp_scale((double)p[1], beta);
+    }
+}
+
 // ------------------------------------------------------------------
 // The cuBLAS call
 // ------------------------------------------------------------------
@@ -283,6 +312,8 @@ static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, nd_dtyp
     case ND_BFLOAT16: dt = CUDA_R_16BF, ct = CUBLAS_COMPUTE_32F; break;
     case ND_FLOAT32: dt = CUDA_R_32F, ct = nd__matmul_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; break;
     case ND_FLOAT64: dt = CUDA_R_64F, ct = CUBLAS_COMPUTE_64F; break;
+    case ND_COMPLEX64: dt = CUDA_C_32F, ct = CUBLAS_COMPUTE_32F; break;
+    case ND_COMPLEX128: dt = CUDA_C_64F, ct = CUBLAS_COMPUTE_64F; break;
     default: return nd__err(ND_ERR_INTERNAL, fn, "no cuBLAS GEMM for %s", nd_dtype_name(t));
     }
     // mixed precision: float16/bfloat16 A and B into a float32 C (COMPUTE_32F)
@@ -292,9 +323,17 @@ static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, nd_dtyp
             return nd__err(ND_ERR_INTERNAL, fn, "no cuBLAS GEMM from %s into %s", nd_dtype_name(t), nd_dtype_name(tc));
         cdt = CUDA_R_32F;
     }
+    // alpha and beta in the compute type's scalar type (host pointer mode)
     const float af = (float)alpha, bf = (float)beta;
-    const void *pa = t == ND_FLOAT64 ? (const void *)&alpha : (const void *)&af;
-    const void *pb = t == ND_FLOAT64 ? (const void *)&beta : (const void *)&bf;
+    const cuComplex ac = make_cuComplex((float)alpha, 0.0f), bc = make_cuComplex((float)beta, 0.0f);
+    const cuDoubleComplex az = make_cuDoubleComplex(alpha, 0.0), bz = make_cuDoubleComplex(beta, 0.0);
+    const void *pa, *pb;
+    switch (t) {
+    case ND_FLOAT64: pa = &alpha, pb = &beta; break;
+    case ND_COMPLEX64: pa = &ac, pb = &bc; break;
+    case ND_COMPLEX128: pa = &az, pb = &bz; break;
+    default: pa = &af, pb = &bf; break;
+    }
     const cublasOperation_t o0 = p.op[0] ? CUBLAS_OP_T : CUBLAS_OP_N, o1 = p.op[1] ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT;
     const bool small = fits_int(p.m) && fits_int(p.n) && fits_int(p.k) && fits_int(p.ld[0]) && fits_int(p.ld[1]) &&
@@ -339,7 +378,7 @@ static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, nd_dtyp
 // ------------------------------------------------------------------
 // C[b] = alpha * A[b] @ B[b] + beta * C[b], b < nb; base[u] points at
 // element (0,0,0) of user operand u (ND_BP_A/B/C), v[u] its strides.
-// M, N, K >= 1; float dtypes. Temporaries come from the device pool on
+// M, N, K >= 1; float and complex dtypes. Temporaries come from the device pool on
 // the current stream and are returned to it right after the launches
 // that use them (stream-ordered: no synchronisation).
 static nd_status run_gemm(const char *fn, nd_device dev, nd_dtype t, nd_dtype tc, int64_t nb, int64_t M, int64_t N,
@@ -410,7 +449,7 @@ extern "C" nd_status nd__cuda_matmul(nd_array *out, const nd_array *a, const nd_
         static const unsigned char zero[16] = {0};
         return nd__cuda_fill(out, zero);
     }
-    if (!nd__is_float(out->dtype)) return nd__cuda_matmul_int(out, a, b);
+    if (!nd__is_float(out->dtype) && !nd__is_complex(out->dtype)) return nd__cuda_matmul_int(out, a, b);
     char *const base[3] = {nd__ptr(a), nd__ptr(b), nd__ptr(out)};
     const nd_bp_view v[3] = {view_of(a), view_of(b), view_of(out)};
     return run_gemm("nd_matmul", out->device, a->dtype, out->dtype, nb, M, N, K, 1.0, base, v, 0.0);
@@ -435,6 +474,8 @@ static nd_status scale_c(nd_array *c, double beta)
     case ND_FLOAT16: e = nd_launch(scale_kernel<f16_io>, grid, 256, 0, s, (uint16_t *)p, v, M, N, beta); break;
     case ND_BFLOAT16: e = nd_launch(scale_kernel<bf16_io>, grid, 256, 0, s, (uint16_t *)p, v, M, N, beta); break;
     case ND_FLOAT32: e = nd_launch(scale_kernel<f32_io>, grid, 256, 0, s, (float *)p, v, M, N, beta); break;
+    case ND_COMPLEX64: e = nd_launch(scale_cpx_kernel<float>, grid, 256, 0, s, (float *)p, v, M, N, beta); break;
+    case ND_COMPLEX128: e = nd_launch(scale_cpx_kernel<double>, grid, 256, 0, s, (double *)p, v, M, N, beta); break;
     default: e = nd_launch(scale_kernel<f64_io>, grid, 256, 0, s, (double *)p, v, M, N, beta); break;
     }
     ND_CUDA_TRY(e, "nd_gemm");
@@ -446,7 +487,8 @@ extern "C" nd_status nd__cuda_gemm(nd_array *c, bool ta, bool tb, double alpha, 
 {
     const int64_t M = c->shape[0], N = c->shape[1], K = ta ? a->shape[0] : a->shape[1];
     if (M == 0 || N == 0) return ND_OK;
-    if (!nd__is_float(c->dtype)) return nd__err(ND_ERR_INTERNAL, "nd_gemm", "gemm on %s", nd_dtype_name(c->dtype));
+    if (!nd__is_float(c->dtype) && !nd__is_complex(c->dtype))
+        return nd__err(ND_ERR_INTERNAL, "nd_gemm", "gemm on %s", nd_dtype_name(c->dtype));
     if (K == 0 || alpha == 0.0) return scale_c(c, beta); // BLAS: alpha == 0 does not read a and b
     char *const base[3] = {nd__ptr(a), nd__ptr(b), nd__ptr(c)};
     const nd_bp_view v[3] = {
@@ -457,12 +499,13 @@ extern "C" nd_status nd__cuda_gemm(nd_array *c, bool ta, bool tb, double alpha, 
     return run_gemm("nd_gemm", c->device, a->dtype, c->dtype, 1, M, N, K, alpha, base, v, beta);
 }
 
-// Every dtype has a matmul (floats through cuBLAS, integers and bool
-// through the own kernel); gemm is float-only, as on the CPU.
+// Every dtype has a matmul (floats and complex through cuBLAS, integers
+// and bool through the own kernel); gemm is float and complex only, as on
+// the CPU.
 extern "C" bool nd__cuda_blas_supports(nd_kernel_kind kind, nd_dtype t)
 {
     if (!nd__dtype_valid(t)) return false;
     if (kind == ND_KERNEL_MATMUL) return true;
-    if (kind == ND_KERNEL_GEMM) return nd__is_float(t);
+    if (kind == ND_KERNEL_GEMM) return nd__is_float(t) || nd__is_complex(t);
     return false;
 }

@@ -2,7 +2,8 @@
 // C++17; never part of a library users build.
 //
 // The point is to execute the library's cuBLAS calls for real: column-major
-// operands, op flags (N, T; C = T for real types), leading dimensions, batch
+// operands, op flags (N, T, C; C = T for real types, the conjugate transpose
+// for complex ones), leading dimensions, batch
 // strides (0 = broadcast) and pointer arrays are passed on to CBLAS
 // unchanged, so a wrong mapping from row-major gives wrong numbers here just
 // as it would on a GPU.
@@ -27,13 +28,19 @@
 //    COMPUTE_32F products (it only allows TF32; exact float32 is a valid
 //    result, and the library never sets it);
 //  - R_64F, COMPUTE_64F[_PEDANTIC]: cblas_dgemm in place;
+//  - C_32F, COMPUTE_32F[_PEDANTIC]: cblas_cgemm in place, alpha and beta
+//    cuComplex; C_64F, COMPUTE_64F[_PEDANTIC]: cblas_zgemm in place, alpha
+//    and beta cuDoubleComplex; op C is CblasConjTrans. C_32F with
+//    COMPUTE_32F_FAST_TF32, which cuBLAS has, is NOT_SUPPORTED here (the
+//    library never asks for it);
 //  - R_16F / R_16BF, COMPUTE_32F[_PEDANTIC]: A and B converted to float
 //    (src/half.h), T = alpha*op(A)*op(B) by cblas_sgemm into a float buffer,
 //    then C = round_to_nearest_even_16(T + beta*C) computed in float: one
 //    rounding to the output type (split-K partial sums are never rounded to
 //    16 bits, i.e. CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION is always
 //    in effect);
-//  - k == 0 or alpha == 0: A and B are not read and C = beta*C; beta == 0
+//  - k == 0 or alpha == 0 (complex: both parts): A and B are not read and
+//    C = beta*C (a complex product for complex types); beta == 0
 //    SETS C to zero without reading it (NaN in C is overwritten: BLAS);
 //    beta == 1 then touches nothing. With k > 0 and beta == 0, C is zeroed
 //    before the product too, so the result never depends on C's old value.
@@ -103,19 +110,24 @@ namespace {
 
 // K_F16_F32 / K_BF16_F32: A and B half, C float32 (cuBLAS's mixed
 // R_16F/R_16BF x R_32F combination with COMPUTE_32F)
-enum gemm_kind { K_F32, K_F32_TF32, K_F64, K_F16, K_BF16, K_F16_F32, K_BF16_F32 };
+// K_C64 / K_C128: complex C_32F / C_64F (cgemm / zgemm)
+enum gemm_kind { K_F32, K_F32_TF32, K_F64, K_F16, K_BF16, K_F16_F32, K_BF16_F32, K_C64, K_C128 };
+
+inline bool kind_complex(gemm_kind k) { return k == K_C64 || k == K_C128; }
 
 struct gemm_job {
     gemm_kind kind;
     size_t esz;  // bytes per element of A and B
     size_t cesz; // bytes per element of C (esz but for the mixed kinds)
     bool ta, tb;
+    bool ca, cb;  // op C on a complex kind: conjugate transpose (ta / tb set too)
     bool ab_read; // k > 0 and alpha != 0
     int64_t m, n, k, lda, ldb, ldc;
     int64_t rows_a, cols_a, rows_b, cols_b; // stored shapes (column-major)
     int64_t sa, sb, sc;                     // batch strides in elements
     int64_t batch;
     double alpha, beta; // exact copies (float -> double is exact)
+    double alpha_im, beta_im; // imaginary parts (complex kinds; 0 otherwise)
     const char *A, *B;  // strided form
     char *C;
     const void *const *Aarr, *const *Barr; // pointer-array form (non-null)
@@ -199,15 +211,35 @@ inline uint16_t st16(gemm_kind k, float v) { return k == K_F16 ? nd_float_to_hal
 // C = beta * C (A and B not read); beta == 0 sets C to zero without reading it.
 void scale_c(const gemm_job &j, char *C)
 {
-    if (j.beta == 1.0) return;
+    if (j.beta == 1.0 && j.beta_im == 0.0) return;
     const int64_t m = j.m, n = j.n;
     for (int64_t c = 0; c < n; c++) {
         char *col = C + (size_t)(c * j.ldc) * j.cesz;
-        if (j.beta == 0.0) {
+        if (j.beta == 0.0 && j.beta_im == 0.0) {
             memset(col, 0, (size_t)m * j.cesz); // all-zero bits are +0 in every type
             continue;
         }
         switch (j.kind) {
+        case K_C64: { // complex product in float, as cgemm's beta*C
+            float *p = (float *)col;
+            const float br = (float)j.beta, bi = (float)j.beta_im;
+            for (int64_t r = 0; r < m; r++) {
+                const float x = p[2 * r], y = p[2 * r + 1];
+                p[2 * r] = br * x - bi * y;
+                p[2 * r + 1] = br * y + bi * x;
+            }
+            break;
+        }
+        case K_C128: {
+            double *p = (double *)col;
+            const double br = j.beta, bi = j.beta_im;
+            for (int64_t r = 0; r < m; r++) {
+                const double x = p[2 * r], y = p[2 * r + 1];
+                p[2 * r] = br * x - bi * y;
+                p[2 * r + 1] = br * y + bi * x;
+            }
+            break;
+        }
         case K_F64: {
             double *p = (double *)col;
             for (int64_t r = 0; r < m; r++) p[r] = j.beta * p[r];
@@ -239,9 +271,24 @@ void gemm_one(const gemm_job &j, const char *A, const char *B, char *C)
         scale_c(j, C);
         return;
     }
-    const CBLAS_TRANSPOSE ta = j.ta ? CblasTrans : CblasNoTrans, tb = j.tb ? CblasTrans : CblasNoTrans;
+    const CBLAS_TRANSPOSE ta = j.ca ? CblasConjTrans : j.ta ? CblasTrans : CblasNoTrans;
+    const CBLAS_TRANSPOSE tb = j.cb ? CblasConjTrans : j.tb ? CblasTrans : CblasNoTrans;
     const blasint m = (blasint)j.m, n = (blasint)j.n, k = (blasint)j.k;
     switch (j.kind) {
+    case K_C64: {
+        if (j.beta == 0.0 && j.beta_im == 0.0) scale_c(j, C);
+        const float al[2] = {(float)j.alpha, (float)j.alpha_im}, be[2] = {(float)j.beta, (float)j.beta_im};
+        cblas_cgemm(CblasColMajor, ta, tb, m, n, k, al, (const float *)A, (blasint)j.lda, (const float *)B,
+                    (blasint)j.ldb, be, (float *)C, (blasint)j.ldc);
+        return;
+    }
+    case K_C128: {
+        if (j.beta == 0.0 && j.beta_im == 0.0) scale_c(j, C);
+        const double al[2] = {j.alpha, j.alpha_im}, be[2] = {j.beta, j.beta_im};
+        cblas_zgemm(CblasColMajor, ta, tb, m, n, k, al, (const double *)A, (blasint)j.lda, (const double *)B,
+                    (blasint)j.ldb, be, (double *)C, (blasint)j.ldc);
+        return;
+    }
     case K_F64:
         if (j.beta == 0.0) scale_c(j, C);
         cblas_dgemm(CblasColMajor, ta, tb, m, n, k, j.alpha, (const double *)A, (blasint)j.lda, (const double *)B,
@@ -355,6 +402,12 @@ bool pick_kind(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasComputeT
     } else if ((at == CUDA_R_16F || at == CUDA_R_16BF) && c32) {
         *kind = at == CUDA_R_16F ? K_F16 : K_BF16;
         *esz = 2;
+    } else if (at == CUDA_C_32F && c32) {
+        *kind = K_C64;
+        *esz = 8;
+    } else if (at == CUDA_C_64F && (comp == CUBLAS_COMPUTE_64F || comp == CUBLAS_COMPUTE_64F_PEDANTIC)) {
+        *kind = K_C128;
+        *esz = 16;
     } else {
         return false;
     }
@@ -400,16 +453,22 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
     const cudaStream_t stream = handle->stream;
     if (!nd_emu_stream_valid(stream)) return CUBLAS_STATUS_EXECUTION_FAILED;
 
-    double a, b;
+    double a, b, ai = 0.0, bi = 0.0;
     if (kind == K_F64) {
         a = *(const double *)alpha;
         b = *(const double *)beta;
+    } else if (kind == K_C64) {
+        const cuComplex za = *(const cuComplex *)alpha, zb = *(const cuComplex *)beta;
+        a = cuCrealf(za), ai = cuCimagf(za), b = cuCrealf(zb), bi = cuCimagf(zb);
+    } else if (kind == K_C128) {
+        const cuDoubleComplex za = *(const cuDoubleComplex *)alpha, zb = *(const cuDoubleComplex *)beta;
+        a = cuCreal(za), ai = cuCimag(za), b = cuCreal(zb), bi = cuCimag(zb);
     } else {
         a = *(const float *)alpha;
         b = *(const float *)beta;
     }
-    const bool ab_read = k > 0 && a != 0.0;
-    if (!ab_read && b == 1.0) return CUBLAS_STATUS_SUCCESS;
+    const bool ab_read = k > 0 && (a != 0.0 || ai != 0.0);
+    if (!ab_read && b == 1.0 && bi == 0.0) return CUBLAS_STATUS_SUCCESS;
 
     const int64_t rows_a = ta ? k : m, cols_a = ta ? m : k, rows_b = tb ? n : k, cols_b = tb ? k : n;
     if (ptr_arrays) {
@@ -432,12 +491,15 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
     j->cesz = cesz;
     j->ta = ta;
     j->tb = tb;
+    j->ca = kind_complex(kind) && transa == CUBLAS_OP_C;
+    j->cb = kind_complex(kind) && transb == CUBLAS_OP_C;
     j->ab_read = ab_read;
     j->m = m, j->n = n, j->k = k, j->lda = lda, j->ldb = ldb, j->ldc = ldc;
     j->rows_a = rows_a, j->cols_a = cols_a, j->rows_b = rows_b, j->cols_b = cols_b;
     j->sa = sa, j->sb = sb, j->sc = sc;
     j->batch = batch;
     j->alpha = a, j->beta = b;
+    j->alpha_im = ai, j->beta_im = bi;
     if (ptr_arrays) {
         j->Aarr = (const void *const *)A;
         j->Barr = (const void *const *)B;
@@ -448,7 +510,7 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
         j->C = (char *)C;
     }
     bool ok = true;
-    if (ab_read && kind != K_F32 && kind != K_F64) {
+    if (ab_read && kind != K_F32 && kind != K_F64 && !kind_complex(kind)) {
         j->fa = alloc_floats(rows_a, cols_a, &ok);
         j->fb = alloc_floats(rows_b, cols_b, &ok);
         if (kind == K_F16 || kind == K_BF16) j->fc = alloc_floats(m, n, &ok);

@@ -17,15 +17,19 @@
  *    or COMPUTE_32F_FAST_TF32 (inputs rounded to TF32), R_64F with
  *    COMPUTE_64F[_PEDANTIC], R_16F and R_16BF with COMPUTE_32F[_PEDANTIC]
  *    (float accumulation, one rounding of alpha*AB + beta*C to the output
- *    type). Anything else is CUBLAS_STATUS_NOT_SUPPORTED.
+ *    type), C_32F with COMPUTE_32F[_PEDANTIC] (cgemm: alpha and beta are
+ *    cuComplex), C_64F with COMPUTE_64F[_PEDANTIC] (zgemm: cuDoubleComplex).
+ *    Anything else is CUBLAS_STATUS_NOT_SUPPORTED.
  * Only host pointer mode exists: alpha and beta are host pointers read at
- * call time.
+ * call time. As the toolkit's header does, this one includes <cuComplex.h>
+ * (tests/emu/cuComplex.h).
  */
 #ifndef ND_EMU_CUBLAS_V2_H
 #define ND_EMU_CUBLAS_V2_H
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuComplex.h"    /* cuComplex, cuDoubleComplex (the toolkit's cublas_api.h includes it) */
 #include "cuda_runtime.h" /* the emulated runtime: cudaStream_t */
 
 #define CUBLAS_VER_MAJOR 13
