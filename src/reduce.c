@@ -8,11 +8,14 @@
  * (kept axes first, in their order; reduced axes after them, in
  * increasing axis order, so a C-order flat index over the trailing axes is
  * the flat index NumPy's argmax returns). No data is copied or cast here.
+ * Complex input never reaches a backend: src/reduce_cpx.c composes its
+ * reductions from the real ones on the part views (nd__reduce_cpx, called
+ * from nd__reduce_run below).
  *
  * Backend contract (nd_backend.reduce, implemented by src/cpu/reduce*.c
  * and to be implemented by the CUDA backend):
- *  - a has its ORIGINAL dtype (any of the 13); a's last naxes axes are
- *    reduced (naxes may be 0: every output reduces one element);
+ *  - a has its ORIGINAL dtype (any of the 13 real dtypes); a's last naxes
+ *    axes are reduced (naxes may be 0: every output reduces one element);
  *  - out is C-contiguous, has a's leading ndim - naxes extents and the
  *    RESULT dtype of nd_reduce_result_dtype() below;
  *  - accumulation: sum/prod of bool and signed ints in int64 (wrapping),
@@ -34,6 +37,7 @@
 #include "internal.h"
 #include "out.h"
 #include "prh.h"
+#include "reduce_cpx.h"
 
 static const char *const reduce_names[ND_NUM_REDUCE_OPS] = {
 #define X(E, n) #n,
@@ -104,16 +108,10 @@ static nd_status normalise_axes(const char *fn, int ndim, int naxes, const int *
     return ND_OK;
 }
 
-static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
-                             const int *axes, bool keepdims, double ddof)
+/* The validated geometry of a reduction (src/reduce_cpx.h). */
+nd_status nd__reduce_plan(const char *fn, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims,
+                          nd_rplan *p)
 {
-    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
-    ND_CHECK_PTR(fn, out, "out");
-    if ((unsigned)op >= (unsigned)ND_NUM_REDUCE_OPS)
-        return nd__err(ND_ERR_INVALID, fn, "invalid reduce op %d", (int)op);
-    ND_CHECK_PTR(fn, a, "a");
-    if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_DTYPE, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
-
     const int nd = a->ndim;
     const bool is_arg = op == ND_REDUCE_ARGMAX || op == ND_REDUCE_ARGMIN;
     /* NumPy's argmax/argmin see a 0-d array as one element (as if 1-d):
@@ -134,52 +132,75 @@ static nd_status reduce_impl(const char *fn, nd_array **out, nd_reduce_op op, co
                        reduce_names[op], naxes);
 
     /* Reduced block size (empty product = 1) and result geometry. */
-    int64_t nreduce = 1;
-    int rnd = 0, knd = 0;
-    int64_t rshape[ND_MAX_DIMS], kshape[ND_MAX_DIMS];
-    int perm[ND_MAX_DIMS];
+    p->nreduce = 1;
+    p->rnd = 0, p->knd = 0;
     for (int i = 0; i < nd; i++) {
         if (mask[i]) {
-            nreduce *= a->shape[i]; /* cannot overflow: a's size fits */
-            if (a->shape[i] == 0) nreduce = 0;
-            if (keepdims) rshape[rnd++] = 1;
+            p->nreduce *= a->shape[i]; /* cannot overflow: a's size fits */
+            if (a->shape[i] == 0) p->nreduce = 0;
+            if (keepdims) p->rshape[p->rnd++] = 1;
         } else {
-            rshape[rnd++] = a->shape[i];
-            kshape[knd] = a->shape[i];
-            perm[knd++] = i;
+            p->rshape[p->rnd++] = a->shape[i];
+            p->kshape[p->knd] = a->shape[i];
+            p->perm[p->knd++] = i;
         }
     }
-    for (int i = 0, j = knd; i < nd; i++)
-        if (mask[i]) perm[j++] = i;
+    for (int i = 0, j = p->knd; i < nd; i++)
+        if (mask[i]) p->perm[j++] = i;
 
-    if (nreduce == 0) {
+    if (p->nreduce == 0) {
         if (op == ND_REDUCE_MAX || op == ND_REDUCE_MIN)
             return nd__err(ND_ERR_INVALID, fn, "zero-size array to reduction operation %s which has no identity",
                            op == ND_REDUCE_MAX ? "maximum" : "minimum");
         if (is_arg) return nd__err(ND_ERR_INVALID, fn, "attempt to get %s of an empty sequence", reduce_names[op]);
     }
+    return ND_OK;
+}
+
+/* a's view with the plan's axis order (kept axes first, reduced last). */
+nd_status nd__reduce_perm_view(nd_array **v, const nd_array *a, const nd_rplan *p)
+{
+    int64_t vshape[ND_MAX_DIMS], vstrides[ND_MAX_DIMS];
+    for (int i = 0; i < a->ndim; i++) {
+        vshape[i] = a->shape[p->perm[i]];
+        vstrides[i] = a->strides[p->perm[i]];
+    }
+    return nd__view(v, a, a->dtype, a->ndim, vshape, vstrides, a->offset);
+}
+
+nd_status nd__reduce_run(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
+                         const int *axes, bool keepdims, double ddof)
+{
+    ND_CHECK_PTR(fn, out, "out");
+    if ((unsigned)op >= (unsigned)ND_NUM_REDUCE_OPS)
+        return nd__err(ND_ERR_INVALID, fn, "invalid reduce op %d", (int)op);
+    ND_CHECK_PTR(fn, a, "a");
+    if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_DTYPE, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
+    /* complex: composed from the real reductions of the parts (src/reduce_cpx.c) */
+    if (nd__is_complex(a->dtype)) return nd__reduce_cpx(fn, out, op, a, naxes, axes, keepdims, ddof);
+
+    nd_rplan p;
+    nd_status st = nd__reduce_plan(fn, op, a, naxes, axes, keepdims, &p);
+    if (st) return st;
+    const int nd = a->ndim, knd = p.knd;
 
     const nd_backend *be = nd__backend(a->device);
     if (!be || !be->reduce) return nd__err(ND_ERR_UNSUPPORTED, fn, "no reduce backend for this device");
 
     const nd_dtype rdt = reduce_result_dtype(op, a->dtype);
     nd_out t;
-    if ((st = nd__out_begin(&t, fn, out, rdt, rnd, rshape, a->device))) return st;
+    if ((st = nd__out_begin(&t, fn, out, rdt, p.rnd, p.rshape, a->device))) return st;
     /* The backend writes a C-contiguous array of the result dtype that
      * does not overlap a; otherwise the transaction gives a temporary. */
     nd_array *av = NULL, *ov = NULL;
     if ((st = nd__out_target(&t, rdt, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 1, &a))) goto done;
     nd_array *dst = t.dst;
 
-    int64_t vshape[ND_MAX_DIMS], vstrides[ND_MAX_DIMS], ostrides[ND_MAX_DIMS];
-    for (int i = 0; i < nd; i++) {
-        vshape[i] = a->shape[perm[i]];
-        vstrides[i] = a->strides[perm[i]];
-    }
-    st = nd__view(&av, a, a->dtype, nd, vshape, vstrides, a->offset);
+    int64_t ostrides[ND_MAX_DIMS];
+    st = nd__reduce_perm_view(&av, a, &p);
     if (st) goto done;
-    nd__contiguous_strides(knd, kshape, ostrides);
-    st = nd__view(&ov, dst, rdt, knd, kshape, ostrides, dst->offset);
+    nd__contiguous_strides(knd, p.kshape, ostrides);
+    st = nd__view(&ov, dst, rdt, knd, p.kshape, ostrides, dst->offset);
     if (st) goto done;
     if (dst->size > 0) st = be->reduce(op, ov, av, nd - knd, ddof);
 done:
@@ -193,27 +214,27 @@ static ND_PRH_COLD nd_status reduce_prof(const char *fn, nd_array **out, nd_redu
                                          const int *axes, bool keepdims, double ddof)
 {
     ND_PROF_OP(prof_name(op), out, a);
-    return reduce_impl(fn, out, op, a, naxes, axes, keepdims, ddof);
+    return nd__reduce_run(fn, out, op, a, naxes, axes, keepdims, ddof);
 }
 
 nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims)
 {
     ND_PRH_HOT(reduce_prof("nd_reduce", out, op, a, naxes, axes, keepdims, 0),
-               reduce_impl("nd_reduce", out, op, a, naxes, axes, keepdims, 0));
+               nd__reduce_run("nd_reduce", out, op, a, naxes, axes, keepdims, 0));
 }
 
 nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims,
                          double ddof)
 {
     ND_PRH_HOT(reduce_prof("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof),
-               reduce_impl("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof));
+               nd__reduce_run("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof));
 }
 
 #define X(E, n)                                                                                 \
     nd_status nd_##n(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims) \
     {                                                                                           \
         ND_PRH_HOT(reduce_prof("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0),          \
-                   reduce_impl("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0));         \
+                   nd__reduce_run("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0));         \
     }
 ND_REDUCE_OPS(X)
 #undef X

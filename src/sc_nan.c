@@ -23,6 +23,7 @@
 #include "out.h"
 #include "sc.h"
 #include "prof.h"
+#include "reduce_cpx.h"
 
 /* Hand v (any dtype, the result's shape) to the caller as dtype rdt: a new
  * reference or cast when *out is NULL, else copied (cast) into *out under
@@ -85,6 +86,7 @@ static nd_status nan_sp(const char *fn, nd_array **out, nd_reduce_op op, const n
     bool isf;
     nd_status st = nan_check(fn, out, a, &isf);
     if (st) return st;
+    if (nd__is_complex(a->dtype)) return nd__reduce_cpx_nan(fn, out, op, a, naxes, axes, keepdims, 0);
     if (!isf) st = nd_reduce(out, op, a, naxes, axes, keepdims);
     else {
         nd_array *x = NULL;
@@ -184,6 +186,7 @@ nd_status nd_nanmean(nd_array **out, const nd_array *a, int naxes, const int *ax
     bool isf;
     nd_status st = nan_check(fn, out, a, &isf);
     if (st) return st;
+    if (nd__is_complex(a->dtype)) return nd__reduce_cpx_nan(fn, out, ND_REDUCE_MEAN, a, naxes, axes, keepdims, 0);
     if (!isf) return (st = nd_mean(out, a, naxes, axes, keepdims)) ? nd__err_prefix(st, fn) : ND_OK;
     nd_array *x = NULL, *m = NULL, *nm = NULL, *cnt = NULL, *tot = NULL, *q = NULL;
     st = nan_fill(&x, &m, a, 0.0);
@@ -235,6 +238,8 @@ static nd_status nan_vs(const char *fn, nd_array **out, bool is_std, const nd_ar
     bool isf;
     nd_status st = nan_check(fn, out, a, &isf);
     if (st) return st;
+    if (nd__is_complex(a->dtype))
+        return nd__reduce_cpx_nan(fn, out, is_std ? ND_REDUCE_STD : ND_REDUCE_VAR, a, naxes, axes, keepdims, ddof);
     if (!isf) {
         st = nd_reduce_ddof(out, is_std ? ND_REDUCE_STD : ND_REDUCE_VAR, a, naxes, axes, keepdims, ddof);
         return st ? nd__err_prefix(st, fn) : ND_OK;
@@ -305,13 +310,18 @@ nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, in
         if (!name) return nd__err(ND_ERR_INVALID, fn, "invalid reduce op %d", (int)op);
         return nd__err(ND_ERR_INVALID, fn, "%s takes no dtype (only sum, prod, mean, var and std do)", name);
     }
-    if ((op == ND_REDUCE_VAR || op == ND_REDUCE_STD) && !nd__is_float(dtype))
-        return nd__err(ND_ERR_DTYPE, fn, "%s with dtype=%s is not supported (a float dtype is)", nd_reduce_op_name(op),
-                       nd_dtype_name(dtype));
+    if ((op == ND_REDUCE_VAR || op == ND_REDUCE_STD) && !nd__is_float(dtype) && !nd__is_complex(dtype))
+        return nd__err(ND_ERR_DTYPE, fn, "%s with dtype=%s is not supported (a float dtype is, or a complex one)",
+                       nd_reduce_op_name(op), nd_dtype_name(dtype));
+    /* NumPy's var(z, dtype=float64) of complex z mixes the real mean with
+     * |z - mean|^2 (neither the var of the real parts nor of z): refused */
+    if ((op == ND_REDUCE_VAR || op == ND_REDUCE_STD) && nd__is_complex(a->dtype) && !nd__is_complex(dtype))
+        return nd__err(ND_ERR_DTYPE, fn, "%s of %s with dtype=%s is not supported (a complex dtype is)",
+                       nd_reduce_op_name(op), nd_dtype_name(a->dtype), nd_dtype_name(dtype));
     nd_array *x = NULL, *r = NULL, *s = NULL, *q = NULL;
     nd_status st = nd__as_dtype(&x, a, dtype);
     if (st) return nd__err_prefix(st, fn);
-    if (op == ND_REDUCE_MEAN && !nd__is_float(dtype)) {
+    if (op == ND_REDUCE_MEAN && !nd__is_float(dtype) && !nd__is_complex(dtype)) {
         /* an integer mean: the sum wraps in dtype, the quotient is
          * truncated to dtype (NumPy: true_divide(..., casting='unsafe')) */
         int64_t n = nreduced(a, naxes, axes);
@@ -319,6 +329,8 @@ nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, in
         if (!st) st = nd__as_dtype(&q, s, dtype);
         if (!st) st = nd_binary_scalar(&r, ND_BINARY_DIVIDE, q, nd_scalar_float((double)n));
     } else {
+        /* complex dtype: sum/prod/mean complex; var/std real (the complex
+         * reductions), returned as dtype with zero imaginary parts (NumPy) */
         st = nd_reduce(&r, op, x, naxes, axes, keepdims);
     }
     if (st) nd__err_prefix(st, fn);
