@@ -237,6 +237,11 @@ def build_case(rec, np, xp, cache, cleanup=None):
         out = xp.empty(r.shape, r.dtype)
         return (lambda: f(ins[0], axis=axis, out=out)), (lambda: out), ""
     if fn == "matmul":
+        if call.get("pairs"):  # issue 17: complex inputs as (re, im) pairs
+            zs = [xp.ascontiguousarray(x).view(xp.complex64 if x.dtype == xp.float32 else xp.complex128)[..., 0]
+                  for x in ins]
+            out = xp.matmul(*zs)
+            return (lambda: xp.matmul(zs[0], zs[1], out=out)), (lambda: out.view(out.real.dtype)), ""
         note = ""
         if xp is not np and ins[0].dtype == xp.float32:
             restore, note = cupy_compute_type(xp, bool(call.get("tf32")))
@@ -337,6 +342,22 @@ def build_case(rec, np, xp, cache, cleanup=None):
         f = {"softmax": softmax, "log_softmax": log_softmax, "logsumexp": logsumexp,
              "cross_entropy": cross_entropy}[fn]
         return f, (lambda: res[0]), "exp(x - max) / sum" if fn == "softmax" else ""
+    # issue 17 (bench_complex): complex elementwise ops and sum on (re, im) pairs viewed as complex
+    if fn == "cpx":
+        zs = [xp.ascontiguousarray(x).view(xp.complex64 if x.dtype == xp.float32 else xp.complex128)[..., 0]
+              for x in ins]
+        op = call["op"]
+        if op == "sum":
+            res = [None]
+
+            def run():
+                res[0] = xp.sum(zs[0])
+            return run, (lambda: xp.asarray(res[0]).reshape(1).view(res[0].real.dtype)), ""
+        f = {"multiply": xp.multiply, "add": xp.add, "divide": xp.divide, "exp": xp.exp, "sqrt": xp.sqrt,
+             "abs": xp.abs}[op]
+        out = f(*zs)
+        pairs = out.dtype.kind == "c"
+        return (lambda: f(*zs, out=out)), (lambda: out.view(out.real.dtype) if pairs else out), ""
     # issue 17 (bench_fft): numpy.fft / cupy.fft; complex inputs come as (re, im) pairs (..., 2)
     if fn in ("fft", "ifft", "rfft", "fft2"):
         x = ins[0]
@@ -495,6 +516,7 @@ EQUIVALENTS = {
     "softmax": "exp(x - x.max(axis, keepdims=True)) / sum", "log_softmax": "x - m - log(sum(exp(x - m)))",
     "logsumexp": "m + log(sum(exp(x - m)))", "cross_entropy": "mean(logsumexp(x) - take_along_axis(x, y))",
     "fft": "fft.fft(x)", "ifft": "fft.ifft(x)", "rfft": "fft.rfft(x)", "fft2": "fft.fft2(x)",
+    "divide": "divide(a, b, out=)", "sqrt": "sqrt(a, out=)", "abs": "abs(a, out=)",
 }
 CEILINGS = ("d2d_copy", "cblas_sgemm", "cblas_dgemm", "cublasGemmEx", "cublasGemmStridedBatchedEx", "triad",
             "stream_copy", "malloc+free", "cudaMalloc+cudaFree")
@@ -588,6 +610,13 @@ def selftest():
     run({"fn": "add_alloc"}, [a32, b32], A + B)
     run({"fn": "sum_alloc"}, [a32], A.sum())
     run({"fn": "empty", "n": 100, "dtype": "float32"}, [], None)
+    # issue 17: bench_complex (pairs viewed as complex; outputs checksummed as pairs)
+    Z1 = make_base(np, spec("float32", (64, 2), 41)).view(np.complex64)[..., 0]
+    Z2 = make_base(np, spec("float32", (64, 2), 42)).view(np.complex64)[..., 0]
+    run({"fn": "cpx", "op": "multiply"}, [spec("float32", (64, 2), 41), spec("float32", (64, 2), 42)],
+        (Z1 * Z2).view(np.float32))
+    run({"fn": "cpx", "op": "abs"}, [spec("float32", (64, 2), 41)], np.abs(Z1))
+    run({"fn": "cpx", "op": "sum"}, [spec("float32", (64, 2), 41)], np.asarray(Z1.sum()).reshape(1).view(np.float32))
     # issue 17: the FFT cases (complex inputs as (re, im) pairs; outputs checksummed as pairs)
     P = make_base(np, spec("float32", (64, 2), 31))
     Z = P.view(np.complex64)[..., 0]

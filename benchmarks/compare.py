@@ -486,6 +486,9 @@ CPU_GOALS = [
      1.0, "each"),
     ("fft2 of 4096x4096 complex64 vs np.fft.fft2", sel("fft", "fft2", "complex64", "4096x4096", "contig"),
      "ratio_numpy", ">=", 1.5, "each"),
+    # issue 17: bench_complex (native complex loops)
+    ("complex64 multiply of 1.6e7 vs np.multiply(out=)", sel("complex", "multiply", "complex64", "16000000", "contig"),
+     "ratio_numpy", ">=", 1.5, "each"),
 ]
 
 

@@ -112,6 +112,7 @@ grep -qF "quickstart: ok" <<<"$out" || { echo "$out"; fail "quickstart (static) 
 
 # 2c. the installed tool runs
 "$p/bin/ndgpu-info" > "$tmp/info.txt" 2>&1 || { cat "$tmp/info.txt"; fail "installed ndgpu-info"; }
+grep -Eq '^  dtypes +bool .* complex64 complex128 \(15\)$' "$tmp/info.txt" || { cat "$tmp/info.txt"; fail "ndgpu-info lists the 15 dtypes"; }
 $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" PREFIX="$p" uninstall > /dev/null 2>&1 || fail "make uninstall PREFIX=$p"
 left=$(cd "$p" && find . \( -type f -o -type l \))
 [ -z "$left" ] || { echo "$left"; fail "make uninstall PREFIX=$p left files behind"; }

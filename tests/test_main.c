@@ -65,9 +65,11 @@ typedef Suite *(*suite_fn)(void);
 
 /* issue 17: [fft] the FFT module */
 #define SUITES_FFT(X) X(fft)
+/* issue 17: [cx] complex math bodies, complex matmul, complex reductions and random */
+#define SUITES_CX(X) X(ops_cpx) X(matmul_cpx) X(reduce_cpx) X(complex_ew)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X) \
-    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X)
+    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X) SUITES_CX(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

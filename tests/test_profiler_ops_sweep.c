@@ -271,6 +271,26 @@ C(log_softmax, nd_log_softmax(&o, A, 0))
 C(logsumexp, nd_logsumexp(&o, A, 1, AX1, false))
 C(cross_entropy, nd_cross_entropy(&o, A, f->lab, 1, ND_REDUCTION_MEAN, -100))
 C(amp_unscale_check, nd_amp_unscale_check(&f->w, 1, 0.5, &yes))
+/* complex numbers and the FFT (issue 17); a is (3, 4) float32 */
+C(angle, nd_angle(&o, A, true))
+C(fft, nd_fft(&o, A, -1, -1, ND_FFT_BACKWARD))
+C(ifft, nd_ifft(&o, A, 6, 0, ND_FFT_ORTHO))
+C(rfft, nd_rfft(&o, A, -1, -1, ND_FFT_BACKWARD))
+C(irfft, nd_irfft(&o, A, -1, -1, ND_FFT_FORWARD))
+C(hfft, nd_hfft(&o, A, -1, -1, ND_FFT_BACKWARD))
+C(ihfft, nd_ihfft(&o, A, -1, -1, ND_FFT_BACKWARD))
+C(fftn, nd_fftn(&o, A, -1, NULL, NULL, ND_FFT_BACKWARD))
+C(ifftn, nd_ifftn(&o, A, 1, NULL, AX1, ND_FFT_BACKWARD))
+C(rfftn, nd_rfftn(&o, A, -1, NULL, NULL, ND_FFT_BACKWARD))
+C(irfftn, nd_irfftn(&o, A, -1, NULL, NULL, ND_FFT_BACKWARD))
+C(fft2, nd_fft2(&o, A, NULL, NULL, ND_FFT_BACKWARD))
+C(ifft2, nd_ifft2(&o, A, NULL, NULL, ND_FFT_BACKWARD))
+C(rfft2, nd_rfft2(&o, A, NULL, NULL, ND_FFT_BACKWARD))
+C(irfft2, nd_irfft2(&o, A, NULL, NULL, ND_FFT_BACKWARD))
+C(fftfreq, nd_fftfreq(&o, 8, 0.5, ND_FLOAT32, DEV))
+C(rfftfreq, nd_rfftfreq(&o, 8, 0.5, ND_FLOAT64, DEV))
+C(fftshift, nd_fftshift(&o, A, 0, NULL))
+C(ifftshift, nd_ifftshift(&o, A, 1, AX1))
 
 typedef struct sweep_case {
     const char *id, *name, *gpu_name; /* gpu_name: the name on cuda:0 when it differs */
@@ -320,6 +340,10 @@ static const sweep_case cases[] = {
     E(searchsorted, "searchsorted"), E(isin, "isin"), E(unique, "unique"),
     E(softmax, "softmax"), E(log_softmax, "log_softmax"), E(logsumexp, "logsumexp"),
     E(cross_entropy, "cross_entropy"), E(amp_unscale_check, "amp_unscale_check"),
+    E(angle, "angle"), E(fft, "fft"), E(ifft, "ifft"), E(rfft, "rfft"), E(irfft, "irfft"), E(hfft, "hfft"),
+    E(ihfft, "ihfft"), E(fftn, "fftn"), E(ifftn, "ifftn"), E(rfftn, "rfftn"), E(irfftn, "irfftn"), E(fft2, "fft2"),
+    E(ifft2, "ifft2"), E(rfft2, "rfft2"), E(irfft2, "irfft2"), E(fftfreq, "fftfreq"), E(rfftfreq, "rfftfreq"),
+    E(fftshift, "fftshift"), E(ifftshift, "ifftshift"),
 };
 
 static void check_one(const char *what, const char *name, nd_device dev)

@@ -201,6 +201,9 @@ static void print_text(const build_fields *f, const dev_report *devs, int ndev, 
     printf("  CPU threads    %d\n", nd_get_num_threads());
     printf("  CPU path       %s\n", f->cpu_path);
     printf("  bfloat16 GEMM  %s\n", f->bf16_gemm);
+    printf("  dtypes        ");
+    for (int t = 0; t < (int)ND_NUM_DTYPES; t++) printf(" %s", nd_dtype_name((nd_dtype)t));
+    printf(" (%d)\n", (int)ND_NUM_DTYPES);
     printf("  CUDA           %s\n", f->cuda);
     printf("  default device %s\n", dev_name(nd_default_device(), nm, sizeof nm));
     if (!f->cuda_compiled)
@@ -274,7 +277,12 @@ static void print_json(const build_fields *f, const dev_report *devs, int ndev, 
     json_string(f->cpu_path);
     printf(",\n  \"bf16_gemm\": ");
     json_string(f->bf16_gemm);
-    printf(",\n");
+    printf(",\n  \"dtypes\": [");
+    for (int t = 0; t < (int)ND_NUM_DTYPES; t++) {
+        printf("%s", t ? ", " : "");
+        json_string(nd_dtype_name((nd_dtype)t));
+    }
+    printf("],\n");
     printf("  \"cuda\": {\"compiled\": %s, \"runtime\": ", f->cuda_compiled ? "true" : "false");
     json_string_or_null(f->cuda_runtime);
     printf(", \"driver\": ");
