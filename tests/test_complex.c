@@ -1,10 +1,11 @@
 /* complex64 / complex128 (issue 17): the dtype table, promotion (NEP 50,
  * weak complex scalars), casts both ways against NumPy's values, creation,
  * views, joins, copies and indexing carrying both parts, .npy (both byte
- * orders) and DLPack, real/imag views, conj, angle, abs, and the composed
- * elementwise ops against a double-precision reference - on the CPU and on
- * cuda:0 when there is one (the emulated GPU in `make emu-test`). Ops that
- * do not take complex yet must refuse it with ND_ERR_DTYPE. */
+ * orders) and DLPack, real/imag views, conj, angle, abs, and arithmetic
+ * and comparisons against a double-precision reference - on the CPU and on
+ * cuda:0 when there is one (the emulated GPU in `make emu-test`). Ops without
+ * complex support (ordering, sort, scans, clip, ...) must refuse it with
+ * ND_ERR_DTYPE. The native loops of every op: tests/test_complex_ew.c. */
 #include <check.h>
 #include <complex.h>
 #include <math.h>
