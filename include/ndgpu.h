@@ -1059,7 +1059,12 @@ ND_API nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inv
  *  case, as for a sequential sum), not bit for bit. A 0-d a is treated as
  *  1-d (axis 0 or -1). The out rule applies (in place: *out == a is fine
  *  when the dtypes agree). ND_ERR_SHAPE "axis 2 is out of bounds for array
- *  of dimension 2"; ND_ERR_INVALID for NULL arguments. */
+ *  of dimension 2"; ND_ERR_INVALID for NULL arguments. complex64/128 keep
+ *  their dtype (the parts scanned as floats); cumprod of complex is a
+ *  product tree (Hillis-Steele, log2(n) passes of complex multiplies), so
+ *  its rounding differs from NumPy's left-to-right loop; a real dtype= on
+ *  complex input scans the real parts (NumPy's cast); cummax/cummin refuse
+ *  complex (ND_ERR_DTYPE). */
 ND_API nd_status nd_cumsum(nd_array **out, const nd_array *a, int axis);
 /** NumPy cumprod(a, axis): running products, the dtypes and rules of
  *  nd_cumsum (integer products wrap in int64/uint64). */

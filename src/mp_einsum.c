@@ -221,7 +221,6 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
     ND_CHECK_PTR(fn, operands, "operands");
     for (int i = 0; i < n; i++) {
         if (!operands[i]) return nd__err(ND_ERR_INVALID, fn, "operands[%d] is NULL", i);
-        if (nd__no_complex(fn, operands[i], "operands")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
         if (!nd__same_device(operands[i]->device, operands[0]->device)) {
             char d1[32], d2[32];
             return nd__err(ND_ERR_DEVICE, fn, "operands are on different devices (%s and %s)",

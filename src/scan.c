@@ -24,11 +24,15 @@
  * NumPy's (ours are the more accurate ones: the error stays at one
  * rounding of the float32 running value).
  *
+ * complex64/complex128 (issue 17): cumsum and cumprod are compositions
+ * (scan_cpx below), cummax/cummin refuse complex.
+ *
  * nd_diff is a composition: slices + nd_subtract (nd_not_equal for bool),
  * n times, with prepend/append joined by nd_concatenate.
  */
 #include <string.h>
 
+#include "elementwise.h"
 #include "internal.h"
 #include "out.h"
 #include "sc.h"
@@ -59,15 +63,114 @@ static nd_dtype scan_result(int op, nd_dtype t)
 
 static const char *const scan_names[4] = {"cumsum", "cumprod", "cummax", "cummin"}; /* profiler names */
 
+/* A view of z with axis ax restricted to [lo, hi). */
+static nd_status axis_range(nd_array **v, const nd_array *z, int ax, int64_t lo, int64_t hi)
+{
+    nd_range r[ND_MAX_DIMS];
+    for (int k = 0; k < ax; k++) r[k] = ND_ALL;
+    r[ax] = (nd_range){lo, hi, 1};
+    return nd_slice(v, z, ax + 1, r);
+}
+
+/* cumsum / cumprod of complex (issue 17), composed so that every backend
+ * has it: cumsum scans the real and imaginary parts (views) into the
+ * parts of the result; cumprod is a Hillis-Steele scan of complex
+ * multiplies (log2(n) passes, each r[d:] *= r[:-d] through a temporary),
+ * its rounding that of a product tree rather than NumPy's left-to-right
+ * loop. x is the input already in the complex result dtype rdt, at least
+ * 1-d; ax is valid. */
+static nd_status scan_cpx(const char *fn, nd_array **out, int op, const nd_array *x, int ax, nd_dtype rdt)
+{
+    nd_out t;
+    nd_status st = nd__out_begin(&t, fn, out, rdt, x->ndim, x->shape, x->device);
+    if (st) return st;
+    nd__out_keep_order(&t, 1, &x);
+    nd_array *xr = NULL, *xi = NULL, *dr = NULL, *di = NULL, *lo = NULL, *hi = NULL, *tmp = NULL;
+    if ((st = nd__out_target(&t, rdt, ND_OUT_EXACT_DTYPE, 1, &x))) goto done;
+    if (x->size == 0) goto done;
+    nd_array *d = t.dst;
+    if (op == ND_SC_SUM) {
+        if ((st = nd__cpx_part(&xr, x, 0)) || (st = nd__cpx_part(&xi, x, 1)) || (st = nd__cpx_part(&dr, d, 0)) ||
+            (st = nd__cpx_part(&di, d, 1)))
+            goto done;
+        nd_array *r0 = dr, *r1 = di;
+        if ((st = nd_cumsum(&r0, xr, ax)) || (st = nd_cumsum(&r1, xi, ax))) st = nd__err_prefix(st, fn);
+        goto done;
+    }
+    if ((st = nd__copy_into(d, x))) goto done;
+    const int64_t n = x->shape[ax];
+    for (int64_t s = 1; s < n; s *= 2) {
+        if ((st = axis_range(&hi, d, ax, s, n)) || (st = axis_range(&lo, d, ax, 0, n - s))) goto done;
+        if ((st = nd_multiply(&tmp, hi, lo))) {
+            st = nd__err_prefix(st, fn);
+            goto done;
+        }
+        if ((st = nd__copy_into(hi, tmp))) goto done;
+        nd_release(hi), nd_release(lo), nd_release(tmp);
+        hi = lo = tmp = NULL;
+    }
+done:
+    nd_release(xr), nd_release(xi), nd_release(dr), nd_release(di), nd_release(hi), nd_release(lo), nd_release(tmp);
+    return nd__out_end(&t, st);
+}
+
+static nd_status scan_impl(const char *fn, nd_array **out, int op, const nd_array *a, int axis, bool has_dtype,
+                           nd_dtype dtype);
+
+/* Complex input or a complex dtype: cumsum/cumprod through scan_cpx (the
+ * input cast to the complex dtype, flattened for ND_AXIS_NONE, a 0-d one
+ * seen as 1-d as NumPy does); a real dtype takes the real parts (NumPy's
+ * cast, which warns) and scans them as reals; cummax/cummin refuse it
+ * (no ordering of complex numbers here). */
+static nd_status scan_complex_entry(const char *fn, nd_array **out, int op, const nd_array *a, int axis,
+                                    bool has_dtype, nd_dtype dtype)
+{
+    if (op == ND_SC_MAX || op == ND_SC_MIN)
+        return nd__err(ND_ERR_DTYPE, fn, "'a' is %s: complex numbers have no order here (see nd_real/nd_abs)",
+                       nd_dtype_name(a->dtype));
+    nd_array *x = NULL, *c = NULL;
+    nd_status st;
+    if (has_dtype && !nd__is_complex(dtype)) { /* the real parts, then a real scan */
+        if ((st = nd__as_dtype(&c, a, dtype))) return nd__err_prefix(st, fn);
+        st = scan_impl(fn, out, op, c, axis, false, ND_BOOL);
+        nd_release(c);
+        return st;
+    }
+    const nd_dtype rdt = has_dtype ? dtype : a->dtype;
+    int ax = axis;
+    if (axis == ND_AXIS_NONE || a->ndim == 0) {
+        if (a->ndim == 0 && axis != ND_AXIS_NONE && axis != 0 && axis != -1)
+            return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension 1", axis);
+        const int64_t n = a->size;
+        if ((st = nd_reshape(&x, a, 1, &n))) return nd__err_prefix(st, fn);
+        ax = 0;
+    } else {
+        if (axis < -a->ndim || axis >= a->ndim)
+            return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", axis, a->ndim);
+        ax = axis < 0 ? axis + a->ndim : axis;
+        x = nd_retain((nd_array *)a);
+    }
+    if (x->dtype != rdt) {
+        st = nd__as_dtype(&c, x, rdt);
+        nd_release(x);
+        if (st) return nd__err_prefix(st, fn);
+        x = c;
+    }
+    st = scan_cpx(fn, out, op, x, ax, rdt);
+    nd_release(x);
+    return st;
+}
+
 static nd_status scan_impl(const char *fn, nd_array **out, int op, const nd_array *a, int axis, bool has_dtype,
                            nd_dtype dtype)
 {
-    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_PROF_OP(scan_names[op & 3], out, a);
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
     if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_DTYPE, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
     if (has_dtype && !nd__dtype_valid(dtype)) return nd__err(ND_ERR_DTYPE, fn, "invalid dtype %d", (int)dtype);
+    if (nd__is_complex(a->dtype) || (has_dtype && nd__is_complex(dtype)))
+        return scan_complex_entry(fn, out, op, a, axis, has_dtype, dtype);
 
     /* geometry */
     int rnd;

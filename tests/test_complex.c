@@ -554,6 +554,152 @@ START_TEST(arithmetic_and_comparisons)
 }
 END_TEST
 
+/* einsum over complex operands (views, sums, products and matmul, all
+ * complex-capable): traces, contractions, outer products, batched
+ * products and mixed complex/real, against a long double reference */
+START_TEST(einsum_complex)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    for (int di = 0; di < nd; di++)
+        for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++) {
+            const double tol = t == ND_COMPLEX64 ? 2e-6 : 4e-15;
+            double ar[12], ai[12], br[12], bi[12];
+            for (int k = 0; k < 12; k++)
+                ar[k] = 0.5 + k * 0.25, ai[k] = 1.0 - k * 0.125, br[k] = -1.0 + k * 0.5, bi[k] = 0.25 * (k % 5) - 0.5;
+            nd_array *a = cx_make(t, 2, (const int64_t[]){3, 4}, ar, ai, devs[di]); /* (3, 4) */
+            nd_array *b = cx_make(t, 2, (const int64_t[]){4, 3}, br, bi, devs[di]); /* (4, 3) */
+            nd_array *r = NULL;
+            /* ij,jk->ik */
+            ND_OK_OR_FAIL(nd_einsum(&r, "ij,jk->ik", 2, (const nd_array *const[]){a, b}));
+            ck_assert_int_eq(nd_dtype_of(r), t);
+            double gr[16], gi[16];
+            cx_read(r, gr, gi);
+            for (int i = 0; i < 3; i++)
+                for (int k = 0; k < 3; k++) {
+                    long double wr = 0, wi = 0;
+                    for (int j = 0; j < 4; j++) {
+                        long double xr = ar[i * 4 + j], xi = ai[i * 4 + j], yr = br[j * 3 + k], yi = bi[j * 3 + k];
+                        wr += xr * yr - xi * yi, wi += xr * yi + xi * yr;
+                    }
+                    ck_assert_msg(fabsl(gr[i * 3 + k] - wr) <= tol * 16 && fabsl(gi[i * 3 + k] - wi) <= tol * 16,
+                                  "ij,jk->ik [%d,%d]", i, k);
+                }
+            nd_release(r), r = NULL;
+            /* ij,ji-> (the trace of a @ b: a full contraction to 0-d) */
+            ND_OK_OR_FAIL(nd_einsum(&r, "ij,ji->", 2, (const nd_array *const[]){a, b}));
+            ck_assert_int_eq(nd_ndim(r), 0);
+            cx_read(r, gr, gi);
+            long double tr = 0, ti = 0;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 4; j++) {
+                    long double xr = ar[i * 4 + j], xi = ai[i * 4 + j], yr = br[j * 3 + i], yi = bi[j * 3 + i];
+                    tr += xr * yr - xi * yi, ti += xr * yi + xi * yr;
+                }
+            ck_assert(fabsl(gr[0] - tr) <= tol * 32 && fabsl(gi[0] - ti) <= tol * 32);
+            nd_release(r), r = NULL;
+            /* i,j->ij (outer) with a real float64 vector: complex128 */
+            nd_array *f = cv_make(ND_FLOAT64, 1, (const int64_t[]){3}, (const double[]){2, -1, 0.5}, devs[di]);
+            nd_array *row = NULL;
+            ND_OK_OR_FAIL(nd_reshape(&row, a, 1, (const int64_t[]){12}));
+            ND_OK_OR_FAIL(nd_einsum(&r, "i,j->ij", 2, (const nd_array *const[]){row, f}));
+            ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX128);
+            double orr[36], oi[36];
+            cx_read(r, orr, oi);
+            static const double fv[3] = {2, -1, 0.5};
+            for (int i = 0; i < 12; i++)
+                for (int j = 0; j < 3; j++) {
+                    const double xr = t == ND_COMPLEX64 ? (double)(float)ar[i] : ar[i];
+                    const double xi = t == ND_COMPLEX64 ? (double)(float)ai[i] : ai[i];
+                    ck_assert(orr[i * 3 + j] == xr * fv[j] && oi[i * 3 + j] == xi * fv[j]);
+                }
+            nd_release(r), r = NULL;
+            nd_release(row), nd_release(f), nd_release(a), nd_release(b);
+        }
+}
+END_TEST
+
+/* cumsum / cumprod of complex along each axis and flattened, a 0-d input,
+ * the dtype= forms (complex128 accumulation; a real dtype takes the real
+ * parts), and diff (subtract), against a long double reference */
+START_TEST(scans_complex)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    for (int di = 0; di < nd; di++)
+        for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++) {
+            const double tol = t == ND_COMPLEX64 ? 1e-5 : 1e-13;
+            enum { R = 5, C = 7 };
+            double xr[R * C], xi[R * C];
+            for (int k = 0; k < R * C; k++) xr[k] = 0.9 + 0.01 * k, xi[k] = 0.3 - 0.02 * (k % 9);
+            nd_array *a = cx_make(t, 2, (const int64_t[]){R, C}, xr, xi, devs[di]);
+            double ar[R * C], ai[R * C]; /* the stored values */
+            cx_read(a, ar, ai);
+            for (int op = 0; op < 2; op++)
+                for (int axis = -1; axis <= 2; axis++) { /* -1: flattened (ND_AXIS_NONE), 2: axis -1 */
+                    nd_array *r = NULL;
+                    const int ax = axis == -1 ? ND_AXIS_NONE : axis == 2 ? -1 : axis;
+                    ND_OK_OR_FAIL(op ? nd_cumprod(&r, a, ax) : nd_cumsum(&r, a, ax));
+                    ck_assert_int_eq(nd_dtype_of(r), t);
+                    ck_assert_int_eq(nd_size(r), R * C);
+                    double gr[R * C], gi[R * C];
+                    cx_read(r, gr, gi);
+                    for (int i = 0; i < R * C; i++) {
+                        /* the scan's run: elements before i along the axis (C order) */
+                        const int row = i / C, col = i % C;
+                        long double wr = op ? 1 : 0, wi = 0;
+                        const int n = axis == -1 ? i + 1 : (axis == 0 ? row + 1 : col + 1);
+                        for (int k = 0; k < n; k++) {
+                            const int j = axis == -1 ? k : axis == 0 ? k * C + col : row * C + k;
+                            if (op) {
+                                long double nr = wr * ar[j] - wi * ai[j], ni = wr * ai[j] + wi * ar[j];
+                                wr = nr, wi = ni;
+                            } else {
+                                wr += ar[j], wi += ai[j];
+                            }
+                        }
+                        const long double mag = fabsl(wr) + fabsl(wi) + 1;
+                        ck_assert_msg(fabsl(gr[i] - wr) <= tol * mag * n && fabsl(gi[i] - wi) <= tol * mag * n,
+                                      "%s(%s, axis %d) element %d: (%.9g, %.9g), want (%.9Lg, %.9Lg)",
+                                      op ? "cumprod" : "cumsum", nd_dtype_name(t), axis, i, gr[i], gi[i], wr, wi);
+                    }
+                    nd_release(r);
+                }
+            /* dtype=complex128 accumulation; dtype=float64 takes the real parts */
+            nd_array *r = NULL;
+            ND_OK_OR_FAIL(nd_cumsum_dtype(&r, a, 1, ND_COMPLEX128));
+            ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX128);
+            nd_release(r), r = NULL;
+            ND_OK_OR_FAIL(nd_cumsum_dtype(&r, a, 0, ND_FLOAT64));
+            ck_assert_int_eq(nd_dtype_of(r), ND_FLOAT64);
+            double g[R * C];
+            cx_read(r, g, NULL);
+            ck_assert(fabs(g[C] - (ar[0] + ar[C])) <= 1e-12);
+            nd_release(r), r = NULL;
+            /* a real input with a complex dtype */
+            nd_array *f = cv_make(ND_FLOAT32, 1, (const int64_t[]){3}, (const double[]){1, 2, 3}, devs[di]);
+            ND_OK_OR_FAIL(nd_cumprod_dtype(&r, f, 0, t));
+            double pr[3], pi[3];
+            cx_read(r, pr, pi);
+            ck_assert(pr[0] == 1 && pr[1] == 2 && pr[2] == 6 && pi[0] == 0 && pi[2] == 0);
+            nd_release(r), r = NULL;
+            /* 0-d: seen as 1-d */
+            nd_array *z0 = cx_make(t, 0, NULL, (const double[]){2}, (const double[]){-1}, devs[di]);
+            ND_OK_OR_FAIL(nd_cumsum(&r, z0, 0));
+            ck_assert_int_eq(nd_ndim(r), 1);
+            nd_release(r), r = NULL;
+            ND_EXPECT_ERR(nd_cumsum(&r, a, 2), ND_ERR_SHAPE, "out of bounds");
+            /* diff of complex: subtract */
+            ND_OK_OR_FAIL(nd_diff(&r, a, 1, 1, NULL, NULL));
+            double dr[R * (C - 1)], dd[R * (C - 1)];
+            cx_read(r, dr, dd);
+            ck_assert(dr[0] == ar[1] - ar[0] && dd[0] == ai[1] - ai[0]);
+            nd_release(r);
+            nd_release(z0), nd_release(f), nd_release(a);
+        }
+}
+END_TEST
+
 /* what has no complex implementation yet says so, on every device */
 START_TEST(unsupported_ops_refuse)
 {
@@ -564,14 +710,13 @@ START_TEST(unsupported_ops_refuse)
         nd_array *a = cx_iota(ND_COMPLEX64, 2, (const int64_t[]){2, 2}, devs[di], re, im), *r = NULL, *r2 = NULL;
         ND_EXPECT_ERR(nd_reduce(&r, ND_REDUCE_MAX, a, 0, NULL, false), ND_ERR_DTYPE, "complex64"); /* sum: suite reduce_cpx */
         ND_EXPECT_ERR(nd_sort(&r, a, -1, 0), ND_ERR_DTYPE, "complex64");
-        ND_EXPECT_ERR(nd_cumsum(&r, a, 0), ND_ERR_DTYPE, "complex64");
+        ND_EXPECT_ERR(nd_cummax(&r, a, 0), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_floor(&r, a), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_less(&r, a, a), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_maximum_at(a, a, a), ND_ERR_DTYPE, "complex");
         ND_EXPECT_ERR(nd_clip_scalar(&r, a, nd_scalar_float(0), nd_scalar_float(1)), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_unique(&r, NULL, NULL, NULL, a), ND_ERR_DTYPE, "complex64");
         ND_EXPECT_ERR(nd_softmax(&r, a, -1), ND_ERR_DTYPE, "complex64");
-        ND_EXPECT_ERR(nd_einsum(&r, "ij->", 1, (const nd_array *const[]){a}), ND_ERR_DTYPE, "complex64");
         ck_assert_ptr_null(r);
         (void)r2;
         nd_release(a);
@@ -593,6 +738,8 @@ Suite *suite_complex(void)
     tcase_add_test(tc, real_imag_conj_angle_abs);
     tcase_add_test(tc, arithmetic_and_comparisons);
     tcase_add_test(tc, unsupported_ops_refuse);
+    tcase_add_test(tc, einsum_complex);
+    tcase_add_test(tc, scans_complex);
     suite_add_tcase(s, tc);
     return s;
 }
