@@ -34,7 +34,11 @@
  *    np.maximum / np.minimum; MPI's built-in MPI_MAX does not). bool: sum and
  *    max are logical or, prod and min logical and (NumPy's add/multiply on
  *    bool). ND_COMM_AVG is the sum divided by the number of ranks, for float
- *    dtypes only (ND_ERR_DTYPE otherwise). Integer sums wrap.
+ *    and complex dtypes only (ND_ERR_DTYPE otherwise). Integer sums wrap.
+ *    complex64/complex128: sum, prod (the complex product) and avg as MPI's
+ *    MPI_C_FLOAT_COMPLEX / MPI_C_DOUBLE_COMPLEX; max/min refuse complex
+ *    (ND_ERR_DTYPE: no order); NCCL has no complex type, so complex GPU
+ *    arrays are staged through host memory.
  *  - GPU arrays (ND_DEVICE_CUDA): through NCCL when libnccl.so.2 can be
  *    loaded at run time and every rank's array is on a GPU (the NCCL
  *    communicator is created on first use from a unique id broadcast over

@@ -421,8 +421,9 @@ static nd_status coll_start(nd_comm *c, int kind, nd_array *a, nd_array **out, n
         if (!a) st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "'a' is NULL"));
         else if (has_out && !out) st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "'out' is NULL"));
         else if (has_op && !valid_op(op)) st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "bad reduction op %d", (int)op));
-        else if (has_op && op == ND_COMM_AVG && !ndm_is_float(t))
-            st = sig_fail(&s, nd_set_error(ND_ERR_DTYPE, fn, "avg needs a float dtype, not %s (use sum)", nd_dtype_name(t)));
+        else if (has_op && op == ND_COMM_AVG && !ndm_is_float(t) && t != ND_COMPLEX64 && t != ND_COMPLEX128)
+            st = sig_fail(&s, nd_set_error(ND_ERR_DTYPE, fn, "avg needs a float or complex dtype, not %s (use sum)",
+                                           nd_dtype_name(t)));
         else if (has_op && (op == ND_COMM_MAX || op == ND_COMM_MIN) && (t == ND_COMPLEX64 || t == ND_COMPLEX128))
             st = sig_fail(&s, nd_set_error(ND_ERR_DTYPE, fn, "max/min of %s: complex numbers have no order",
                                            nd_dtype_name(t)));

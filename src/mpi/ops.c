@@ -211,6 +211,8 @@ MPI_Op ndm_mpi_op(nd_comm_op op, nd_dtype t)
 void ndm_divide(void *buf, size_t n, nd_dtype t, int divisor)
 {
     switch (t) {
+    case ND_COMPLEX64: ndm_divide(buf, 2 * n, ND_FLOAT32, divisor); break; /* each part */
+    case ND_COMPLEX128: ndm_divide(buf, 2 * n, ND_FLOAT64, divisor); break;
     case ND_FLOAT32: {
         float *x = buf, d = (float)divisor;
         for (size_t i = 0; i < n; i++) x[i] /= d;

@@ -377,6 +377,123 @@ START_TEST(nonblocking_overlap_and_test)
 END_TEST
 
 /* NumPy's maximum/minimum propagate NaN; so do the collectives. */
+/* complex64/complex128 (issue 17): allreduce sum/prod/avg with both parts
+ * non-zero (prod is the complex product, not the product of the parts),
+ * broadcast, allgather and send/recv carrying both parts, max/min refused
+ * on every rank; every value is exact in float (small dyadic parts), so
+ * the results compare exactly. */
+static void cx_vals(int r, int n, double *re, double *im)
+{
+    for (int k = 0; k < n; k++) re[k] = 0.5 * (r + 1) + 0.25 * k, im[k] = 0.25 * k - 0.5 * r - 0.25;
+}
+
+static nd_array *cx_arr(nd_dtype t, int n, const double *re, const double *im, nd_device dev)
+{
+    unsigned char buf[16 * 8];
+    for (int k = 0; k < n; k++) {
+        if (t == ND_COMPLEX64) {
+            float v[2] = {(float)re[k], (float)im[k]};
+            memcpy(buf + 8 * k, v, 8);
+        } else {
+            double v[2] = {re[k], im[k]};
+            memcpy(buf + 16 * k, v, 16);
+        }
+    }
+    nd_array *a = NULL;
+    const int64_t sh = n;
+    MT_OK(nd_from_host(&a, buf, t, 1, &sh, dev));
+    return a;
+}
+
+static void cx_check(const nd_array *a, nd_dtype t, int n, const double *re, const double *im, const char *what)
+{
+    unsigned char buf[16 * 32];
+    if (!a || nd_size(a) != n) {
+        MT_FAIL("%s: no result or %lld elements, want %d", what, a ? (long long)nd_size(a) : -1LL, n);
+        return;
+    }
+    MT_OK(nd_copy_to_host(buf, a, nd_nbytes(a)));
+    for (int k = 0; k < n; k++) {
+        double gr, gi;
+        if (t == ND_COMPLEX64) {
+            float v[2];
+            memcpy(v, buf + 8 * k, 8);
+            gr = v[0], gi = v[1];
+        } else {
+            double v[2];
+            memcpy(v, buf + 16 * k, 16);
+            gr = v[0], gi = v[1];
+        }
+        const double wr = t == ND_COMPLEX64 ? (double)(float)re[k] : re[k];
+        const double wi = t == ND_COMPLEX64 ? (double)(float)im[k] : im[k];
+        if (gr != wr || gi != wi) {
+            MT_FAIL("%s element %d: (%g, %g), want (%g, %g)", what, k, gr, gi, wr, wi);
+            return;
+        }
+    }
+}
+
+START_TEST(complex_collectives)
+{
+    mt_begin();
+    enum { N = 5 };
+    for (int di = 0; di < g_ndev; di++)
+        for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++) {
+            double re[N], im[N], wr[N], wi[N];
+            char what[96];
+            /* sum, avg, prod over the ranks */
+            for (int op = 0; op < 3; op++) {
+                const nd_comm_op cop = op == 0 ? ND_COMM_SUM : op == 1 ? ND_COMM_AVG : ND_COMM_PROD;
+                for (int k = 0; k < N; k++) wr[k] = op == 2 ? 1 : 0, wi[k] = 0;
+                for (int r = 0; r < g_size; r++) {
+                    cx_vals(r, N, re, im);
+                    for (int k = 0; k < N; k++) {
+                        if (op == 2) {
+                            const double pr = wr[k] * re[k] - wi[k] * im[k], pi = wr[k] * im[k] + wi[k] * re[k];
+                            wr[k] = pr, wi[k] = pi;
+                        } else {
+                            wr[k] += re[k], wi[k] += im[k];
+                        }
+                    }
+                }
+                if (op == 1)
+                    for (int k = 0; k < N; k++) wr[k] /= g_size, wi[k] /= g_size;
+                cx_vals(g_rank, N, re, im);
+                nd_array *a = cx_arr(t, N, re, im, g_devs[di]);
+                snprintf(what, sizeof what, "allreduce %s %s on %s", op == 0 ? "sum" : op == 1 ? "avg" : "prod",
+                         nd_dtype_name(t), dev_name(g_devs[di]));
+                if (a) {
+                    nd_status st = nd_allreduce(g_comm, a, cop);
+                    if (st) MT_FAIL("%s: %s", what, nd_last_error());
+                    else cx_check(a, t, N, wr, wi, what);
+                }
+                nd_release(a);
+            }
+            /* max/min: no order of complex numbers (refused on every rank) */
+            cx_vals(g_rank, N, re, im);
+            nd_array *a = cx_arr(t, N, re, im, g_devs[di]);
+            MT_ERR(nd_allreduce(g_comm, a, ND_COMM_MAX), ND_ERR_DTYPE, "complex");
+            /* broadcast from the last rank */
+            MT_OK(nd_broadcast(g_comm, a, g_size - 1));
+            cx_vals(g_size - 1, N, wr, wi);
+            snprintf(what, sizeof what, "broadcast %s on %s", nd_dtype_name(t), dev_name(g_devs[di]));
+            cx_check(a, t, N, wr, wi, what);
+            nd_release(a);
+            /* allgather: rank order */
+            cx_vals(g_rank, N, re, im);
+            a = cx_arr(t, N, re, im, g_devs[di]);
+            nd_array *g = NULL;
+            MT_OK(nd_allgather(g_comm, &g, a));
+            double gr[N * 8], gi[N * 8];
+            for (int r = 0; r < g_size && r < 8; r++) cx_vals(r, N, gr + N * r, gi + N * r);
+            snprintf(what, sizeof what, "allgather %s on %s", nd_dtype_name(t), dev_name(g_devs[di]));
+            if (g_size <= 8) cx_check(g, t, N * g_size, gr, gi, what);
+            nd_release(g), nd_release(a);
+        }
+    mt_end();
+}
+END_TEST
+
 START_TEST(max_min_propagate_nan)
 {
     mt_begin();
@@ -499,7 +616,7 @@ START_TEST(mismatches_fail_on_every_rank)
     /* errors every rank sees alike */
     nd_array *ia = NULL;
     MT_OK(nd_ones(&ia, ND_INT64, 1, (const int64_t[]){5}, nd_cpu()));
-    MT_ERR(nd_allreduce(g_comm, ia, ND_COMM_AVG), ND_ERR_DTYPE, "avg needs a float dtype, not int64");
+    MT_ERR(nd_allreduce(g_comm, ia, ND_COMM_AVG), ND_ERR_DTYPE, "avg needs a float or complex dtype, not int64");
     MT_ERR(nd_allreduce(g_comm, ia, (nd_comm_op)17), ND_ERR_INVALID, "bad reduction op 17");
     int64_t odd[1] = {2 * g_size + 1};
     MT_OK(nd_ones(&b, ND_FLOAT32, 1, odd, nd_cpu()));
@@ -628,6 +745,7 @@ static Suite *mpi_suite(void)
     tcase_add_test(tc, send_recv_ring_every_dtype_layout);
     tcase_add_test(tc, nonblocking_overlap_and_test);
     tcase_add_test(tc, max_min_propagate_nan);
+    tcase_add_test(tc, complex_collectives);
     tcase_add_test(tc, half_ops_match_the_scalar_formula);
     tcase_add_test(tc, mismatches_fail_on_every_rank);
     tcase_add_test(tc, receive_checks_the_header);
