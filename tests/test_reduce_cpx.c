@@ -20,6 +20,7 @@
 #include "cv_util.h"
 #include "ndgpu.h"
 #include "test_util.h"
+#include "cx_util.h"
 
 Suite *suite_reduce_cpx(void);
 
@@ -37,60 +38,13 @@ static double part_eps(nd_dtype t) { return t == ND_COMPLEX64 || t == ND_FLOAT32
 /* v as stored in a part of dtype t */
 static double rp(nd_dtype t, double v) { return t == ND_COMPLEX64 ? (double)(float)v : v; }
 
-/* n complex values (re[i], im[i]) as a C-contiguous array of dtype t. */
-static nd_array *cmake(nd_dtype t, int ndim, const int64_t *shape, const double *re, const double *im, nd_device dev)
-{
-    int64_t n = 1;
-    for (int d = 0; d < ndim; d++) n *= shape[d];
-    unsigned char *raw = malloc((size_t)n * 16 + 1);
-    ck_assert(raw != NULL);
-    for (int64_t i = 0; i < n; i++) {
-        if (t == ND_COMPLEX64) {
-            float v[2] = {(float)re[i], (float)im[i]};
-            memcpy(raw + (size_t)i * 8, v, 8);
-        } else {
-            double v[2] = {re[i], im[i]};
-            memcpy(raw + (size_t)i * 16, v, 16);
-        }
-    }
-    nd_array *a = NULL;
-    ND_OK_OR_FAIL(nd_from_host(&a, raw, t, ndim, shape, dev));
-    free(raw);
-    return a;
-}
-
-/* a's elements (C order): complex parts, or real/bool values with im 0. */
-static void cread(const nd_array *a, double *re, double *im)
-{
-    int64_t n = nd_size(a);
-    nd_dtype t = nd_dtype_of(a);
-    size_t isz = nd_dtype_size(t);
-    unsigned char *raw = malloc((size_t)n * isz + 1);
-    ck_assert(raw != NULL);
-    ND_OK_OR_FAIL(nd_copy_to_host(raw, a, nd_nbytes(a)));
-    for (int64_t i = 0; i < n; i++) {
-        const unsigned char *p = raw + (size_t)i * isz;
-        if (t == ND_COMPLEX64) {
-            float v[2];
-            memcpy(v, p, 8);
-            re[i] = v[0], im[i] = v[1];
-        } else if (t == ND_COMPLEX128) {
-            double v[2];
-            memcpy(v, p, 16);
-            re[i] = v[0], im[i] = v[1];
-        } else {
-            re[i] = cv_elem_f64(p, t), im[i] = 0.0;
-        }
-    }
-    free(raw);
-}
 
 /* L (shape s, C order) as an array on dev of layout lay: 0 C-contiguous,
  * 1 a transposed view of a (s2, s1, s0) array, 2 a strided slice of a
  * larger array with steps 2, -1, 2 (the other elements hold 7 + 7i). */
 static nd_array *make_layout(nd_dtype t, const int64_t s[3], const double *re, const double *im, int lay, nd_device dev)
 {
-    if (lay == 0) return cmake(t, 3, s, re, im, dev);
+    if (lay == 0) return cx_make(t, 3, s, re, im, dev);
     nd_array *base = NULL, *v = NULL;
     if (lay == 1) {
         const int64_t bs[3] = {s[2], s[1], s[0]};
@@ -102,7 +56,7 @@ static nd_array *make_layout(nd_dtype t, const int64_t s[3], const double *re, c
                     int64_t src = (i * s[1] + j) * s[2] + k, dst = (k * s[1] + j) * s[0] + i;
                     br[dst] = re[src], bi[dst] = im[src];
                 }
-        base = cmake(t, 3, bs, br, bi, dev);
+        base = cx_make(t, 3, bs, br, bi, dev);
         free(br), free(bi);
         ND_OK_OR_FAIL(nd_transpose(&v, base, NULL));
     } else {
@@ -116,7 +70,7 @@ static nd_array *make_layout(nd_dtype t, const int64_t s[3], const double *re, c
                     int64_t src = (i * s[1] + j) * s[2] + k, dst = ((2 * i) * bs[1] + (s[1] - 1 - j)) * bs[2] + 1 + 2 * k;
                     br[dst] = re[src], bi[dst] = im[src];
                 }
-        base = cmake(t, 3, bs, br, bi, dev);
+        base = cx_make(t, 3, bs, br, bi, dev);
         free(br), free(bi);
         const nd_range r[3] = {{0, bs[0], 2}, {ND_NONE, ND_NONE, -1}, {1, bs[2], 2}};
         ND_OK_OR_FAIL(nd_slice(&v, base, 3, r));
@@ -214,7 +168,7 @@ static void check_against_ref(const nd_array *r, nd_dtype t, nd_reduce_op op, bo
                 *sc = malloc(sizeof(long double) * (size_t)(nout + 1));
     double *gr = malloc(sizeof(double) * (size_t)(nout + 1)), *gi = malloc(sizeof(double) * (size_t)(nout + 1));
     ref_reduce(op, nan, ddof, s, mask, re, im, rr, ri, sc, &n);
-    cread(r, gr, gi);
+    cx_read(r, gr, gi);
     const long double eps = part_eps(t);
     for (int64_t o = 0; o < nout; o++) {
         long double tol;
@@ -319,57 +273,57 @@ START_TEST(wrappers_any_all)
             /* rows: all zero; zero real parts only; NaN imaginary; all nonzero */
             const double re[8] = {0, 0, 0, 0, 0, 0, 1, -2}, im[8] = {0, 0, 1, 0, NAN, 0, 3, 1};
             const double *rp0 = re;
-            nd_array *a = cmake(t, 2, (const int64_t[]){4, 2}, rp0, im, devs[di]), *r = NULL;
+            nd_array *a = cx_make(t, 2, (const int64_t[]){4, 2}, rp0, im, devs[di]), *r = NULL;
             const int ax1 = 1, ax0 = 0;
             double g[4], gi[4];
             ND_OK_OR_FAIL(nd_any(&r, a, 1, &ax1, false));
             ck_assert_int_eq(nd_dtype_of(r), ND_BOOL);
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 0 && g[1] == 1 && g[2] == 1 && g[3] == 1);
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_all(&r, a, 1, &ax1, false));
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 1);
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_all(&r, a, 1, &ax0, true));
             cv_expect_shape(r, 2, (const int64_t[]){1, 2});
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 0 && g[1] == 0);
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_any(&r, a, 0, NULL, false));
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 1);
             nd_release(r), r = NULL;
             /* the wrappers */
             ND_OK_OR_FAIL(nd_sum(&r, a, 1, &ax0, false));
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 1 && g[1] == -2);
             ck_assert(isnan(gi[0]) && gi[1] == 1);
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_prod(&r, a, 1, &ax1, false)); /* (0)(0), (0)(i), (0)(NaN i), (1+3i)(-2+i) */
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 0 && gi[0] == 0 && g[1] == 0 && gi[1] == 0 && isnan(g[2]) && isnan(gi[2]));
             ck_assert(g[3] == -5 && gi[3] == -5);
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_mean(&r, a, 1, &ax1, false));
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[3] == -0.5 && gi[3] == 2);
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_var(&r, a, 1, &ax1, false)); /* |z - m|^2: (1.5^2 + 1) each */
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 0 && g[1] == 0.25 && isnan(g[2]) && g[3] == 3.25);
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_std(&r, a, 1, &ax1, true));
             cv_expect_shape(r, 2, (const int64_t[]){4, 1});
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[1] == 0.5 && fabs(g[3] - sqrt(3.25)) <= 2 * part_eps(t) * 2);
             nd_release(r), r = NULL;
             /* exact: (1+i)^8 = 16 over a tree with odd levels (n = 9 with a 1) */
             double pr[9], pi[9];
             for (int i = 0; i < 9; i++) pr[i] = 1, pi[i] = i == 4 ? 0 : 1;
-            nd_array *b = cmake(t, 1, (const int64_t[]){9}, pr, pi, devs[di]);
+            nd_array *b = cx_make(t, 1, (const int64_t[]){9}, pr, pi, devs[di]);
             ND_OK_OR_FAIL(nd_prod(&r, b, 0, NULL, false));
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 16 && gi[0] == 0);
             nd_release(r), r = NULL;
             nd_release(b), nd_release(a);
@@ -397,7 +351,7 @@ START_TEST(empty_axes)
                     ND_OK_OR_FAIL(nd_reduce(&r, ops[oi], a, 1, all ? NULL : &ax1, false));
                     int64_t nr = nd_size(r);
                     ck_assert_int_eq(nr, all ? 1 : 6);
-                    cread(r, g, gi);
+                    cx_read(r, g, gi);
                     for (int64_t i = 0; i < nr; i++) {
                         switch (ops[oi]) {
                         case ND_REDUCE_SUM: ck_assert(g[i] == 0 && gi[i] == 0); break;
@@ -418,11 +372,11 @@ START_TEST(empty_axes)
             }
             /* nan-functions of an empty block */
             ND_OK_OR_FAIL(nd_nanmean(&r, a, 1, &ax1, false));
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(isnan(g[0]) && isnan(gi[0]));
             nd_release(r), r = NULL;
             ND_OK_OR_FAIL(nd_nanprod(&r, a, 1, &ax1, false));
-            cread(r, g, gi);
+            cx_read(r, g, gi);
             ck_assert(g[0] == 1 && gi[0] == 0);
             nd_release(r), r = NULL;
             ND_EXPECT_ERR(nd_max(&r, a, 1, &ax1, false), ND_ERR_DTYPE, "complex");
@@ -447,7 +401,7 @@ START_TEST(nan_inf_parts)
             im[9] = -INFINITY; /* [1,1,1]: inf - inf in the sum over axis 2 */
             re[14] = INFINITY; /* [2,1,0] */
             im[21] = NAN;      /* [3,1,1] */
-            nd_array *a = cmake(t, 3, s, re, im, devs[di]);
+            nd_array *a = cx_make(t, 3, s, re, im, devs[di]);
             static const nd_reduce_op ops[4] = {ND_REDUCE_SUM, ND_REDUCE_MEAN, ND_REDUCE_VAR, ND_REDUCE_STD};
             for (unsigned m = 1; m < 8; m++) {
                 int axes[3], na = 0;
@@ -469,7 +423,7 @@ START_TEST(nan_inf_parts)
                 int64_t nout = nd_size(r), nred;
                 double gr[24], gi[24];
                 long double rr[24], ri[24], sc[24];
-                cread(r, gr, gi);
+                cx_read(r, gr, gi);
                 ref_reduce(ND_REDUCE_PROD, false, 0, s, m, re, im, rr, ri, sc, &nred);
                 /* which blocks hold a NaN part, which an infinite one */
                 bool hasnan[24] = {false}, hasinf[24] = {false};
@@ -508,7 +462,7 @@ START_TEST(nan_functions)
             fill_data(t, 20, re, im, 7);
             re[2] = NAN, im[7] = NAN, re[11] = NAN, im[11] = NAN;
             for (int j = 0; j < 5; j++) (j & 1 ? re : im)[15 + j] = NAN; /* row 3: all NaN */
-            nd_array *a = cmake(t, 3, s, re, im, devs[di]);
+            nd_array *a = cx_make(t, 3, s, re, im, devs[di]);
             for (unsigned m = 1; m < 8; m++) {
                 int axes[3], na = 0;
                 for (int d = 0; d < 3; d++)
@@ -551,7 +505,7 @@ START_TEST(dtypes_out_refusals)
     for (int di = 0; di < ndev; di++) {
         nd_device dev = devs[di];
         const double re[4] = {1, 2, 3, 4}, im[4] = {1, -1, 2, 0};
-        nd_array *a = cmake(ND_COMPLEX64, 1, (const int64_t[]){4}, re, im, dev), *r = NULL, *o = NULL;
+        nd_array *a = cx_make(ND_COMPLEX64, 1, (const int64_t[]){4}, re, im, dev), *r = NULL, *o = NULL;
         double g[4], gi[4];
         const int ax0 = 0;
         /* max/min/argmax/argmin: ND_ERR_DTYPE naming the dtype */
@@ -567,47 +521,47 @@ START_TEST(dtypes_out_refusals)
         nd_array *ia = cv_make(ND_INT32, 1, (const int64_t[]){3}, (const double[]){1, 2, 3}, dev);
         ND_OK_OR_FAIL(nd_reduce_dtype(&r, ND_REDUCE_SUM, ia, 0, NULL, false, ND_COMPLEX64));
         ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX64);
-        cread(r, g, gi);
+        cx_read(r, g, gi);
         ck_assert(g[0] == 6 && gi[0] == 0);
         nd_release(r), r = NULL;
         ND_OK_OR_FAIL(nd_reduce_dtype(&r, ND_REDUCE_MEAN, ia, 0, NULL, false, ND_COMPLEX128));
         ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX128);
-        cread(r, g, gi);
+        cx_read(r, g, gi);
         ck_assert(g[0] == 2 && gi[0] == 0);
         nd_release(r), r = NULL;
         ND_OK_OR_FAIL(nd_reduce_dtype(&r, ND_REDUCE_PROD, ia, 0, NULL, false, ND_COMPLEX64));
-        cread(r, g, gi);
+        cx_read(r, g, gi);
         ck_assert(g[0] == 6 && gi[0] == 0);
         nd_release(r), r = NULL;
         /* var with a complex dtype: complex with a zero imaginary part (NumPy) */
         ND_OK_OR_FAIL(nd_reduce_dtype(&r, ND_REDUCE_VAR, ia, 0, NULL, false, ND_COMPLEX128));
         ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX128);
-        cread(r, g, gi);
+        cx_read(r, g, gi);
         ck_assert(fabs(g[0] - 2.0 / 3.0) < 1e-15 && gi[0] == 0);
         nd_release(r), r = NULL;
         ND_OK_OR_FAIL(nd_reduce_dtype(&r, ND_REDUCE_STD, a, 0, NULL, false, ND_COMPLEX128));
-        cread(r, g, gi); /* var = 1.25 + 1.25 */
+        cx_read(r, g, gi); /* var = 1.25 + 1.25 */
         ck_assert(fabs(g[0] - sqrt(2.5)) < 1e-15 && gi[0] == 0);
         nd_release(r), r = NULL;
         /* complex64 -> complex128 sum; complex input with a real dtype:
          * the real parts (NumPy, with its ComplexWarning); var refused */
         ND_OK_OR_FAIL(nd_reduce_dtype(&r, ND_REDUCE_SUM, a, 0, NULL, false, ND_COMPLEX128));
         ck_assert_int_eq(nd_dtype_of(r), ND_COMPLEX128);
-        cread(r, g, gi);
+        cx_read(r, g, gi);
         ck_assert(g[0] == 10 && gi[0] == 2);
         nd_release(r), r = NULL;
         ND_OK_OR_FAIL(nd_reduce_dtype(&r, ND_REDUCE_SUM, a, 0, NULL, false, ND_FLOAT64));
-        cread(r, g, gi);
+        cx_read(r, g, gi);
         ck_assert(g[0] == 10);
         nd_release(r), r = NULL;
         ND_EXPECT_ERR(nd_reduce_dtype(&r, ND_REDUCE_VAR, a, 0, NULL, false, ND_FLOAT64), ND_ERR_DTYPE, "complex dtype");
         /* n - ddof <= 0: (S(re) + S(im)) / 0, NumPy's inf even where one part
          * has no spread (not inf + NaN) */
         {
-            nd_array *c = cmake(ND_COMPLEX64, 1, (const int64_t[]){2}, (const double[]){1, 2}, (const double[]){1, 1}, dev);
+            nd_array *c = cx_make(ND_COMPLEX64, 1, (const int64_t[]){2}, (const double[]){1, 2}, (const double[]){1, 1}, dev);
             for (int k = 0; k < 3; k++) {
                 ND_OK_OR_FAIL(nd_reduce_ddof(&r, k == 2 ? ND_REDUCE_STD : ND_REDUCE_VAR, c, 0, NULL, false, k ? 3 : 2));
-                cread(r, g, gi);
+                cx_read(r, g, gi);
                 ck_assert_msg(isinf(g[0]) && g[0] > 0, "var ddof >= n: %g", g[0]);
                 nd_release(r), r = NULL;
             }
@@ -621,7 +575,7 @@ START_TEST(dtypes_out_refusals)
         nd_array *keep = o;
         ND_OK_OR_FAIL(nd_sum(&o, a, 0, NULL, false));
         ck_assert_ptr_eq(o, keep);
-        cread(o, g, gi);
+        cx_read(o, g, gi);
         ck_assert(g[0] == 10 && gi[0] == 2);
         nd_release(o), o = NULL;
         ND_OK_OR_FAIL(nd_zeros(&o, ND_FLOAT32, 0, NULL, dev));
@@ -631,34 +585,34 @@ START_TEST(dtypes_out_refusals)
         ck_assert_ptr_eq(o, keep);
         /* var into float32 and complex64 outs; a wrong shape */
         ND_OK_OR_FAIL(nd_var(&o, a, 1, &ax0, false));
-        cread(o, g, gi);
+        cx_read(o, g, gi);
         ck_assert(g[0] == 2.5);
         nd_release(o), o = NULL;
         ND_OK_OR_FAIL(nd_zeros(&o, ND_COMPLEX64, 1, (const int64_t[]){1}, dev));
         ND_OK_OR_FAIL(nd_std(&o, a, 1, &ax0, true));
-        cread(o, g, gi);
+        cx_read(o, g, gi);
         ck_assert(fabs(g[0] - sqrt(2.5)) < 1e-6 && gi[0] == 0);
         ND_EXPECT_ERR(nd_mean(&o, a, 1, &ax0, false), ND_ERR_SHAPE, "shape");
         nd_release(o), o = NULL;
         /* in place: reducing nothing into a itself */
-        nd_array *b = cmake(ND_COMPLEX64, 1, (const int64_t[]){4}, re, im, dev);
+        nd_array *b = cx_make(ND_COMPLEX64, 1, (const int64_t[]){4}, re, im, dev);
         keep = b;
         ND_OK_OR_FAIL(nd_prod(&b, b, 0, &ax0, false));
         ND_OK_OR_FAIL(nd_sum(&b, b, 0, &ax0, false));
         ck_assert_ptr_eq(b, keep);
-        cread(b, g, gi);
+        cx_read(b, g, gi);
         for (int i = 0; i < 4; i++) ck_assert(g[i] == re[i] && gi[i] == im[i]);
         /* a result written into a view of the input that it overlaps */
         nd_array *v = NULL;
         ND_OK_OR_FAIL(nd_slice(&v, b, 1, (const nd_range[]){{0, 1, 1}}));
         ND_OK_OR_FAIL(nd_sum(&v, b, 1, &ax0, true));
-        cread(b, g, gi);
+        cx_read(b, g, gi);
         ck_assert(g[0] == 10 && gi[0] == 2 && g[1] == 2 && gi[1] == -1);
         nd_release(v), nd_release(b);
         /* the trace of a complex matrix (nd_sum underneath) */
-        nd_array *mtx = cmake(ND_COMPLEX128, 2, (const int64_t[]){2, 2}, re, im, dev);
+        nd_array *mtx = cx_make(ND_COMPLEX128, 2, (const int64_t[]){2, 2}, re, im, dev);
         ND_OK_OR_FAIL(nd_trace(&r, mtx, 0, 0, 1));
-        cread(r, g, gi);
+        cx_read(r, g, gi);
         ck_assert(g[0] == 5 && gi[0] == 1);
         nd_release(r), r = NULL;
         nd_release(mtx), nd_release(a);
@@ -687,10 +641,10 @@ START_TEST(prod_long)
                 long double x = re[i], y = im[i], a = pr * x - pi * y, b = pr * y + pi * x;
                 pr = a, pi = b, mag *= sqrtl(x * x + y * y);
             }
-            nd_array *a = cmake(t, 1, &n, re, im, devs[di]), *r = NULL;
+            nd_array *a = cx_make(t, 1, &n, re, im, devs[di]), *r = NULL;
             ND_OK_OR_FAIL(nd_prod(&r, a, 0, NULL, false));
             double g, gi;
-            cread(r, &g, &gi);
+            cx_read(r, &g, &gi);
             long double err = sqrtl((g - pr) * (g - pr) + (gi - pi) * (gi - pi)) / mag;
             /* the bound of n - 1 multiplies is ~ 4 n eps; the tree's error
              * grows far slower in practice: ask for 4 sqrt(n) eps (measured: 0.12 sqrt(n) eps) */
@@ -700,7 +654,7 @@ START_TEST(prod_long)
             r = NULL;
             /* rows: (7, 1001) over axis 1 and its transpose over axis 0 */
             const int64_t rs[3] = {7, 1001, 1};
-            nd_array *m = cmake(t, 3, rs, re, im, devs[di]), *mt = NULL;
+            nd_array *m = cx_make(t, 3, rs, re, im, devs[di]), *mt = NULL;
             const int ax1 = 1;
             ND_OK_OR_FAIL(nd_prod(&r, m, 1, &ax1, false));
             check_against_ref(r, t, ND_REDUCE_PROD, false, 0, rs, 2u, re, im, "prod rows");
@@ -725,7 +679,7 @@ static void moments(const nd_array *a, double *mr, double *mi, double *vr, doubl
 {
     int64_t n = nd_size(a);
     double *re = malloc(sizeof(double) * (size_t)n), *im = malloc(sizeof(double) * (size_t)n);
-    cread(a, re, im);
+    cx_read(a, re, im);
     long double sr = 0, si = 0;
     *lo = INFINITY, *hi = -INFINITY;
     for (int64_t i = 0; i < n; i++) {
@@ -764,7 +718,7 @@ START_TEST(random_moments)
             /* E|z - mean|^2 = stddev^2, by the complex var itself */
             ND_OK_OR_FAIL(nd_var(&v, z, 0, NULL, false));
             double gv, gvi;
-            cread(v, &gv, &gvi);
+            cx_read(v, &gv, &gvi);
             ck_assert_msg(fabs(gv - 4.0) < 5 * 4.0 / sqrt((double)n), "E|z - m|^2 = %g", gv);
             nd_release(v), v = NULL, nd_release(z), z = NULL;
             /* uniform [-1, 3) per part */
@@ -836,7 +790,7 @@ START_TEST(random_stream_layout)
             nd_array *z = NULL;
             ND_OK_OR_FAIL(nd_random_normal(&z, g, t, 3, (const int64_t[]){3, 7, 11}, -4.0, 0.0, devs[di]));
             double re[231], im[231];
-            cread(z, re, im);
+            cx_read(z, re, im);
             for (int i = 0; i < 231; i++) ck_assert(re[i] == -4.0 && im[i] == 0.0);
             nd_release(z), z = NULL;
             ND_OK_OR_FAIL(nd_random_normal(&z, g, t, 3, (const int64_t[]){3, 7, 11}, 10.0, 1.0, devs[di]));
@@ -871,7 +825,7 @@ START_TEST(random_out_and_errors)
         ND_OK_OR_FAIL(nd_random_uniform(&o, g, ND_COMPLEX64, 1, &n, 0.0, 1.0, devs[di]));
         ck_assert_ptr_eq(o, keep);
         double a[6], ai[6], b[6], bi[6];
-        cread(ref, a, ai), cread(o, b, bi);
+        cx_read(ref, a, ai), cx_read(o, b, bi);
         for (int i = 0; i < 6; i++) ck_assert(a[i] == b[i] && ai[i] == bi[i] && ai[i] != 0);
         nd_release(o), o = NULL;
         /* a float out cannot take complex numbers; the offset stays */
@@ -892,7 +846,7 @@ START_TEST(random_out_and_errors)
         ck_assert_int_eq(nd_size(o), 0);
         nd_release(o), o = NULL;
         ND_OK_OR_FAIL(nd_random_uniform(&o, g, ND_COMPLEX128, 0, NULL, 2.0, 2.0, devs[di]));
-        cread(o, a, ai);
+        cx_read(o, a, ai);
         ck_assert(a[0] == 2.0 && ai[0] == 2.0);
         nd_release(o), nd_release(ref);
         nd_rng_destroy(g);
