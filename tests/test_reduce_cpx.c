@@ -650,8 +650,20 @@ START_TEST(prod_long)
              * grows far slower in practice: ask for 4 sqrt(n) eps (measured: 0.12 sqrt(n) eps) */
             long double lim = 4.0L * sqrtl((long double)n) * part_eps(t);
             ck_assert_msg(err <= lim, "%s prod of %lld: relative error %Lg > %Lg", nd_dtype_name(t), (long long)n, err, lim);
-            nd_release(r), nd_release(a);
-            r = NULL;
+            nd_release(r), r = NULL;
+            /* sum and mean of the whole contiguous vector (the one-pass path, with n % 32 leftovers) */
+            long double sr = 0, si = 0, sa = 0;
+            for (int64_t i = 0; i < n; i++) sr += re[i], si += im[i], sa += fabsl((long double)re[i]) + fabsl((long double)im[i]);
+            for (int mean = 0; mean < 2; mean++) {
+                ND_OK_OR_FAIL(mean ? nd_mean(&r, a, 0, NULL, false) : nd_sum(&r, a, 0, NULL, false));
+                ck_assert_int_eq(nd_dtype_of(r), t);
+                cx_read(r, &g, &gi);
+                const long double d = mean ? (long double)n : 1.0L, tol = 8 * log2((double)n) * part_eps(t) * sa / d;
+                ck_assert_msg(fabsl(g - sr / d) <= tol && fabsl(gi - si / d) <= tol, "%s %s of %lld: (%g, %g), want (%Lg, %Lg)",
+                              nd_dtype_name(t), mean ? "mean" : "sum", (long long)n, g, gi, sr / d, si / d);
+                nd_release(r), r = NULL;
+            }
+            nd_release(a);
             /* rows: (7, 1001) over axis 1 and its transpose over axis 0 */
             const int64_t rs[3] = {7, 1001, 1};
             nd_array *m = cx_make(t, 3, rs, re, im, devs[di]), *mt = NULL;
