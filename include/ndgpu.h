@@ -461,8 +461,9 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         A trailing C (BIUFC, IUFC, bIUFC): complex64/complex128 loops too
  *         (issue 17; bodies in src/ops_cpx.h, src/ops_cpx_math.h). Complex
  *         keeps its dtype under SAME, FLOAT and DIV, computes in complex128
- *         under F64. abs of complex is the real dtype's hypot (composed in
- *         the core); ops without C refuse complex (ND_ERR_DTYPE), as NumPy
+ *         under F64. A trailing a (BIUFa, abs): complex too, with a real
+ *         result (|z|, NumPy's absolute); ops without C or a refuse complex
+ *         (ND_ERR_DTYPE), as NumPy
  *         2 refuses ordering comparisons, maximum/minimum, floor, ...
  *  rule:  SAME  result dtype = (promoted) input dtype
  *         FLOAT result is the smallest float that holds the input
@@ -488,7 +489,7 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
 #define ND_UNARY_OPS(X)                     \
     X(NEG, negative, IUFC, SAME)             \
     X(POSITIVE, positive, IUFC, SAME)        \
-    X(ABS, abs, BIUF, SAME)                 \
+    X(ABS, abs, BIUFa, SAME)                 \
     X(SIGN, sign, IUFC, SAME)                \
     X(SQRT, sqrt, BIUFC, FLOAT)              \
     X(CBRT, cbrt, BIUF, FLOAT)              \

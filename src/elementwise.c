@@ -114,7 +114,7 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
     nd_dtype lt = in;
     if (kc == 'B' && strchr(kinds, 'b') != NULL) {
         lt = ND_INT8; /* NumPy computes these on bool as int8 */
-    } else if (strchr(kinds, kc) == NULL) {
+    } else if (strchr(kinds, kc) == NULL && !(kc == 'C' && strchr(kinds, 'a') != NULL)) {
         if (named) return nd__err(ND_ERR_DTYPE, func, "no loop for dtype %s", nd_dtype_name(in));
         return nd__err(ND_ERR_DTYPE, func, "op '%s' has no loop for dtype %s", opname, nd_dtype_name(in));
     }
@@ -128,6 +128,7 @@ static nd_status resolve(const char *func, const char *opname, bool named, const
     case ND_EW_RULE_F64: lt = kc == 'C' ? ND_COMPLEX128 : ND_FLOAT64; *res = lt; break;
     default: *res = ND_BOOL; break;
     }
+    if (kc == 'C' && strchr(kinds, 'a') != NULL) *res = nd__real_of(lt); /* abs: |z| is real */
     *loop = lt;
     return ND_OK;
 }
@@ -200,8 +201,6 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS)
         return nd__err(ND_ERR_INVALID, func, "invalid unary op %d", (int)op);
     ND_CHECK_PTR(func, a, "a");
-    /* abs of complex is real (hypot of the parts): composed, not a loop */
-    if (ND_UNLIKELY(op == ND_UNARY_ABS && nd__is_complex(a->dtype))) return nd__cpx_abs(func, out, a);
     nd_dtype loop = ND_BOOL, res = ND_BOOL;
     nd_status st = nd__dtype_valid(a->dtype)
                        ? resolve_memo(&unary_memo[op][a->dtype], func, unary_names[op], named, unary_kinds[op],

@@ -41,9 +41,6 @@ ND_INTERNAL nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_bina
 ND_INTERNAL nd_status nd__ew_check_scalar(const char *func, nd_scalar s, const char *name);
 /* ND_ERR_INVALID "Python integer V out of bounds for T". */
 ND_INTERNAL nd_status nd__ew_out_of_bounds(const char *func, nd_scalar s, nd_dtype t);
-/* src/elementwise_cpx.c: |z| of complex a into its real dtype (hypot of
- * the parts). */
-ND_INTERNAL nd_status nd__cpx_abs(const char *func, nd_array **out, const nd_array *a);
 /* A view of complex z's real (which = 0) or imaginary (1) part. */
 ND_INTERNAL nd_status nd__cpx_part(nd_array **v, const nd_array *z, int which);
 #endif

@@ -536,6 +536,13 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #define ND_OP_KINDS_FLT_bIUFC(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
 #define ND_OP_KINDS_INT_IUFC(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_IUFC(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+/* ... a: complex too, with a real result (abs; SAME rule, storage types
+ * whose ND_OP_OUT_SAME is the real part's type) */
+#define ND_OP_KINDS_INT_BIUFa(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
+#define ND_OP_KINDS_FLT_BIUFa(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
+#define ND_OP_KINDS_CPX_BIUFa(X, ...)                                                   \
+    X(ND_COMPLEX64, c64, c64, nd_c64abs_t, nd_c64_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)    \
+    X(ND_COMPLEX128, c128, c128, nd_c128abs_t, nd_c128_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)
 /* the complex part: the two complex dtypes where kinds has a C */
 #define ND_OP_TYPES_CPX(X, ...)                                                         \
     X(ND_COMPLEX64, c64, c64, nd_c64_t, nd_c64_t, ND_LD_ID, ND_ST_ID, __VA_ARGS__)       \
@@ -588,7 +595,24 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 
 /* Result storage type of an op of a rule, given the loop's storage type,
  * and how a computed value is stored (BOOL ops store 0/1 bytes). */
-#define ND_OP_OUT_SAME(ST) ST
+/* SAME: the storage type itself, but for the complex abs loops, whose
+ * input storage types (nd_c64abs_t, nd_c128abs_t: src/ops_cpx.h) name
+ * their real results (|z| is real, NumPy's absolute) */
+#define ND_OP_OUT_SAME(ST) ND_OP_OUTS_##ST
+#define ND_OP_OUTS_uint8_t uint8_t
+#define ND_OP_OUTS_int8_t int8_t
+#define ND_OP_OUTS_int16_t int16_t
+#define ND_OP_OUTS_int32_t int32_t
+#define ND_OP_OUTS_int64_t int64_t
+#define ND_OP_OUTS_uint16_t uint16_t
+#define ND_OP_OUTS_uint32_t uint32_t
+#define ND_OP_OUTS_uint64_t uint64_t
+#define ND_OP_OUTS_float float
+#define ND_OP_OUTS_double double
+#define ND_OP_OUTS_nd_c64_t nd_c64_t
+#define ND_OP_OUTS_nd_c128_t nd_c128_t
+#define ND_OP_OUTS_nd_c64abs_t float
+#define ND_OP_OUTS_nd_c128abs_t double
 #define ND_OP_OUT_FLOAT(ST) ST
 #define ND_OP_OUT_DIV(ST) ST
 #define ND_OP_OUT_BOOL(ST) uint8_t

@@ -7,9 +7,9 @@
  * themselves are checked against glibc and NumPy's formulas by the
  * ops_cpx suite (tests/test_ops_cpx.c) and against NumPy itself by
  * tests/test_complex_numpy.py; this suite checks that every loop reaches
- * them with the right dtypes, strides and results. Every op without a C
- * must refuse complex with ND_ERR_DTYPE (abs is the one composed op: real
- * result). Values include inf, NaN and signed zeros in either part. */
+ * them with the right dtypes, strides and results (abs, kinds 'a': a real
+ * result). Every op without complex loops must refuse complex with
+ * ND_ERR_DTYPE. Values include inf, NaN and signed zeros in either part. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -67,10 +67,13 @@ static const char *const bkinds[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(CX_BKINDS)};
 static const char *const urules[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(CX_URULE)};
 static const char *const brules[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(CX_URULE)};
 
+/* Whether kinds has complex loops: C, or a (abs: a real result). */
+static bool has_cpx(const char *kinds) { return strchr(kinds, 'C') != NULL || strchr(kinds, 'a') != NULL; }
 /* The loop dtype (complex) and result dtype of an op with rule r on t. */
 static nd_dtype loop_of(const char *rule, nd_dtype t) { return strcmp(rule, "F64") == 0 ? ND_COMPLEX128 : t; }
-static nd_dtype res_of(const char *rule, nd_dtype t)
+static nd_dtype res_of(const char *kinds, const char *rule, nd_dtype t)
 {
+    if (strchr(kinds, 'a') != NULL) return t == ND_COMPLEX64 ? ND_FLOAT32 : ND_FLOAT64;
     return strcmp(rule, "BOOL") == 0 ? ND_BOOL : loop_of(rule, t);
 }
 
@@ -138,8 +141,14 @@ static void to_loop(nd_dtype t, nd_dtype lt, const unsigned char *p, unsigned ch
 static bool close_elem(nd_dtype rt, const unsigned char *got, const unsigned char *want, double ulps)
 {
     if (rt == ND_BOOL) return got[0] == want[0];
-    double g[2], w[2], eps;
-    if (rt == ND_COMPLEX64) {
+    double g[2] = {0, 0}, w[2] = {0, 0}, eps;
+    if (rt == ND_FLOAT32) { /* abs */
+        float a, b;
+        memcpy(&a, got, 4), memcpy(&b, want, 4);
+        g[0] = a, w[0] = b, eps = 0x1p-23;
+    } else if (rt == ND_FLOAT64) {
+        memcpy(&g[0], got, 8), memcpy(&w[0], want, 8), eps = 0x1p-52;
+    } else if (rt == ND_COMPLEX64) {
         float a[2], b[2];
         memcpy(a, got, 8), memcpy(b, want, 8);
         g[0] = a[0], g[1] = a[1], w[0] = b[0], w[1] = b[1], eps = 0x1p-23;
@@ -162,7 +171,15 @@ static bool close_elem(nd_dtype rt, const unsigned char *got, const unsigned cha
 static void fmt_elem(char *buf, size_t cap, nd_dtype rt, const unsigned char *p)
 {
     if (rt == ND_BOOL) snprintf(buf, cap, "%d", p[0]);
-    else if (rt == ND_COMPLEX64) {
+    else if (rt == ND_FLOAT32) {
+        float a;
+        memcpy(&a, p, 4);
+        snprintf(buf, cap, "%.9g", a);
+    } else if (rt == ND_FLOAT64) {
+        double a;
+        memcpy(&a, p, 8);
+        snprintf(buf, cap, "%.17g", a);
+    } else if (rt == ND_COMPLEX64) {
         float a[2];
         memcpy(a, p, 8);
         snprintf(buf, cap, "(%.9g, %.9g)", a[0], a[1]);
@@ -233,9 +250,9 @@ START_TEST(unary_ops_all_layouts)
     for (int di = 0; di < nd; di++)
         for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++)
             for (int op = 0; op < ND_NUM_UNARY_OPS; op++) {
-                if (strchr(ukinds[op], 'C') == NULL) continue;
+                if (!has_cpx(ukinds[op])) continue;
                 nops += di == 0 && t == ND_COMPLEX64;
-                const nd_dtype lt = loop_of(urules[op], t), rt = res_of(urules[op], t);
+                const nd_dtype lt = loop_of(urules[op], t), rt = res_of(ukinds[op], urules[op], t);
                 for (int layout = 0; layout < 4; layout++) {
                     unsigned char *host = NULL;
                     nd_array *base = NULL, *a = NULL;
@@ -257,7 +274,10 @@ START_TEST(unary_ops_all_layouts)
                         /* into a given out, poisoned first */
                         nd_array *o = NULL;
                         ND_OK_OR_FAIL(nd_full(&o, rt, 1, (const int64_t[]){67},
-                                              rt == ND_BOOL ? nd_scalar_bool(true) : nd_scalar_complex(NAN, -7), devs[di]));
+                                              rt == ND_BOOL                                 ? nd_scalar_bool(true)
+                                              : (rt == ND_FLOAT32 || rt == ND_FLOAT64) ? nd_scalar_float(NAN)
+                                                                                        : nd_scalar_complex(NAN, -7),
+                                              devs[di]));
                         nd_array *o2 = o;
                         ND_OK_OR_FAIL(nd_unary(&o2, (nd_unary_op)op, a));
                         ck_assert(o2 == o);
@@ -315,9 +335,9 @@ START_TEST(binary_ops_all_layouts)
     for (int di = 0; di < nd; di++)
         for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++)
             for (int op = 0; op < ND_NUM_BINARY_OPS; op++) {
-                if (strchr(bkinds[op], 'C') == NULL) continue;
+                if (!has_cpx(bkinds[op])) continue;
                 nops += di == 0 && t == ND_COMPLEX64;
-                const nd_dtype lt = loop_of(brules[op], t), rt = res_of(brules[op], t);
+                const nd_dtype lt = loop_of(brules[op], t), rt = res_of(bkinds[op], brules[op], t);
                 for (int layout = 0; layout < 5; layout++) {
                     unsigned char *ha = NULL, *hb = NULL;
                     nd_array *ba = NULL, *a = NULL, *b = NULL;
@@ -451,7 +471,7 @@ START_TEST(ops_without_complex_refuse)
             unsigned char *h = NULL;
             nd_array *z = make_in(t, 0, 1, (const int64_t[]){5}, devs[di], &h);
             for (int op = 0; op < ND_NUM_UNARY_OPS; op++) {
-                if (strchr(ukinds[op], 'C') != NULL || op == ND_UNARY_ABS) continue;
+                if (has_cpx(ukinds[op])) continue;
                 nd_array *r = NULL;
                 nd_status st = nd_unary(&r, (nd_unary_op)op, z);
                 ck_assert_msg(st == ND_ERR_DTYPE, "%s(%s): %s", nd_unary_op_name((nd_unary_op)op), nd_dtype_name(t),
@@ -459,7 +479,7 @@ START_TEST(ops_without_complex_refuse)
                 ck_assert_ptr_null(r);
             }
             for (int op = 0; op < ND_NUM_BINARY_OPS; op++) {
-                if (strchr(bkinds[op], 'C') != NULL) continue;
+                if (has_cpx(bkinds[op])) continue;
                 nd_array *r = NULL;
                 nd_status st = nd_binary(&r, (nd_binary_op)op, z, z);
                 ck_assert_msg(st == ND_ERR_DTYPE, "%s(%s): %s", nd_binary_op_name((nd_binary_op)op), nd_dtype_name(t),

@@ -546,7 +546,9 @@ void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, in
     nd_loop_fn fn = nd__vmath_candidate(op) ? nd_cpu_vector_loop(op, t, &ctx) : NULL;
     int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, t) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
     if (fn == NULL) fn = nd_cpu_unary_loops[op][t];
-    int64_t si = (int64_t)nd__itemsize(t), so = nd_cpu_unary_rule_bool[op] ? 1 : si;
+    /* the output element: bool, the input's, or half of it (abs of complex: real) */
+    int64_t si = (int64_t)nd__itemsize(t),
+            so = nd_cpu_unary_rule_bool[op] ? 1 : (op == ND_UNARY_ABS && nd__is_complex(t)) ? si / 2 : si;
     if (n <= ND_CPU_INLINE_WORK && n * cost <= ND_CPU_INLINE_WORK) {
         char *args[2] = {out, (char *)(uintptr_t)a};
         const int64_t steps[2] = {so, si};

@@ -80,7 +80,11 @@ extern "C" nd_status nd__cuda_unary(nd_unary_op op, nd_array *out, const nd_arra
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cuda_unary", "no kernel for %s on %s", nd_unary_op_name(op),
                        nd_dtype_name(a->dtype));
-    if (out->dtype != (unary_gives_bool(op) ? ND_BOOL : a->dtype))
+    // the output: bool, the loop dtype, or the real part's for abs of complex
+    const nd_dtype want = unary_gives_bool(op)                               ? ND_BOOL
+                          : (op == ND_UNARY_ABS && nd__is_complex(a->dtype)) ? nd__real_of(a->dtype)
+                                                                             : a->dtype;
+    if (out->dtype != want)
         return nd__err(ND_ERR_INTERNAL, "nd__cuda_unary", "%s: output dtype %s does not match the loop",
                        nd_unary_op_name(op), nd_dtype_name(out->dtype));
     if (out->size == 0) return ND_OK;
