@@ -201,7 +201,7 @@ asan:
 # ASan+LSan in `make asan` covers every suite. VALGRIND_SUITES=all runs all.
 # ND_TEST_LARGE=0: valgrind runs threads one at a time, so the large and
 # the many-iteration race cases (tests/test_util.h) take their small form.
-VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu coverage softmax amp matmul_half complex fft_core
+VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu coverage softmax amp matmul_half complex fft_core complex_ew reduce_cpx
 ifeq ($(VALGRIND_SUITES),all)
   override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu gpu_ew gpu_reduce gpu_linalg gpu_random coverage vmath
 endif
