@@ -480,7 +480,9 @@ static double bf16_to_double(uint16_t h)
 
 double *bench_fetch(const nd_array *a, bench_record *r)
 {
-    int64_t n = nd_size(a);
+    const nd_dtype ct = nd_dtype_of(a);
+    /* complex: the (re, im) pairs, 2 * size values */
+    int64_t n = nd_size(a) * ((ct == ND_COMPLEX64 || ct == ND_COMPLEX128) ? 2 : 1);
     size_t nb = nd_nbytes(a);
     nd_dtype t = nd_dtype_of(a);
     void *raw = malloc(nb + 1);
@@ -510,8 +512,9 @@ double *bench_fetch(const nd_array *a, bench_record *r)
         case ND_UINT64: d[i] = (double)((const uint64_t *)raw)[i]; break;
         case ND_FLOAT16: d[i] = bench_half_to_double(((const uint16_t *)raw)[i]); break;
         case ND_BFLOAT16: d[i] = bf16_to_double(((const uint16_t *)raw)[i]); break;
-        case ND_FLOAT32: d[i] = ((const float *)raw)[i]; break;
-        default: d[i] = ((const double *)raw)[i]; break;
+        case ND_FLOAT32:
+        case ND_COMPLEX64: d[i] = ((const float *)raw)[i]; break;
+        default: d[i] = ((const double *)raw)[i]; break; /* float64, complex128 parts */
         }
     }
     free(raw);

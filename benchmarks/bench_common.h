@@ -162,7 +162,8 @@ void bench_fail_nd(bench_record *r, const char *what, nd_status s);
 /* Checksums of n doubles (C order). */
 void bench_checksum(const double *x, int64_t n, double out[2]);
 /* Copy a (any device, any dtype) to the host as doubles (malloc'ed;
- * NULL on failure with r marked failed). */
+ * NULL on failure with r marked failed); complex as (re, im) pairs in C
+ * order (2 * size values). */
 double *bench_fetch(const nd_array *a, bench_record *r);
 /* Shape text "4096x4096" / "()" */
 void bench_fmt_shape(char *buf, size_t cap, int ndim, const int64_t *shape);

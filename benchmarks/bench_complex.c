@@ -93,31 +93,6 @@ static int make_input(bench_record *r, const bench_case *c, int k, nd_array **z,
     return s;
 }
 
-/* The result as doubles: (re, im) pairs, or the real values of abs. */
-static double *fetch(const nd_array *a, bench_record *r, int64_t *count)
-{
-    const nd_dtype t = nd_dtype_of(a);
-    const bool cpx = t == ND_COMPLEX64 || t == ND_COMPLEX128, dbl = t == ND_COMPLEX128 || t == ND_FLOAT64;
-    const int64_t n = nd_size(a) * (cpx ? 2 : 1);
-    void *raw = malloc(nd_nbytes(a) + 1);
-    double *d = malloc(sizeof(double) * (size_t)n + 1);
-    if (!raw || !d) {
-        free(raw), free(d);
-        bench_fail_nd(r, "host memory for the result", ND_ERR_NOMEM);
-        return NULL;
-    }
-    nd_status s = nd_copy_to_host(raw, a, nd_nbytes(a));
-    if (s != ND_OK) {
-        bench_fail_nd(r, "nd_copy_to_host", s);
-        free(raw), free(d);
-        return NULL;
-    }
-    for (int64_t i = 0; i < n; i++) d[i] = dbl ? ((const double *)raw)[i] : ((const float *)raw)[i];
-    free(raw);
-    *count = n;
-    return d;
-}
-
 static void check(bench_record *r, const bench_case *c, const double *h0, const double *h1, const double *got)
 {
     const double eps = c->dtype == ND_COMPLEX128 ? 0x1p-52 : 0x1p-23;
@@ -165,8 +140,8 @@ static void run_case(const bench_case *c)
         s = cpx_run(&call);
         if (s != ND_OK) bench_fail_nd(&r, op_names[c->op], s);
     }
-    int64_t cnt = 0;
-    if (s == ND_OK && (got = fetch(call.out, &r, &cnt))) {
+    if (s == ND_OK && (got = bench_fetch(call.out, &r))) {
+        const int64_t cnt = nd_size(call.out) * (c->op == C_ABS ? 1 : 2); /* pairs but for abs */
         r.bytes = (double)nd_nbytes(call.x) * r.ninputs + (double)nd_nbytes(call.out);
         check(&r, c, h0, h1, got);
         if (r.status == BS_OK) {

@@ -63,30 +63,6 @@ static void dft1(const double *h, bool cpx, int64_t n, int64_t k, int sign, doub
     *re = sr, *im = si;
 }
 
-/* The result's (re, im) pairs as doubles (C order). */
-static double *fetch_pairs(const nd_array *a, bench_record *r)
-{
-    const int64_t n = nd_size(a);
-    const bool dbl = nd_dtype_of(a) == ND_COMPLEX128;
-    void *raw = malloc(nd_nbytes(a) + 1);
-    double *d = malloc(sizeof(double) * 2 * (size_t)n + 1);
-    if (!raw || !d) {
-        free(raw), free(d);
-        r->status = BS_ERROR;
-        snprintf(r->message, sizeof r->message, "out of host memory fetching the result");
-        return NULL;
-    }
-    nd_status s = nd_copy_to_host(raw, a, nd_nbytes(a));
-    if (s != ND_OK) {
-        bench_fail_nd(r, "nd_copy_to_host", s);
-        free(raw), free(d);
-        return NULL;
-    }
-    for (int64_t i = 0; i < 2 * n; i++) d[i] = dbl ? ((const double *)raw)[i] : ((const float *)raw)[i];
-    free(raw);
-    return d;
-}
-
 /* Check a sample of the outputs against the direct DFT; |err| <= tol *
  * rms(x) * sqrt(N). */
 static void check_sample(bench_record *r, int kind, const double *h, const double *got, const int64_t *shape)
@@ -177,7 +153,7 @@ static void run_case(const bench_case *c)
         s = fft_run(&call);
         if (s != ND_OK) bench_fail_nd(&r, kind_op[kind], s);
     }
-    if (s == ND_OK && (got = fetch_pairs(call.out, &r))) {
+    if (s == ND_OK && (got = bench_fetch(call.out, &r))) {
         r.bytes = (double)nd_nbytes(call.x) + (double)nd_nbytes(call.out);
         const double N = kind == K_FFT2 ? (double)N2 * N2 : (double)shape[0];
         r.flops = 5.0 * N * log2(N) * (kind == K_RFFT ? 0.5 : 1.0); /* the usual FFT flop count */

@@ -287,24 +287,6 @@ static int make_cpx_input(bench_record *r, const bench_case *c, int k, nd_array 
     return s;
 }
 
-/* A complex result as (re, im) pairs of doubles (2 * size values). */
-static double *fetch_pairs(const nd_array *a, bench_record *r)
-{
-    const bool dbl = nd_dtype_of(a) == ND_COMPLEX128;
-    const size_t m = 2 * (size_t)nd_size(a);
-    void *raw = malloc(nd_nbytes(a) + 1);
-    double *d = malloc(m * sizeof(double) + 1);
-    nd_status s = raw && d ? nd_copy_to_host(raw, a, nd_nbytes(a)) : ND_ERR_NOMEM;
-    if (s != ND_OK) {
-        bench_fail_nd(r, "fetching the result", s);
-        free(raw), free(d);
-        return NULL;
-    }
-    for (size_t i = 0; i < m; i++) d[i] = dbl ? ((const double *)raw)[i] : (double)((const float *)raw)[i];
-    free(raw);
-    return d;
-}
-
 /* Freivalds for one complex n x n product given as pairs: w = C x against
  * z = A (B x) for a real random x, each part within rtol * sum |A| |B| |x|. */
 static void check_cpx(bench_record *r, const bench_case *c, const double *a, const double *b, const double *got)
@@ -454,7 +436,7 @@ static void raw_gpu(bench_record *raw, const bench_case *c, const nd_array *a, c
         raw->status = BS_ERROR;
         snprintf(raw->message, sizeof raw->message, "%s failed (status %d)", raw->op, s);
     } else if (is_cpx(c->dtype)) {
-        if ((got = fetch_pairs(out, raw))) check_cpx(raw, c, host[0], host[1], got);
+        if ((got = bench_fetch(out, raw))) check_cpx(raw, c, host[0], host[1], got);
     } else if ((got = bench_fetch(out, raw))) {
         check_result(raw, c, host[0], host[1], got, nd_size(out));
     }
@@ -510,7 +492,7 @@ static void run_case(const bench_case *c)
     }
     if (s == ND_OK && (s = mm_run(&call)) != ND_OK) bench_fail_nd(&r, "nd_matmul", s);
     if (s == ND_OK && cpx) {
-        if ((got = fetch_pairs(call.out, &r))) check_cpx(&r, c, host[0], host[1], got);
+        if ((got = bench_fetch(call.out, &r))) check_cpx(&r, c, host[0], host[1], got);
     } else if (s == ND_OK && (got = bench_fetch(call.out, &r))) {
         check_result(&r, c, host[0], host[1], got, nd_size(call.out));
     }
