@@ -16,10 +16,7 @@ FUZZ_BIN := $(BUILD)/fuzz/fuzz_npy
 FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
 FUZZ_SEEDS := tests/fuzz/corpus tests/data
-# The CPU FFT engine uses GCC's vector extensions, which clang lacks: the
-# fuzzer (the .npy parser) links a stand-in for it (tests/fuzz/fft_engine_stub.c).
-FUZZ_ENGINE := src/cpu/fft_core.c src/cpu/fft_exec.c src/cpu/fft_kernels.c
-FUZZ_SRCS := $(filter-out $(FUZZ_ENGINE),$(SRCS)) tests/fuzz/fft_engine_stub.c
+FUZZ_SRCS := $(SRCS)
 
 .PHONY: fuzz fuzz-build fuzz-regress
 fuzz-build: $(FUZZ_BIN)

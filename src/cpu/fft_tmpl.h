@@ -8,7 +8,8 @@
  *   TMPL_BASE  1 in the baseline instance, which also defines the
  *         loops that are not worth specialising (the real-transform
  *         passes).
- * GCC vector extensions give one body for every width. The vector of a
+ * Vector extensions (vector_size types, __builtin_shufflevector: GCC 12
+ * and clang alike) give one body for every width. The vector of a
  * loop holds VL complex values (VB / (2 TSZ)) of adjacent lanes or of the
  * contiguous run of a Stockham stage; a one-complex vector type handles
  * the tails, so there is no scalar copy of the arithmetic. No FMA (the
@@ -26,34 +27,27 @@
 
 typedef T FN(vec) __attribute__((vector_size(VB)));
 typedef T FN(v1) __attribute__((vector_size(2 * TSZ)));
-#if TSZ == 4
-typedef int32_t FN(ivec) __attribute__((vector_size(VB)));
-typedef int32_t FN(iv1) __attribute__((vector_size(8)));
-#else
-typedef int64_t FN(ivec) __attribute__((vector_size(VB)));
-typedef int64_t FN(iv1) __attribute__((vector_size(16)));
-#endif
 
 #if NE == 2
-#define SWAPI {1, 0}
-#define REVC {0, 1}
-#define DUPRE {0, 0}
-#define DUPIM {1, 1}
+#define SWAPI 1, 0
+#define REVC 0, 1
+#define DUPRE 0, 0
+#define DUPIM 1, 1
 #elif NE == 4
-#define SWAPI {1, 0, 3, 2}
-#define REVC {2, 3, 0, 1}
-#define DUPRE {0, 0, 2, 2}
-#define DUPIM {1, 1, 3, 3}
+#define SWAPI 1, 0, 3, 2
+#define REVC 2, 3, 0, 1
+#define DUPRE 0, 0, 2, 2
+#define DUPIM 1, 1, 3, 3
 #elif NE == 8
-#define SWAPI {1, 0, 3, 2, 5, 4, 7, 6}
-#define REVC {6, 7, 4, 5, 2, 3, 0, 1}
-#define DUPRE {0, 0, 2, 2, 4, 4, 6, 6}
-#define DUPIM {1, 1, 3, 3, 5, 5, 7, 7}
+#define SWAPI 1, 0, 3, 2, 5, 4, 7, 6
+#define REVC 6, 7, 4, 5, 2, 3, 0, 1
+#define DUPRE 0, 0, 2, 2, 4, 4, 6, 6
+#define DUPIM 1, 1, 3, 3, 5, 5, 7, 7
 #elif NE == 16
-#define SWAPI {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14}
-#define REVC {14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1}
-#define DUPRE {0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14}
-#define DUPIM {1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15}
+#define SWAPI 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14
+#define REVC 14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1
+#define DUPRE 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14
+#define DUPIM 1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15
 #else
 #error "fft_tmpl.h: unsupported vector width"
 #endif
@@ -64,20 +58,20 @@ typedef int64_t FN(iv1) __attribute__((vector_size(16)));
  * chunks of s complex values; b's complex c is c + VL in the shuffle. */
 #define TQ_LO(s, c) ((((c) / (s)) % 2 == 0) ? (c) : ((c) - (s) + VL))
 #define TQ_HI(s, c) ((((c) / (s)) % 2 == 0) ? ((c) + (s)) : ((c) + VL))
-#define TQ_EL(F, s, i) (2 * F(s, (i) / 2) + (i) % 2)
+#define TQ_EL(F, s, i) ((2 * F(s, (i) / 2) + (i) % 2) % (2 * NE)) /* in range even where unused */
 #if NE == 2
-#define TQ_MASK(F, s) {TQ_EL(F, s, 0), TQ_EL(F, s, 1)}
+#define TQ_MASK(F, s) TQ_EL(F, s, 0), TQ_EL(F, s, 1)
 #elif NE == 4
-#define TQ_MASK(F, s) {TQ_EL(F, s, 0), TQ_EL(F, s, 1), TQ_EL(F, s, 2), TQ_EL(F, s, 3)}
+#define TQ_MASK(F, s) TQ_EL(F, s, 0), TQ_EL(F, s, 1), TQ_EL(F, s, 2), TQ_EL(F, s, 3)
 #elif NE == 8
 #define TQ_MASK(F, s)                                                                                  \
-    {TQ_EL(F, s, 0), TQ_EL(F, s, 1), TQ_EL(F, s, 2), TQ_EL(F, s, 3), TQ_EL(F, s, 4), TQ_EL(F, s, 5), \
-     TQ_EL(F, s, 6), TQ_EL(F, s, 7)}
+    TQ_EL(F, s, 0), TQ_EL(F, s, 1), TQ_EL(F, s, 2), TQ_EL(F, s, 3), TQ_EL(F, s, 4), TQ_EL(F, s, 5), \
+        TQ_EL(F, s, 6), TQ_EL(F, s, 7)
 #else
 #define TQ_MASK(F, s)                                                                                  \
-    {TQ_EL(F, s, 0),  TQ_EL(F, s, 1),  TQ_EL(F, s, 2),  TQ_EL(F, s, 3),  TQ_EL(F, s, 4),  TQ_EL(F, s, 5), \
-     TQ_EL(F, s, 6),  TQ_EL(F, s, 7),  TQ_EL(F, s, 8),  TQ_EL(F, s, 9),  TQ_EL(F, s, 10), TQ_EL(F, s, 11), \
-     TQ_EL(F, s, 12), TQ_EL(F, s, 13), TQ_EL(F, s, 14), TQ_EL(F, s, 15)}
+    TQ_EL(F, s, 0), TQ_EL(F, s, 1), TQ_EL(F, s, 2), TQ_EL(F, s, 3), TQ_EL(F, s, 4), TQ_EL(F, s, 5),      \
+        TQ_EL(F, s, 6), TQ_EL(F, s, 7), TQ_EL(F, s, 8), TQ_EL(F, s, 9), TQ_EL(F, s, 10), TQ_EL(F, s, 11), \
+        TQ_EL(F, s, 12), TQ_EL(F, s, 13), TQ_EL(F, s, 14), TQ_EL(F, s, 15)
 #endif
 
 /* ---- the two vector types: v (VL complex), s (one complex) ---- */
@@ -94,8 +88,8 @@ INL FN(vec) FN(altv)(T a, T b)
     return v;
 }
 INL FN(v1) FN(alts)(T a, T b) { return (FN(v1)){a, b}; }
-INL FN(vec) FN(swv)(FN(vec) a) { return __builtin_shuffle(a, (FN(ivec))SWAPI); }
-INL FN(v1) FN(sws)(FN(v1) a) { return __builtin_shuffle(a, (FN(iv1)){1, 0}); }
+INL FN(vec) FN(swv)(FN(vec) a) { return __builtin_shufflevector(a, a, SWAPI); }
+INL FN(v1) FN(sws)(FN(v1) a) { return __builtin_shufflevector(a, a, 1, 0); }
 /* times -i: (re, im) -> (im, -re) */
 INL FN(vec) FN(mmiv)(FN(vec) a) { return FN(swv)(a) * FN(altv)(1, -1); }
 INL FN(v1) FN(mmis)(FN(v1) a) { return FN(sws)(a) * FN(alts)(1, -1); }
@@ -105,7 +99,7 @@ INL FN(v1) FN(cmuls)(FN(v1) a, FN(v1) wr, FN(v1) wi) { return a * wr + FN(sws)(a
 /* a * b, both vectors of complex values */
 INL FN(vec) FN(cmulvv)(FN(vec) a, FN(vec) b)
 {
-    FN(vec) br = __builtin_shuffle(b, (FN(ivec))DUPRE), bi = __builtin_shuffle(b, (FN(ivec))DUPIM);
+    FN(vec) br = __builtin_shufflevector(b, b, DUPRE), bi = __builtin_shufflevector(b, b, DUPIM);
     return a * br + FN(swv)(a) * (bi * FN(altv)(-1, 1));
 }
 
@@ -116,8 +110,8 @@ INL FN(vec) FN(cmulvv)(FN(vec) a, FN(vec) b)
         _Pragma("GCC unroll 16") for (int i = 0; i < VL; i++)                            \
             if (!(i & (S))) {                                                            \
                 const FN(vec) a = v[i], b = v[i + (S)];                                  \
-                v[i] = __builtin_shuffle(a, b, (FN(ivec))TQ_MASK(TQ_LO, S));             \
-                v[i + (S)] = __builtin_shuffle(a, b, (FN(ivec))TQ_MASK(TQ_HI, S));       \
+                v[i] = __builtin_shufflevector(a, b, TQ_MASK(TQ_LO, S));                 \
+                v[i + (S)] = __builtin_shufflevector(a, b, TQ_MASK(TQ_HI, S));           \
             }
 INL void FN(transpose)(FN(vec) *v)
 {
@@ -568,7 +562,7 @@ TGT static void FN(fourstep_tw)(void *Zv, const void *Rv, int64_t n1, int64_t Lb
         ZKK = f_ + g_;                                                                   \
     } while (0)
 
-INL FN(vec) FN(revv)(FN(vec) a) { return __builtin_shuffle(a, (FN(ivec))REVC); }
+INL FN(vec) FN(revv)(FN(vec) a) { return __builtin_shufflevector(a, a, REVC); }
 
 TGT static void FN(r2c_post)(const void *Zv, int64_t zk, int64_t zl, void *Xv, int64_t xk, int64_t xl, int64_t h,
                              int64_t L, int64_t k0, int64_t k1, const void *wv, double scale)
