@@ -430,6 +430,91 @@ START_TEST(result_dtypes)
 }
 END_TEST
 
+/* Outputs of 16 MiB and more go out with streaming stores, block by block
+ * (src/cpu/elementwise.c, nd_cpu_flat_stream): the result must be the
+ * bits the ordinary path gives, computed here in slices of 2^18 elements
+ * (small enough not to stream), for unary and binary ops, a view starting
+ * off a 64-byte boundary, and in place (out == a). */
+static void stream_fill(nd_array *a, uint64_t seed)
+{
+    size_t nb = nd_nbytes(a);
+    float *h = malloc(nb);
+    ck_assert_ptr_nonnull(h);
+    uint64_t x = seed;
+    for (size_t i = 0; i < nb / 4; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        h[i] = 0.25f + (float)(x >> 40) / (float)(1 << 24); /* (0.25, 1.25): never zero */
+    }
+    ND_OK_OR_FAIL(nd_copy_from_host(a, h, nb));
+    free(h);
+}
+
+/* out = op(a[, b]) by slices, as a new host buffer */
+static void *stream_ref(int unary, int op, const nd_array *a, const nd_array *b, int64_t n)
+{
+    const int64_t step = (int64_t)1 << 18;
+    size_t isz = nd_dtype_size(nd_dtype_of(a));
+    char *h = malloc((size_t)n * isz);
+    ck_assert_ptr_nonnull(h);
+    for (int64_t i = 0; i < n; i += step) {
+        int64_t e = i + step < n ? i + step : n;
+        nd_range r = {i, e, 1};
+        nd_array *sa = NULL, *sb = NULL, *o = NULL;
+        ND_OK_OR_FAIL(nd_slice(&sa, a, 1, &r));
+        if (b) ND_OK_OR_FAIL(nd_slice(&sb, b, 1, &r));
+        ND_OK_OR_FAIL(unary ? nd_unary(&o, (nd_unary_op)op, sa) : nd_binary(&o, (nd_binary_op)op, sa, sb));
+        ND_OK_OR_FAIL(nd_copy_to_host(h + i * (int64_t)isz, o, (size_t)(e - i) * isz));
+        nd_release(sa), nd_release(sb), nd_release(o);
+    }
+    return h;
+}
+
+START_TEST(streaming_stores_give_the_same_bits)
+{
+    static const struct {
+        nd_dtype t;
+        int unary, op;
+        int64_t n;
+    } cases[] = {
+        {ND_FLOAT32, 0, ND_BINARY_ADD, 4200003},
+        {ND_COMPLEX64, 0, ND_BINARY_MULTIPLY, 2100001},
+        {ND_FLOAT64, 1, ND_UNARY_SQRT, 2100005},
+        {ND_COMPLEX128, 1, ND_UNARY_EXP, 1050003},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int mode = 0; mode < 3; mode++) { /* 0: new out, 1: views at element 1, 2: in place */
+            const int64_t n = cases[c].n, off = mode == 1 ? 1 : 0;
+            int64_t shape[1] = {n + off};
+            nd_array *ba = NULL, *bb = NULL, *a = NULL, *b = NULL, *out = NULL;
+            ND_OK_OR_FAIL(nd_empty(&ba, cases[c].t, 1, shape, nd_cpu()));
+            ND_OK_OR_FAIL(nd_empty(&bb, cases[c].t, 1, shape, nd_cpu()));
+            stream_fill(ba, 11 + c), stream_fill(bb, 23 + c);
+            nd_range r = {off, n + off, 1};
+            ND_OK_OR_FAIL(nd_slice(&a, ba, 1, &r));
+            ND_OK_OR_FAIL(nd_slice(&b, bb, 1, &r));
+            void *want = stream_ref(cases[c].unary, cases[c].op, a, cases[c].unary ? NULL : b, n);
+            if (mode == 1) { /* an existing output view off the 64-byte grid */
+                nd_array *bo = NULL;
+                ND_OK_OR_FAIL(nd_empty(&bo, cases[c].t, 1, shape, nd_cpu()));
+                ND_OK_OR_FAIL(nd_slice(&out, bo, 1, &r));
+                nd_release(bo);
+            } else if (mode == 2)
+                out = nd_retain(a);
+            nd_status s = cases[c].unary ? nd_unary(&out, (nd_unary_op)cases[c].op, a)
+                                         : nd_binary(&out, (nd_binary_op)cases[c].op, a, b);
+            ck_assert_int_eq(s, ND_OK);
+            size_t nb = (size_t)n * nd_dtype_size(cases[c].t);
+            char *got = malloc(nb);
+            ck_assert_ptr_nonnull(got);
+            ND_OK_OR_FAIL(nd_copy_to_host(got, out, nb));
+            ck_assert_msg(memcmp(got, want, nb) == 0, "case %zu (%s) mode %d: the streamed output differs", c,
+                          nd_dtype_name(cases[c].t), mode);
+            free(got), free(want);
+            nd_release(out), nd_release(a), nd_release(b), nd_release(ba), nd_release(bb);
+        }
+}
+END_TEST
+
 START_TEST(op_names_follow_the_table)
 {
 #define CHECK_U(E, n, k, r) ck_assert_str_eq(nd_unary_op_name(ND_UNARY_##E), #n);
@@ -459,5 +544,6 @@ TCase *ew_tcase_exact(void)
     tcase_add_test(tc, nep50_scalar_promotion);
     tcase_add_test(tc, result_dtypes);
     tcase_add_test(tc, op_names_follow_the_table);
+    tcase_add_test(tc, streaming_stores_give_the_same_bits);
     return tc;
 }
