@@ -25,46 +25,19 @@ Prints SKIPPED and exits 0 without NumPy 2; exits 1 on a mismatch.
 import ctypes
 import os
 import sys
-from ctypes import POINTER, Structure, c_char_p, c_int, c_int64, c_size_t, c_void_p
+from ctypes import c_char_p, c_int, c_void_p
 
-try:
-    import numpy as np
-except ImportError:
-    print("python-complex-test: SKIPPED (NumPy not importable)")
-    sys.exit(0)
-if int(np.__version__.split(".")[0]) < 2:
-    print("python-complex-test: SKIPPED (NumPy %s: the rules are NumPy 2's)" % np.__version__)
-    sys.exit(0)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nd_ctypes import gate, lib, DT, Dev, A, to_nd  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-lib = ctypes.CDLL(os.environ.get("NDGPU_LIB") or os.path.join(ROOT, "build", "libndgpu.so"))
-
-DT = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
-      "float32", "float64", "complex64", "complex128"]
+np = gate("python-complex-test")
 ND_ERR_DTYPE = None
 
 
-class Dev(Structure):
-    _fields_ = [("type", c_int), ("id", c_int)]
-
-
-A = POINTER(c_void_p)
-P64 = POINTER(c_int64)
-lib.nd_last_error.restype = c_char_p
-lib.nd_status_name.restype = c_char_p
-lib.nd_status_name.argtypes = [c_int]
-lib.nd_release.argtypes = [c_void_p]
-lib.nd_release.restype = None
-lib.nd_dtype_of.argtypes = [c_void_p]
-lib.nd_nbytes.argtypes = [c_void_p]
-lib.nd_nbytes.restype = c_size_t
-lib.nd_cuda_device_count.restype = c_int
 lib.nd_unary_op_name.restype = c_char_p
 lib.nd_unary_op_name.argtypes = [c_int]
 lib.nd_binary_op_name.restype = c_char_p
 lib.nd_binary_op_name.argtypes = [c_int]
-lib.nd_from_host.argtypes = [A, c_void_p, c_int, c_int, P64, Dev]
-lib.nd_copy_to_host.argtypes = [c_void_p, c_void_p, c_size_t]
 lib.nd_unary.argtypes = [A, c_int, c_void_p]
 lib.nd_binary.argtypes = [A, c_int, c_void_p, c_void_p]
 for i in range(64):
@@ -87,15 +60,6 @@ UNARY = op_table(lib.nd_unary_op_name)
 BINARY = op_table(lib.nd_binary_op_name)
 # libndgpu name -> NumPy ufunc name where they differ
 NP_NAME = {"abs": "absolute", "relu": None, "sigmoid": None}
-
-
-def to_nd(x, dev):
-    x = np.ascontiguousarray(x)
-    out = c_void_p()
-    shape = (c_int64 * max(1, x.ndim))(*x.shape)
-    st = lib.nd_from_host(ctypes.byref(out), x.ctypes.data, DT.index(str(x.dtype)), x.ndim, shape, dev)
-    assert st == 0, lib.nd_last_error()
-    return out
 
 
 def from_nd(a, shape):

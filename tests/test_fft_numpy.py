@@ -17,27 +17,15 @@ import ctypes
 import math
 import os
 import sys
-from ctypes import POINTER, Structure, c_char_p, c_double, c_int, c_int64, c_size_t, c_void_p
+from ctypes import POINTER, c_double, c_int, c_int64, c_size_t, c_void_p
 
-try:
-    import numpy as np
-except ImportError:
-    print("python-fft-test: SKIPPED (NumPy not importable)")
-    sys.exit(0)
-if int(np.__version__.split(".")[0]) < 2:
-    print("python-fft-test: SKIPPED (NumPy %s: the dtype rules are NumPy 2's)" % np.__version__)
-    sys.exit(0)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nd_ctypes import gate, lib, DT, Dev, A, P64  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-lib = ctypes.CDLL(os.environ.get("NDGPU_LIB") or os.path.join(ROOT, "build", "libndgpu.so"))
+np = gate("python-fft-test")
 
-DT = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
-      "float32", "float64", "complex64", "complex128"]
 NORMS = {"backward": 0, "ortho": 1, "forward": 2}
 
-
-class Dev(Structure):
-    _fields_ = [("type", c_int), ("id", c_int)]
 
 
 def fn(name, *argtypes):
@@ -47,21 +35,7 @@ def fn(name, *argtypes):
     return f
 
 
-A = POINTER(c_void_p)
-P64 = POINTER(c_int64)
 PI = POINTER(c_int)
-lib.nd_last_error.restype = c_char_p
-lib.nd_status_name.restype = c_char_p
-lib.nd_status_name.argtypes = [c_int]
-lib.nd_release.argtypes = [c_void_p]
-lib.nd_release.restype = None
-lib.nd_ndim.argtypes = [c_void_p]
-lib.nd_shape.argtypes = [c_void_p]
-lib.nd_shape.restype = P64
-lib.nd_dtype_of.argtypes = [c_void_p]
-lib.nd_nbytes.argtypes = [c_void_p]
-lib.nd_nbytes.restype = c_size_t
-lib.nd_cuda_device_count.restype = c_int
 from_host = fn("nd_from_host", A, c_void_p, c_int, c_int, P64, Dev)
 to_host = fn("nd_copy_to_host", c_void_p, c_void_p, c_size_t)
 ONE_D = {k: fn("nd_" + k, A, c_void_p, c_int64, c_int, c_int) for k in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")}
