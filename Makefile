@@ -64,9 +64,9 @@ LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lm -lpthread
 SRCS := $(wildcard src/*.c) $(wildcard src/cpu/*.c)
 CU_SRCS := $(wildcard src/cuda/*.cu)
 ifeq ($(CUDA_EMU),1)
-  # tests/emu first on the include path: its cuda_runtime.h, cublas_v2.h and
-  # cufft.h stand in for the toolkit's (whose directory is not on the path at
-  # all). The emulated runtime and the cuBLAS and cuFFT stand-ins go into this build's
+  # tests/emu first on the include path: its cuda_runtime.h, cublas_v2.h,
+  # cufft.h and cusolverDn.h stand in for the toolkit's (whose directory is not on the path at
+  # all). The emulated runtime and the cuBLAS, cuFFT and cuSOLVER stand-ins go into this build's
   # libndgpu.a/.so (a test build: never installed).
   CFLAGS_ALL += -DND_WITH_CUDA=1 -DND_CUDA_EMU=1 -Itests/emu
   CXX ?= g++
@@ -93,7 +93,7 @@ else ifeq ($(WITH_CUDA),1)
                $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
                $(if $(filter 1,$(CUDA_PTX)),$(PTX_GENCODE)) \
                -DND_WITH_CUDA=1 -Iinclude -Isrc $(NVCC_EXTRA)
-  LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcufft -lcublas -lcudart
+  LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart
   CU_OBJS := $(CU_SRCS:%.cu=$(BUILD)/%.o)
 else
   CU_OBJS :=

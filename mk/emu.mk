@@ -1,8 +1,8 @@
 # The emulated GPU (tests/emu, src/cuda/cuda_seam.h; README "What runs where").
 #
 #   make emu-test       the CUDA backend compiled as C++ against HIP-CPU
-#                       ($(HIPCPU)) + the emulated CUDA runtime and the cuBLAS
-#                       and cuFFT stand-ins (tests/emu), and the whole Check suite and
+#                       ($(HIPCPU)) + the emulated CUDA runtime and the cuBLAS,
+#                       cuFFT and cuSOLVER stand-ins (tests/emu), and the whole Check suite and
 #                       the examples with cuda:0 = that device (build-emu/)
 #   make emu-asan       the same under AddressSanitizer + UBSan (device
 #                       buffers are host memory: an out-of-bounds device

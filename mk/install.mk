@@ -29,7 +29,7 @@ INSTALL ?= install
 PC_REQUIRES_PRIVATE := $(if $(shell pkg-config --exists openblas 2>/dev/null && echo y),openblas,)
 PC_LIBS_PRIVATE := $(if $(PC_REQUIRES_PRIVATE),,-lopenblas) -lgomp -lm -lpthread
 ifeq ($(WITH_CUDA),1)
-  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcufft -lcublas -lcudart -lstdc++
+  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 
 # Everything `make install` writes, relative to $(DESTDIR).

@@ -45,12 +45,13 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 5 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 6 /* 2: issue 13's slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (issue 14, the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale (issue 15) and matmul/gemm
                                  *    with a float32 out from float16/bfloat16 operands;
-                                 * 5: fft (issue 17: the numpy.fft family, one batched 1-D transform) */
+                                 * 5: fft (issue 17: the numpy.fft family, one batched 1-D transform)
+                                 * 6: la (issue 18: LAPACK / cuSOLVER factorisations) */
 /* One more than the largest nd_device_type value (include/ndgpu.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -84,6 +85,7 @@ typedef enum {
 
 struct nd_pool_upstream; /* src/pool.h */
 struct nd_philox_call;   /* src/philox.h */
+struct nd_la_call;      /* src/la.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -297,6 +299,13 @@ typedef struct nd_backend {
      * axis of extent > 1); out disjoint from in or, c2c only, exactly in. */
     nd_status (*fft)(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign, double scale);
     /* [fft end] */
+
+    /* [la begin] issue 18: linear algebra (src/linalg_*.c; full contract in src/la.h) */
+    /* One batched LAPACK-style factorisation (call->op: LU, solve,
+     * Cholesky, QR, Q, SVD, Hermitian and general eigenproblems) on
+     * C-contiguous column-major matrix stacks; info per matrix to host. */
+    nd_status (*la)(struct nd_la_call *call);
+    /* [la end] */
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

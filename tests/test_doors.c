@@ -32,6 +32,7 @@ START_TEST(descriptors_are_complete_and_versioned)
         ck_assert(be->matmul && be->gemm && be->random && be->supports);
         ck_assert(be->softmax && be->cross_entropy && be->amp_unscale); /* issue 15 */
         ck_assert(be->fft);                                              /* issue 17 */
+        ck_assert(be->la);                                               /* issue 18 */
         /* optional groups: all or none */
         int ns = !!be->stream_create + !!be->stream_destroy + !!be->stream_synchronize;
         ck_assert_msg(ns == 0 || ns == 3, "%s: %d of 3 stream slots", be->name, ns);

@@ -53,7 +53,7 @@ grep -q "^prefix=$prefix\$" "$pc" || fail "ndgpu.pc: prefix is not $prefix"
 grep -q '^Version: 0.1.0$' "$pc" || fail "ndgpu.pc: version"
 grep -Eq '^(Requires.private: openblas|Libs.private: .*-lopenblas)' "$pc" || fail "ndgpu.pc lacks OpenBLAS"
 if [ "$WITH_CUDA" = 1 ]; then
-  grep -q '^Libs.private: .*-lcudart' "$pc" && grep -q '^Libs.private: .*-lcublas' "$pc" || fail "ndgpu.pc lacks the CUDA libraries"
+  grep -q '^Libs.private: .*-lcudart' "$pc" && grep -q '^Libs.private: .*-lcublas' "$pc" && grep -q '^Libs.private: .*-lcusolver' "$pc" || fail "ndgpu.pc lacks the CUDA libraries"
 else
   ! grep -q 'cudart' "$pc" || fail "ndgpu.pc names CUDA in a CPU-only build"
 fi

@@ -11,6 +11,7 @@
 typedef struct fx {
     nd_device dev;
     nd_array *a, *b, *v, *sq, *i32, *idx, *idx2, *mask, *mask3, *vals, *one, *rep, *p, *srt, *w, *w1, *lab;
+    nd_array *spd; /* issue 18: a 2 x 2 symmetric positive definite matrix (solve, inv, cholesky) */
     nd_rng *rng;
     nd_stream *stream;
     nd_event *event;
@@ -29,7 +30,7 @@ static nd_array *from(nd_dtype t, int ndim, const int64_t *shape, const void *da
     return r;
 }
 
-static const int64_t s34[2] = {3, 4}, s44[2] = {4, 4}, s4[1] = {4}, s2[1] = {2}, s3[1] = {3}, s31[2] = {3, 1};
+static const int64_t s2x2[2] = {2, 2}, s34[2] = {3, 4}, s44[2] = {4, 4}, s4[1] = {4}, s2[1] = {2}, s3[1] = {3}, s31[2] = {3, 1};
 
 static void fx_init(fx *f, nd_device dev)
 {
@@ -51,6 +52,7 @@ static void fx_init(fx *f, nd_device dev)
     f->rep = from(ND_INT64, 1, s4, (const int64_t[]){1, 2, 1, 3}, dev);
     f->srt = from(ND_FLOAT32, 1, s4, (const float[]){-2.f, 0.5f, 1.f, 7.f}, dev);
     f->lab = from(ND_INT64, 1, s3, (const int64_t[]){0, 3, 1}, dev);
+    f->spd = from(ND_FLOAT32, 2, s2x2, (const float[]){4.f, 1.f, 1.f, 3.f}, dev);
     ND_OK_OR_FAIL(nd_full(&f->p, ND_FLOAT64, 2, s34, nd_scalar_float(0.5), dev));
     ND_OK_OR_FAIL(nd_rng_create(&f->rng, 42));
     ND_OK_OR_FAIL(nd_stream_create(&f->stream, dev));
@@ -73,6 +75,7 @@ static void fx_free(fx *f)
     nd_array **all[] = {&f->a, &f->b, &f->v, &f->sq, &f->i32, &f->idx, &f->idx2, &f->mask, &f->mask3,
                         &f->vals, &f->one, &f->rep, &f->p, &f->srt, &f->w, &f->w1, &f->lab};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) nd_release(*all[i]);
+    nd_release(f->spd);
     if (f->dl) f->dl->deleter(f->dl);
     if (f->dll) f->dll->deleter(f->dll);
     nd_rng_destroy(f->rng);
@@ -291,6 +294,32 @@ C(fftfreq, nd_fftfreq(&o, 8, 0.5, ND_FLOAT32, DEV))
 C(rfftfreq, nd_rfftfreq(&o, 8, 0.5, ND_FLOAT64, DEV))
 C(fftshift, nd_fftshift(&o, A, 0, NULL))
 C(ifftshift, nd_ifftshift(&o, A, 1, AX1))
+/* numpy.linalg norms and products (issue 18, src/linalg_norm.c) */
+C(linalg_norm, nd_linalg_norm(&o, A, nd_norm_named(ND_NORM_DEFAULT), -1, NULL, false))
+C(linalg_vector_norm, nd_linalg_vector_norm(&o, A, 1, 1, AX1, false))
+C(linalg_matrix_norm, nd_linalg_matrix_norm(&o, A, nd_norm_p(INFINITY), true))
+C(linalg_matrix_power, nd_linalg_matrix_power(&o, f->sq, 3))
+C(linalg_multi_dot, nd_linalg_multi_dot(&o, 3, (const nd_array *const[]){A, f->sq, f->v}))
+C(linalg_cross, nd_linalg_cross(&o, A, f->b, 0))
+C(linalg_vecdot, nd_linalg_vecdot(&o, A, f->v, -1))
+C(kron, nd_kron(&o, A, f->v))
+/* numpy.linalg decompositions (issue 18, src/linalg_decomp.c, src/linalg_lstsq.c) */
+C(linalg_solve, nd_linalg_solve(&o, f->spd, f->spd))
+C(linalg_inv, nd_linalg_inv(&o, f->spd))
+C(linalg_det, nd_linalg_det(&o, f->sq))
+C(linalg_slogdet, nd_linalg_slogdet(&o, &o2, f->sq))
+C(linalg_cholesky, nd_linalg_cholesky(&o, f->spd, true))
+C(linalg_qr, nd_linalg_qr(&o, &o2, A, ND_QR_REDUCED))
+C(linalg_svd, nd_linalg_svd(&o, &o2, &outs[0], A, false))
+C(linalg_svdvals, nd_linalg_svdvals(&o, A))
+C(linalg_eigh, nd_linalg_eigh(&o, &o2, f->sq, 'L'))
+C(linalg_eigvalsh, nd_linalg_eigvalsh(&o, f->sq, 'U'))
+C(linalg_eig, nd_linalg_eig(&o, &o2, f->sq))
+C(linalg_eigvals, nd_linalg_eigvals(&o, f->sq))
+C(linalg_lstsq, nd_linalg_lstsq(&o, &o2, &cnt, &outs[0], A, f->lab, -1))
+C(linalg_pinv, nd_linalg_pinv(&o, A, -1, false))
+C(linalg_matrix_rank, nd_linalg_matrix_rank(&o, A, -1, false))
+C(linalg_cond, nd_linalg_cond(&o, f->spd, nd_norm_p(1)))
 
 typedef struct sweep_case {
     const char *id, *name, *gpu_name; /* gpu_name: the name on cuda:0 when it differs */
@@ -344,6 +373,16 @@ static const sweep_case cases[] = {
     E(ihfft, "ihfft"), E(fftn, "fftn"), E(ifftn, "ifftn"), E(rfftn, "rfftn"), E(irfftn, "irfftn"), E(fft2, "fft2"),
     E(ifft2, "ifft2"), E(rfft2, "rfft2"), E(irfft2, "irfft2"), E(fftfreq, "fftfreq"), E(rfftfreq, "rfftfreq"),
     E(fftshift, "fftshift"), E(ifftshift, "ifftshift"),
+    E(linalg_norm, "linalg_norm"), E(linalg_vector_norm, "linalg_vector_norm"),
+    E(linalg_matrix_norm, "linalg_matrix_norm"), E(linalg_matrix_power, "linalg_matrix_power"),
+    E(linalg_multi_dot, "linalg_multi_dot"), E(linalg_cross, "linalg_cross"), E(linalg_vecdot, "linalg_vecdot"),
+    E(kron, "kron"),
+    E(linalg_solve, "linalg_solve"), E(linalg_inv, "linalg_inv"), E(linalg_det, "linalg_det"),
+    E(linalg_slogdet, "linalg_slogdet"), E(linalg_cholesky, "linalg_cholesky"), E(linalg_qr, "linalg_qr"),
+    E(linalg_svd, "linalg_svd"), E(linalg_svdvals, "linalg_svdvals"), E(linalg_eigh, "linalg_eigh"),
+    E(linalg_eigvalsh, "linalg_eigvalsh"), E(linalg_eig, "linalg_eig"), E(linalg_eigvals, "linalg_eigvals"),
+    E(linalg_lstsq, "linalg_lstsq"), E(linalg_pinv, "linalg_pinv"), E(linalg_matrix_rank, "linalg_matrix_rank"),
+    E(linalg_cond, "linalg_cond"),
 };
 
 static void check_one(const char *what, const char *name, nd_device dev)

@@ -86,7 +86,7 @@ fi
 #    cuda:0 against the CPU reference), one Check run per suite
 t0=$(date +%s)
 : >"$out/tests-$day.txt"
-suites=(gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random profiler profiler_ops softmax amp matmul_half complex fft elementwise:harness)
+suites=(gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random profiler profiler_ops softmax amp matmul_half complex fft la_slot linalg_decomp linalg_norm elementwise:harness)
 # The emulated dry run proves the script, not the kernels: `make emu-test`
 # has just run every suite on the emulated device, so here a few short ones
 # (small cases only) stand for the list (CI time: the whole list took ~330 s).

@@ -218,4 +218,8 @@ const nd_backend nd__cpu_backend = {
     /* [fft begin] issue 17: the FFT */
     .fft = nd__cpu_fft, /* fft.c over the engine of fft_core.h */
     /* [fft end] */
+
+    /* [la begin] issue 18: linear algebra */
+    .la = nd__cpu_la, /* lapack.c over OpenBLAS's LAPACK, la_small.c for small LU/solve */
+    /* [la end] */
 };

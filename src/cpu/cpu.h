@@ -39,6 +39,9 @@ ND_INTERNAL nd_status nd__cpu_random(nd_array *out, int dist, const struct nd_ph
 /* src/cpu/fft.c: the fft slot (issue 17; contract in src/fft.h) */
 ND_INTERNAL nd_status nd__cpu_fft(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign,
                                   double scale);
+/* src/cpu/lapack.c: the la slot (issue 18; contract in src/la.h) */
+struct nd_la_call;
+ND_INTERNAL nd_status nd__cpu_la(struct nd_la_call *call);
 
 /* src/cpu/threads.c: run body(ctx, begin, end) over [0, n) split into
  * contiguous chunks on up to nd__num_threads() threads when n * cost

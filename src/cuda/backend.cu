@@ -152,4 +152,8 @@ extern "C" const nd_backend nd__cuda_backend = {
     // [fft begin] issue 17: the FFT
     .fft = nd__cuda_fft, // fft.cu (cuFFT with a plan cache)
     // [fft end]
+
+    // [la begin] issue 18: linear algebra
+    .la = nd__cuda_la, // solver.cu (cuSOLVER)
+    // [la end]
 };

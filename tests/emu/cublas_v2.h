@@ -111,6 +111,11 @@ typedef enum {
 
 typedef enum { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 } cublasPointerMode_t;
 
+/* (cuBLAS itself takes it in its triangular routines, which the stand-in has
+ * not; the cuSOLVER stand-in, tests/emu/cusolverDn.h, uses it as the real
+ * cusolverDn.h does through cublas_api.h) */
+typedef enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1, CUBLAS_FILL_MODE_FULL = 2 } cublasFillMode_t;
+
 typedef enum {
     CUBLAS_GEMM_DFALT = -1,
     CUBLAS_GEMM_DEFAULT = -1,

@@ -1,0 +1,112 @@
+/* Prototypes of the Fortran LAPACK routines that OpenBLAS exports (issue
+ * 18), declared here because OpenBLAS ships no LAPACKE in this build and we
+ * want no new dependency.
+ *
+ * Conventions (gfortran, LP64 OpenBLAS as Debian ships it):
+ *  - every argument by reference; INTEGER is a 32-bit int (nd_lapack_int);
+ *  - complex arrays are interleaved (re, im) pairs, passed as void *;
+ *  - each CHARACTER argument adds a hidden trailing length argument of
+ *    type size_t (gfortran >= 8), in the order of the CHARACTER
+ *    arguments. OpenBLAS's own C reimplementations (getrf, gesv, potrf)
+ *    ignore them, which the x86-64 / AArch64 calling conventions allow.
+ * Only the routines src/cpu/lapack.c calls are declared. */
+#ifndef ND_CPU_LAPACK_H
+#define ND_CPU_LAPACK_H
+#include <stddef.h>
+
+typedef int nd_lapack_int;
+#define LI nd_lapack_int
+
+/* LU with partial pivoting */
+void sgetrf_(const LI *m, const LI *n, float *a, const LI *lda, LI *ipiv, LI *info);
+void dgetrf_(const LI *m, const LI *n, double *a, const LI *lda, LI *ipiv, LI *info);
+void cgetrf_(const LI *m, const LI *n, void *a, const LI *lda, LI *ipiv, LI *info);
+void zgetrf_(const LI *m, const LI *n, void *a, const LI *lda, LI *ipiv, LI *info);
+
+/* solve A X = B */
+void sgesv_(const LI *n, const LI *nrhs, float *a, const LI *lda, LI *ipiv, float *b, const LI *ldb, LI *info);
+void dgesv_(const LI *n, const LI *nrhs, double *a, const LI *lda, LI *ipiv, double *b, const LI *ldb, LI *info);
+void cgesv_(const LI *n, const LI *nrhs, void *a, const LI *lda, LI *ipiv, void *b, const LI *ldb, LI *info);
+void zgesv_(const LI *n, const LI *nrhs, void *a, const LI *lda, LI *ipiv, void *b, const LI *ldb, LI *info);
+
+/* Cholesky */
+void spotrf_(const char *uplo, const LI *n, float *a, const LI *lda, LI *info, size_t luplo);
+void dpotrf_(const char *uplo, const LI *n, double *a, const LI *lda, LI *info, size_t luplo);
+void cpotrf_(const char *uplo, const LI *n, void *a, const LI *lda, LI *info, size_t luplo);
+void zpotrf_(const char *uplo, const LI *n, void *a, const LI *lda, LI *info, size_t luplo);
+
+/* Householder QR and its Q */
+void sgeqrf_(const LI *m, const LI *n, float *a, const LI *lda, float *tau, float *work, const LI *lwork, LI *info);
+void dgeqrf_(const LI *m, const LI *n, double *a, const LI *lda, double *tau, double *work, const LI *lwork, LI *info);
+void cgeqrf_(const LI *m, const LI *n, void *a, const LI *lda, void *tau, void *work, const LI *lwork, LI *info);
+void zgeqrf_(const LI *m, const LI *n, void *a, const LI *lda, void *tau, void *work, const LI *lwork, LI *info);
+void sorgqr_(const LI *m, const LI *n, const LI *k, float *a, const LI *lda, const float *tau, float *work,
+             const LI *lwork, LI *info);
+void dorgqr_(const LI *m, const LI *n, const LI *k, double *a, const LI *lda, const double *tau, double *work,
+             const LI *lwork, LI *info);
+void cungqr_(const LI *m, const LI *n, const LI *k, void *a, const LI *lda, const void *tau, void *work,
+             const LI *lwork, LI *info);
+void zungqr_(const LI *m, const LI *n, const LI *k, void *a, const LI *lda, const void *tau, void *work,
+             const LI *lwork, LI *info);
+
+/* SVD, divide and conquer (NumPy's choice) */
+void sgesdd_(const char *jobz, const LI *m, const LI *n, float *a, const LI *lda, float *s, float *u, const LI *ldu,
+             float *vt, const LI *ldvt, float *work, const LI *lwork, LI *iwork, LI *info, size_t ljobz);
+void dgesdd_(const char *jobz, const LI *m, const LI *n, double *a, const LI *lda, double *s, double *u,
+             const LI *ldu, double *vt, const LI *ldvt, double *work, const LI *lwork, LI *iwork, LI *info,
+             size_t ljobz);
+void cgesdd_(const char *jobz, const LI *m, const LI *n, void *a, const LI *lda, float *s, void *u, const LI *ldu,
+             void *vt, const LI *ldvt, void *work, const LI *lwork, float *rwork, LI *iwork, LI *info, size_t ljobz);
+void zgesdd_(const char *jobz, const LI *m, const LI *n, void *a, const LI *lda, double *s, void *u, const LI *ldu,
+             void *vt, const LI *ldvt, void *work, const LI *lwork, double *rwork, LI *iwork, LI *info,
+             size_t ljobz);
+/* SVD, QR iteration (the fallback when gesdd does not converge) */
+void sgesvd_(const char *jobu, const char *jobvt, const LI *m, const LI *n, float *a, const LI *lda, float *s,
+             float *u, const LI *ldu, float *vt, const LI *ldvt, float *work, const LI *lwork, LI *info, size_t lu,
+             size_t lvt);
+void dgesvd_(const char *jobu, const char *jobvt, const LI *m, const LI *n, double *a, const LI *lda, double *s,
+             double *u, const LI *ldu, double *vt, const LI *ldvt, double *work, const LI *lwork, LI *info,
+             size_t lu, size_t lvt);
+void cgesvd_(const char *jobu, const char *jobvt, const LI *m, const LI *n, void *a, const LI *lda, float *s,
+             void *u, const LI *ldu, void *vt, const LI *ldvt, void *work, const LI *lwork, float *rwork, LI *info,
+             size_t lu, size_t lvt);
+void zgesvd_(const char *jobu, const char *jobvt, const LI *m, const LI *n, void *a, const LI *lda, double *s,
+             void *u, const LI *ldu, void *vt, const LI *ldvt, void *work, const LI *lwork, double *rwork,
+             LI *info, size_t lu, size_t lvt);
+
+/* Symmetric / Hermitian eigenproblem, divide and conquer */
+void ssyevd_(const char *jobz, const char *uplo, const LI *n, float *a, const LI *lda, float *w, float *work,
+             const LI *lwork, LI *iwork, const LI *liwork, LI *info, size_t ljobz, size_t luplo);
+void dsyevd_(const char *jobz, const char *uplo, const LI *n, double *a, const LI *lda, double *w, double *work,
+             const LI *lwork, LI *iwork, const LI *liwork, LI *info, size_t ljobz, size_t luplo);
+void cheevd_(const char *jobz, const char *uplo, const LI *n, void *a, const LI *lda, float *w, void *work,
+             const LI *lwork, float *rwork, const LI *lrwork, LI *iwork, const LI *liwork, LI *info, size_t ljobz,
+             size_t luplo);
+void zheevd_(const char *jobz, const char *uplo, const LI *n, void *a, const LI *lda, double *w, void *work,
+             const LI *lwork, double *rwork, const LI *lrwork, LI *iwork, const LI *liwork, LI *info,
+             size_t ljobz, size_t luplo);
+
+/* General eigenproblem */
+void sgeev_(const char *jobvl, const char *jobvr, const LI *n, float *a, const LI *lda, float *wr, float *wi,
+            float *vl, const LI *ldvl, float *vr, const LI *ldvr, float *work, const LI *lwork, LI *info,
+            size_t ljobvl, size_t ljobvr);
+void dgeev_(const char *jobvl, const char *jobvr, const LI *n, double *a, const LI *lda, double *wr, double *wi,
+            double *vl, const LI *ldvl, double *vr, const LI *ldvr, double *work, const LI *lwork, LI *info,
+            size_t ljobvl, size_t ljobvr);
+void cgeev_(const char *jobvl, const char *jobvr, const LI *n, void *a, const LI *lda, void *w, void *vl,
+            const LI *ldvl, void *vr, const LI *ldvr, void *work, const LI *lwork, float *rwork, LI *info,
+            size_t ljobvl, size_t ljobvr);
+void zgeev_(const char *jobvl, const char *jobvr, const LI *n, void *a, const LI *lda, void *w, void *vl,
+            const LI *ldvl, void *vr, const LI *ldvr, void *work, const LI *lwork, double *rwork, LI *info,
+            size_t ljobvl, size_t ljobvr);
+
+#undef LI
+
+/* src/cpu/la_small.c: the small-matrix path of GETRF and GESV (n <=
+ * ND_LA_SMALL_N), threaded over the batch; writes info for every matrix. */
+#include <stdbool.h>
+#define ND_LA_SMALL_N 16
+struct nd_la_call;
+__attribute__((visibility("hidden"))) bool nd__la_small_applies(const struct nd_la_call *c);
+__attribute__((visibility("hidden"))) void nd__la_small(const struct nd_la_call *c);
+#endif
