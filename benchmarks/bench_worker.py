@@ -393,6 +393,46 @@ def build_case(rec, np, xp, cache, cleanup=None):
         out = xp.empty(ins[0].shape, ins[0].dtype)
         axis = call.get("axis")
         return (lambda: xp.copyto(out, xp.flip(ins[0], axis=axis))), (lambda: out), ""
+    # issue 18 (bench_linalg): numpy.linalg / cupy.linalg; "prep" makes input 0 well-conditioned with the
+    # same float operations as bench_linalg.c (so both sides factor the same matrix bit for bit)
+    if fn == "linalg":
+        op, how = call["op"], call.get("prep", "none")
+        a = ins[0]
+        if how != "none":
+            n = a.shape[-1]
+            eye = xp.eye(n, dtype=a.dtype)
+            if how in ("sym", "spd"):
+                a = (a + xp.swapaxes(a, -1, -2)) / 2
+            if how == "det":
+                a = a / n + eye
+            elif how in ("diag", "spd"):
+                a = a + n * eye  # a weak Python int: float32 stays float32
+            a = xp.ascontiguousarray(a)
+        la = xp.linalg
+        if op == "multi_dot" and not hasattr(la, "multi_dot"):
+            raise Unsupported("%s.linalg has no multi_dot" % xp.__name__)
+        res = [None]
+        calls = {"solve": lambda: la.solve(a, ins[1]), "svd": lambda: la.svd(a, full_matrices=False),
+                 "eigh": lambda: la.eigh(a), "inv": lambda: la.inv(a), "det": lambda: la.det(a),
+                 "cholesky": lambda: la.cholesky(a), "qr": lambda: la.qr(a), "norm": lambda: la.norm(a),
+                 "multi_dot": lambda: la.multi_dot([ins[0], ins[1], ins[2][:, :32], ins[1][:32, :]])}
+        f = calls[op]
+
+        def run():
+            res[0] = f()
+
+        def result():  # the unique part of the result, as bench_linalg.c checksums it
+            r = res[0]
+            if op == "svd":
+                return r[1]
+            if op == "eigh":
+                return r[0]
+            if op == "qr":
+                return xp.abs(r[1])
+            if op in ("det", "norm"):
+                return xp.asarray(r).reshape(1)
+            return r
+        return run, result, ""
     raise Unsupported("no NumPy equivalent for %r" % fn)
 
 
@@ -517,6 +557,9 @@ EQUIVALENTS = {
     "logsumexp": "m + log(sum(exp(x - m)))", "cross_entropy": "mean(logsumexp(x) - take_along_axis(x, y))",
     "fft": "fft.fft(x)", "ifft": "fft.ifft(x)", "rfft": "fft.rfft(x)", "fft2": "fft.fft2(x)",
     "divide": "divide(a, b, out=)", "sqrt": "sqrt(a, out=)", "abs": "abs(a, out=)",
+    "solve": "linalg.solve(a, b)", "svd": "linalg.svd(a, full_matrices=False)", "eigh": "linalg.eigh(a)",
+    "inv": "linalg.inv(a) (batched)", "det": "linalg.det(a)", "cholesky": "linalg.cholesky(a)",
+    "qr": "linalg.qr(a) (reduced)", "norm": "linalg.norm(a) ('fro')", "multi_dot": "linalg.multi_dot(arrays)",
 }
 CEILINGS = ("d2d_copy", "cblas_sgemm", "cblas_dgemm", "cublasGemmEx", "cublasGemmStridedBatchedEx", "triad",
             "stream_copy", "malloc+free", "cudaMalloc+cudaFree")
@@ -624,6 +667,21 @@ def selftest():
     run({"fn": "rfft", "pairs": False}, [a32], np.fft.rfft(A).view(np.float32))
     run({"fn": "fft2", "pairs": True}, [spec("float32", (8, 8, 2), 32)],
         np.fft.fft2(make_base(np, spec("float32", (8, 8, 2), 32)).view(np.complex64)[..., 0]).view(np.float32))
+    # issue 18: bench_linalg (prep as bench_linalg.c's)
+    L = make_base(np, spec("float64", (8, 8), 101))
+    run({"fn": "linalg", "op": "solve", "prep": "diag"}, [spec("float64", (8, 8), 101), spec("float64", (8, 2), 102)],
+        np.linalg.solve(L + 8 * np.eye(8), make_base(np, spec("float64", (8, 2), 102))))
+    run({"fn": "linalg", "op": "eigh", "prep": "sym"}, [spec("float64", (8, 8), 101)],
+        np.linalg.eigvalsh((L + L.T) / 2))
+    run({"fn": "linalg", "op": "svd", "prep": "none"}, [spec("float64", (8, 8), 101)], np.linalg.svd(L)[1])
+    run({"fn": "linalg", "op": "det", "prep": "det"}, [spec("float64", (8, 8), 101)],
+        np.asarray(np.linalg.det(L / 8 + np.eye(8))).reshape(1))
+    run({"fn": "linalg", "op": "qr", "prep": "none"}, [spec("float64", (8, 8), 101)], np.abs(np.linalg.qr(L)[1]))
+    run({"fn": "linalg", "op": "inv", "prep": "diag"}, [spec("float32", (5, 4, 4), 103)],
+        np.linalg.inv(make_base(np, spec("float32", (5, 4, 4), 103)) + 4 * np.eye(4, dtype=np.float32)))
+    M0, M1, M2 = (make_base(np, spec("float64", sh, k)) for sh, k in (((40, 64), 1), ((64, 40), 2), ((40, 64), 3)))
+    run({"fn": "linalg", "op": "multi_dot"}, [spec("float64", (40, 64), 1), spec("float64", (64, 40), 2),
+                                              spec("float64", (40, 64), 3)], M0 @ M1 @ M2[:, :32] @ M1[:32, :])
     try:
         make_base(np, spec("bfloat16", (4, 4), 1))
         check(bf is not None, "bfloat16 input without ml_dtypes raises Unsupported")

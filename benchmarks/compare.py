@@ -52,10 +52,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx",
-           "fft", "complex"]
+           "fft", "complex", "linalg"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
 CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx",
-              "fft", "complex"]
+              "fft", "complex", "linalg"]
 
 
 def case_key(rec):
@@ -190,6 +190,11 @@ def checksum_rtol(rec):
         return 1e-3
     if rec["bench"] == "complex" and rec.get("op") == "sum":  # 1.6e7-term sums: pairwise in both, blocked differently
         return 1e-5
+    if rec["bench"] == "linalg" and rec.get("op") == "norm":
+        # both sides: sqrt(sdot) accumulated in float32 over 1.7e7 terms, by two OpenBLAS builds that block differently
+        return 2e-4
+    if rec["bench"] == "linalg":  # LAPACK builds differ in blocking: well-conditioned inputs, a few ulps apart
+        return 1e-7 if dt == "float64" else 1e-4
     if rec["bench"] == "fft":
         # sums over a transform's outputs cancel (sum_k X[k] = n x[0]); each side's rounding differs
         # (pocketfft / cuFFT / libndgpu's engine), so allow a few hundred units of float32's eps
@@ -492,6 +497,15 @@ CPU_GOALS = [
     # issue 17: bench_complex (native complex loops)
     ("complex64 multiply of 1.6e7 vs np.multiply(out=)", sel("complex", "multiply", "complex64", "16000000", "contig"),
      "ratio_numpy", ">=", 1.5, "each"),
+    # issue 18 (numpy.linalg): bench_linalg
+    ("solve 2048x2048 float64 (b 2048x16) vs np.linalg.solve", sel("linalg", "solve", "float64", "2048x2048", "rhs16"),
+     "ratio_numpy", ">=", 1.0, "each"),
+    ("svd 1024 float64 (full_matrices=False) vs np.linalg.svd", sel("linalg", "svd", "float64", "1024x1024"),
+     "ratio_numpy", ">=", 1.0, "each"),
+    ("eigh 1024 float64 vs np.linalg.eigh", sel("linalg", "eigh", "float64", "1024x1024"), "ratio_numpy", ">=", 1.0,
+     "each"),
+    ("batched inv of 10,000 4x4 float32 vs np.linalg.inv", sel("linalg", "inv", "float32", "10000x4x4", "batched"),
+     "ratio_numpy", ">=", 3.0, "each"),
 ]
 
 
