@@ -136,17 +136,17 @@ nd_status nd_linalg_inv(nd_array **out, const nd_array *a)
     if (st) return st;
     nd_la_outs o;
     nd__la_outs_init(&o, fn);
-    nd_array *X = NULL, *xv = NULL;
+    nd_array *X = NULL;
     int32_t *info = NULL;
     const int64_t batch = nd__la_batch(a);
     if ((st = nd__la_out(&o, out, ct, a->ndim, a->shape, a->device))) goto done;
     if (a->size == 0) goto done;
     if ((st = nd__la_ready(fn, a->device))) goto done;
     if ((st = nd__la_inv_stack(fn, &X, a, ct, &info)) || (st = nd__la_info(fn, info, batch, "singular matrix"))) goto done;
-    if (!(st = nd__la_swap(&xv, X))) st = nd__la_put(&o, 0, xv);
+    st = nd__la_put(&o, 0, X);
 done:
     free(info);
-    nd_release(X), nd_release(xv);
+    nd_release(X);
     return nd__la_outs_end(&o, st);
 }
 

@@ -280,15 +280,17 @@ nd_status nd__la_eyes(nd_array **out, nd_dtype t, int nb, const int64_t *bs, int
 }
 
 
-/* inv of the square stack a (already validated, ct its dtype) into the
- * packed X (a's shape, column-major: read it through nd__la_swap); info
- * returned for the caller to judge. */
+/* inv of the square stack a (already validated, ct its dtype) into X (a's
+ * shape, ROW-major: the inverses as they are); info returned for the
+ * caller to judge. No transposition either way: a's row-major bits are
+ * A^T column-major, and the solution of A^T X = I is inv(A)^T column-major,
+ * which is inv(A) row-major (10,000 4x4 float32: 1.5 -> 1.0 ms). */
 nd_status nd__la_inv_stack(const char *fn, nd_array **X, const nd_array *a, nd_dtype ct, int32_t **info)
 {
     const int nb = a->ndim - 2;
     const int64_t n = a->shape[a->ndim - 1];
     nd_array *A = NULL;
-    nd_status st = nd__la_pack(&A, a, nb, a->shape, ct, true);
+    nd_status st = nd__la_pack(&A, a, nb, a->shape, ct, false);
     if (!st) st = nd__la_eyes(X, ct, nb, a->shape, n, a->device);
     if (!st) st = nd__la_gesv(fn, A, *X, nd__la_batch(a), n, n, info);
     if (st) ND_LA_REL(*X);

@@ -116,8 +116,8 @@ ND_INTERNAL nd_status nd__la_gesv(const char *fn, nd_array *A, nd_array *B, int6
 /* Identity matrices (bs..., n, n) of dtype t. */
 ND_INTERNAL nd_status nd__la_eyes(nd_array **out, nd_dtype t, int nb, const int64_t *bs, int64_t n, nd_device dev);
 /* The inverses of the non-empty square stack a (computed in ct) in the
- * column-major X (a's shape: read it through nd__la_swap); info to the
- * caller, who judges singular matrices. */
+ * row-major X (a's shape, C-contiguous); info to the caller, who judges
+ * singular matrices. */
 ND_INTERNAL nd_status nd__la_inv_stack(const char *fn, nd_array **X, const nd_array *a, nd_dtype ct, int32_t **info);
 /* GESVD of the non-empty stack a (ct): S (bs, K) real descending; with job
  * S/A also U (bs, ucols, M) and VT (bs, N, vrows), column-major (read them

@@ -283,7 +283,7 @@ nd_status nd_linalg_cond(nd_array **out, const nd_array *a, nd_norm_ord ord)
     const nd_device dev = a->device;
     nd_la_outs o;
     nd__la_outs_init(&o, fn);
-    nd_array *S = NULL, *s0 = NULL, *sl = NULL, *r = NULL, *Ar = NULL, *X = NULL, *Xv = NULL, *nA = NULL, *nX = NULL,
+    nd_array *S = NULL, *s0 = NULL, *sl = NULL, *r = NULL, *Ar = NULL, *X = NULL, *nA = NULL, *nX = NULL,
              *inf = NULL, *sing = NULL, *r1 = NULL, *nr = NULL, *xn = NULL, *xa = NULL, *nx = NULL, *m = NULL,
              *r2 = NULL;
     int32_t *info = NULL;
@@ -298,8 +298,7 @@ nd_status nd_linalg_cond(nd_array **out, const nd_array *a, nd_norm_ord ord)
     } else {
         /* norm(a) * norm(inv(a)); singular matrices give inf */
         if ((st = nd__la_pack(&Ar, a, nb, a->shape, ct, false)) || (st = nd__la_inv_stack(fn, &X, a, ct, &info)) ||
-            (st = nd__la_swap(&Xv, X)) || (st = nd_linalg_matrix_norm(&nA, Ar, ord, false)) ||
-            (st = nd_linalg_matrix_norm(&nX, Xv, ord, false)) || (st = nd_multiply(&r1, nA, nX)))
+            (st = nd_linalg_matrix_norm(&nA, Ar, ord, false)) || (st = nd_linalg_matrix_norm(&nX, X, ord, false)) || (st = nd_multiply(&r1, nA, nX)))
             goto done;
         if (!(hsing = malloc((size_t)batch))) {
             st = nd__err(ND_ERR_NOMEM, fn, "cannot allocate %lld flags", (long long)batch);
@@ -319,7 +318,7 @@ nd_status nd_linalg_cond(nd_array **out, const nd_array *a, nd_norm_ord ord)
     st = nd__la_put(&o, 0, r2);
 done:
     free(info), free(hsing);
-    nd_release(S), nd_release(s0), nd_release(sl), nd_release(r), nd_release(Ar), nd_release(X), nd_release(Xv);
+    nd_release(S), nd_release(s0), nd_release(sl), nd_release(r), nd_release(Ar), nd_release(X);
     nd_release(nA), nd_release(nX), nd_release(inf), nd_release(sing), nd_release(r1), nd_release(nr);
     nd_release(xn), nd_release(xa), nd_release(nx), nd_release(m), nd_release(r2);
     return nd__la_outs_end(&o, st);
