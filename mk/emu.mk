@@ -3,7 +3,8 @@
 #   make emu-test       the CUDA backend compiled as C++ against HIP-CPU
 #                       ($(HIPCPU)) + the emulated CUDA runtime and the cuBLAS,
 #                       cuFFT and cuSOLVER stand-ins (tests/emu), and the whole Check suite and
-#                       the examples with cuda:0 = that device (build-emu/)
+#                       the examples with cuda:0 = that device (build-emu/), then the
+#                       NumPy comparisons (complex, FFT, linalg) on cpu and cuda:0
 #   make emu-asan       the same under AddressSanitizer + UBSan (device
 #                       buffers are host memory: an out-of-bounds device
 #                       access is caught, like compute-sanitizer's memcheck),
@@ -32,8 +33,12 @@ emu-deps: deps
 	  apt-get update -q >/dev/null && apt-get install -y -q libtbb-dev >/dev/null; \
 	else echo "emu: missing libtbb-dev: sudo apt-get install -y libtbb-dev" >&2; exit 1; fi
 
+# After the Check suite, the NumPy comparisons of complex, FFT and linalg
+# (tests/test_*_numpy.py) again with cuda:0 on: a few seconds.
 emu-test: emu-check-hipcpu emu-deps
 	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 check-run
+	@NDGPU_CPX_CUDA=1 NDGPU_FFT_CUDA=1 NDGPU_LA_CUDA=1 $(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 \
+	  python-complex-test python-fft-test python-linalg-test
 
 # emu-asan leaves out the multi-GiB cases (ND_TEST_LARGE=0, as valgrind and
 # compute-sanitizer do): emu-test has just run them unsanitized (CI time:
