@@ -339,6 +339,102 @@ static void run_faults(nd_device dev)
            dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", n - 1, failed, absorbed);
 }
 
+/* numpy.linalg (issue 18): every nd_linalg_* function once on a 3x3
+ * matrix (and a 3x2 system), so that the fault walk below reaches every
+ * allocation of the decompositions, their packing, workspaces and info
+ * buffers, and of the norms and products. The checksum adds the results'
+ * sums. */
+static void la_workload(nd_device dev, wl_result *r)
+{
+    memset(r, 0, sizeof *r);
+    /* symmetric positive definite, so that cholesky and eigh apply */
+    const double av[9] = {4, 1, 0.5, 1, 3, 0.25, 0.5, 0.25, 2}, bv[6] = {1, 2, -1, 0.5, 3, 1};
+    const int64_t s33[2] = {3, 3}, s32[2] = {3, 2};
+    nd_array *a = NULL, *b = NULL, *x = NULL, *inv = NULL, *det = NULL, *sg = NULL, *ld = NULL, *ch = NULL;
+    nd_array *q = NULL, *rr = NULL, *u = NULL, *sv = NULL, *vh = NULL, *w = NULL, *v = NULL, *ew = NULL, *ev = NULL;
+    nd_array *lx = NULL, *lres = NULL, *ls = NULL, *pi = NULL, *rk = NULL, *cn = NULL, *nm = NULL, *n2 = NULL;
+    nd_array *mp = NULL, *md = NULL, *cr = NULL, *vd = NULL, *kr = NULL;
+    int64_t rank = 0;
+    CALL_NEW(a, nd_from_host(&a, av, ND_FLOAT64, 2, s33, dev));
+    CALL_NEW(b, nd_from_host(&b, bv, ND_FLOAT64, 2, s32, dev));
+    CALL_NEW(x, nd_linalg_solve(&x, a, b));
+    CALL_NEW(inv, nd_linalg_inv(&inv, a));
+    CALL_NEW(det, nd_linalg_det(&det, a));
+    CALL_NEW(sg, nd_linalg_slogdet(&sg, &ld, a));
+    CALL_NEW(ch, nd_linalg_cholesky(&ch, a, false));
+    CALL_NEW(q, nd_linalg_qr(&q, &rr, a, ND_QR_COMPLETE));
+    CALL_NEW(u, nd_linalg_svd(&u, &sv, &vh, a, true));
+    CALL_NEW(w, nd_linalg_eigh(&w, &v, a, 'U'));
+    CALL_NEW(ew, nd_linalg_eig(&ew, &ev, a));
+    CALL_NEW(lx, nd_linalg_lstsq(&lx, &lres, &rank, &ls, b, a, -1));
+    CALL_NEW(pi, nd_linalg_pinv(&pi, b, -1, false));
+    CALL_NEW(rk, nd_linalg_matrix_rank(&rk, a, -1, false));
+    CALL_NEW(cn, nd_linalg_cond(&cn, a, nd_norm_p(1)));
+    CALL_NEW(nm, nd_linalg_norm(&nm, a, nd_norm_named(ND_NORM_NUC), -1, NULL, false));
+    CALL_NEW(n2, nd_linalg_vector_norm(&n2, b, 3.0, 1, (const int[]){0}, true));
+    CALL_NEW(mp, nd_linalg_matrix_power(&mp, a, -2));
+    CALL_NEW(md, nd_linalg_multi_dot(&md, 3, (const nd_array *const[]){a, inv, b}));
+    CALL_NEW(cr, nd_linalg_cross(&cr, a, inv, -1));
+    CALL_NEW(vd, nd_linalg_vecdot(&vd, a, inv, 0));
+    CALL_NEW(kr, nd_kron(&kr, a, b));
+    nd_array *const sums[] = {x, inv, det, ld, ch, rr, sv, w, lx, pi, cn, nm, n2, mp, md, cr, vd, kr};
+    for (size_t i = 0; i < sizeof sums / sizeof *sums; i++) {
+        double v_ = 0;
+        CALL(fetch_sum(sums[i], &v_));
+        r->value += v_ * (double)(i + 1);
+    }
+    r->value += (double)rank;
+    r->st = ND_OK;
+done:;
+    nd_array *all[] = {a, b, x, inv, det, sg, ld, ch, q, rr, u, sv, vh, w, v, ew, ev, lx, lres, ls, pi, rk, cn, nm,
+                       n2, mp, md, cr, vd, kr};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) nd_release(all[i]);
+}
+
+/* Fail each allocation of la_workload in turn: ND_ERR_NOMEM with a message
+ * and the out untouched, or absorbed with the same result; nothing leaks;
+ * the library works afterwards. */
+static void run_la_faults(nd_device dev)
+{
+    wl_result r;
+    la_workload(dev, &r);
+    ck_assert_msg(r.st == ND_OK, "clean run failed at %s: %s", r.where, r.msg);
+    const double expect = r.value;
+    ck_assert(isfinite(expect) && expect != 0);
+    release_caches(dev);
+    const long live0 = nd__alloc_live();
+    int n, failed = 0;
+    for (n = 1; n < 100000; n++) {
+        nd__alloc_fail_after(n);
+        la_workload(dev, &r);
+        if (!nd__alloc_fault_reset()) {
+            ck_assert_msg(r.st == ND_OK, "N=%d: no fault injected, yet %s failed: %s", n, r.where, r.msg);
+            break;
+        }
+        if (r.st == ND_OK) {
+            ck_assert_msg(r.value == expect, "N=%d: absorbed failure, wrong result %.17g (expected %.17g)", n, r.value,
+                          expect);
+        } else {
+            failed++;
+            ck_assert_msg(r.st == ND_ERR_NOMEM, "N=%d: %s returned %s (%s), expected ND_ERR_NOMEM", n, r.where,
+                          nd_status_name(r.st), r.msg);
+            ck_assert_msg(r.msg[0] != '\0', "N=%d: %s failed without a message", n, r.where);
+            ck_assert_msg(r.out_kept, "N=%d: %s failed but changed its out", n, r.where);
+        }
+        release_caches(dev);
+        ck_assert_msg(nd__alloc_live() == live0, "N=%d: %ld allocations live, %ld before (failed: %s)", n,
+                      nd__alloc_live(), live0, r.st ? r.where : "none");
+    }
+    ck_assert_int_gt(failed, 50);
+    la_workload(dev, &r);
+    ck_assert_msg(r.st == ND_OK && r.value == expect, "after the faults: %s %s", r.where ? r.where : "", r.msg);
+    printf("faults: linalg on %s: %d allocation points, %d failed with ND_ERR_NOMEM\n",
+           dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", n - 1, failed);
+}
+
+START_TEST(test_la_faults_default_device) { run_la_faults(nd_default_device()); }
+END_TEST
+
 START_TEST(test_faults_default_device) { run_faults(nd_default_device()); }
 END_TEST
 
@@ -378,6 +474,7 @@ Suite *suite_faults(void)
     TCase *tc = tcase_create("faults");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_pinned_pool_first_creation_retried);
+    tcase_add_test(tc, test_la_faults_default_device);
     tcase_add_test(tc, test_faults_default_device);
     tcase_add_test(tc, test_faults_cpu);
     suite_add_tcase(s, tc);
