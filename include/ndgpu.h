@@ -1627,6 +1627,10 @@ ND_API nd_status nd_ifftshift(nd_array **out, const nd_array *a, int naxes, cons
  * must be square") and fewer than 2 dimensions; ND_ERR_DTYPE for dtypes
  * outside the list above. Never a NaN result where NumPy raises. Empty
  * matrices give NumPy's results (det of 0x0 is 1, inv of 0x0 is 0x0).
+ * Non-finite input, as NumPy: a NaN where an SVD is taken (svd, svdvals,
+ * lstsq, pinv, matrix_rank, cond, the 2 / nuc norms) is "SVD did not
+ * converge", any NaN or infinity in eig/eigvals "Array must not contain
+ * infs or NaNs"; the other functions compute (NaN results).
  *
  * Results follow the usual out-pointer rule (*out NULL: a new array).
  */

@@ -479,7 +479,13 @@ static nd_status eig_impl(const char *fn, nd_array **w, nd_array **v, const nd_a
         goto done;
     if (a->size == 0) goto done;
     if ((st = nd__la_ready(fn, a->device))) goto done;
-    if ((st = nd__la_pack(&A, a, nb, a->shape, ct, true)) || (st = nd__la_alloc_bt(&W, cx, nb, a->shape, 1, wt, a->device)) ||
+    bool bad = false;
+    if ((st = nd__la_pack(&A, a, nb, a->shape, ct, true)) || (st = nd__la_nonfinite(A, false, &bad))) goto done;
+    if (bad) { /* NumPy's _assert_finite; LAPACK's geev would print through xerbla */
+        st = nd__err(ND_ERR_INVALID, fn, "Array must not contain infs or NaNs");
+        goto done;
+    }
+    if ((st = nd__la_alloc_bt(&W, cx, nb, a->shape, 1, wt, a->device)) ||
         (v && (st = nd__alloc(&V, cx, a->ndim, a->shape, a->device))))
         goto done;
     nd_la_args x = {.op = ND_LA_GEEV, .job = v ? ND_LA_JOB_V : ND_LA_JOB_N, .m = n, .n = n, .a = A, .w = W, .u = V};

@@ -299,6 +299,23 @@ nd_status nd__la_inv_stack(const char *fn, nd_array **X, const nd_array *a, nd_d
 }
 
 
+/* *bad = whether the packed stack A holds a NaN (nan_only) or any non-finite
+ * value: one elementwise pass, one reduction, one byte read back (a wait on
+ * a GPU). LAPACK's gesdd refuses NaN input as an illegal argument (info
+ * -4) and geev's balancing calls xerbla, which prints: the core answers
+ * such input itself, as NumPy does, before any backend sees it. */
+nd_status nd__la_nonfinite(const nd_array *A, bool nan_only, bool *bad)
+{
+    nd_array *m = NULL, *r = NULL;
+    nd_status st = nd_unary(&m, nan_only ? ND_UNARY_ISNAN : ND_UNARY_ISFINITE, A);
+    if (!st) st = nd_reduce(&r, nan_only ? ND_REDUCE_ANY : ND_REDUCE_ALL, m, 0, NULL, false);
+    uint8_t h = 0;
+    if (!st) st = nd_copy_to_host(&h, r, 1);
+    nd_release(m), nd_release(r);
+    if (!st) *bad = nan_only ? h != 0 : h == 0;
+    return st;
+}
+
 /* GESVD of the non-empty stack a (ct): S (bs, K) real; with job S/A also
  * U (bs, ucols, M) and VT (bs, N, vrows) column-major (u's columns, vt's
  * rows: read them through nd__la_swap). */
@@ -311,6 +328,9 @@ nd_status nd__la_svd_stack(const char *fn, const nd_array *a, nd_dtype ct, int j
     int32_t *info = NULL;
     const int64_t st_[1] = {K}, ut[2] = {job == ND_LA_JOB_A ? M : K, M}, vtt[2] = {N, job == ND_LA_JOB_A ? N : K};
     nd_status st = nd__la_pack(&A, a, nb, a->shape, ct, true);
+    bool nan = false;
+    if (!st && !(st = nd__la_nonfinite(A, true, &nan)) && nan) /* NumPy: LinAlgError, gesdd: info -4 */
+        st = nd__err(ND_ERR_INVALID, fn, "SVD did not converge (the matrix contains NaN)");
     if (!st) st = nd__la_alloc_bt(S, nd__la_real(ct), nb, a->shape, 1, st_, a->device);
     if (!st && job != ND_LA_JOB_N) {
         if (!(st = nd__la_alloc_bt(U, ct, nb, a->shape, 2, ut, a->device))) st = nd__la_alloc_bt(VT, ct, nb, a->shape, 2, vtt, a->device);

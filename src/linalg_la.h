@@ -119,6 +119,9 @@ ND_INTERNAL nd_status nd__la_eyes(nd_array **out, nd_dtype t, int nb, const int6
  * row-major X (a's shape, C-contiguous); info to the caller, who judges
  * singular matrices. */
 ND_INTERNAL nd_status nd__la_inv_stack(const char *fn, nd_array **X, const nd_array *a, nd_dtype ct, int32_t **info);
+/* *bad = whether the packed stack A holds a NaN (nan_only) or any
+ * non-finite value (one pass, one byte read back). */
+ND_INTERNAL nd_status nd__la_nonfinite(const nd_array *A, bool nan_only, bool *bad);
 /* GESVD of the non-empty stack a (ct): S (bs, K) real descending; with job
  * S/A also U (bs, ucols, M) and VT (bs, N, vrows), column-major (read them
  * through nd__la_swap). Non-convergence: "SVD did not converge". */

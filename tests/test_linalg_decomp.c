@@ -859,6 +859,39 @@ START_TEST(errors)
 }
 END_TEST
 
+/* Non-finite input (LAPACK's gesdd calls NaN an illegal argument, geev's
+ * balancing prints through xerbla): NaN in an SVD-based function is
+ * NumPy's LinAlgError "SVD did not converge", NaN or inf in eig/eigvals
+ * its "Array must not contain infs or NaNs"; an infinity in the SVD is not
+ * an error (NaN results, as NumPy); nothing is printed either way. */
+START_TEST(nonfinite_input)
+{
+    const int64_t s233[3] = {2, 3, 3};
+    for (int k = 0; k < 2; k++) {
+        cplx *h = gen(2, 3, 3, false, G_RAND);
+        h[9 + 4] = k == 0 ? NAN : INFINITY; /* batch 1 only */
+        nd_array *a = arr(ND_FLOAT64, 3, s233, h), *ac = arr(ND_COMPLEX64, 3, s233, h), *o = NULL, *o2 = NULL,
+                 *o3 = NULL;
+        ND_EXPECT_ERR(nd_linalg_eig(&o, &o2, a), ND_ERR_INVALID, "nd_linalg_eig: Array must not contain infs or NaNs");
+        ND_EXPECT_ERR(nd_linalg_eigvals(&o, ac), ND_ERR_INVALID, "Array must not contain infs or NaNs");
+        if (k == 0) {
+            ND_EXPECT_ERR(nd_linalg_svd(&o, &o2, &o3, a, false), ND_ERR_INVALID, "nd_linalg_svd: SVD did not converge");
+            ND_EXPECT_ERR(nd_linalg_svdvals(&o, ac), ND_ERR_INVALID, "SVD did not converge");
+            ND_EXPECT_ERR(nd_linalg_pinv(&o, a, -1, false), ND_ERR_INVALID, "SVD did not converge");
+            ND_EXPECT_ERR(nd_linalg_matrix_rank(&o, a, -1, false), ND_ERR_INVALID, "SVD did not converge");
+        } else {
+            ND_OK_OR_FAIL(nd_linalg_svdvals(&o, a));
+            nd_release(o), o = NULL;
+        }
+        ck_assert_ptr_null(o);
+        ck_assert_ptr_null(o2);
+        ck_assert_ptr_null(o3);
+        free(h);
+        nd_release(a), nd_release(ac);
+    }
+}
+END_TEST
+
 START_TEST(empties)
 {
     const int64_t e33[3] = {0, 3, 3}, z00[2] = {0, 0}, z30[2] = {3, 0}, z03[2] = {0, 3}, s0[1] = {0};
@@ -1070,6 +1103,7 @@ Suite *suite_linalg_decomp(void)
     tcase_add_test(tc, pinv_penrose);
     tcase_add_test(tc, matrix_rank_cases);
     tcase_add_test(tc, cond_ords);
+    tcase_add_test(tc, nonfinite_input);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, empties);
     tcase_add_test(tc, one_by_one);
