@@ -13,18 +13,19 @@
  *    path. Sizes that do not fit LAPACK's 32-bit INTEGER (a matrix, an
  *    operand or a workspace over INT_MAX elements) are ND_ERR_UNSUPPORTED
  *    before any call.
- *  - Threads: a batch of small matrices (under LA_PAR_FLOPS each), or
- *    of at least as many matrices as threads, runs its matrices in
- *    parallel over the library's pool (nd__parallel_for) with OpenBLAS
+ *  - Threads: the matrices of a batch run one after the other on the
+ *    calling thread. Small ones (under LA_PAR_FLOPS each) with OpenBLAS
  *    set to one thread meanwhile (la_single_begin: OpenBLAS 0.3.21 sends
- *    even a 4 x 4 getrs to its thread server, and concurrent calls then
- *    fight over it; the pthread OpenBLAS >= 0.3.7 we link is safe to call
- *    from several threads). One big matrix (or fewer big ones than
- *    threads) is a plain loop that lets OpenBLAS use its threads, whose
- *    count is the library's (nd__blas_threads_sync, as matmul).
- *    Measured on 2 cores (loaded machine): 256 gesv of 64 x 64: 1471 ms
- *    in parallel with OpenBLAS threads, 131 ms serial, 16 ms now; 16 gesv
- *    of 256 x 256: 335 ms serial with threads, 21 ms now.
+ *    even a 4 x 4 getrs to its thread server: 256 gesv of 64 x 64 took
+ *    131 ms that way, 16 ms single-threaded); large ones with OpenBLAS's
+ *    threads, whose count is the library's (nd__blas_threads_sync, as
+ *    matmul). Decision: NOT in parallel over the library's pool, although
+ *    that was 2x faster on 2 cores for batches of medium matrices: LAPACK
+ *    called from our pool's workers crashed in zgemv_n (zheevd -> zhetrd ->
+ *    zlatrd) in about 1 run in 10 of the la_slot suite in a forked Check
+ *    child of the CUDA-enabled build (never with the calls on the calling
+ *    thread: 40 of 40). The batched LU / solve of n <= 16 (la_small.c,
+ *    no OpenBLAS inside) stays threaded.
  *  - GETRF/GESV with n <= ND_LA_SMALL_N take the own kernel of
  *    src/cpu/la_small.c (call overhead dominates LAPACK there).
  *  - GEEV of real a: LAPACK's packed (wr, wi, vr) expanded into complex w
@@ -64,9 +65,8 @@ typedef nd_lapack_int li;
         else f64(__VA_ARGS__);                                                      \
     } while (0)
 
-/* Batches whose matrices cost less than this (flop estimate) run their
- * matrices in parallel; bigger ones run one after the other, each with
- * OpenBLAS's threads. */
+/* Matrices that cost less than this (flop estimate) run with OpenBLAS set
+ * to one thread; bigger ones with OpenBLAS's threads. */
 #define LA_PAR_FLOPS (256.0 * 256.0 * 256.0)
 
 typedef struct {
@@ -455,25 +455,15 @@ nd_status nd__cpu_la(nd_la_call *c)
     const bool has_work = c->op != ND_LA_GETRF && c->op != ND_LA_POTRF;
     j.scratch = has_work ? off : 0;
 
-    /* flops per matrix (rough) decide the threading */
+    /* flops per matrix (rough) decide OpenBLAS's threads */
     const double fm = (double)m, fn = (double)n, fk = (double)k;
     j.flops = c->op == ND_LA_GESV ? fn * fn * (fn + (double)nrhs) : fm * fn * fk;
     if (c->op >= ND_LA_GESVD) j.flops *= 10;
     if (j.cpx) j.flops *= 4;
-    /* small problems, and batches of at least one matrix per thread: the
-     * matrices in parallel, one OpenBLAS thread each; otherwise (one big
-     * matrix, or fewer big ones than threads) one after the other, each
-     * with OpenBLAS's threads */
     const bool small = j.flops < LA_PAR_FLOPS;
-    const bool par = c->batch > 1 && (small || c->batch >= nd__num_threads());
-    if (small || par) la_single_begin();
-    if (par) {
-        double cost = j.flops + 64;
-        nd__parallel_for(c->batch, (int64_t)(cost > 1e9 ? 1e9 : cost), la_chunk, &j);
-    } else {
-        la_chunk(&j, 0, c->batch);
-    }
-    if (small || par) la_single_end();
+    if (small) la_single_begin();
+    la_chunk(&j, 0, c->batch); /* on this thread: see the header */
+    if (small) la_single_end();
     int err = atomic_load(&j.err);
     if (err == ND_ERR_NOMEM)
         return nd__err(ND_ERR_NOMEM, "la", "out of memory allocating a %zu-byte LAPACK workspace", j.scratch);
