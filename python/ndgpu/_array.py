@@ -1,0 +1,541 @@
+"""The array object: a thin owner of one nd_array* reference.
+
+Shape and dtype are read from the library on first use and cached, so
+that x + y costs one foreign call (nd_binary) plus the nd_release in
+__del__.
+"""
+import ctypes
+import struct
+from ctypes import byref, c_void_p
+
+from . import _dtypes as _dt
+from ._lib import C, BINARY, UNARY, NdDevice, check, error, i64array, scalar, intarray
+
+_binary = C.nd_binary
+_binary_scalar = C.nd_binary_scalar
+_scalar_binary = C.nd_scalar_binary
+_unary = C.nd_unary
+_release = C.nd_release
+_BY_CODE = _dt.BY_CODE
+_SCALARS = (bool, int, float, complex)
+
+# --------------------------------------------------------------------------
+# devices
+
+
+class Device:
+    """A device: `cpu` or `cuda:N` (compares by value; str() gives the name)."""
+    __slots__ = ("type", "id")
+
+    def __init__(self, type, id=0):
+        self.type = type  # 0 cpu, 1 cuda
+        self.id = id
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                other = as_device(other)
+            except ValueError:
+                return False
+        return isinstance(other, Device) and self.type == other.type and self.id == other.id
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((self.type, self.id))
+
+    def __str__(self):
+        return "cpu" if self.type == 0 else f"cuda:{self.id}"
+
+    def __repr__(self):
+        return f"Device('{self}')"
+
+    @property
+    def _nd(self):
+        return NdDevice(self.type, self.id)
+
+
+CPU = Device(0, 0)
+
+
+def default_device():
+    d = C.nd_default_device()
+    return Device(d.type, d.id)
+
+
+def as_device(device):
+    """None -> the library's default device; a Device, 'cpu', 'cuda', 'cuda:N'."""
+    if device is None:
+        return default_device()
+    if isinstance(device, Device):
+        return device
+    if isinstance(device, str):
+        s = device.strip().lower()
+        if s in ("cpu", "cpu:0"):
+            return CPU
+        if s == "cuda" or s == "gpu":
+            return Device(1, 0)
+        if s.startswith("cuda:"):
+            try:
+                return Device(1, int(s[5:]))
+            except ValueError:
+                pass
+        raise ValueError(f"unknown device {device!r} (expected 'cpu' or 'cuda:N')")
+    raise ValueError(f"unknown device {device!r}")
+
+
+# --------------------------------------------------------------------------
+# helpers
+
+
+def _new(h):
+    a = _Array_new(Array)
+    a._h = h
+    return a
+
+
+def wrap(h):
+    """An Array owning the reference h (a Python int, a handle)."""
+    a = _Array_new(Array)
+    a._h = h
+    return a
+
+
+def call(fn, *args, exc=None):
+    """fn(&out, *args) -> a new Array."""
+    o = c_void_p()
+    st = fn(byref(o), *args)
+    if st:
+        raise error(st, exc)
+    a = _Array_new(Array)
+    a._h = o.value
+    return a
+
+
+def nd_full(shape, value, dtype, device):
+    sh = i64array(shape)
+    return call(C.nd_full, dtype.code, len(shape), sh, scalar(value), device._nd)
+
+
+def host_bytes(a):
+    n = C.nd_nbytes(a._h)
+    buf = ctypes.create_string_buffer(max(n, 1))
+    check(C.nd_copy_to_host(buf, a._h, n))
+    return buf.raw[:n]
+
+
+def _bf16_to_floats(raw):
+    n = len(raw) // 2
+    u16 = struct.unpack(f"<{n}H", raw)
+    return list(struct.unpack(f"<{n}f", struct.pack(f"<{n}I", *[u << 16 for u in u16])))
+
+
+def flat_values(a):
+    """The elements of a in C order as Python scalars."""
+    d = a.dtype
+    raw = host_bytes(a)
+    if d is _dt.bfloat16:
+        return _bf16_to_floats(raw)
+    n = len(raw) // d.itemsize
+    if d.kind == "c":
+        v = struct.unpack(f"<{2 * n}{d.fmt[0]}", raw)
+        return [complex(v[2 * i], v[2 * i + 1]) for i in range(n)]
+    return list(struct.unpack(f"<{n}{d.fmt}", raw))
+
+
+def _nest(flat, shape):
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return flat
+    step = 1
+    for s in shape[1:]:
+        step *= s
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def item(a):
+    """The one element of a size-1 array as a Python scalar."""
+    d = a.dtype
+    n = d.itemsize
+    buf = ctypes.create_string_buffer(n)
+    st = C.nd_copy_to_host(buf, a._h, n)
+    if st:
+        if C.nd_size(a._h) != 1:
+            raise ValueError(f"only size-1 arrays can be converted to Python scalars (shape {a.shape})")
+        raise error(st)
+    raw = buf.raw
+    if d is _dt.bfloat16:
+        return _bf16_to_floats(raw)[0]
+    if d.kind == "c":
+        v = struct.unpack("<" + d.fmt, raw)
+        return complex(v[0], v[1])
+    return struct.unpack("<" + d.fmt, raw)[0]
+
+
+def to_array_like(x, other):
+    """Python scalar x as a 0-d array of other's dtype (weak scalar rules) and device."""
+    if isinstance(x, Array):
+        return x
+    if isinstance(x, _SCALARS):
+        d = _dt.scalar_result(other.dtype, x)
+        return nd_full((), x, d, other.device)
+    raise TypeError(f"expected an array or a Python scalar, got {type(x).__name__}")
+
+
+def binop(op, x1, x2):
+    """op(x1, x2) for arrays and Python scalars (functions: TypeError for others)."""
+    o = c_void_p()
+    t1 = type(x1) is Array or isinstance(x1, Array)
+    t2 = type(x2) is Array or isinstance(x2, Array)
+    if t1 and t2:
+        st = _binary(byref(o), op, x1._h, x2._h)
+    elif t1 and isinstance(x2, _SCALARS):
+        st = _binary_scalar(byref(o), op, x1._h, scalar(x2))
+    elif t2 and isinstance(x1, _SCALARS):
+        st = _scalar_binary(byref(o), op, scalar(x1), x2._h)
+    else:
+        if not (t1 or t2):
+            raise TypeError("at least one argument must be an array")
+        raise TypeError(f"unsupported operand types {type(x1).__name__} and {type(x2).__name__}")
+    if st:
+        raise error(st)
+    return _new(o.value)
+
+
+def unop(op, x):
+    if not isinstance(x, Array):
+        raise TypeError(f"expected an array, got {type(x).__name__}")
+    o = c_void_p()
+    st = _unary(byref(o), op, x._h)
+    if st:
+        raise error(st)
+    return _new(o.value)
+
+
+def _axes_arg(axis, ndim):
+    """axis (None, int or tuple) -> (naxes, c array or None)."""
+    if axis is None:
+        return -1, None
+    if isinstance(axis, int):
+        axis = (axis,)
+    axis = tuple(axis)
+    for a in axis:
+        if not -ndim <= a < ndim and not (ndim == 0 and a in (0, -1) and False):
+            raise ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+    norm = [a % ndim if ndim else a for a in axis]
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"repeated axis in {axis}")
+    return len(axis), intarray(axis)
+
+
+# --------------------------------------------------------------------------
+# the array object
+
+def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
+    opn = BINARY[op]
+
+    if inplace:
+        def f(self, other):
+            o = c_void_p(self._h)
+            if isinstance(other, Array):
+                st = _binary(byref(o), opn, self._h, other._h)
+            elif isinstance(other, _SCALARS):
+                st = _binary_scalar(byref(o), opn, self._h, scalar(other))
+            else:
+                return NotImplemented
+            if st:
+                raise error(st)
+            return self
+    elif reflected:
+        def f(self, other):
+            o = c_void_p()
+            if isinstance(other, _SCALARS):
+                st = _scalar_binary(byref(o), opn, scalar(other), self._h)
+            elif isinstance(other, Array):
+                st = _binary(byref(o), opn, other._h, self._h)
+            else:
+                return NotImplemented
+            if st:
+                raise error(st)
+            a = _Array_new(Array)
+            a._h = o.value
+            return a
+    else:
+        def f(self, other):
+            o = c_void_p()
+            if type(other) is Array:
+                st = _binary(byref(o), opn, self._h, other._h)
+            elif isinstance(other, _SCALARS):
+                st = _binary_scalar(byref(o), opn, self._h, scalar(other))
+            elif isinstance(other, Array):
+                st = _binary(byref(o), opn, self._h, other._h)
+            else:
+                return NotImplemented
+            if st:
+                raise error(st)
+            a = _Array_new(Array)
+            a._h = o.value
+            return a
+    f.__name__ = name
+    return f
+
+
+class Array:
+    """An n-dimensional array of libndgpu (the array API's array object)."""
+    __slots__ = ("_h", "_shape", "_dtype", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("ndgpu.Array cannot be created directly: use ndgpu.asarray, ndgpu.zeros, ...")
+
+    def __del__(self):
+        try:
+            h = self._h
+        except AttributeError:
+            return
+        if h:
+            _release(h)
+
+    # ---- attributes
+    @property
+    def dtype(self):
+        try:
+            return self._dtype
+        except AttributeError:
+            d = self._dtype = _BY_CODE[C.nd_dtype_of(self._h)]
+            return d
+
+    @property
+    def shape(self):
+        try:
+            return self._shape
+        except AttributeError:
+            h = self._h
+            n = C.nd_ndim(h)
+            p = C.nd_shape(h)
+            s = self._shape = tuple(p[:n]) if n else ()
+            return s
+
+    @property
+    def ndim(self):
+        return C.nd_ndim(self._h)
+
+    @property
+    def size(self):
+        return C.nd_size(self._h)
+
+    @property
+    def device(self):
+        d = C.nd_device_of(self._h)
+        return Device(d.type, d.id)
+
+    @property
+    def T(self):
+        if self.ndim != 2:
+            raise ValueError("x.T requires a 2-D array (use permute_dims or mT)")
+        return call(C.nd_transpose, self._h, None)
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ValueError("x.mT requires an array of at least 2 dimensions")
+        return call(C.nd_swapaxes, self._h, -2, -1)
+
+    def to_device(self, device, /, *, stream=None):
+        dev = as_device(device)
+        if dev == self.device:
+            return self
+        return call(C.nd_to_device, self._h, dev._nd)
+
+    def __array_namespace__(self, /, *, api_version=None):
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+            raise ValueError(f"unsupported api_version {api_version!r}")
+        import ndgpu
+        return ndgpu
+
+    # ---- Python conversions
+    def __bool__(self):
+        if self.dtype.kind == "c":
+            return bool(item(self))
+        return bool(item(self))
+
+    def __int__(self):
+        v = item(self)
+        if isinstance(v, complex):
+            raise TypeError("int() of a complex array")
+        return int(v)
+
+    def __float__(self):
+        v = item(self)
+        if isinstance(v, complex):
+            raise TypeError("float() of a complex array")
+        return float(v)
+
+    def __complex__(self):
+        return complex(item(self))
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index (dtype {self.dtype})")
+        return int(item(self))
+
+    def __len__(self):
+        s = self.shape
+        if not s:
+            raise TypeError("len() of a 0-d array")
+        return s[0]
+
+    def __iter__(self):
+        s = self.shape
+        if not s:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(s[0]):
+            yield self[i]
+
+    def tolist(self):
+        """The elements as (nested) Python lists (an extension)."""
+        return _nest(flat_values(self), self.shape)
+
+    def __repr__(self):
+        try:
+            if self.size <= 1000:
+                body = repr(self.tolist())
+            else:
+                body = "..."
+        except Exception:  # e.g. a device without a way back
+            body = "..."
+        dev = self.device
+        ds = "" if dev.type == 0 else f", device='{dev}'"
+        return f"Array({body}, shape={self.shape}, dtype={self.dtype.name}{ds})"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'ndgpu.Array'")
+
+    # ---- DLPack
+    def __dlpack_device__(self):
+        d = C.nd_device_of(self._h)
+        if d.type == 1:
+            return (2, d.id)  # kDLCUDA
+        return (3, 0) if C.nd_is_pinned(self._h) else (1, 0)
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from ._dlpack import export
+        return export(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    # ---- indexing
+    def __getitem__(self, key):
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from ._indexing import setitem
+        setitem(self, key, value)
+
+    # ---- operators
+    __add__ = _make_binary("__add__", "add")
+    __radd__ = _make_binary("__radd__", "add", reflected=True)
+    __iadd__ = _make_binary("__iadd__", "add", inplace=True)
+    __sub__ = _make_binary("__sub__", "subtract")
+    __rsub__ = _make_binary("__rsub__", "subtract", reflected=True)
+    __isub__ = _make_binary("__isub__", "subtract", inplace=True)
+    __mul__ = _make_binary("__mul__", "multiply")
+    __rmul__ = _make_binary("__rmul__", "multiply", reflected=True)
+    __imul__ = _make_binary("__imul__", "multiply", inplace=True)
+    __truediv__ = _make_binary("__truediv__", "divide")
+    __rtruediv__ = _make_binary("__rtruediv__", "divide", reflected=True)
+    __itruediv__ = _make_binary("__itruediv__", "divide", inplace=True)
+    _ifloordiv_lib = _make_binary("__ifloordiv__", "floor_divide", inplace=True)
+    __mod__ = _make_binary("__mod__", "remainder")
+    __rmod__ = _make_binary("__rmod__", "remainder", reflected=True)
+    __imod__ = _make_binary("__imod__", "remainder", inplace=True)
+    __pow__ = _make_binary("__pow__", "power")
+    __rpow__ = _make_binary("__rpow__", "power", reflected=True)
+    __ipow__ = _make_binary("__ipow__", "power", inplace=True)
+    __and__ = _make_binary("__and__", "bitwise_and")
+    __rand__ = _make_binary("__rand__", "bitwise_and", reflected=True)
+    __iand__ = _make_binary("__iand__", "bitwise_and", inplace=True)
+    __or__ = _make_binary("__or__", "bitwise_or")
+    __ror__ = _make_binary("__ror__", "bitwise_or", reflected=True)
+    __ior__ = _make_binary("__ior__", "bitwise_or", inplace=True)
+    __xor__ = _make_binary("__xor__", "bitwise_xor")
+    __rxor__ = _make_binary("__rxor__", "bitwise_xor", reflected=True)
+    __ixor__ = _make_binary("__ixor__", "bitwise_xor", inplace=True)
+    __lshift__ = _make_binary("__lshift__", "left_shift")
+    __rlshift__ = _make_binary("__rlshift__", "left_shift", reflected=True)
+    __ilshift__ = _make_binary("__ilshift__", "left_shift", inplace=True)
+    __rshift__ = _make_binary("__rshift__", "right_shift")
+    __rrshift__ = _make_binary("__rrshift__", "right_shift", reflected=True)
+    __irshift__ = _make_binary("__irshift__", "right_shift", inplace=True)
+    __eq__ = _make_binary("__eq__", "equal")
+    __ne__ = _make_binary("__ne__", "not_equal")
+    __lt__ = _make_binary("__lt__", "less")
+    __le__ = _make_binary("__le__", "less_equal")
+    __gt__ = _make_binary("__gt__", "greater")
+    __ge__ = _make_binary("__ge__", "greater_equal")
+
+    def __floordiv__(self, other):
+        if not isinstance(other, (Array, bool, int, float, complex)):
+            return NotImplemented
+        from ._elementwise import floor_divide
+        return floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        if not isinstance(other, (Array, bool, int, float, complex)):
+            return NotImplemented
+        from ._elementwise import floor_divide
+        return floor_divide(other, self)
+
+    def __ifloordiv__(self, other):
+        if not isinstance(other, (Array, bool, int, float, complex)):
+            return NotImplemented
+        if self.dtype.kind != "f":
+            return self._ifloordiv_lib(other)
+        from ._elementwise import floor_divide
+        r = floor_divide(self, other)
+        if r.shape != self.shape:
+            raise ValueError(f"x //= y: the result shape {r.shape} is not x's {self.shape}")
+        if r.dtype is not self.dtype:
+            raise TypeError(f"x //= y: the result dtype {r.dtype} is not x's {self.dtype}")
+        o = c_void_p(self._h)
+        check(C.nd_copy(byref(o), r._h))
+        return self
+
+    def __matmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        return call(C.nd_matmul, self._h, other._h)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        return call(C.nd_matmul, other._h, self._h)
+
+    def __imatmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        r = call(C.nd_matmul, self._h, other._h)
+        if r.shape != self.shape:
+            raise ValueError(f"x @= y: the result shape {r.shape} is not x's {self.shape}")
+        o = c_void_p(self._h)
+        check(C.nd_copy(byref(o), r._h))
+        return self
+
+    def __neg__(self):
+        return unop(UNARY["negative"], self)
+
+    def __pos__(self):
+        return unop(UNARY["positive"], self)
+
+    def __abs__(self):
+        return unop(UNARY["abs"], self)
+
+    def __invert__(self):
+        if self.dtype is _dt.bool:
+            return unop(UNARY["logical_not"], self)
+        return unop(UNARY["bitwise_not"], self)
+
+
+_Array_new = object.__new__
