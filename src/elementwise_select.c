@@ -2,6 +2,8 @@
  * Selection ops: nd_where (cond ? x : y) and nd_clip / nd_clip_scalar
  * (minimum(maximum(a, lo), hi), NumPy's clip).
  */
+#include <string.h>
+
 #include "elementwise.h"
 #include "prof.h"
 
@@ -69,11 +71,21 @@ nd_status nd_clip(nd_array **out, const nd_array *a, const nd_array *lo, const n
     if (lo && (st = nd_result_type(&t1, a->dtype, lo->dtype))) return nd__err_prefix(st, func);
     dt = t1;
     if (hi && (st = nd_result_type(&dt, t1, hi->dtype))) return nd__err_prefix(st, func);
-    int ndim = a->ndim;
-    int64_t shape[ND_MAX_DIMS];
+    /* the broadcast shape of a, lo and hi; nd__broadcast_shapes writes its
+     * result right-aligned, so its input must not be the same buffer (a
+     * bound with more dimensions than a was mis-broadcast: (3,2) with a
+     * (4,3,2) bound gave "shapes (4,2) and (4,3,2)") */
+    int ndim = a->ndim, nd2;
+    int64_t shape[ND_MAX_DIMS], s2[ND_MAX_DIMS];
     for (int i = 0; i < a->ndim; i++) shape[i] = a->shape[i];
-    if (lo && (st = nd__broadcast_shapes(func, ndim, shape, lo->ndim, lo->shape, &ndim, shape))) return st;
-    if (hi && (st = nd__broadcast_shapes(func, ndim, shape, hi->ndim, hi->shape, &ndim, shape))) return st;
+    if (lo) {
+        if ((st = nd__broadcast_shapes(func, ndim, shape, lo->ndim, lo->shape, &nd2, s2))) return st;
+        ndim = nd2, memcpy(shape, s2, sizeof(int64_t) * (size_t)ndim);
+    }
+    if (hi) {
+        if ((st = nd__broadcast_shapes(func, ndim, shape, hi->ndim, hi->shape, &nd2, s2))) return st;
+        ndim = nd2, memcpy(shape, s2, sizeof(int64_t) * (size_t)ndim);
+    }
     if ((st = check_out(func, out, dt, ndim, shape, a->device))) return st;
 
     if (!hi) return nd__ew_binary(func, false, out, ND_BINARY_MAXIMUM, a, lo, t1);

@@ -61,6 +61,37 @@ START_TEST(test_float_ops_mixed_sign_ints)
 }
 END_TEST
 
+/* Finding (issue 19, the array API suite through python/ndgpu): nd_clip
+ * mis-broadcast a bound with more dimensions than a ((3,2) clipped by a
+ * (4,3,2) bound failed with "shapes (4,2) and (4,3,2) do not broadcast"):
+ * the broadcast shape was computed in place. NumPy: np.clip(a, lo, hi)
+ * broadcasts all three. */
+START_TEST(test_clip_bound_with_more_dims)
+{
+    const int64_t sa[2] = {3, 2}, sl[3] = {4, 3, 2}, sh[1] = {2};
+    double av[6], lv[24], hv[2] = {2.5, 4.0};
+    for (int i = 0; i < 6; i++) av[i] = i;
+    for (int i = 0; i < 24; i++) lv[i] = (i % 5) * 0.75;
+    nd_array *a = NULL, *lo = NULL, *hi = NULL, *o = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&a, av, ND_FLOAT64, 2, sa, nd_cpu()));
+    ND_OK_OR_FAIL(nd_from_host(&lo, lv, ND_FLOAT64, 3, sl, nd_cpu()));
+    ND_OK_OR_FAIL(nd_from_host(&hi, hv, ND_FLOAT64, 1, sh, nd_cpu()));
+    ND_OK_OR_FAIL(nd_clip(&o, a, lo, hi));
+    ck_assert_int_eq(nd_ndim(o), 3);
+    ck_assert(nd_shape(o)[0] == 4 && nd_shape(o)[1] == 3 && nd_shape(o)[2] == 2);
+    double r[24];
+    ND_OK_OR_FAIL(nd_copy_to_host(r, o, sizeof r));
+    for (int i = 0; i < 24; i++) {
+        double want = fmin(fmax(av[i % 6], lv[i]), hv[i % 2]);
+        ck_assert_msg(r[i] == want, "element %d: %g, want %g", i, r[i], want);
+    }
+    nd_release(o), o = NULL;
+    ND_OK_OR_FAIL(nd_clip(&o, a, NULL, lo)); /* hi only, with more dims */
+    ck_assert_int_eq(nd_ndim(o), 3);
+    nd_release(a), nd_release(lo), nd_release(hi), nd_release(o);
+}
+END_TEST
+
 /* clip with int and float bounds on uint8: both bounds decide the dtype. */
 START_TEST(test_clip_scalar_bounds_promote_together)
 {
@@ -298,6 +329,7 @@ Suite *suite_findings(void)
     TCase *tc = tcase_create("findings");
     tcase_add_test(tc, test_float_ops_mixed_sign_ints);
     tcase_add_test(tc, test_clip_scalar_bounds_promote_together);
+    tcase_add_test(tc, test_clip_bound_with_more_dims);
     tcase_add_test(tc, test_full_float_value_casts);
     tcase_add_test(tc, test_logical_weak_scalar_truth);
     tcase_add_test(tc, test_huge_stride_on_empty_axis);
