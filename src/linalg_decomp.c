@@ -115,7 +115,7 @@ static nd_status solve_impl(const char *fn, nd_array **out, const nd_array *a, c
     else st = nd__la_swap(&xv, B);
     if (!st) st = nd__la_put(&o, 0, xv);
 done:
-    free(info);
+    nd__free(info);
     nd_release(A), nd_release(B), nd_release(bv), nd_release(xv);
     return nd__la_outs_end(&o, st);
 }
@@ -145,7 +145,7 @@ nd_status nd_linalg_inv(nd_array **out, const nd_array *a)
     if ((st = nd__la_inv_stack(fn, &X, a, ct, &info)) || (st = nd__la_info(fn, info, batch, "singular matrix"))) goto done;
     st = nd__la_put(&o, 0, X);
 done:
-    free(info);
+    nd__free(info);
     nd_release(X);
     return nd__la_outs_end(&o, st);
 }
@@ -178,7 +178,7 @@ static nd_status lu_diag(const char *fn, const nd_array *a, nd_dtype ct, nd_arra
         goto done;
 done:
     if (st) ND_LA_REL(*d);
-    free(info);
+    nd__free(info);
     nd_release(A), nd_release(A3), nd_release(ip), nd_release(ar), nd_release(ne), nd_release(cnt);
     nd_release(t1), nd_release(t2), nd_release(t3);
     return st;
@@ -283,7 +283,7 @@ nd_status nd_linalg_cholesky(nd_array **out, const nd_array *a, bool upper)
     } else if (!(st = nd__la_swap(&lv, A)))
         st = nd__la_put(&o, 0, lv);
 done:
-    free(info);
+    nd__free(info);
     nd_release(A), nd_release(lv);
     return nd__la_outs_end(&o, st);
 }
@@ -346,7 +346,7 @@ nd_status nd_linalg_qr(nd_array **q, nd_array **r, const nd_array *a, nd_linalg_
                 (st = nd__view(&qdst, Q, ct, nb + 2, cs, Q->strides, Q->offset)) || (st = nd__copy_into(qdst, qsrc)))
                 goto done;
         }
-        free(info);
+        nd__free(info);
         info = NULL;
         nd_la_args y = {.op = ND_LA_ORGQR, .m = M, .n = nq, .k = K, .a = Q, .tau = tau};
         if ((st = nd__la_run(fn, &y, batch, &info)) || (st = nd__la_swap(&qv, Q)) || (st = nd__la_put(&o, 0, qv)))
@@ -354,7 +354,7 @@ nd_status nd_linalg_qr(nd_array **q, nd_array **r, const nd_array *a, nd_linalg_
     }
     st = nd__la_put(&o, 1, R);
 done:
-    free(info);
+    nd__free(info);
     nd_release(A), nd_release(tau), nd_release(rv), nd_release(rs_v), nd_release(R), nd_release(Q);
     nd_release(qsrc), nd_release(qdst), nd_release(qv);
     return nd__la_outs_end(&o, st);
@@ -494,7 +494,7 @@ static nd_status eig_impl(const char *fn, nd_array **w, nd_array **v, const nd_a
     if (v && ((st = nd__la_swap(&vv, V)) || (st = nd__la_put(&o, 1, vv)))) goto done;
     st = nd__la_put(&o, 0, W);
 done:
-    free(info);
+    nd__free(info);
     nd_release(A), nd_release(W), nd_release(V), nd_release(vv);
     return nd__la_outs_end(&o, st);
 }

@@ -239,7 +239,7 @@ nd_status nd__la_run(const char *fn, const nd_la_args *x, int64_t batch, int32_t
     nd_array *const src[7] = {x->a, x->b, x->w, x->u, x->vt, x->ipiv, x->tau};
     static const bool two[7] = {false, false, true, false, false, true, true};
     nd_status st = ND_OK;
-    int32_t *info = malloc(sizeof(int32_t) * (size_t)batch);
+    int32_t *info = nd__malloc(sizeof(int32_t) * (size_t)batch);
     if (!info) {
         st = nd__err(ND_ERR_NOMEM, fn, "cannot allocate %lld info entries", (long long)batch);
         goto done;
@@ -251,7 +251,7 @@ nd_status nd__la_run(const char *fn, const nd_la_args *x, int64_t batch, int32_t
     st = nd__la_exec(fn, &c);
 done:
     for (int i = 0; i < 7; i++) nd_release(v[i]);
-    if (st) free(info);
+    if (st) nd__free(info);
     else *info_out = info;
     return st;
 }
@@ -347,7 +347,7 @@ done:
             ND_LA_REL(*VT);
         }
     }
-    free(info);
+    nd__free(info);
     nd_release(A);
     return st;
 }
@@ -370,7 +370,7 @@ nd_status nd__la_eigh_stack(const char *fn, const nd_array *a, nd_dtype ct, bool
 done:
     if (st) ND_LA_REL(*W);
     else if (vectors) *V = nd_retain(A);
-    free(info);
+    nd__free(info);
     nd_release(A);
     return st;
 }

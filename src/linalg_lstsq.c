@@ -110,8 +110,8 @@ nd_status nd_linalg_lstsq(nd_array **x, nd_array **residuals, int64_t *rank, nd_
         if ((st = nd__la_svd_stack(fn, a, ct, ND_LA_JOB_S, &U, &S, &VT))) goto done;
         /* the K singular values on the host: rank and 1/s */
         nd_array *s64 = NULL;
-        hs = malloc(sizeof(double) * (size_t)K);
-        hsi = malloc(sizeof(double) * (size_t)K);
+        hs = nd__malloc(sizeof(double) * (size_t)K);
+        hsi = nd__malloc(sizeof(double) * (size_t)K);
         if (!hs || !hsi) {
             st = nd__err(ND_ERR_NOMEM, fn, "cannot allocate %lld singular values on the host", (long long)K);
             goto done;
@@ -149,7 +149,7 @@ nd_status nd_linalg_lstsq(nd_array **x, nd_array **residuals, int64_t *rank, nd_
         if (res) st = nd__la_put(&o, 2, res);
     }
 done:
-    free(hs), free(hsi);
+    nd__free(hs), nd__free(hsi);
     nd_release(bm), nd_release(Bc), nd_release(U), nd_release(S), nd_release(VT), nd_release(SI), nd_release(t1);
     nd_release(t2), nd_release(Uh), nd_release(Vc), nd_release(X), nd_release(xv), nd_release(Ac), nd_release(AX);
     nd_release(R), nd_release(res);
@@ -300,7 +300,7 @@ nd_status nd_linalg_cond(nd_array **out, const nd_array *a, nd_norm_ord ord)
         if ((st = nd__la_pack(&Ar, a, nb, a->shape, ct, false)) || (st = nd__la_inv_stack(fn, &X, a, ct, &info)) ||
             (st = nd_linalg_matrix_norm(&nA, Ar, ord, false)) || (st = nd_linalg_matrix_norm(&nX, X, ord, false)) || (st = nd_multiply(&r1, nA, nX)))
             goto done;
-        if (!(hsing = malloc((size_t)batch))) {
+        if (!(hsing = nd__malloc((size_t)batch))) {
             st = nd__err(ND_ERR_NOMEM, fn, "cannot allocate %lld flags", (long long)batch);
             goto done;
         }
@@ -317,7 +317,7 @@ nd_status nd_linalg_cond(nd_array **out, const nd_array *a, nd_norm_ord ord)
     }
     st = nd__la_put(&o, 0, r2);
 done:
-    free(info), free(hsing);
+    nd__free(info), nd__free(hsing);
     nd_release(S), nd_release(s0), nd_release(sl), nd_release(r), nd_release(Ar), nd_release(X);
     nd_release(nA), nd_release(nX), nd_release(inf), nd_release(sing), nd_release(r1), nd_release(nr);
     nd_release(xn), nd_release(xa), nd_release(nx), nd_release(m), nd_release(r2);

@@ -667,7 +667,7 @@ nd_status la_geev(const nd_la_call *c, la_ctx &x, scratch &sc)
     char *dws;
     if ((st = sc.get((int64_t)dbytes, &dws))) return st;
     if (hbytes) {
-        x.host_ws = malloc(hbytes);
+        x.host_ws = nd__malloc(hbytes);
         if (!x.host_ws)
             return nd__err(ND_ERR_NOMEM, "cuSOLVER", "cusolverDnXgeev: cannot allocate %zu bytes of host workspace",
                            hbytes);
@@ -740,7 +740,7 @@ extern "C" nd_status nd__cuda_la(struct nd_la_call *c)
     nd_status st = solver_handle(dev.id, x.s, &x.h);
     if (st) return st;
     const int64_t ninfo = c->op == ND_LA_GESV ? 2 * c->batch : c->batch;
-    int *hinfo = (int *)malloc((size_t)ninfo * sizeof(int));
+    int *hinfo = (int *)nd__malloc((size_t)ninfo * sizeof(int));
     if (!hinfo) return nd__err(ND_ERR_NOMEM, "cuSOLVER", "cannot allocate %lld info entries", (long long)ninfo);
     {
         scratch sc(dev.id, x.stream);
@@ -763,12 +763,12 @@ extern "C" nd_status nd__cuda_la(struct nd_la_call *c)
             (void)cudaGetLastError();
         }
     } // scratch freed, stream-ordered
-    free(x.host_ws);
+    nd__free(x.host_ws);
     for (int64_t i = 0; !st && i < ninfo; i++)
         if (hinfo[i] < 0)
             st = nd__err(ND_ERR_BACKEND, "cuSOLVER", "cusolverDn %s refused argument %d (info %d, matrix %lld)",
                          op_routine(c->op), -hinfo[i], hinfo[i], (long long)(i % c->batch));
     if (!st) memcpy(c->info, hinfo, (size_t)c->batch * sizeof(int32_t));
-    free(hinfo);
+    nd__free(hinfo);
     return st;
 }
