@@ -111,8 +111,18 @@ nd_status nd__la_pack(nd_array **out, const nd_array *a, int nb, const int64_t *
     if (nb > 0) memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
     const int64_t r = a->shape[a->ndim - 2], c = a->shape[a->ndim - 1];
     shape[nb] = swap ? c : r, shape[nb + 1] = swap ? r : c;
-    nd_array *dst = NULL, *sw = NULL;
-    nd_status st = nd__alloc(&dst, ct, nb + 2, shape, a->device);
+    /* 4 KiB of slack after the stack: OpenBLAS 0.3.21's zgemv_n kernel
+     * (zheevd -> zhetrd -> zlatrd) crashed in about 1 full test run in 10,
+     * consistent with a read past the end of an operand that ends a
+     * mapping (a 128 KiB stack is mmap'ed); the slack keeps such a read in
+     * our memory. */
+    nd_array *dst = NULL, *sw = NULL, *flat = NULL;
+    int64_t n = 1, strides[ND_MAX_DIMS];
+    for (int i = nb + 1; i >= 0; i--) strides[i] = n, n *= shape[i];
+    const int64_t padded = n + (int64_t)(4096 / nd__itemsize(ct));
+    nd_status st = nd__alloc(&flat, ct, 1, &padded, a->device);
+    if (!st) st = nd__view(&dst, flat, ct, nb + 2, shape, strides, flat->offset);
+    nd_release(flat);
     if (st) return st;
     if (swap && (st = nd__la_swap(&sw, a))) goto fail;
     if ((st = nd__copy_into(dst, swap ? sw : a))) goto fail; /* broadcasts the batch axes */

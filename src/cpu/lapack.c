@@ -348,7 +348,7 @@ static void la_chunk(void *ctx, int64_t b, int64_t e)
     la_job *j = ctx;
     char *s = NULL;
     if (j->scratch) {
-        s = nd__aligned_alloc(64, j->scratch);
+        s = nd__aligned_alloc(64, j->scratch + 4096); /* slack: see nd__la_pack (src/linalg_la.c) */
         if (!s) {
             la_fail(j, ND_ERR_NOMEM, "", 0);
             return;
