@@ -118,7 +118,7 @@ nd_status nd_pad(nd_array **out, const nd_array *a, int npairs, const int64_t *w
         hi[d] = widths[2 * p + 1];
         if (lo[d] < 0 || hi[d] < 0) return nd__err(ND_ERR_INVALID, fn, "index can't contain negative values");
         if (__builtin_add_overflow(a->shape[d], lo[d], &shape[d]) || __builtin_add_overflow(shape[d], hi[d], &shape[d]))
-            return nd__err(ND_ERR_INVALID, fn, "the result is too large");
+            return nd__err(ND_ERR_INVALID, fn, "array is too big: the result's extent overflows");
     }
     nd_status st = nd__check_shape(fn, nd, shape, a->dtype, NULL);
     if (st) return st;
