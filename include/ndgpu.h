@@ -71,6 +71,13 @@ typedef enum nd_status {
     ND_ERR_INTERNAL = 9     /* a bug in libndgpu */
 } nd_status;
 
+/* Sizes: no array, result or view, may hold more than INT64_MAX elements or
+ * bytes. Every function refuses a result shape whose element count or byte
+ * count would pass that with ND_ERR_INVALID ("array is too big", NumPy's
+ * words for the same shape), before any work or allocation; a result that
+ * could exist but does not fit in memory (or under nd_memory_set_limit)
+ * gives ND_ERR_NOMEM. Neither ever wraps to a small array. */
+
 /** Name of a status code, e.g. "ND_ERR_SHAPE". Never NULL. */
 ND_API const char *nd_status_name(nd_status s);
 /** Thread-local message of the last failure in this thread ("" if none).
