@@ -1218,9 +1218,10 @@ ND_API nd_status nd_moveaxis(nd_array **out, const nd_array *a, int n, const int
 /** np.diagonal(a, offset, axis1, axis2): the diagonal of the (axis1,
  *  axis2) planes as the LAST axis of a view (the other axes keep their
  *  order); offset > 0 above the main diagonal, < 0 below; an offset past
- *  the edge (any int64, INT64_MIN and INT64_MAX included) gives length 0. As NumPy >= 1.9 the view is READ-ONLY: it and
- *  its views are refused (ND_ERR_INVALID) as an out argument; nd_copy it
- *  to get a writable array. ND_ERR_INVALID for ndim < 2 ("diag requires
+ *  the edge (any int64, INT64_MIN and INT64_MAX included) gives length
+ *  0. As NumPy >= 1.9 the view is READ-ONLY: it and its views are refused
+ *  (ND_ERR_INVALID) as an out argument; nd_copy it to get a writable
+ *  array. ND_ERR_INVALID for ndim < 2 ("diag requires
  *  an array of at least two dimensions") and axis1 == axis2. */
 ND_API nd_status nd_diagonal(nd_array **out, const nd_array *a, int64_t offset, int axis1, int axis2);
 /** np.broadcast_arrays(*arrays): outs[i] = arrays[i] broadcast to the
