@@ -221,7 +221,7 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
     /* every byte offset the library may compute must fit int64: the span
      * of each axis and their sum with byte_offset */
     int64_t isz = (int64_t)nd__itemsize(dtype), lo = (int64_t)t->byte_offset, hi = lo;
-    if (size > 0) {
+    { /* empty tensors too: ops multiply the strides of their non-empty axes */
         for (int i = 0; i < ndim; i++) {
             int64_t span;
             if (t->shape[i] > 1) {

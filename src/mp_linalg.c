@@ -35,9 +35,10 @@ nd_status nd_diag(nd_array **out, const nd_array *a, int64_t k)
         return mp__finish(fn, out, d);
     }
     if (a->ndim != 1) return nd__err(ND_ERR_INVALID, fn, "Input must be 1- or 2-d.");
-    int64_t ak = k < 0 ? -k : k, n;
-    if (k == INT64_MIN || __builtin_add_overflow(a->shape[0], ak, &n))
+    int64_t n;
+    if (k == INT64_MIN || __builtin_add_overflow(a->shape[0], k < 0 ? -k : k, &n))
         return nd__err(ND_ERR_INVALID, fn, "offset %lld is too large", (long long)k);
+    const int64_t ak = k < 0 ? -k : k;
     int64_t shape[2] = {n, n};
     if ((st = nd__check_shape(fn, 2, shape, a->dtype, NULL))) return st;
     nd_out t;

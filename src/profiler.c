@@ -703,7 +703,7 @@ nd_status nd_profiler_stop(void)
         }
     }
     if (st) k = 0;
-    qsort(ord, k, sizeof *ord, order_cmp);
+    if (k > 1) qsort(ord, k, sizeof *ord, order_cmp); /* ord may be NULL when k == 0 */
     for (size_t i = 0; i < k; i++) gidx[ord[i].thread][ord[i].local] = (int64_t)i;
     for (size_t i = 0; i < k; i++) {
         rec *r = rec_at(ord[i].t, ord[i].local);

@@ -492,6 +492,42 @@ START_TEST(ops_without_complex_refuse)
 }
 END_TEST
 
+/* Ordering is refused on complex everywhere (ND_ERR_DTYPE, nothing
+ * written): a decision, not NumPy's behaviour (NumPy 2.4 orders complex
+ * lexicographically; the array API standard leaves it unspecified and
+ * PyTorch refuses it). */
+START_TEST(ordering_refused)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    for (int di = 0; di < nd; di++)
+        for (nd_dtype t = ND_COMPLEX64; t <= ND_COMPLEX128; t++) {
+            unsigned char *h = NULL;
+            nd_array *z = make_in(t, 0, 1, (const int64_t[]){5}, devs[di], &h), *r = NULL, *r2 = NULL;
+            const nd_binary_op bops[] = {ND_BINARY_LESS,    ND_BINARY_LESS_EQUAL, ND_BINARY_GREATER,
+                                         ND_BINARY_GREATER_EQUAL, ND_BINARY_MAXIMUM, ND_BINARY_MINIMUM,
+                                         ND_BINARY_FMAX,    ND_BINARY_FMIN};
+            for (size_t k = 0; k < sizeof bops / sizeof bops[0]; k++)
+                ck_assert_int_eq(nd_binary(&r, bops[k], z, z), ND_ERR_DTYPE);
+            const nd_reduce_op rops[] = {ND_REDUCE_MAX, ND_REDUCE_MIN, ND_REDUCE_ARGMAX, ND_REDUCE_ARGMIN};
+            for (size_t k = 0; k < sizeof rops / sizeof rops[0]; k++)
+                ck_assert_int_eq(nd_reduce(&r, rops[k], z, 0, NULL, false), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_sort(&r, z, -1, 0), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_argsort(&r, z, -1, 0), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_partition(&r, z, 1, -1), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_cummax(&r, z, 0), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_clip(&r, z, z, z), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_searchsorted(&r, z, z, ND_SIDE_LEFT), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_quantile(&r, z, 0.5, 0, NULL, false), ND_ERR_DTYPE);
+            ck_assert_int_eq(nd_topk(&r, &r2, z, 2, 0, true, true), ND_ERR_DTYPE);
+            ck_assert_ptr_null(r);
+            ck_assert_ptr_null(r2);
+            nd_release(z);
+            free(h);
+        }
+}
+END_TEST
+
 Suite *suite_complex_ew(void)
 {
     Suite *s = suite_create("complex_ew");
@@ -501,6 +537,7 @@ Suite *suite_complex_ew(void)
     tcase_add_test(tc, binary_ops_all_layouts);
     tcase_add_test(tc, scalars_and_promotion);
     tcase_add_test(tc, ops_without_complex_refuse);
+    tcase_add_test(tc, ordering_refused);
     suite_add_tcase(s, tc);
     return s;
 }

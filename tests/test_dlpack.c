@@ -458,6 +458,24 @@ START_TEST(import_validation)
     BAD(p.strides[1] = INT64_MIN, ND_ERR_INVALID, "strides overflow");
     BAD((p.strides[1] = INT64_MAX / 16, p.v.dl_tensor.byte_offset = (uint64_t)INT64_MAX - 8), ND_ERR_INVALID,
         "strides overflow");
+    /* empty tensors too: a stride that overflows on an axis of extent > 1
+     * would overflow in every op that walks the other axes (NumPy's slices
+     * never make one) */
+    BAD((p.shape[0] = 0, p.strides[1] = INT64_MAX), ND_ERR_INVALID, "strides overflow");
+    BAD((p.shape[1] = 0, p.strides[0] = INT64_MIN), ND_ERR_INVALID, "strides overflow");
+    BAD((p.shape[0] = 0, p.strides[1] = INT64_MAX / 4), ND_ERR_INVALID, "strides overflow");
+    /* an empty tensor with large but valid strides, and any stride on an axis of extent 0 or 1 */
+    producer_init(&p, 0, 3);
+    p.strides[0] = INT64_MAX;
+    p.strides[1] = INT64_MAX / 32;
+    ND_OK_OR_FAIL(nd_from_dlpack(&a, &p.v));
+    ck_assert_int_eq(nd_size(a), 0);
+    nd_array *sum = NULL;
+    ND_OK_OR_FAIL(nd_sum(&sum, a, 0, NULL, false));
+    double zero = -1;
+    ND_OK_OR_FAIL(nd_copy_to_host(&zero, sum, sizeof zero));
+    ck_assert(zero == 0);
+    nd_release(sum), nd_release(a), a = NULL;
     /* legacy import validates the same way */
     producer_init(&p, 2, 3);
     p.l.dl_tensor.dtype.lanes = 2;

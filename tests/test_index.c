@@ -554,6 +554,41 @@ START_TEST(test_take_large)
 }
 END_TEST
 
+/* The result is allocated before the indices are checked: a take whose
+ * result cannot exist (here past a memory limit; 2^34 indices of a
+ * stride-0 view) is ND_ERR_NOMEM at once, even with an index out of range,
+ * instead of first reducing every index. */
+START_TEST(test_take_allocates_first)
+{
+    nd_device devs[2];
+    int ndev = ix_devices(devs);
+    for (int dv = 0; dv < ndev; dv++) {
+        nd_array *a = NULL, *one = NULL, *idx = NULL, *r = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&a, ND_FLOAT32, 2, (const int64_t[]){4, 5}, devs[dv]));
+        ND_OK_OR_FAIL(nd_full(&one, ND_INT64, 1, (const int64_t[]){1}, nd_scalar_int(7), devs[dv]));
+        ND_OK_OR_FAIL(nd_broadcast_to(&idx, one, 1, (const int64_t[]){INT64_C(1) << 34}));
+        nd_memory_stats ms;
+        ND_OK_OR_FAIL(nd_memory_get_stats(&ms, devs[dv]));
+        ND_OK_OR_FAIL(nd_memory_set_limit(devs[dv], ms.in_use + (1u << 20)));
+        nd_status st = nd_take(&r, a, idx, 1, ND_TAKE_RAISE);
+        ND_OK_OR_FAIL(nd_memory_set_limit(devs[dv], 0));
+        ck_assert_msg(st == ND_ERR_NOMEM, "take -> %s: %s", nd_status_name(st), nd_last_error());
+        ck_assert_ptr_null(r);
+        /* within memory the index is still checked */
+        nd_array *few = NULL;
+        ND_OK_OR_FAIL(nd_broadcast_to(&few, one, 1, (const int64_t[]){3}));
+        ND_EXPECT_ERR(nd_take(&r, a, few, 1, ND_TAKE_RAISE), ND_ERR_INVALID, "index 7 is out of bounds for axis 1 with size 5");
+        ck_assert_ptr_null(r);
+        nd_array *o = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&o, ND_FLOAT32, 2, (const int64_t[]){4, 3}, devs[dv]));
+        nd_array *o0 = o;
+        ND_EXPECT_ERR(nd_take(&o, a, few, 1, ND_TAKE_RAISE), ND_ERR_INVALID, "index 7 is out of bounds");
+        ck_assert_ptr_eq(o, o0);
+        nd_release(o), nd_release(few), nd_release(idx), nd_release(one), nd_release(a);
+    }
+}
+END_TEST
+
 Suite *suite_index(void)
 {
     Suite *s = suite_create("index");
@@ -569,6 +604,7 @@ Suite *suite_index(void)
     tcase_add_loop_test(tc, test_ufunc_at_random, 0, 3);
     tcase_add_test(tc, test_ufunc_at_numpy);
     tcase_add_test(tc, test_take_large);
+    tcase_add_test(tc, test_take_allocates_first);
     suite_add_tcase(s, tc);
     return s;
 }

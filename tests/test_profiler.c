@@ -8,6 +8,7 @@
  * real ops are tested in tests/test_profiler_ops.c. */
 #include <pthread.h>
 
+#include "alloc.h"
 #include "prof.h"
 #include "test_util.h"
 
@@ -523,6 +524,43 @@ START_TEST(nvtx_ranges)
 END_TEST
 #endif
 
+/* nd_profiler_stop when its event buffers cannot be allocated: ND_ERR_NOMEM,
+ * the session ends with no events (the N-th allocation of stop fails, for
+ * every N until one stop completes), and the next session works. */
+START_TEST(stop_out_of_memory)
+{
+    fresh();
+    nd_array *a = arr(ND_FLOAT32, 1, (const int64_t[]){4}, nd_cpu()), *o = NULL;
+    bool completed = false;
+    for (long n = 1; n <= 64 && !completed; n++) {
+        ND_OK_OR_FAIL(start_with(false, false, 0));
+        ND_OK_OR_FAIL(fake_op(&o, a, a, true));
+        nd_release(o), o = NULL;
+        nd__alloc_fail_after(n);
+        nd_status st = nd_profiler_stop();
+        bool injected = nd__alloc_fault_reset();
+        ck_assert(!nd_profiler_is_running());
+        if (!injected) {
+            ND_OK_OR_FAIL(st);
+            completed = true;
+            break;
+        }
+        ck_assert_msg(st == ND_ERR_NOMEM, "stop with allocation %ld failing -> %s: %s", n, nd_status_name(st),
+                      nd_last_error());
+        ck_assert_ptr_nonnull(strstr(nd_last_error(), "nd_profiler_stop"));
+        size_t ne = 99;
+        (void)events(&ne);
+        ck_assert_uint_eq(ne, 0);
+    }
+    ck_assert(completed);
+    size_t ne = 0;
+    const nd_profiler_event *ev = events(&ne);
+    ck_assert_uint_eq(ne, 2); /* fake and fake_child */
+    ck_assert_str_eq(ev[0].name, "fake");
+    nd_release(a);
+}
+END_TEST
+
 Suite *suite_profiler(void);
 Suite *suite_profiler(void)
 {
@@ -537,6 +575,7 @@ Suite *suite_profiler(void)
     tcase_add_test(tc, ranges_nest_and_balance);
     tcase_add_test(tc, bounded_events);
     tcase_add_test(tc, four_threads);
+    tcase_add_test(tc, stop_out_of_memory);
 #ifdef ND_WITH_CUDA
     tcase_add_test(tc, nvtx_ranges);
 #endif

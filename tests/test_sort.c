@@ -392,6 +392,23 @@ START_TEST(test_sort_errors)
     ND_EXPECT_ERR(nd_partition(&o, x, 4, 1), ND_ERR_INVALID, "kth(=4) out of bounds (4)");
     ND_EXPECT_ERR(nd_argpartition(&o, x, -5, 1), ND_ERR_INVALID, "kth(=-5) out of bounds (4)");
     ND_EXPECT_ERR(nd_partition(&o, x, 0, 5), ND_ERR_SHAPE, "axis 5 is out of bounds");
+    /* kth is not checked on an empty array (NumPy 2.4: np.partition(np.zeros((0, 3)), 5) is the empty array) */
+    const int64_t es[3][2] = {{0, 3}, {3, 0}, {0, 0}};
+    for (int k = 0; k < 3; k++) {
+        nd_array *e = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&e, ND_FLOAT32, 2, es[k], dev));
+        ND_OK_OR_FAIL(nd_partition(&o, e, 0, -1));
+        ck_assert(nd_size(o) == 0 && nd_shape(o)[0] == es[k][0] && nd_shape(o)[1] == es[k][1]);
+        nd_release(o), o = NULL;
+        ND_OK_OR_FAIL(nd_argpartition(&o, e, 5, 0));
+        ck_assert(nd_size(o) == 0 && nd_dtype_of(o) == ND_INT64);
+        nd_release(o), o = NULL;
+        ND_OK_OR_FAIL(nd_partition(&o, e, -7, ND_AXIS_NONE));
+        ck_assert(nd_ndim(o) == 1 && nd_size(o) == 0);
+        nd_release(o), o = NULL;
+        ND_EXPECT_ERR(nd_partition(&o, e, 0, 2), ND_ERR_SHAPE, "axis 2 is out of bounds");
+        nd_release(e);
+    }
     ND_EXPECT_ERR(nd_topk(&o, &o2, x, 5, 1, true, true), ND_ERR_INVALID, "k (5) is out of range");
     ND_EXPECT_ERR(nd_topk(&o, &o2, x, -1, 1, true, true), ND_ERR_INVALID, "k (-1)");
     ND_EXPECT_ERR(nd_topk(&o, &o2, x, 1, 2, true, true), ND_ERR_SHAPE, "axis 2 is out of bounds");
