@@ -9,12 +9,13 @@
 // sorted position names, so -0.0 and NaN payloads keep their exact bits)
 // and the int64 indices. Two CUB routines, by the shape of the rows:
 //  - few long rows (n >= 2^16 and rows * 2^13 <= n, so one row of 1e7):
-//    cub::DeviceRadixSort::SortPairs once per row, which spreads a row over
-//    the whole GPU. cub::DeviceSegmentedSort sorts a large segment in ONE
-//    thread block (1 of 132 SMs on an H100), about 2^13 elements per
-//    microsecond; a device-wide call costs its 4-6 launches (tens of
-//    microseconds) plus the row at the device's bandwidth, so it wins
-//    while a row is worth more than 2^13 elements per row of the batch;
+//    cub::DeviceRadixSort::SortPairs once per row, which spreads each row
+//    over the whole GPU. cub::DeviceSegmentedSort sorts a large segment in
+//    ONE thread block (1 of 132 SMs on an H100), so it fills the GPU only
+//    with many rows, while each device-wide call costs a fixed few
+//    launches; the bound lets a row pay for its launches with at least
+//    2^13 elements per row of the batch (an estimate from the launch
+//    count, to be checked against the first GPU benchmark);
 //  - otherwise (many rows, or short ones): one
 //    cub::DeviceSegmentedSort::StableSortPairs over all rows (one segment a
 //    row), which groups segments by size (warp and block merge sorts for

@@ -22,12 +22,12 @@
 //           cublas<t>getrsBatched (op N), pivots in scratch; otherwise
 //           <t>getrf then <t>getrs (op N) per matrix. The crossover is
 //           CuPy's (its batched gesv limit, 256; PyTorch takes cuBLAS's
-//           batched LU up to 511): per matrix, cuSOLVER costs a few
-//           launches of a few microseconds each (inv of 10,000 4x4 was
-//           20,000 calls), while the batched routines run the whole batch
-//           in a few launches, a matrix per thread block, which loses to
-//           cuSOLVER's blocked, device-wide factorisation only once one
-//           matrix is big enough to fill the GPU by itself. getrsBatched's
+//           batched LU up to 511): cuSOLVER queues a few kernel launches
+//           per matrix (inv of 10,000 4x4 was 20,000 calls), while the
+//           batched routines run the whole batch in a few launches, small
+//           matrices side by side, which lose to cuSOLVER's blocked,
+//           device-wide factorisation only once one matrix is big enough
+//           to fill the GPU by itself. getrsBatched's
 //           info is a host int that reports arguments only; the second half
 //           of the info array (getrs's) is set to 0;
 //   POTRF   <t>potrf (lower) for one matrix, <t>potrfBatched (lower, a
