@@ -972,7 +972,8 @@ ND_API nd_status nd_minimum_at(nd_array *a, const nd_array *indices, const nd_ar
  * stable: elements that compare equal (also -0.0 and +0.0, or two NaNs)
  * keep their input order, so ND_SORT_STABLE (NumPy's kind='stable') costs
  * nothing extra. CPU: a threaded LSD radix sort on order-preserving keys;
- * CUDA: CUB's segmented radix sort. All 13 dtypes. */
+ * CUDA: CUB's device-wide radix sort per row for a few long rows,
+ * CUB's segmented sort for many rows. All 13 dtypes. */
 /** Flags of nd_sort / nd_argsort. */
 enum {
     ND_SORT_DEFAULT = 0,

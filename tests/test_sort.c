@@ -205,6 +205,44 @@ START_TEST(test_sort_long)
 }
 END_TEST
 
+/* The row shapes on each side of the CUDA backend's choice between one
+ * device-wide sort per row (n >= 2^16 and rows * 2^13 <= n) and one
+ * segmented sort of all rows, and the CPU's between threaded chunks of one
+ * long row and a row per thread: every dtype width (8-bit keys are sorted
+ * on their low 8 bits), ascending and descending, with the argsort indices
+ * checked for stability (the inputs are full of ties, +-0.0 and NaNs of
+ * both signs). */
+START_TEST(test_sort_paths)
+{
+    nd_device dev = sr_dev(_i);
+    uint64_t seed = 4242;
+    static const struct {
+        nd_dtype t;
+        int64_t rows, n;
+    } cs[] = {
+        {ND_FLOAT32, 8, 65536},  /* device-wide, at the crossover */
+        {ND_FLOAT32, 9, 65536},  /* segmented: one row too many */
+        {ND_INT8, 2, 70000},     /* device-wide, 8-bit keys */
+        {ND_BOOL, 1, 65536},     /* device-wide, the smallest long row */
+        {ND_FLOAT64, 1, 65535},  /* segmented: one element short */
+        {ND_INT16, 3000, 3},     /* many short rows */
+        {ND_FLOAT16, 600, 33},
+        {ND_UINT32, 257, 300},
+        {ND_FLOAT64, 5000, 1},
+    };
+    for (size_t q = 0; q < sizeof cs / sizeof cs[0]; q++) {
+        int64_t shape[2] = {cs[q].rows, cs[q].n};
+        nd_array *x = sr_make(cs[q].t, 2, shape, 0, &seed, dev);
+        char what[96];
+        snprintf(what, sizeof what, "paths %s %lldx%lld", nd_dtype_name(cs[q].t), (long long)cs[q].rows,
+                 (long long)cs[q].n);
+        check_sort(x, 1, false, what);
+        check_sort(x, 1, true, what);
+        nd_release(x);
+    }
+}
+END_TEST
+
 /* axis none, 0-d, empty arrays, stride-0 input, poisoned user outputs */
 START_TEST(test_sort_shapes)
 {
@@ -439,6 +477,7 @@ Suite *suite_sort(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_sort_dtypes, 0, NT_NREAL * ndev);
     tcase_add_loop_test(tc, test_sort_long, 0, ndev);
+    tcase_add_loop_test(tc, test_sort_paths, 0, ndev);
     tcase_add_loop_test(tc, test_sort_shapes, 0, ndev);
     tcase_add_loop_test(tc, test_sort_numpy, 0, ndev);
     tcase_add_loop_test(tc, test_sort_errors, 0, ndev);

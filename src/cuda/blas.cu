@@ -201,6 +201,16 @@ static nd_status blas_handle(const char *fn, int dev, cudaStream_t s, cublasHand
     return ND_OK;
 }
 
+// The calling thread's cuBLAS handle for device dev (current), bound to
+// stream, for the batched LU and QR of src/cuda/solver.cu.
+extern "C" nd_status nd__cuda_blas_handle(const char *fn, int dev, void *stream, void **out)
+{
+    cublasHandle_t h = nullptr;
+    nd_status st = blas_handle(fn, dev, (cudaStream_t)stream, &h);
+    if (!st) *out = (void *)h;
+    return st;
+}
+
 // ------------------------------------------------------------------
 // Helper kernels: pack/unpack, pointer arrays, scaling
 // ------------------------------------------------------------------

@@ -542,6 +542,15 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
 
 } // namespace
 
+// For the batched LU and QR stand-ins (tests/emu/cublas_batched_emu.cpp):
+// whether h is a live handle, and its stream.
+bool nd_emu_cublas_handle(cublasHandle_t h, cudaStream_t *stream)
+{
+    if (!handle_ok(h)) return false;
+    *stream = h->stream;
+    return true;
+}
+
 extern "C" {
 
 // ---- handles -------------------------------------------------------------
