@@ -100,6 +100,21 @@ else
 endif
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 
+# The CUDA objects remember the compiler and flags they were built with:
+# $(BUILD)/.nvccflags changes when they change (another CUDA_ARCH, the
+# emulated build's flags ...), and every .cu object depends on it, so a
+# build directory never mixes objects of two architectures lists.
+NVCC_STAMP := $(if $(CU_OBJS),$(BUILD)/.nvccflags)
+ifneq ($(NVCC_STAMP),)
+  ifeq ($(filter clean,$(MAKECMDGOALS)),)
+    _nvcc_id := $(strip $(filter-out ccache %/ccache,$(NVCC)) $(NVCCFLAGS))
+    ifneq ($(_nvcc_id),$(strip $(file <$(NVCC_STAMP))))
+      $(shell mkdir -p $(BUILD))
+      $(file >$(NVCC_STAMP),$(_nvcc_id))
+    endif
+  endif
+endif
+
 LIB_A := $(BUILD)/libndgpu.a
 LIB_SO := $(BUILD)/libndgpu.so.$(NDGPU_VERSION)
 LIB_SONAME := libndgpu.so.$(NDGPU_SOVERSION)
@@ -126,11 +141,11 @@ lib: $(LIB_A) $(BUILD)/libndgpu.so
 $(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/%.o: %.cu $(BUILD)/%.d | $(BUILD)/.dirs
+$(BUILD)/%.o: %.cu $(BUILD)/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d | $(BUILD)/.dirs
+$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
@@ -170,9 +185,26 @@ deps:
 	@bash tools/deps.sh
 
 # Check prints "NN%: Checks: N, Failures: F, Errors: E" as its last line.
+# The CUDA half is compiled first, on its own, wherever nvcc is (with or
+# without a GPU: it must compile, and the emulated GPU runs it), and its
+# compile time is printed; `make bench` builds it only for a GPU.
 test: deps
+	@$(MAKE) --no-print-directory cuda-half
 	@$(MAKE) --no-print-directory check-run
 	@$(MAKE) --no-print-directory extra-tests
+
+.PHONY: cuda-half
+cuda-half:
+ifeq ($(CU_OBJS),)
+	@echo "test: CPU-only build (CUDA=0, or no nvcc): the CUDA half is not compiled"
+else
+	@t0=$$(date +%s); n=$$($(MAKE) --no-print-directory -q $(CU_OBJS) $(TEST_CU_OBJS) 2>/dev/null && echo 0 || echo 1); \
+	$(MAKE) --no-print-directory $(CU_OBJS) $(TEST_CU_OBJS); \
+	if [ $$n = 0 ]; then echo "test: the CUDA half is up to date ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT))"; \
+	else echo "test: the CUDA half ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT)) compiled in $$(( $$(date +%s) - t0 )) s"; fi
+endif
+CUDA_HALF_WHAT = $(if $(filter 1,$(CUDA_EMU)),g++ against HIP-CPU for the emulated GPU,nvcc for sm_$(subst $() $(),$(comma) sm_,$(strip $(CUDA_ARCH)))$(if $(filter 1,$(CUDA_PTX)), + PTX))
+comma := ,
 
 # Areas hook further test scripts in with `extra-tests:: target` (mk/*.mk).
 .PHONY: extra-tests
