@@ -1,17 +1,20 @@
 # libndgpu build.
 #
 #   make            libndgpu.a + libndgpu.so (CUDA backend when nvcc is found)
-#   make test       deps, build, run the Check suite and the examples
+#   make test       deps, build, run the Check suite and the examples (the
+#                   CUDA half first, wherever nvcc is, with its compile time)
 #   make asan       the whole suite under AddressSanitizer + UBSan
 #   make valgrind   the suite under valgrind memcheck (leaks are errors)
 #   make examples   build examples/*.c
 #   make run        the main job: build and run examples/quickstart
 #   make deps       install the Debian packages the build needs (as root)
 #
-# Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc;
+# Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc (`make bench`
+#          builds the CUDA half only for a GPU or CUDA=1: mk/bench.mk);
 #          CUDA_ARCH="80 90" (default; CI builds CUDA_ARCH=90 CUDA_PTX=0 to stay fast);
 #          NATIVE=1 adds -march=native; DEBUG=1 builds -O0 -g;
-#          BUILD=dir chooses the build directory.
+#          BUILD=dir chooses the build directory; CHECK_JOBS=2 runs the
+#          suites two processes at a time.
 
 SHELL := /bin/bash
 NDGPU_SOVERSION := 0
@@ -211,9 +214,16 @@ comma := ,
 extra-tests::
 	@true
 
+# CHECK_JOBS=N runs the suites N processes at a time, one process per
+# suite (mk/run-suites.sh; CI uses 2); the default runs them in one.
+CHECK_JOBS ?= 1
 check-run: $(TEST_BIN) $(EXAMPLE_BINS)
 	@bash tests/run_examples.sh $(BUILD)/examples
+ifeq ($(CHECK_JOBS),1)
 	$(TEST_ENV) $(TEST_BIN)
+else
+	$(TEST_ENV) bash mk/run-suites.sh $(TEST_BIN) $(CHECK_JOBS)
+endif
 
 run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/examples/quickstart
@@ -237,13 +247,23 @@ VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu 
 ifeq ($(VALGRIND_SUITES),all)
   override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu gpu_ew gpu_reduce gpu_linalg gpu_random coverage vmath
 endif
+# VALGRIND_JOBS=2: two suites at a time (valgrind runs a process's threads
+# on one core; CI uses 2).
+VALGRIND_JOBS ?= 1
+VALGRIND_CMD := valgrind -q --error-exitcode=1 --leak-check=full \
+    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+    --suppressions=tests/valgrind.supp
 valgrind: $(TEST_BIN)
+ifneq ($(VALGRIND_JOBS),1)
+	ND_TEST_LARGE=0 CK_FORK=no SUITE_WRAPPER="$(VALGRIND_CMD)" bash mk/run-suites.sh $(TEST_BIN) $(VALGRIND_JOBS) $(VALGRIND_SUITES)
+else
 	@set -eo pipefail; for s in $(VALGRIND_SUITES); do \
 	  echo "valgrind: suite $$s"; \
 	  ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE=$$s valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 	    --suppressions=tests/valgrind.supp $(TEST_BIN) | tail -n 1; \
 	done
+endif
 
 clean:
 	rm -rf build build-asan build-*

@@ -37,9 +37,9 @@ def short_shape(shape):
     return s
 
 
-def case_name(row, with_family=False):
+def case_name(row, with_family=False, keep_op=False):
     parts = [row["op"], row["dtype"], short_shape(row["shape"]), row["layout"]]
-    if row["op"] == row["bench"] and not with_family:  # "matmul float32 ..." in the matmul panel
+    if row["op"] == row["bench"] == "matmul" and not (with_family or keep_op):  # "float32 ..." in the matmul panel
         parts = parts[1:]
     if with_family:
         parts.insert(0, row["bench"])
@@ -78,7 +78,7 @@ def summary_lines(rows):
     out = []
     for b, d, side, pts in groups(rows):
         vals = [v for v, _ in pts]
-        slow = ["%s (%.2fx)" % (case_name(r), v) for v, r in pts if v < 1]
+        slow = ["%s (%.2fx)" % (case_name(r, keep_op=True), v) for v, r in pts if v < 1]
         out.append((FAMILY_NAME.get(b, b), d, SIDE_NAME.get(side, side), len(vals), geomean(vals),
                     sum(1 for v in vals if v > 1), slow))
     return out
@@ -165,7 +165,7 @@ def plot(rows, png, title, log, width_px=1600):
     panels = [(b, d, s, pts, need(pts)) for b, d, s, pts in gs_]
     rows_h = [max(p[4] for p in panels[i:i + ncol]) for i in range(0, len(panels), ncol)]
     top_pad, title_h, xlab_h = 0.55, 0.42, 0.38
-    summ_h = max(1.6, 0.27 * len(panels) + 0.1)
+    summ_h = max(2.5, 0.27 * len(panels) + 0.1)   # at least the key beside it
     fig_h = top_pad + title_h + summ_h + xlab_h + sum(title_h + h + xlab_h for h in rows_h) + 0.1
     fig = plt.figure(figsize=(fig_w, fig_h), dpi=dpi)
     fig.suptitle(title, fontsize=11, y=1 - 0.22 / fig_h)
