@@ -141,16 +141,21 @@ lib: $(LIB_A) $(BUILD)/libndgpu.so
 # fresh clone has no objects either; an object from an older build
 # without one) the empty rule "remakes" it and the object is rebuilt,
 # writing the .d, so a missing dependency list never hides a change.
+# (ccache may write the .d after the object: the object is touched last,
+# or it would look older than its .d and be rebuilt on every make.)
 $(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	@touch $@
 
 $(BUILD)/%.o: %.cu $(BUILD)/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	@touch $@
 
 $(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	@touch $@
 
 $(BUILD)/%.d: ;
 .PRECIOUS: $(BUILD)/%.d
@@ -202,10 +207,13 @@ ifeq ($(CU_OBJS),)
 	@echo "test: CPU-only build (CUDA=0, or no nvcc): the CUDA half is not compiled"
 else
 	@t0=$$(date +%s); n=$$($(MAKE) --no-print-directory -q $(CU_OBJS) $(TEST_CU_OBJS) 2>/dev/null && echo 0 || echo 1); \
-	$(MAKE) --no-print-directory $(CU_OBJS) $(TEST_CU_OBJS); \
+	$(MAKE) --no-print-directory cuda-objs; \
 	if [ $$n = 0 ]; then echo "test: the CUDA half is up to date ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT))"; \
 	else echo "test: the CUDA half ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT)) compiled in $$(( $$(date +%s) - t0 )) s"; fi
 endif
+.PHONY: cuda-objs
+cuda-objs: $(CU_OBJS) $(TEST_CU_OBJS)
+	@:
 CUDA_HALF_WHAT = $(if $(filter 1,$(CUDA_EMU)),g++ against HIP-CPU for the emulated GPU,nvcc for sm_$(subst $() $(),$(comma) sm_,$(strip $(CUDA_ARCH)))$(if $(filter 1,$(CUDA_PTX)), + PTX))
 comma := ,
 
