@@ -5,8 +5,8 @@
 # (CK_FORK=no, ND_DEVICE, ND_TEST_LARGE, the sanitizers' options), so a
 # sanitizer build still checks each suite's allocations when its process
 # exits. Prints one line per suite as it ends, then Check's totals; the
-# output of a failed suite is printed whole. Exit status 1 when a suite
-# fails, or runs no test at all (a suite name that does not exist).
+# output of a failed suite is printed whole; suites without a test in this
+# build are named. Exit status 1 when a suite fails.
 #
 #   mk/run-suites.sh BIN JOBS [SUITE...]   (default: every suite that
 #                                           tests/test_main.c lists)
@@ -51,7 +51,7 @@ for s in $(order); do
   if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
 done
 wait
-checks=0 fails=0 errs=0 bad=()
+checks=0 fails=0 errs=0 bad=() empty=()
 : > "$tmp/times"
 for s in "${suites[@]}"; do
   rc=$(cat "$tmp/$s.rc" 2>/dev/null || echo 99)
@@ -59,7 +59,8 @@ for s in "${suites[@]}"; do
   read -r c f e < <(sed -E 's/.*Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/' <<<"${line:-Checks: 0, Failures: 0, Errors: 0}")
   checks=$((checks + c)) fails=$((fails + f)) errs=$((errs + e))
   echo "$s $(cat "$tmp/$s.ms" 2>/dev/null || echo 0)" >> "$tmp/times"
-  if [ "$rc" != 0 ] || [ -z "$line" ] || [ "$c" = 0 ]; then bad+=("$s"); fi
+  if [ "$rc" != 0 ] || [ -z "$line" ]; then bad+=("$s"); fi
+  [ "$c" = 0 ] && empty+=("$s")
 done
 # keep the times of suites not run this time
 { cat "$tmp/times"; awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen)' "$tmp/times" "$times" 2>/dev/null; } \
@@ -69,6 +70,7 @@ for s in "${bad[@]}"; do
   cat "$tmp/$s.log"
   echo "---- end of suite $s"
 done
+[ ${#empty[@]} -eq 0 ] || echo "run-suites: no test in this build: ${empty[*]}"
 pct=100; [ $checks -gt 0 ] && pct=$(( (checks - fails - errs) * 100 / checks ))
 echo "${pct}%: Checks: $checks, Failures: $fails, Errors: $errs (${#suites[@]} suites, $jobs at a time, $(( $(date +%s) - t0 )) s)"
 [ ${#bad[@]} -eq 0 ] || { echo "run-suites: FAILED: ${bad[*]}"; exit 1; }
