@@ -69,7 +69,7 @@ def geomean(vals):
 
 def group_title(b, d, side, multi):
     name = FAMILY_NAME.get(b, b)
-    return name + ((" (%s vs %s)" % (d, SIDE_NAME.get(side, side))) if multi else "")
+    return name + ((", %s vs %s" % (d, SIDE_NAME.get(side, side))) if multi else "")
 
 
 def summary_lines(rows):
@@ -164,7 +164,16 @@ def plot(rows, png, title, log, width_px=1600):
 
     panels = [(b, d, s, pts, need(pts)) for b, d, s, pts in gs_]
     rows_h = [max(p[4] for p in panels[i:i + ncol]) for i in range(0, len(panels), ncol)]
-    top_pad, title_h, xlab_h = 0.55, 0.42, 0.38
+    def ptitle(b, d, s, pts):
+        vals = [v for v, _ in pts]
+        nslow = sum(1 for v in vals if v < 1)
+        head = "%s: %d cases" % (group_title(b, d, s, multi), len(vals))
+        tail = "geometric mean %.2fx%s" % (geomean(vals), (", %d below 1x" % nslow) if nslow else "")
+        return head + (", " + tail if len(head) + len(tail) < 50 else "\n" + tail)
+
+    titles = [ptitle(b, d, s, pts) for b, d, s, pts, _ in panels]
+    two = any("\n" in t for t in titles)
+    top_pad, title_h, xlab_h = 0.55, (0.62 if two else 0.42), 0.38
     summ_h = max(2.5, 0.27 * len(panels) + 0.1)   # at least the key beside it
     fig_h = top_pad + title_h + summ_h + xlab_h + sum(title_h + h + xlab_h for h in rows_h) + 0.1
     fig = plt.figure(figsize=(fig_w, fig_h), dpi=dpi)
@@ -175,7 +184,8 @@ def plot(rows, png, title, log, width_px=1600):
 
     # the summary panel: the geometric mean per family
     y = top_pad + title_h
-    ax = add_axes(label_w, y, 2 * col_w - label_w - right_pad, summ_h)
+    sum_lw = max(label_w, 0.085 * max(len(group_title(b, d, s, multi)) for b, d, s, _, _ in panels) + 0.2)
+    ax = add_axes(sum_lw, y, 2 * col_w - sum_lw - right_pad, summ_h)
     names = [group_title(b, d, s, multi) for b, d, s, _, _ in panels]
     gms = [geomean([v for v, _ in pts]) for _, _, _, pts, _ in panels]
     ys = list(range(len(panels)))
@@ -224,10 +234,8 @@ def plot(rows, png, title, log, width_px=1600):
         g = geomean(vals)
         ax.axvline(g, color=GEO, linestyle="--", linewidth=1, zorder=3)
         slow = [(v, rr) for v, rr in pts if v < 1]
-        fig.text((c * col_w + 0.15) / fig_w, 1 - (y + title_h - 0.08) / fig_h,
-                 "%s: %d cases, geometric mean %.2fx%s" % (group_title(b, d, s, multi), n, g,
-                                                          (", %d below 1x" % len(slow)) if slow else ""),
-                 fontsize=10.5, ha="left", va="bottom", fontweight="bold")
+        fig.text((c * col_w + 0.15) / fig_w, 1 - (y + title_h - 0.08) / fig_h, titles[i],
+                 fontsize=10.5, ha="left", va="bottom", fontweight="bold", linespacing=1.3)
         if n <= 16:   # every case named on its bar's line
             ax.set_yticks(ys)
             ax.set_yticklabels([case_name(rr) for _, rr in pts], fontsize=8)
