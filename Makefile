@@ -1,17 +1,20 @@
 # libndgpu build.
 #
 #   make            libndgpu.a + libndgpu.so (CUDA backend when nvcc is found)
-#   make test       deps, build, run the Check suite and the examples
+#   make test       deps, build, run the Check suite and the examples (the
+#                   CUDA half first, wherever nvcc is, with its compile time)
 #   make asan       the whole suite under AddressSanitizer + UBSan
 #   make valgrind   the suite under valgrind memcheck (leaks are errors)
 #   make examples   build examples/*.c
 #   make run        the main job: build and run examples/quickstart
 #   make deps       install the Debian packages the build needs (as root)
 #
-# Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc;
+# Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc (`make bench`
+#          builds the CUDA half only for a GPU or CUDA=1: mk/bench.mk);
 #          CUDA_ARCH="80 90" (default; CI builds CUDA_ARCH=90 CUDA_PTX=0 to stay fast);
 #          NATIVE=1 adds -march=native; DEBUG=1 builds -O0 -g;
-#          BUILD=dir chooses the build directory.
+#          BUILD=dir chooses the build directory; CHECK_JOBS=2 runs the
+#          suites two processes at a time.
 
 SHELL := /bin/bash
 NDGPU_SOVERSION := 0
@@ -100,6 +103,21 @@ else
 endif
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 
+# The CUDA objects remember the compiler and flags they were built with:
+# $(BUILD)/.nvccflags changes when they change (another CUDA_ARCH, the
+# emulated build's flags ...), and every .cu object depends on it, so a
+# build directory never mixes objects of two architectures lists.
+NVCC_STAMP := $(if $(CU_OBJS),$(BUILD)/.nvccflags)
+ifneq ($(NVCC_STAMP),)
+  ifeq ($(filter clean,$(MAKECMDGOALS)),)
+    _nvcc_id := $(strip $(filter-out ccache %/ccache,$(NVCC)) $(NVCCFLAGS))
+    ifneq ($(_nvcc_id),$(strip $(file <$(NVCC_STAMP))))
+      $(shell mkdir -p $(BUILD))
+      $(file >$(NVCC_STAMP),$(_nvcc_id))
+    endif
+  endif
+endif
+
 LIB_A := $(BUILD)/libndgpu.a
 LIB_SO := $(BUILD)/libndgpu.so.$(NDGPU_VERSION)
 LIB_SONAME := libndgpu.so.$(NDGPU_SOVERSION)
@@ -123,16 +141,21 @@ lib: $(LIB_A) $(BUILD)/libndgpu.so
 # fresh clone has no objects either; an object from an older build
 # without one) the empty rule "remakes" it and the object is rebuilt,
 # writing the .d, so a missing dependency list never hides a change.
+# (ccache may write the .d after the object: the object is touched last,
+# or it would look older than its .d and be rebuilt on every make.)
 $(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	@touch $@
 
-$(BUILD)/%.o: %.cu $(BUILD)/%.d | $(BUILD)/.dirs
+$(BUILD)/%.o: %.cu $(BUILD)/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	@touch $@
 
-$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d | $(BUILD)/.dirs
+$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	@touch $@
 
 $(BUILD)/%.d: ;
 .PRECIOUS: $(BUILD)/%.d
@@ -170,18 +193,45 @@ deps:
 	@bash tools/deps.sh
 
 # Check prints "NN%: Checks: N, Failures: F, Errors: E" as its last line.
+# The CUDA half is compiled first, on its own, wherever nvcc is (with or
+# without a GPU: it must compile, and the emulated GPU runs it), and its
+# compile time is printed; `make bench` builds it only for a GPU.
 test: deps
+	@$(MAKE) --no-print-directory cuda-half
 	@$(MAKE) --no-print-directory check-run
 	@$(MAKE) --no-print-directory extra-tests
+
+.PHONY: cuda-half
+cuda-half:
+ifeq ($(CU_OBJS),)
+	@echo "test: CPU-only build (CUDA=0, or no nvcc): the CUDA half is not compiled"
+else
+	@t0=$$(date +%s); n=$$($(MAKE) --no-print-directory -q $(CU_OBJS) $(TEST_CU_OBJS) 2>/dev/null && echo 0 || echo 1); \
+	$(MAKE) --no-print-directory cuda-objs; \
+	if [ $$n = 0 ]; then echo "test: the CUDA half is up to date ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT))"; \
+	else echo "test: the CUDA half ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT)) compiled in $$(( $$(date +%s) - t0 )) s"; fi
+endif
+.PHONY: cuda-objs
+cuda-objs: $(CU_OBJS) $(TEST_CU_OBJS)
+	@:
+CUDA_HALF_WHAT = $(if $(filter 1,$(CUDA_EMU)),g++ against HIP-CPU for the emulated GPU,nvcc for sm_$(subst $() $(),$(comma) sm_,$(strip $(CUDA_ARCH)))$(if $(filter 1,$(CUDA_PTX)), + PTX))
+comma := ,
 
 # Areas hook further test scripts in with `extra-tests:: target` (mk/*.mk).
 .PHONY: extra-tests
 extra-tests::
 	@true
 
+# CHECK_JOBS=N runs the suites N processes at a time, one process per
+# suite (mk/run-suites.sh; CI uses 2); the default runs them in one.
+CHECK_JOBS ?= 1
 check-run: $(TEST_BIN) $(EXAMPLE_BINS)
 	@bash tests/run_examples.sh $(BUILD)/examples
+ifeq ($(CHECK_JOBS),1)
 	$(TEST_ENV) $(TEST_BIN)
+else
+	$(TEST_ENV) bash mk/run-suites.sh $(TEST_BIN) $(CHECK_JOBS)
+endif
 
 run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/examples/quickstart
@@ -205,13 +255,23 @@ VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu 
 ifeq ($(VALGRIND_SUITES),all)
   override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu gpu_ew gpu_reduce gpu_linalg gpu_random coverage vmath
 endif
+# VALGRIND_JOBS=2: two suites at a time (valgrind runs a process's threads
+# on one core; CI uses 2).
+VALGRIND_JOBS ?= 1
+VALGRIND_CMD := valgrind -q --error-exitcode=1 --leak-check=full \
+    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+    --suppressions=tests/valgrind.supp
 valgrind: $(TEST_BIN)
+ifneq ($(VALGRIND_JOBS),1)
+	ND_TEST_LARGE=0 CK_FORK=no SUITE_WRAPPER="$(VALGRIND_CMD)" bash mk/run-suites.sh $(TEST_BIN) $(VALGRIND_JOBS) $(VALGRIND_SUITES)
+else
 	@set -eo pipefail; for s in $(VALGRIND_SUITES); do \
 	  echo "valgrind: suite $$s"; \
 	  ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE=$$s valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 	    --suppressions=tests/valgrind.supp $(TEST_BIN) | tail -n 1; \
 	done
+endif
 
 clean:
 	rm -rf build build-asan build-*

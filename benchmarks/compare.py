@@ -244,6 +244,11 @@ def fmt_time(s):
     return "%.3f s" % s
 
 
+def fmt_clock(s):
+    s = int(round(s))
+    return "%d:%02d" % (s // 60, s % 60)
+
+
 def fmt_rate(rec):
     if rec.get("gflops"):
         return "%.1f GF/s" % rec["gflops"]
@@ -280,6 +285,7 @@ class State:
         self.cupy_checked = False
         self.t_start = time.time()
         self.done = []
+        self.bench_seconds = {}   # wall time of each case group, both sides and every round
 
     def add_ours(self, recs, rnd):
         for r in recs:
@@ -703,6 +709,7 @@ def write_record(st, args, threads, logpath, complete):
         "threads": threads,
         "nproc": nproc,
         "elapsed_s": round(time.time() - st.t_start, 1),
+        "bench_seconds": st.bench_seconds,
         "libndgpu": {"version": env0.get("version"), "build_info": env0.get("build_info"),
                      "blas_core": env0.get("blas_core"), "cpu_path": env0.get("cpu_path"),
                      "blas_config": env0.get("blas_config"),
@@ -728,6 +735,9 @@ def write_record(st, args, threads, logpath, complete):
         shutil.copyfile(logpath, stem + ".log")
     except OSError:
         pass
+    sys.path.insert(0, HERE)
+    import plot as plot_mod
+    plot_mod.write_markdown(rows, stem + ".md", plot_mod.record_title(record), os.path.basename(out_json))
     return rows, counts, summary, out_json, kind, env0, goals, cpu_goals
 
 
@@ -858,9 +868,31 @@ def main():
     import signal
     signal.signal(signal.SIGTERM, on_term)
 
+    # The plan: each binary lists its cases (no measurement), so the run can
+    # say how far it is and about how long is left.
+    planned = {}
+    for bench in benches:
+        cmd = [os.path.join(bindir, "bench_" + bench), "--list", "--device", args.device]
+        cmd += (["--quick"] if args.quick else []) + (["--filter", args.filter] if args.filter else [])
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        planned[bench] = sum(1 for k in p.stdout.split() if k.count("/") == 4) if p.returncode == 0 else 0
+    total_cases = sum(planned.values())
+    log("compare: %d case groups, %d cases (device %s), %d round(s) of libndgpu then %s each; "
+        "a line per group, the table at the end" % (len(benches), total_cases, args.device, args.rounds,
+                                                     "NumPy" if not st.numpy_why else "no reference"))
+
+    def progress(bench, t_bench):
+        done = sum(planned[b] for b in st.done)
+        el = time.time() - st.t_start
+        left = (el / done * (total_cases - done)) if done else 0
+        log("compare: == %-11s %3d cases in %5.1f s | %d/%d groups, %d/%d cases, %s elapsed, about %s left" % (
+            bench, planned[bench], t_bench, len(st.done), len(benches), done, total_cases, fmt_clock(el),
+            fmt_clock(left)))
+
     interrupted = None
     try:
         for bench in benches:
+            t_bench = time.time()
             binpath = os.path.join(bindir, "bench_" + bench)
             for rnd in range(1, args.rounds + 1):
                 jpath = os.path.join(tmpdir, "%s-%d.jsonl" % (bench, rnd))
@@ -906,7 +938,8 @@ def main():
                         log("compare: " + werr)
                     st.add_worker(kind, res, rnd)
             st.done.append(bench)
-            log("compare: [%s] done at %.1f s" % (bench, time.time() - st.t_start))
+            st.bench_seconds[bench] = round(time.time() - t_bench, 1)
+            progress(bench, time.time() - t_bench)
             logf.flush()
             write_record(st, args, threads, logpath, complete=False)  # a partial record survives a timeout
     except KeyboardInterrupt as e:
@@ -927,7 +960,8 @@ def main():
     print_goals(goals)
     stem = os.path.splitext(out_json)[0]
     print()
-    print("compare: wrote %s (+ %s)" % (out_json, os.path.basename(stem + ".log")))
+    print("compare: wrote %s (+ %s, %s: the summary table)" % (out_json, os.path.basename(stem + ".log"),
+                                                               os.path.basename(stem + ".md")))
     if not args.no_plot and interrupted is None:
         title = "libndgpu %s vs NumPy %s%s on %s, %d threads, BLAS core %s, CPU path %s, %s%s" % (
             env0.get("version"), (st.workers.get("numpy") or {}).get("version", "-"),
@@ -945,8 +979,9 @@ def main():
     import shutil
     shutil.rmtree(tmpdir, ignore_errors=True)
 
-    print("compare: %d cases, %d libndgpu failures, %d checksum mismatches, %d inconsistent claims, %d problems"
-          % (len(rows), counts["fail"], counts["mismatch"], counts["claim"], len(st.problems)))
+    print("compare: %d cases in %s, %d libndgpu failures, %d checksum mismatches, %d inconsistent claims, %d problems"
+          % (len(rows), fmt_clock(time.time() - st.t_start), counts["fail"], counts["mismatch"], counts["claim"],
+             len(st.problems)))
     for p in st.problems:
         print("  problem: " + p)
     if interrupted:
