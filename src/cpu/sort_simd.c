@@ -254,6 +254,14 @@ static void part_body(void *ctx, int64_t s0, int64_t s1)
     }
 }
 
+/* the sorted keys of [b, e) back into bits (or indices), in place */
+static void emit(long_job *j, int64_t b, int64_t e)
+{
+    if (j->mode == MODE_PACK) j->o->unpack((const uint64_t *)j->k, b, e, j->flip, j->vout, (int64_t *)j->k);
+    else if (j->vout) j->o->unkey(j->k, b, e, j->flip, j->vout);
+}
+
+/* sort each segment [s0, s1), then turn it back while it is in cache */
 static void sort_body(void *ctx, int64_t s0, int64_t s1)
 {
     long_job *j = (long_job *)ctx;
@@ -268,21 +276,15 @@ static void sort_body(void *ctx, int64_t s0, int64_t s1)
         } else {
             j->f->s64((uint64_t *)j->k + b, (size_t)m);
         }
+        emit(j, b, b + m);
     }
-}
-
-static void emit_body(void *ctx, int64_t b, int64_t e)
-{
-    long_job *j = (long_job *)ctx;
-    if (j->mode == MODE_PACK) j->o->unpack((const uint64_t *)j->k, b, e, j->flip, j->vout, (int64_t *)j->k);
-    else if (j->vout) j->o->unkey(j->k, b, e, j->flip, j->vout);
 }
 
 /* One row: keys into the output (MODE_KV: into vout, or a buffer of its
  * own, the indices into iout), a few partition steps in parallel until
  * there are about twice as many segments as threads (the larger first;
  * a segment of one key value is not split), the segments sorted in
- * parallel, the keys turned back in place. */
+ * parallel and turned back in place. */
 static nd_status sort_long(const xss_fns *f, const simd_ops *o, nd_dtype t, const char *src, int64_t n, uint64_t flip,
                            char *vout, int64_t *iout)
 {
@@ -329,7 +331,6 @@ static nd_status sort_long(const xss_fns *f, const simd_ops *o, nd_dtype t, cons
         if (!progress) break;
     }
     nd__parallel_for(j.nseg, n / j.nseg * 32, sort_body, &j);
-    nd__parallel_for(n, 2, emit_body, &j);
     if (j.loss && vout) nd__cpu_sort_fix(t, vout, src, n);
     nd__free(own);
     return ND_OK;
