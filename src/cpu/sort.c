@@ -2,7 +2,9 @@
  * CPU sorting (nd_backend.sort_rows / topk_rows / searchsorted; the
  * contracts are in src/backend.h, the order in src/sort_keys.h).
  *
- * sort_rows: an LSD radix sort on the order-preserving keys, 8 bits a
+ * sort_rows: 32/64-bit integers and floats on the AVX-512 and AVX2 paths
+ * take the SIMD sort (src/cpu/sort_simd.c, x86-simd-sort); the rest, and
+ * the baseline path: an LSD radix sort on the order-preserving keys, 8 bits a
  * pass, skipping every pass whose digit is the same for all keys (one
  * histogram read computes all digits' counts first). The first pass reads
  * the input and computes keys on the fly, the last writes the values
