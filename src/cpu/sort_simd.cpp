@@ -6,14 +6,17 @@
  * builds the library's order, stability and threading around them. Every
  * sort here is of unsigned integer keys (src/sort_keys.h), so NaNs and
  * signed zeros never reach x86-simd-sort. Its functions are static inline
- * templates (internal linkage), so the two objects share no code. */
+ * templates (internal linkage); the few std:: templates they instantiate
+ * are kept local by -fno-weak where the compiler has it (the Makefile). */
 #include <stddef.h>
 #include <stdint.h>
 
 /* GCC 12 warns "(may be) used uninitialized" inside its own AVX-512
  * intrinsics (the _mm512_undefined_* idiom) once they are inlined here */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include "x86simdsort-static-incl.h"
 
 #define ND__CAT2(a, b) a##_##b
