@@ -118,6 +118,27 @@ ifneq ($(NVCC_STAMP),)
   endif
 endif
 
+# The SIMD sort (src/cpu/sort_simd.cpp over the vendored x86-simd-sort,
+# third_party/x86-simd-sort): on x86-64 the one C++ file is compiled once
+# per CPU path (AVX-512 SKX, AVX2) and src/cpu/sort_simd.c picks one at
+# run time (src/cpu/isa.h). -fno-weak (gcc): every template instance stays
+# local to its object, so no function compiled for AVX-512 can stand in for
+# the AVX2 object's copy at link time; a compiler without it (clang) shares
+# the std:: instances, and the AVX2 object comes first so that its copies
+# are the ones kept. It needs only libc and libm.
+CXX ?= g++
+XSS_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null | cut -d- -f1)
+ifeq ($(XSS_ARCH),x86_64)
+  $(BUILD)/src/cpu/sort_simd.o: CFLAGS_ALL += -DND_HAVE_XSS=1
+  XSS_NOWEAK := $(shell $(CXX) -fno-weak -x c++ -c /dev/null -o /dev/null 2>/dev/null && echo -fno-weak)
+  XSS_CXXFLAGS := -std=c++17 $(OPT) $(XSS_NOWEAK) -fno-exceptions -fno-rtti -fPIC -fvisibility=hidden \
+                  -Wall -Wextra -Werror -isystem third_party/x86-simd-sort/src $(SAN)
+  XSS_FLAGS_avx512 := -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma
+  XSS_FLAGS_avx2 := -mavx2 -mfma
+  XSS_OBJS := $(BUILD)/src/cpu/sort_simd_avx2.o $(BUILD)/src/cpu/sort_simd_avx512.o
+  OBJS += $(XSS_OBJS)
+endif
+
 LIB_A := $(BUILD)/libndgpu.a
 LIB_SO := $(BUILD)/libndgpu.so.$(NDGPU_VERSION)
 LIB_SONAME := libndgpu.so.$(NDGPU_SOVERSION)
@@ -145,6 +166,10 @@ lib: $(LIB_A) $(BUILD)/libndgpu.so
 # or it would look older than its .d and be rebuilt on every make.)
 $(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	@touch $@
+
+$(BUILD)/src/cpu/sort_simd_%.o: src/cpu/sort_simd.cpp $(BUILD)/src/cpu/sort_simd_%.d | $(BUILD)/.dirs
+	$(CXX) $(XSS_CXXFLAGS) $(XSS_FLAGS_$*) -DND_XSS_SFX=$* -MMD -MP -c $< -o $@
 	@touch $@
 
 $(BUILD)/%.o: %.cu $(BUILD)/%.d $(NVCC_STAMP) | $(BUILD)/.dirs

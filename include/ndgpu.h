@@ -971,9 +971,13 @@ ND_API nd_status nd_minimum_at(nd_array *a, const nd_array *indices, const nd_ar
  * either sign last (a descending sort puts them first). Every sort is
  * stable: elements that compare equal (also -0.0 and +0.0, or two NaNs)
  * keep their input order, so ND_SORT_STABLE (NumPy's kind='stable') costs
- * nothing extra. CPU: a threaded LSD radix sort on order-preserving keys;
- * CUDA: CUB's device-wide radix sort per row for a few long rows,
- * CUB's segmented sort for many rows. All 13 dtypes. */
+ * nothing extra. CPU: 32/64-bit integers and floats on the AVX-512 and
+ * AVX2 paths go through x86-simd-sort's vector quicksort (the one NumPy
+ * uses) on order-preserving keys, threaded by partition steps, argsort
+ * made stable by sorting (key, index); every other dtype and the baseline
+ * path a threaded LSD radix sort on the same keys. CUDA: CUB's device-wide
+ * radix sort per row for a few long rows, CUB's segmented sort for many
+ * rows. All 13 dtypes. */
 /** Flags of nd_sort / nd_argsort. */
 enum {
     ND_SORT_DEFAULT = 0,

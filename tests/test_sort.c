@@ -469,6 +469,54 @@ START_TEST(test_sort_errors)
 }
 END_TEST
 
+/* The CPU's SIMD sort (32/64-bit integers and floats on the AVX-512 and
+ * AVX2 paths; `make test-isa` runs this suite on each path, and the
+ * baseline path's radix sort) under several thread counts: the long-row
+ * path (partition steps into segments sorted in parallel, the packed
+ * 32-bit argsort, the (key, index) 64-bit argsort and its tie runs), the
+ * many-rows path, rows too short to split, and the inputs that do not
+ * split (one value), split once (two values) or arrive in order. */
+START_TEST(test_sort_simd_paths)
+{
+    static const nd_dtype ts[] = {ND_INT32, ND_UINT32, ND_FLOAT32, ND_INT64, ND_UINT64, ND_FLOAT64};
+    static const int threads[] = {1, 2, 3, 7};
+    static const int64_t shapes[][2] = {{1, 70001}, {2, 66000}, {5, 300}, {3, 17}, {1, 4100}};
+    int nt0 = nd_get_num_threads();
+    uint64_t seed = 4242;
+    nd_dtype t = ts[_i];
+    for (size_t q = 0; q < sizeof threads / sizeof threads[0]; q++) {
+        ND_OK_OR_FAIL(nd_set_num_threads(threads[q]));
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            nd_array *x = sr_make(t, 2, shapes[s], 0, &seed, nd_cpu());
+            char what[96];
+            snprintf(what, sizeof what, "simd %s threads %d shape %lldx%lld", nd_dtype_name(t), threads[q],
+                     (long long)shapes[s][0], (long long)shapes[s][1]);
+            check_sort(x, 1, false, what);
+            check_sort(x, 1, true, what);
+            nd_release(x);
+        }
+        /* one value; two values; ascending and descending runs */
+        int64_t n = 70001;
+        nd_array *one = NULL, *ar = NULL, *two = NULL, *rev = NULL, *neg = NULL;
+        ND_OK_OR_FAIL(nd_full(&one, t, 1, &n, (nd_scalar){.kind = ND_SCALAR_INT, .v.i = 7}, nd_cpu()));
+        ND_OK_OR_FAIL(nd_arange(&ar, t, 0, (double)n, 1, nd_cpu()));
+        ND_OK_OR_FAIL(nd_binary_scalar(&two, ND_BINARY_REMAINDER, ar, (nd_scalar){.kind = ND_SCALAR_INT, .v.i = 2}));
+        ND_OK_OR_FAIL(nd_arange(&rev, ND_FLOAT64, (double)n, 0, -1, nd_cpu()));
+        ND_OK_OR_FAIL(nd_astype(&neg, rev, t));
+        check_sort(one, 0, false, "simd one value");
+        check_sort(two, 0, true, "simd two values");
+        check_sort(ar, 0, false, "simd ascending");
+        check_sort(neg, 0, false, "simd descending");
+        nd_release(one);
+        nd_release(ar);
+        nd_release(two);
+        nd_release(rev);
+        nd_release(neg);
+    }
+    ND_OK_OR_FAIL(nd_set_num_threads(nt0));
+}
+END_TEST
+
 Suite *suite_sort(void)
 {
     Suite *s = suite_create("sort");
@@ -481,6 +529,7 @@ Suite *suite_sort(void)
     tcase_add_loop_test(tc, test_sort_shapes, 0, ndev);
     tcase_add_loop_test(tc, test_sort_numpy, 0, ndev);
     tcase_add_loop_test(tc, test_sort_errors, 0, ndev);
+    tcase_add_loop_test(tc, test_sort_simd_paths, 0, 6);
     suite_add_tcase(s, tc);
     return s;
 }
