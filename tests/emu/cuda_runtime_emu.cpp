@@ -605,7 +605,9 @@ cudaError_t cudaStreamQuery(cudaStream_t h)
     nd_emu_stream *s = resolve(h);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
     std::lock_guard<std::mutex> lk(s->m);
-    return s->done >= s->enq ? cudaSuccess : cudaErrorNotReady;
+    // As CUDA's runtime does, "not ready" also becomes the thread's last
+    // error: the next cudaGetLastError() (after a launch) returns it.
+    return s->done >= s->enq ? cudaSuccess : fail(cudaErrorNotReady);
 }
 int nd_emu_stream_valid(cudaStream_t h) { return enter() == cudaSuccess && resolve(h) != nullptr; }
 cudaError_t nd_emu_enqueue(cudaStream_t s, void (*fn)(void *), void *arg)
@@ -685,7 +687,7 @@ cudaError_t cudaEventQuery(cudaEvent_t h)
     nd_emu_event *e = live_event(h);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     std::lock_guard<std::mutex> lk(e->m);
-    return e->completed >= e->recorded ? cudaSuccess : cudaErrorNotReady;
+    return e->completed >= e->recorded ? cudaSuccess : fail(cudaErrorNotReady); // the last error too, as in CUDA
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t h, unsigned flags)
 {
