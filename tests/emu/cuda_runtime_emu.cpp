@@ -30,6 +30,15 @@
 
 cudaError_t nd_emu_enqueue_task(cudaStream_t s, std::function<void()> task);
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define ND_EMU_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define ND_EMU_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define ND_EMU_POISON(p, n) ((void)(p), (void)(n))
+#define ND_EMU_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 namespace {
 using clk = std::chrono::steady_clock;
 
@@ -445,8 +454,12 @@ static cudaError_t do_alloc(void **ptr, size_t n, bool device)
     }
     // 256-byte aligned like cudaMalloc; at least one byte so every
     // allocation has a distinct address
-    void *p = aligned_alloc(256, (n + 255) / 256 * 256 + (n == 0 ? 256 : 0));
+    const size_t rounded = (n + 255) / 256 * 256 + (n == 0 ? 256 : 0);
+    void *p = aligned_alloc(256, rounded);
     if (!p) return fail(cudaErrorMemoryAllocation);
+    // under ASan the padding is off limits, as compute-sanitizer's memcheck
+    // reports any access past the size asked for
+    ND_EMU_POISON((char *)p + n, rounded - n);
     {
         std::lock_guard<std::mutex> lk(g_mu);
         g_allocs[(uintptr_t)p] = alloc_info{n, device};
@@ -459,13 +472,16 @@ static cudaError_t do_free(void *p, bool device)
     if (!p) return cudaSuccess;
     // like cudaFree/cudaFreeHost: an implicit device synchronisation
     device_sync();
+    size_t n = 0;
     {
         std::lock_guard<std::mutex> lk(g_mu);
         auto it = g_allocs.find((uintptr_t)p);
         if (it == g_allocs.end() || it->second.device != device)
             return fail(device ? cudaErrorInvalidDevicePointer : cudaErrorInvalidValue);
+        n = it->second.n;
         g_allocs.erase(it);
     }
+    ND_EMU_UNPOISON(p, (n + 255) / 256 * 256 + (n == 0 ? 256 : 0));
     free(p);
     return cudaSuccess;
 }
