@@ -95,8 +95,9 @@ static nd_dtype res_of(const char *kinds, const char *rule, nd_dtype t)
  * rounded operations) and kappa = |z| |f'(z)| / max(|re f|, |im f|) the
  * op's condition number at the input (a double body rounds its arguments,
  * e.g. z ln 2 for exp2, and such an error grows by kappa). For power,
- * kappa = |w| + |w log z|. Special inputs and non-finite results are still
- * compared with the host body exactly (they follow fixed rules). */
+ * kappa = |w| + |w log z|. Special inputs (inf, NaN) and non-finite
+ * results are compared with the host body, within the op's budget (they
+ * follow fixed rules; NaN where NaN, the same infinities). */
 static bool ld_fn(int op, long double complex z, long double complex *r)
 {
     static const long double ln2 = 0.693147180559945309417232121458176568L;
@@ -205,6 +206,10 @@ static long double ld_mag(long double complex r) { return fmaxl(fabsl(creall(r))
 static bool ld_unary(int op, const double x[2], long double w[2], double *ulps)
 {
     const double base = ld_ulps_unary(op);
+    /* where there is no long double comparison (special or ill-conditioned
+     * inputs), the host body is the reference, with the same budget: both
+     * sides evaluate the same double arguments with their own libm */
+    *ulps = base;
     if (base == 0 || !isfinite(x[0]) || !isfinite(x[1])) return false;
     const long double complex z = CMPLXL(x[0], x[1]);
     long double complex r;
@@ -214,7 +219,7 @@ static bool ld_unary(int op, const double x[2], long double w[2], double *ulps)
     /* a double argument is off by up to eps |z| (and the body's own
      * arguments, such as z ln 2, by a few eps |z|): kappa = |z f'| / |f| */
     const long double kappa = az * ld_deriv(op, z) / m;
-    if (!isfinite(kappa) || kappa > 1e6L) return false; /* ill-conditioned there: nothing to compare */
+    if (!isfinite(kappa)) return false;
     w[0] = creall(r), w[1] = cimagl(r);
     *ulps = base + 2 * (double)kappa;
     return true;
@@ -223,6 +228,7 @@ static bool ld_unary(int op, const double x[2], long double w[2], double *ulps)
 static bool ld_binary(int op, const double x[2], const double y[2], long double w[2], double *ulps)
 {
     if (op != ND_BINARY_POWER && op != ND_BINARY_FLOAT_POWER) return false;
+    *ulps = 16; /* the host body's budget where there is no long double comparison */
     if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(y[0]) || !isfinite(y[1])) return false;
     const long double complex z = CMPLXL(x[0], x[1]), e = CMPLXL(y[0], y[1]);
     if (cabsl(z) == 0) return false; /* 0 ** w: fixed rules */
@@ -381,6 +387,7 @@ static void expect_result(const nd_array *r, nd_dtype rt, ref_fn f, const void *
     long double ldw[2];
     double ldulps = 0;
     for (int64_t i = 0; i < n; i++) {
+        ldulps = 0;
         const bool ld = f(i, want, ldw, &ldulps, ctx) && (rt == ND_COMPLEX128 || rt == ND_FLOAT64);
         double hw[2] = {0, 0};
         memcpy(hw, want, rt == ND_COMPLEX128 ? 16 : 8);
@@ -391,7 +398,7 @@ static void expect_result(const nd_array *r, nd_dtype rt, ref_fn f, const void *
                 ck_abort_msg("%s: element %lld is %s, want (%.21Lg, %.21Lg) within %.1f ulps", what, (long long)i, g,
                              ldw[0], ldw[1], ldulps);
             }
-        } else if (!close_elem(rt, got + (size_t)i * isz, want, ulps)) {
+        } else if (!close_elem(rt, got + (size_t)i * isz, want, ld ? ulps : fmax(ulps, ldulps))) {
             char g[96], w[96];
             fmt_elem(g, sizeof g, rt, got + (size_t)i * isz);
             fmt_elem(w, sizeof w, rt, want);
