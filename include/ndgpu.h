@@ -2040,7 +2040,11 @@ ND_API nd_status nd_load_npy_buffer(nd_array **out, const void *data, size_t siz
  * devices (kDLCPU id 0, kDLCUDAHost -> a pinned CPU array, kDLCUDA and
  * kDLCUDAManaged -> cuda:N, which needs a CUDA build and a GPU; others
  * ND_ERR_DEVICE). strides == NULL means C-contiguous; byte_offset is
- * honoured. A READ_ONLY tensor (versioned import) becomes a read-only array:
+ * honoured. A CUDA tensor (kDLCUDA, kDLCUDAManaged) whose first element,
+ * data + byte_offset, is not aligned to the element size (16 bytes for
+ * complex128) is refused with ND_ERR_INVALID: the kernels load whole
+ * elements, and a misaligned load would fault on the device; no copy is
+ * made, because an import shares the producer's memory. A READ_ONLY tensor (versioned import) becomes a read-only array:
  * it and its views are refused (ND_ERR_INVALID) as an out= argument, as
  * nd_gemm's c and by nd_copy_from_host (copy it with nd_copy to write).
  *

@@ -7,6 +7,8 @@
  * do not depend on which public functions are hooked; the hooks of the
  * real ops are tested in tests/test_profiler_ops.c. */
 #include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "prof.h"
@@ -561,6 +563,43 @@ START_TEST(stop_out_of_memory)
 }
 END_TEST
 
+/* ND_PROFILE starts a session before main. That must not initialise the
+ * GPU runtime: a process that forks before its first GPU call (Check's
+ * runner, which forks every test) would leave its children without a
+ * usable GPU. This runs the core cases of this suite in a fresh copy of
+ * the test program with ND_PROFILE set, each case in a forked child, and
+ * wants them all to pass, the GPU case included. */
+START_TEST(env_profile_keeps_the_gpu_for_forked_children)
+{
+    char exe[4096], dir[] = "/tmp/nd_env_profile_XXXXXX", cmd[8192];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(len, 0);
+    exe[len] = '\0';
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "env -u CK_LOG_FILE_NAME -u CK_XML_LOG_FILE_NAME -u CK_TAP_LOG_FILE_NAME -u CK_RUN_CASE -u CK_RUN_SUITE "
+             "-u CK_INCLUDE_TAGS -u CK_EXCLUDE_TAGS ND_PROFILE=%s/trace.json CK_FORK=yes CK_RUN_SUITE=profiler "
+             "CK_RUN_CASE=core CK_VERBOSITY=normal '%s' > %s/out.txt 2>&1",
+             dir, exe, dir);
+    int rc = system(cmd);
+    char path[4200], out[8192] = "";
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t k = fread(out, 1, sizeof out - 1, f);
+        out[k] = '\0';
+        fclose(f);
+    }
+    remove(path);
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    remove(path);
+    rmdir(dir);
+    ck_assert_msg(rc == 0, "the suite under ND_PROFILE failed (status %d):\n%s", rc, out);
+    ck_assert_msg(strstr(out, "100%") && !strstr(out, "cuda_device_time SKIPPED"), "the GPU case did not run and pass:\n%s",
+                  out);
+}
+END_TEST
+
 Suite *suite_profiler(void);
 Suite *suite_profiler(void)
 {
@@ -582,5 +621,11 @@ Suite *suite_profiler(void)
     if (nd_test_gpu_count() > 0) tcase_add_test(tc, cuda_device_time);
     else fprintf(stderr, "profiler: cuda_device_time SKIPPED (no CUDA device)\n");
     suite_add_tcase(s, tc);
+    if (nd_test_gpu_count() > 0) {
+        TCase *env = tcase_create("env");
+        tcase_set_timeout(env, 300);
+        tcase_add_test(env, env_profile_keeps_the_gpu_for_forked_children);
+        suite_add_tcase(s, env);
+    }
     return s;
 }

@@ -619,6 +619,71 @@ static void cpx_dtype_and_diff0(nd_device dev)
 START_TEST(cpx_dtype_diff0_cpu) { cpx_dtype_and_diff0(nd_cpu()); }
 END_TEST
 START_TEST(cpx_dtype_diff0_cuda) { cpx_dtype_and_diff0(nd_cuda(0)); }
+/* Float sums and products of long rows give the same bits every run (the
+ * GPU's long-row path combines in an order fixed by its tiles; a scan that
+ * combines in whatever order its blocks finish would not), and stay close
+ * to a sequential long double reference. */
+static void repeat_cases(nd_device dev)
+{
+    static const int64_t shapes[3][2] = {{1, 200003}, {3, 70001}, {8, 65536}};
+    for (int ti = 0; ti < 2; ti++)
+        for (int op = 0; op < 2; op++)
+            for (int si = 0; si < 3; si++) {
+                const nd_dtype t = ti ? ND_FLOAT64 : ND_FLOAT32;
+                const int64_t rows = shapes[si][0], n = shapes[si][1], total = rows * n;
+                double *h = malloc((size_t)total * sizeof(double));
+                for (int64_t i = 0; i < total; i++)
+                    h[i] = op == 0 ? unif(-1.0, 1.0) : 1.0 + unif(-1.0, 1.0) * 1e-4; /* products stay finite */
+                nd_array *hd = NULL, *a = NULL, *r[3] = {NULL, NULL, NULL};
+                ND_OK_OR_FAIL(nd_from_host(&hd, h, ND_FLOAT64, 2, shapes[si], nd_cpu()));
+                ND_OK_OR_FAIL(nd_astype(&a, hd, t));
+                nd_array *ad = NULL;
+                ND_OK_OR_FAIL(nd_to_device(&ad, a, dev));
+                unsigned char *got[3];
+                const size_t isz = nd_dtype_size(t), nb = (size_t)total * isz;
+                for (int k = 0; k < 3; k++) {
+                    ND_OK_OR_FAIL((op == 0 ? nd_cumsum : nd_cumprod)(&r[k], ad, 1));
+                    got[k] = malloc(nb);
+                    ND_OK_OR_FAIL(nd_copy_to_host(got[k], r[k], nb));
+                }
+                for (int k = 1; k < 3; k++)
+                    ck_assert_msg(memcmp(got[0], got[k], nb) == 0, "%s %s (%lld, %lld): run %d differs from run 0",
+                                  op ? "cumprod" : "cumsum", nd_dtype_name(t), (long long)rows, (long long)n, k);
+                /* against a long double sequential scan of the rounded inputs */
+                double *x = malloc((size_t)total * sizeof(double));
+                nd_array *ac = NULL;
+                ND_OK_OR_FAIL(nd_astype(&ac, a, ND_FLOAT64));
+                ND_OK_OR_FAIL(nd_copy_to_host(x, ac, (size_t)total * sizeof(double)));
+                const double eps = t == ND_FLOAT32 ? 0x1p-24 : 0x1p-53;
+                for (int64_t row = 0; row < rows; row++) {
+                    long double acc = op == 0 ? 0.0L : 1.0L, absacc = 0.0L;
+                    for (int64_t i = 0; i < n; i++) {
+                        const double xi = x[row * n + i];
+                        acc = op == 0 ? acc + xi : acc * xi;
+                        absacc = op == 0 ? absacc + fabsl((long double)xi) : fabsl(acc);
+                        double g;
+                        if (t == ND_FLOAT32) {
+                            float f;
+                            memcpy(&f, got[0] + (size_t)(row * n + i) * isz, 4);
+                            g = f;
+                        } else {
+                            memcpy(&g, got[0] + (size_t)(row * n + i) * isz, 8);
+                        }
+                        /* a sum of i terms in any grouping errs by at most (i - 1) eps sum |x| */
+                        const long double bound = 1.01L * (long double)(i + 1) * eps * (absacc + fabsl(acc));
+                        ck_assert_msg(fabsl((long double)g - acc) <= bound, "%s %s row %lld element %lld: %.17g vs %.17Lg",
+                                      op ? "cumprod" : "cumsum", nd_dtype_name(t), (long long)row, (long long)i, g, acc);
+                    }
+                }
+                for (int k = 0; k < 3; k++) free(got[k]), nd_release(r[k]);
+                free(x), free(h);
+                nd_release(ac), nd_release(ad), nd_release(a), nd_release(hd);
+            }
+}
+
+START_TEST(repeat_cpu) { repeat_cases(nd_cpu()); }
+END_TEST
+START_TEST(repeat_cuda) { repeat_cases(nd_cuda(0)); }
 END_TEST
 
 Suite *suite_scan(void)
@@ -627,11 +692,13 @@ Suite *suite_scan(void)
     TCase *tc = tcase_create("scan");
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, scan_cpu);
+    tcase_add_test(tc, repeat_cpu);
     tcase_add_test(tc, scan_numpy_cpu);
     tcase_add_test(tc, diff_cpu);
     tcase_add_test(tc, cpx_dtype_diff0_cpu);
     if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, scan_cuda);
+        tcase_add_test(tc, repeat_cuda);
         tcase_add_test(tc, scan_numpy_cuda);
         tcase_add_test(tc, diff_cuda);
         tcase_add_test(tc, cpx_dtype_diff0_cuda);

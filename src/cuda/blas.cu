@@ -153,6 +153,9 @@ extern "C" void nd__cuda_blas_forget_stream(int dev, void *stream)
 static nd_status blas_status(cublasStatus_t st, const char *fn, const char *what)
 {
     if (st == CUBLAS_STATUS_SUCCESS) return ND_OK;
+    // a CUDA call inside cuBLAS that failed leaves its error as the thread's
+    // last error: reported here, it must not fail the next launch too
+    (void)cudaGetLastError();
     nd_status code = st == CUBLAS_STATUS_ALLOC_FAILED    ? ND_ERR_NOMEM
                      : st == CUBLAS_STATUS_NOT_SUPPORTED ? ND_ERR_UNSUPPORTED
                                                          : ND_ERR_BACKEND;

@@ -804,11 +804,18 @@ nd_status la_geev(const nd_la_call *c, la_ctx &x, scratch &sc)
             return nd__err(ND_ERR_NOMEM, "cuSOLVER", "cusolverDnXgeev: cannot allocate %zu bytes of host workspace",
                            hbytes);
     }
-    for (int64_t i = 0; i < c->batch; i++)
+    for (int64_t i = 0; i < c->batch; i++) {
+        // One host workspace for the batch: a call may still use it while
+        // its work is queued, so the next one waits for the stream first.
+        if (i > 0 && hbytes) {
+            cudaError_t e = cudaStreamSynchronize(x.s);
+            if (e != cudaSuccess) return nd_cuda_status(e, "cuSOLVER", "waiting for Xgeev's host workspace");
+        }
         ND_SOLVER_TRY(cusolverDnXgeev(x.h, p, CUSOLVER_EIG_MODE_NOVECTOR, jr, n, ta, A + i * nn * sizeof(T), n, tw,
                                       w + i * n * wsz, ta, nullptr, n, ta, VR ? VR + i * nn : nullptr, n, ta, dws,
                                       dbytes, x.host_ws, hbytes, x.dinfo + i),
                       'X', "geev");
+    }
     if (!vec || S::cplx) return ND_OK;
     const int64_t total = c->batch * nn;
     cudaError_t e;
