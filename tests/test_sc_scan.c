@@ -619,6 +619,8 @@ static void cpx_dtype_and_diff0(nd_device dev)
 START_TEST(cpx_dtype_diff0_cpu) { cpx_dtype_and_diff0(nd_cpu()); }
 END_TEST
 START_TEST(cpx_dtype_diff0_cuda) { cpx_dtype_and_diff0(nd_cuda(0)); }
+END_TEST
+
 /* Float sums and products of long rows give the same bits every run (the
  * GPU's long-row path combines in an order fixed by its tiles; a scan that
  * combines in whatever order its blocks finish would not), and stay close
