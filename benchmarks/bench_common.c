@@ -2,7 +2,7 @@
  * the libndgpu benchmarks (see bench_common.h). */
 #include "bench_common.h"
 
-#include <cblas.h>
+#include "cpu/blas.h"
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
