@@ -35,7 +35,7 @@ ifeq ($(filter auto scipy-openblas,$(BLAS)),$(BLAS))
   ifeq ($(BLAS)$(SCIPY_OPENBLAS_DIR),auto)
     ifeq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),$(or $(MAKECMDGOALS),all))
       ifeq ($(wildcard $(BUILD)/.blas-install-failed),)
-        ND_BLAS_TRY := $(shell bash tools/deps.sh blas >&2 || { mkdir -p $(BUILD) && touch $(BUILD)/.blas-install-failed; })
+        ND_BLAS_TRY := $(shell PYTHON=$(PYTHON) bash tools/deps.sh blas >&2 || { mkdir -p $(BUILD) && touch $(BUILD)/.blas-install-failed; })
         override SCIPY_OPENBLAS_DIR := $(scipy_openblas_query)
       endif
     endif
