@@ -51,7 +51,7 @@ endif
 
 ifeq ($(BLAS),scipy-openblas)
   BLAS_LIBDIR := $(SCIPY_OPENBLAS_DIR)/lib
-  BLAS_CFLAGS := -I$(SCIPY_OPENBLAS_DIR)/include -DND_BLAS_SCIPY_OPENBLAS=1
+  BLAS_CFLAGS := -isystem $(SCIPY_OPENBLAS_DIR)/include -DND_BLAS_SCIPY_OPENBLAS=1
   BLAS_LIBS := -L$(BLAS_LIBDIR) -Wl,-rpath,$(BLAS_LIBDIR) -lscipy_openblas
   # ndgpu.pc (mk/install.mk): no .pc of its own on the default search path
   BLAS_PC_REQUIRES :=
@@ -68,7 +68,7 @@ else ifeq ($(BLAS),blis)
   # may be OpenBLAS's); its BLAS calls bind to libblis, linked first
   BLIS_LAPACK_DIR ?= /usr/lib/$(ND_MULTIARCH)/lapack
   BLAS_LIBDIR := $(BLIS_DIR)
-  BLAS_CFLAGS := -I$(BLIS_INCLUDE) -DND_BLAS_BLIS=1
+  BLAS_CFLAGS := -isystem $(BLIS_INCLUDE) -DND_BLAS_BLIS=1
   BLAS_LIBS := -L$(BLIS_DIR) -Wl,-rpath,$(BLIS_DIR) -lblis \
                -Wl,-rpath,$(BLIS_LAPACK_DIR) $(BLIS_LAPACK_DIR)/liblapack.so.3
   BLAS_PC_REQUIRES :=
