@@ -14,7 +14,9 @@
 #          CUDA_ARCH="80 90" (default; CI builds CUDA_ARCH=90 CUDA_PTX=0 to stay fast);
 #          NATIVE=1 adds -march=native; DEBUG=1 builds -O0 -g;
 #          BUILD=dir chooses the build directory; CHECK_JOBS=2 runs the
-#          suites two processes at a time.
+#          suites two processes at a time;
+#          BLAS=scipy-openblas|openblas|blis chooses the BLAS/LAPACK
+#          (default: scipy-openblas when available, see docs/blas.md).
 
 SHELL := /bin/bash
 NDGPU_SOVERSION := 0
@@ -53,8 +55,8 @@ ifeq ($(NATIVE),1)
   OPT += -march=native
 endif
 
-BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
-BLAS_LIBS := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+# The BLAS/LAPACK (mk/blas.mk, docs/blas.md): BLAS=auto|scipy-openblas|openblas|blis
+include mk/blas.mk
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
@@ -102,6 +104,9 @@ else
   CU_OBJS :=
 endif
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+# Everything compiled or linked against the BLAS is redone when the choice
+# changes (mk/blas.mk writes $(BLAS_STAMP) only then).
+$(OBJS) $(CU_OBJS) $(LIB_SO): $(BLAS_STAMP)
 
 # The CUDA objects remember the compiler and flags they were built with:
 # $(BUILD)/.nvccflags changes when they change (another CUDA_ARCH, the
@@ -303,6 +308,9 @@ clean:
 
 # Feature areas add their own targets in mk/*.mk (benchmarks, install, fuzz, docs ...).
 -include $(wildcard mk/*.mk)
+
+# Test and benchmark objects include src/cpu/blas.h too (see OBJS above).
+$(TEST_OBJS) $(BENCH_COMMON_O): $(BLAS_STAMP)
 
 # The dependency lists written by -MMD (after mk/*.mk, which define the
 # benchmark and tool targets); missing ones are fine (see above).

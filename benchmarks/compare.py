@@ -632,6 +632,9 @@ def print_goals(goals, title="GPU goals (CUDA backend issues; computed from the 
 def print_table(rows, summary, st, threads, has_gpu):
     np_core = ((st.workers.get("numpy") or {}).get("blas") or {}).get("core", "?")
     our_core = (st.envs[0] if st.envs else {}).get("blas_core", "?")
+    our_blas = (st.envs[0] if st.envs else {}).get("blas")
+    if our_blas:
+        our_core = "%s %s" % (our_blas, our_core)
     our_path = (st.envs[0] if st.envs else {}).get("cpu_path", "?")
     print()
     print("libndgpu vs NumPy%s: ratio = reference median / libndgpu median (> 1: libndgpu faster); threads %d; "
@@ -711,7 +714,7 @@ def write_record(st, args, threads, logpath, complete):
         "elapsed_s": round(time.time() - st.t_start, 1),
         "bench_seconds": st.bench_seconds,
         "libndgpu": {"version": env0.get("version"), "build_info": env0.get("build_info"),
-                     "blas_core": env0.get("blas_core"), "cpu_path": env0.get("cpu_path"),
+                     "blas": env0.get("blas"), "blas_core": env0.get("blas_core"), "cpu_path": env0.get("cpu_path"),
                      "blas_config": env0.get("blas_config"),
                      "env": env0.get("env"), "cpu_model": env0.get("cpu_model"), "devices": env0.get("devices")},
         "numpy": st.workers.get("numpy") or {"missing": st.numpy_why},

@@ -99,7 +99,10 @@ ND_API ND_PRINTF_LIKE(3, 4) nd_status nd_set_error(nd_status code, const char *f
 /* ------------------------------------------------------------------ */
 /** Version string "MAJOR.MINOR.PATCH". */
 ND_API const char *nd_version(void);
-/** One-line description of the build: backends, BLAS and its core, CUDA. */
+/** One-line description of the build: backends; the BLAS library, its
+ *  version, origin and the kernel core it runs ("BLAS: OpenBLAS 0.3.34
+ *  (scipy-openblas32, core SkylakeX)", ", generic kernels" after a core
+ *  without AVX2 kernels; docs/blas.md); threads; CPU path; CUDA. */
 ND_API const char *nd_build_info(void);
 /** The CPU path the CPU backend runs: "avx512", "avx2" (x86-64-v3: AVX2,
  *  FMA, F16C) or "baseline"; detected once at load, lowered by ND_CPU_ISA.
@@ -108,9 +111,10 @@ ND_API const char *nd_build_info(void);
 ND_API const char *nd_cpu_path(void);
 /** Set the number of CPU threads (n >= 1; 0 = default = all cores or
  *  ND_NUM_THREADS). ND_ERR_INVALID for n < 0. A count chosen here or in
- *  ND_NUM_THREADS also applies to OpenBLAS (matmul), from the next matmul
- *  on; left alone, OpenBLAS keeps its own default (OPENBLAS_NUM_THREADS or
- *  all cores). Change it between matmuls, not during one. */
+ *  ND_NUM_THREADS also applies to the BLAS (OpenBLAS or BLIS: matmul,
+ *  linalg), from the next matmul on; left alone, the BLAS keeps its own
+ *  default (OPENBLAS_NUM_THREADS, BLIS_NUM_THREADS or all cores). Change it
+ *  between matmuls, not during one. */
 ND_API nd_status nd_set_num_threads(int n);
 /** Number of CPU threads the CPU backend uses. */
 ND_API int nd_get_num_threads(void);
@@ -1651,8 +1655,8 @@ ND_API nd_status nd_ifftshift(nd_array **out, const nd_array *a, int naxes, cons
 /* Linear algebra (numpy.linalg; issue 18)                             */
 /* ------------------------------------------------------------------ */
 /*
- * numpy.linalg on both backends: LAPACK (the Fortran symbols OpenBLAS
- * exports) on the CPU, cuSOLVER on CUDA. Every function works on the last
+ * numpy.linalg on both backends: LAPACK (of the BLAS the build chose,
+ * docs/blas.md) on the CPU, cuSOLVER on CUDA. Every function works on the last
  * two axes as matrices and is batched over the leading ones, which
  * broadcast between operands as NumPy's gufuncs do.
  *

@@ -80,7 +80,7 @@
 //     memory is SKIPPED (C left as it was): there is nobody left to tell;
 //  8. scratch allocation: CUBLAS_STATUS_ALLOC_FAILED.
 // The int forms forward to the _64 forms.
-#include <cblas.h>
+#include "cpu/blas.h"
 
 #include <climits>
 #include <cstddef>
