@@ -8,6 +8,8 @@
 #                    device-tool commands
 #   make gpu-check   on a machine with a GPU: both calls of tools/gpu-check.sh
 #                    against $(GPU_PACK)/ (records in benchmarks/results/gpu-check/)
+#   make gpu-deps    the fallback only (docs/gpu-check.md): the OpenBLAS and Check
+#                    .debs into .gpu-deps/ for a build on the GPU machine
 #   make test-gpu-check  the check's own tests without a GPU (part of make test):
 #                    no pack or no CUDA device gives FAILED and exit 2, skipped
 #                    GPU cases give FAILED, at most 3 files per call
@@ -23,7 +25,7 @@ GPU_PREP_FLAGS = BUILD=$(GPU_PREP_BUILD) CUDA=1 CUDA_ARCH="$(GPU_PREP_ARCH)" CUD
 gpu_pack_inputs = lib $(1)/tests/ndgpu_tests $(1)/ndgpu-info $(1)/examples/profile_training \
                   $(1)/examples/train_mlp_amp bench-build
 
-.PHONY: gpu-prep gpu-check test-gpu-check
+.PHONY: gpu-prep gpu-check gpu-deps test-gpu-check
 gpu-prep:
 	@$(MAKE) --no-print-directory $(GPU_PREP_FLAGS) $(call gpu_pack_inputs,$(GPU_PREP_BUILD))
 	@echo "sm_$(GPU_PREP_ARCH)$(if $(filter 1,$(GPU_PREP_PTX)), + PTX compute_$(lastword $(GPU_PREP_ARCH)))" \
@@ -35,6 +37,9 @@ gpu-prep:
 gpu-check:
 	GPU_CHECK_PACK=$(GPU_PACK) bash tools/gpu-check.sh 1; \
 	GPU_CHECK_PACK=$(GPU_PACK) bash tools/gpu-check.sh 2
+
+gpu-deps:
+	bash tools/gpu-deps.sh
 
 test-gpu-check: $(BUILD)/ndgpu-info
 	@bash tests/test_gpu_check.sh $(BUILD)/ndgpu-info

@@ -97,6 +97,27 @@ trap 'problems+=("the call was stopped by a signal"); exit 1' TERM INT HUP
 fail_setup() { setup_failed=1; problems+=("$1"); exit 2; }
 
 # --- the pack ----------------------------------------------------------------
+# The fallback where no pack could be built and carried: GPU_CHECK_BUILD=1
+# builds it on this machine (make gpu-prep, warnings not errors: WERROR=0),
+# with OpenBLAS and Check from the .debs of `make gpu-deps` (carried in
+# .gpu-deps/; the GPU machine has no apt). It costs minutes of the call.
+if [ ! -f "$pack/MANIFEST" ] && [ "${GPU_CHECK_BUILD:-0}" = 1 ]; then
+  t0=$(date +%s)
+  if ls .gpu-deps/*.deb >/dev/null 2>&1; then
+    mkdir -p .gpu-deps/root
+    for f in .gpu-deps/*.deb; do dpkg -x "$f" .gpu-deps/root; done
+    r=$PWD/.gpu-deps/root ob=$PWD/.gpu-deps/root/usr/lib/x86_64-linux-gnu/openblas-pthread
+    ln -sf libopenblas.so.0 "$ob/libopenblas.so" 2>/dev/null || true
+    export CPATH="$r/usr/include:$r/usr/include/x86_64-linux-gnu/openblas-pthread:$r/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"
+    export LIBRARY_PATH="$ob:$r/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="$ob:$r/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export PKG_CONFIG_PATH="$r/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  fi
+  PATH="/usr/local/cuda/bin:$PATH" GPU_PACK_LIMIT=0 timeout -k 5 "$(cap 400)" \
+    make -j"$ncpu" gpu-prep WERROR=0 GPU_PACK="$pack" >"$logs/build.txt" 2>&1 \
+    || fail_setup "the build on this machine (GPU_CHECK_BUILD=1) failed after $(( $(date +%s) - t0 )) s: $(grep -m1 -E 'error|Error' "$logs/build.txt")"
+  say "- built here (GPU_CHECK_BUILD=1, WERROR=0) in $(( $(date +%s) - t0 )) s"
+fi
 [ -f "$pack/MANIFEST" ] || fail_setup "no pack at '$pack' (build it with make gpu-prep and carry it: docs/gpu-check.md)"
 grep -q '^emulated=1' "$pack/MANIFEST" && emu=1
 export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
