@@ -13,9 +13,12 @@
 #  4. a suite that fails, one that runs no test (a case that does not
 #     exist) and one that passes: exit 1, FAILED names the first two only;
 #     all passing: exit 0, PASSED.
+#  5. the budget: an entry it does not reach is NOT RUN, the record says
+#     INCOMPLETE, exit 1.
 #
 #   bash tests/test_gpu_check.sh [build/ndgpu-info]
 set -uo pipefail
+unset OUT GPU_CHECK_SUITES GPU_CHECK_SANITIZE GPU_CHECK_BUILD GPU_CHECK_BUDGET GPU_CHECK_JOBS
 info=${1:-build/ndgpu-info}
 fail() { echo "test-gpu-check: FAILED ($*)"; exit 1; }
 [ -x "$info" ] || fail "$info does not exist: run make tools"
@@ -27,7 +30,7 @@ day=$(date -u +%Y-%m-%d)
 run_check() { # name call pack -> $tmp/<name>/ (OUT), sets rc, rec
   local name=$1 call=$2 pack=$3
   mkdir -p "$tmp/$name"
-  OUT=$tmp/$name GPU_CHECK_PACK=$pack GPU_CHECK_BUDGET=60 bash tools/gpu-check.sh "$call" >"$tmp/$name.stdout" 2>&1
+  OUT=$tmp/$name GPU_CHECK_PACK=$pack GPU_CHECK_BUDGET=${budget:-60} bash tools/gpu-check.sh "$call" >"$tmp/$name.stdout" 2>&1
   rc=$?
   rec=$tmp/$name/gpu-check-$day-call$call.md
   [ -f "$rec" ] || { cat "$tmp/$name.stdout"; fail "$name: no record $rec"; }
@@ -63,8 +66,8 @@ for call in 1 2; do
   grep -q 'SKIPPED\|PASSED' "$rec" && fail "no device, call $call: the record says SKIPPED or PASSED"
   [ -e "$tmp/nodev/ran" ] && fail "no device, call $call: the test binary ran"
   [ "$(nfiles "$tmp/nodev$call")" = 2 ] || fail "no device, call $call: $(nfiles "$tmp/nodev$call") files in OUT, want 2"
-  tar -tzf "$tmp/nodev$call/gpu-check-$day-call$call-logs.tar.gz" | grep -q 'ndgpu-info.txt$' \
-    || fail "no device, call $call: the tarball lacks ndgpu-info's report"
+  tar -tzf "$tmp/nodev$call/gpu-check-$day-call$call-logs.tar.gz" >"$tmp/list" 2>&1
+  grep -q 'ndgpu-info.txt$' "$tmp/list" || fail "no device, call $call: the tarball lacks ndgpu-info's report"
 done
 
 # A stand-in ndgpu-info that sees one device (for 3 and 4).
@@ -106,4 +109,13 @@ GPU_CHECK_SUITES="scan index" run_check pass 1 "$tmp/mixed"
 grep -q 'result: \*\*PASSED' "$rec" || fail "all passing: the record does not say PASSED"
 [ "$(nfiles "$tmp/pass")" = 2 ] || fail "all passing: $(nfiles "$tmp/pass") files in OUT, want 2"
 
-echo "test-gpu-check: PASSED (no pack, no CUDA device (calls 1 and 2), skipped GPU cases, failing and empty suites give FAILED; at most the record and the tarball)"
+# 5. the budget: the first suite runs (over 20 s left), then 11 s pass, the second is not reached
+printf 'sleep 11; echo "100%%: Checks: 1, Failures: 0, Errors: 0"\n' >"$tmp/slow.sh"
+make_pack "$tmp/slow" "$tmp/info1.sh" "$tmp/slow.sh"
+budget=30 GPU_CHECK_JOBS=1 GPU_CHECK_SUITES="scan index" run_check slow 1 "$tmp/slow"
+[ "$rc" = 1 ] || fail "budget: exit $rc, want 1"
+grep -q 'result: \*\*INCOMPLETE' "$rec" || fail "budget: the record does not say INCOMPLETE"
+grep -q '^- NOT RUN (budget): index' "$rec" || fail "budget: the suite not reached is not named"
+grep -q '^- suite scan: 100%' "$rec" || fail "budget: the first suite did not run"
+
+echo "test-gpu-check: PASSED (no pack, no CUDA device (calls 1 and 2), skipped GPU cases, failing and empty suites give FAILED, the budget INCOMPLETE; at most the record and the tarball)"

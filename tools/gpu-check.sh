@@ -30,7 +30,7 @@
 #                          build-emu/gpu-pack, the same plan on the emulated device)
 #   GPU_CHECK_BUDGET=s     seconds for the call's steps (default 270, so the record is
 #                          written well inside the device call's timeout_s of 330)
-#   GPU_CHECK_JOBS=n       test processes at once (default: 4, at most the cores)
+#   GPU_CHECK_JOBS=n       test processes at once (default: half the cores, at most 8)
 #   GPU_CHECK_BENCH_S=s    seconds the benchmark of call 2 may take (default 120)
 #   GPU_CHECK_SUITES="suite[:case] ..."   replace call 1's list (a rerun of what failed)
 #   GPU_CHECK_SANITIZE="tool:suite[:case] ..."   replace call 2's sanitizer list
@@ -48,7 +48,7 @@ day=$(date -u +%Y-%m-%d)
 budget=${GPU_CHECK_BUDGET:-270}
 bench_s=${GPU_CHECK_BENCH_S:-120}
 ncpu=$(nproc 2>/dev/null || echo 2)
-jobs=${GPU_CHECK_JOBS:-$(( ncpu < 4 ? ncpu : 4 ))}
+jobs=${GPU_CHECK_JOBS:-$(( ncpu / 2 > 8 ? 8 : ncpu / 2 ))}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 mkdir -p "$out"
 rec=$out/gpu-check-$day-call$call.md
