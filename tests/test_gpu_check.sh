@@ -13,6 +13,7 @@
 #  4. a suite that fails, one that runs no test (a case that does not
 #     exist) and one that passes: exit 1, FAILED names the first two only;
 #     all passing: exit 0, PASSED.
+#  4b. a pack in its packed form (pack.tar.xz) is unpacked, then runs.
 #  5. the budget: an entry it does not reach is NOT RUN, the record says
 #     INCOMPLETE, exit 1.
 #
@@ -108,6 +109,15 @@ GPU_CHECK_SUITES="scan index" run_check pass 1 "$tmp/mixed"
 [ "$rc" = 0 ] || { cat "$rec"; fail "all passing: exit $rc, want 0"; }
 grep -q 'result: \*\*PASSED' "$rec" || fail "all passing: the record does not say PASSED"
 [ "$(nfiles "$tmp/pass")" = 2 ] || fail "all passing: $(nfiles "$tmp/pass") files in OUT, want 2"
+
+# 4b. the packed form (make gpu-prep: pack.tar.xz + MANIFEST) is unpacked first
+mkdir -p "$tmp/xz"
+cp "$tmp/mixed/MANIFEST" "$tmp/xz/"
+tar -C "$tmp/mixed" -cf - MANIFEST bin bench lib | xz -1 >"$tmp/xz/pack.tar.xz"
+GPU_CHECK_SUITES="scan" run_check xz 1 "$tmp/xz"
+[ "$rc" = 0 ] || { cat "$rec"; fail "packed form: exit $rc, want 0"; }
+grep -q "^- unpacked $tmp/xz/pack.tar.xz" "$rec" || fail "packed form: no unpack line"
+[ -x "$tmp/xz/bin/ndgpu_tests" ] || fail "packed form: not unpacked"
 
 # 5. the budget: the first suite runs (over 20 s left), then 11 s pass, the second is not reached
 printf 'sleep 11; echo "100%%: Checks: 1, Failures: 0, Errors: 0"\n' >"$tmp/slow.sh"

@@ -97,6 +97,8 @@ trap 'problems+=("the call was stopped by a signal"); exit 1' TERM INT HUP
 fail_setup() { setup_failed=1; problems+=("$1"); exit 2; }
 
 # --- the pack ----------------------------------------------------------------
+say "## The machine and the pack"
+say ""
 # The fallback where no pack could be built and carried: GPU_CHECK_BUILD=1
 # builds it on this machine (make gpu-prep, warnings not errors: WERROR=0),
 # with OpenBLAS and Check from the .debs of `make gpu-deps` (carried in
@@ -119,13 +121,18 @@ if [ ! -f "$pack/MANIFEST" ] && [ "${GPU_CHECK_BUILD:-0}" = 1 ]; then
   say "- built here (GPU_CHECK_BUILD=1, WERROR=0) in $(( $(date +%s) - t0 )) s"
 fi
 [ -f "$pack/MANIFEST" ] || fail_setup "no pack at '$pack' (build it with make gpu-prep and carry it: docs/gpu-check.md)"
+if [ -f "$pack/pack.tar.xz" ] && [ ! -d "$pack/bin" ]; then # make gpu-prep's packed form
+  t0=$(date +%s)
+  if command -v xz >/dev/null; then xz -dc "$pack/pack.tar.xz" | tar -C "$pack" -xf - 2>"$logs/unpack.txt"
+  else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$pack/pack.tar.xz" "$pack" 2>"$logs/unpack.txt"; fi
+  [ -d "$pack/bin" ] || fail_setup "$pack/pack.tar.xz did not unpack: $(head -c 300 "$logs/unpack.txt")"
+  say "- unpacked $pack/pack.tar.xz in $(( $(date +%s) - t0 )) s"
+fi
 grep -q '^emulated=1' "$pack/MANIFEST" && emu=1
 export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$PATH:/usr/local/cuda/bin"
 tests_bin=$pack/bin/ndgpu_tests
 info_bin=$pack/bin/ndgpu-info
-say "## The machine and the pack"
-say ""
 say "- pack: $(sed -n 's/^commit=//p' "$pack/MANIFEST") built $(sed -n 's/^built=//p' "$pack/MANIFEST") ($(sed -n 's/^build=//p' "$pack/MANIFEST"))"
 say "- cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $ncpu cores; $jobs test processes at once"
 if [ "$emu" = 0 ]; then

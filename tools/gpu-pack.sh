@@ -51,11 +51,23 @@ fi
   (cd "$pack" && find bin bench lib -type f -printf '%s %p\n' | sort -k2)
 } >"$pack/MANIFEST"
 
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
+raw=$(du -sb "$pack" | cut -f1)
+# The binaries each hold the library's GPU code, which xz shrinks some 30
+# times: the pack travels as one pack.tar.xz (+ MANIFEST), which
+# tools/gpu-check.sh unpacks on the GPU machine. GPU_PACK_XZ=0 (the
+# emulated pack, which does not travel) leaves it unpacked.
+if [ "${GPU_PACK_XZ:-$((1 - emu))}" = 1 ]; then
+  t0=$(date +%s)
+  tar -C "$pack" -cf - MANIFEST bin bench lib | xz -6 -T1 >"$pack/pack.tar.xz.part"
+  rm -rf "$pack/bin" "$pack/bench" "$pack/lib"
+  mv "$pack/pack.tar.xz.part" "$pack/pack.tar.xz"
+  echo "gpu-pack: $(mib "$raw") of binaries and libraries packed into $pack/pack.tar.xz in $(( $(date +%s) - t0 )) s"
+fi
 size=$(du -sb "$pack" | cut -f1)
 tree=$(git ls-files -z 2>/dev/null | xargs -0 -r du -cb 2>/dev/null | tail -n 1 | cut -f1)
 tree=${tree:-0}
-mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
-echo "gpu-pack: $pack: $(mib "$size") ($(ls "$pack/bin" | wc -l) programs, $(ls "$pack/bench" | wc -l) benchmarks, $(ls "$pack/lib" | wc -l) libraries)"
+echo "gpu-pack: $pack: $(mib "$size") ($(grep -c ' bin/' "$pack/MANIFEST") programs, $(grep -c ' bench/' "$pack/MANIFEST") benchmarks, $(grep -c ' lib/' "$pack/MANIFEST") libraries)"
 echo "gpu-pack: with the tracked files ($(mib "$tree")) $(mib $((size + tree))) travel, of the device tool's $limit_mib MiB"
 if [ "$emu" = 0 ] && [ "$limit_mib" -gt 0 ] && [ $((size + tree)) -gt $((limit_mib * 1048576)) ]; then
   echo "gpu-pack: TOO LARGE for the device tool: see docs/gpu-check.md" >&2
