@@ -151,6 +151,10 @@ if [ -n "$missing" ] && [ "$emu" = 0 ]; then
   missing=$(for b in "$pack"/bin/* "$pack"/bench/*; do [ -x "$b" ] && ldd "$b" 2>/dev/null | sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p'; done | sort -u)
 fi
 [ -n "$missing" ] && fail_setup "libraries not found: $(echo $missing) (ldd; see docs/gpu-check.md)"
+# glibc: the pack is built on Debian 12 and needs 2.35 or newer
+old_libc=$(for b in "$pack"/bin/* "$pack"/bench/*; do [ -x "$b" ] && ldd "$b" 2>&1 | grep -o "version \`[^']*' not found"; done | sort -u)
+[ -n "$old_libc" ] && fail_setup "this machine's C library is too old for the pack: $(echo $old_libc) (ldd)"
+say "- C library: $(ldd --version 2>&1 | head -n 1)"
 
 # --- the gate: ndgpu-info must see a CUDA device -----------------------------
 gate() {
