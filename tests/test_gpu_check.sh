@@ -44,7 +44,8 @@ make_pack() { # dir info_program tests_script
   mkdir -p "$1/bin" "$1/bench" "$1/lib"
   printf 'commit=test\nbuilt=now\nbuild=stub\nemulated=0\n' >"$1/MANIFEST"
   cp "$2" "$1/bin/ndgpu-info"
-  { echo '#!/usr/bin/env bash'; echo "touch '$1/ran'"; cat "$3"; } >"$1/bin/ndgpu_tests"
+  { echo '#!/usr/bin/env bash'; echo "touch '$1/ran'"; echo 'echo "Running suite(s): $CK_RUN_SUITE"'; cat "$3"; } \
+    >"$1/bin/ndgpu_tests"
   chmod +x "$1/bin/ndgpu_tests"
 }
 

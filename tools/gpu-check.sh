@@ -32,6 +32,7 @@
 #                          written well inside the device call's timeout_s of 330)
 #   GPU_CHECK_JOBS=n       test processes at once (default: half the cores, at most 8)
 #   GPU_CHECK_BENCH_S=s    seconds the benchmark of call 2 may take (default 120)
+#   GPU_CHECK_ENTRY_S=s    seconds one test process may take (default 200; 900 emulated)
 #   GPU_CHECK_SUITES="suite[:case] ..."   replace call 1's list (a rerun of what failed)
 #   GPU_CHECK_SANITIZE="tool:suite[:case] ..."   replace call 2's sanitizer list
 set -uo pipefail
@@ -129,6 +130,8 @@ if [ -f "$pack/pack.tar.xz" ] && [ ! -d "$pack/bin" ]; then # make gpu-prep's pa
   say "- unpacked $pack/pack.tar.xz in $(( $(date +%s) - t0 )) s"
 fi
 grep -q '^emulated=1' "$pack/MANIFEST" && emu=1
+# one test process's cap: the emulated device runs kernels on the CPU
+entry_s=${GPU_CHECK_ENTRY_S:-$([ "$emu" = 1 ] && echo 900 || echo 200)}
 export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$PATH:/usr/local/cuda/bin"
 tests_bin=$pack/bin/ndgpu_tests
@@ -185,11 +188,12 @@ run_suite() { # n entry
   f=$logs/suite-$(entry_file "$e").txt
   t0=$(date +%s)
   env CK_RUN_SUITE="$suite" ${tc:+CK_RUN_CASE="$tc"} ${suite_env[@]+"${suite_env[@]}"} \
-    timeout -k 5 "$(cap 200)" "$tests_bin" >"$f" 2>&1
+    timeout -k 5 "$(cap "$entry_s")" "$tests_bin" >"$f" 2>&1
   rc=$?
   s=$(check_line "$f")
   echo "- suite $e: ${s:-no summary line} (exit $rc, $(( $(date +%s) - t0 )) s)" >"$work/res/$n"
-  grep -E ':F:|:E:|MISSING|SKIPPED' "$f" | head -n 10 | sed 's/^/    /' >>"$work/res/$n"
+  { grep 'is MISSING' "$f"; awk '/^Running suite/ { p = 1 } p' "$f" | grep -E ':F:|:E:|SKIPPED'; } | head -n 10 \
+    | sed 's/^/    /' >>"$work/res/$n"
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "suite $e: timed out" >"$work/res/$n.bad"
   elif [ "$rc" != 0 ] || [ -z "$s" ]; then echo "suite $e: exit $rc, ${s:-no summary line}" >"$work/res/$n.bad"
   elif grep -q '^[0-9]*%: Checks: 0,' <<<"$s"; then echo "suite $e: no test ran (no such suite or case)" >"$work/res/$n.bad"
@@ -210,7 +214,7 @@ run_san() { # n entry
   fi
   t0=$(date +%s)
   env ND_POOL=0 ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE="$suite" ${tc:+CK_RUN_CASE="$tc"} \
-    timeout -k 5 "$(cap 150)" ${wrap[@]+"${wrap[@]}"} "$tests_bin" >"$f" 2>&1
+    timeout -k 5 "$(cap "$entry_s")" ${wrap[@]+"${wrap[@]}"} "$tests_bin" >"$f" 2>&1
   rc=$?
   s=$(check_line "$f")
   echo "- $tool on $rest$([ "$emu" = 1 ] && echo ' (emulated: the suite without a sanitizer)'): exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -n 1 | sed 's/^========= //')${s:+; $s} ($(( $(date +%s) - t0 )) s)" >"$work/res/$n"

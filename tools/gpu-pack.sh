@@ -69,7 +69,8 @@ size=$(du -sb "$pack" | cut -f1)
 tree=$(git ls-files -z 2>/dev/null | xargs -0 -r du -cb 2>/dev/null | tail -n 1 | cut -f1)
 tree=${tree:-0}
 echo "gpu-pack: $pack: $(mib "$size") ($(grep -c ' bin/' "$pack/MANIFEST") programs, $(grep -c ' bench/' "$pack/MANIFEST") benchmarks, $(grep -c ' lib/' "$pack/MANIFEST") libraries)"
-echo "gpu-pack: with the tracked files ($(mib "$tree")) $(mib $((size + tree))) travel, of the device tool's $limit_mib MiB"
+if [ "$emu" = 1 ]; then echo "gpu-pack: the emulated device's pack (make gpu-check-emu): it does not travel"
+else echo "gpu-pack: with the tracked files ($(mib "$tree")) $(mib $((size + tree))) travel, of the device tool's 64 MiB"; fi
 if [ "$emu" = 0 ] && [ "$limit_mib" -gt 0 ] && [ $((size + tree)) -gt $((limit_mib * 1048576)) ]; then
   echo "gpu-pack: TOO LARGE for the device tool: see docs/gpu-check.md" >&2
   exit 1
