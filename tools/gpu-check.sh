@@ -306,7 +306,7 @@ else
   mkdir -p "$work/bench"
   extra=()
   # the emulated device: a few cases prove the path (its times mean nothing)
-  [ "$emu" = 1 ] && extra=(--filter add --benches elementwise,overhead --no-numpy --no-cupy --min-time 0.01)
+  [ "$emu" = 1 ] && extra=(--filter /float32/1/ --benches elementwise,overhead --no-numpy --no-cupy --min-time 0.01)
   PYTHONUNBUFFERED=1 timeout -k 10 "$(cap "$bench_s")" python3 benchmarks/compare.py --quick --rounds 1 --device cuda \
     --bindir "$pack/bench" --out "$work/bench" --no-plot --no-install ${extra[@]+"${extra[@]}"} >"$logs/bench.txt" 2>&1
   rc=$?
