@@ -205,7 +205,7 @@ run_suite() { # n entry
 # One sanitizer entry "tool:suite[:case]" of call 2: every allocation
 # visible (ND_POOL=0), no multi-GiB cases, one process (CK_FORK=no).
 run_san() { # n entry
-  local n=$1 e=$2 tool=${2%%:*} rest=${2#*:} suite tc= f rc t0 s wrap
+  local n=$1 e=$2 tool=${2%%:*} rest=${2#*:} suite tc= f rc t0 s sum wrap
   suite=${rest%%:*}; [[ $rest == *:* ]] && tc=${rest#*:}
   f=$logs/sanitizer-$(entry_file "$e").txt
   if [ "$emu" = 1 ]; then wrap=(); else
@@ -217,10 +217,11 @@ run_san() { # n entry
     timeout -k 5 "$(cap "$entry_s")" ${wrap[@]+"${wrap[@]}"} "$tests_bin" >"$f" 2>&1
   rc=$?
   s=$(check_line "$f")
-  echo "- $tool on $rest$([ "$emu" = 1 ] && echo ' (emulated: the suite without a sanitizer)'): exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -n 1 | sed 's/^========= //')${s:+; $s} ($(( $(date +%s) - t0 )) s)" >"$work/res/$n"
+  sum=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -n 1 | sed 's/^========= //')
+  echo "- $tool on $rest$([ "$emu" = 1 ] && echo ' (emulated: the suite without a sanitizer)'): exit $rc${sum:+, $sum}${s:+; $s} ($(( $(date +%s) - t0 )) s)" >"$work/res/$n"
   grep -E '^========= (Invalid|Race|Barrier|Error|Program hit|Uninitialized)|:F:|:E:' "$f" | head -n 8 | sed 's/^/    /' >>"$work/res/$n"
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "$tool on $rest: timed out" >"$work/res/$n.bad"
-  elif [ "$rc" != 0 ] || [ -z "$s" ]; then echo "$tool on $rest: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -n 1 | sed 's/^========= //')${s:+; $s}" >"$work/res/$n.bad"
+  elif [ "$rc" != 0 ] || [ -z "$s" ]; then echo "$tool on $rest: exit $rc${sum:+, $sum}${s:+; $s}" >"$work/res/$n.bad"
   fi
 }
 
