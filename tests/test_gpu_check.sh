@@ -16,6 +16,8 @@
 #  4b. a pack in its packed form (pack.tar.xz) is unpacked, then runs.
 #  5. the budget: an entry it does not reach is NOT RUN, the record says
 #     INCOMPLETE, exit 1.
+#  6. call 2: a failing benchmark run and a failing sanitizer entry are
+#     FAILED, a passing entry is not; at most 3 files.
 #
 #   bash tests/test_gpu_check.sh [build/ndgpu-info]
 set -uo pipefail
@@ -129,4 +131,17 @@ grep -q 'result: \*\*INCOMPLETE' "$rec" || fail "budget: the record does not say
 grep -q '^- NOT RUN (budget): index' "$rec" || fail "budget: the suite not reached is not named"
 grep -q '^- suite scan: 100%' "$rec" || fail "budget: the first suite did not run"
 
-echo "test-gpu-check: PASSED (no pack, no CUDA device (calls 1 and 2), skipped GPU cases, failing and empty suites give FAILED, the budget INCOMPLETE; at most the record and the tarball)"
+# 6. call 2 on an emulated pack: the benchmark's failure (no benchmark
+#    binaries) and a failing sanitizer entry are FAILED, the passing one not
+make_pack "$tmp/emu" "$tmp/info1.sh" "$tmp/mixed.sh"
+sed -i 's/^emulated=0/emulated=1/' "$tmp/emu/MANIFEST"
+GPU_CHECK_SANITIZE="memcheck:sort racecheck:scan" run_check emu2 2 "$tmp/emu"
+[ "$rc" = 1 ] || { cat "$rec"; fail "call 2: exit $rc, want 1"; }
+grep -q 'FAILED: compare.py: exit 2' "$rec" || fail "call 2: the benchmark's failure is not FAILED"
+grep -q 'FAILED: memcheck on sort: exit 1' "$rec" || fail "call 2: the failing sanitizer entry is not FAILED"
+grep -q 'FAILED: racecheck on scan' "$rec" && fail "call 2: the passing sanitizer entry is FAILED"
+grep -q '^- racecheck on scan (emulated: the suite without a sanitizer): exit 0; 100%: Checks: 3' "$rec" \
+  || fail "call 2: the passing sanitizer entry's line is missing"
+[ "$(nfiles "$tmp/emu2")" -le 3 ] || fail "call 2: $(nfiles "$tmp/emu2") files in OUT, want at most 3"
+
+echo "test-gpu-check: PASSED (no pack, no CUDA device (calls 1 and 2), skipped GPU cases, failing and empty suites give FAILED, the budget INCOMPLETE, call 2 names the failing benchmark and sanitizer runs; at most 3 files per call)"
