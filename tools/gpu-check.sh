@@ -330,9 +330,16 @@ else
          memcheck:complex_ew memcheck:gpu_linalg:gpu memcheck:matmul_half memcheck:fft
          racecheck:gpu_reduce:gpu racecheck:softmax racecheck:gpu_warp synccheck:gpu_warp synccheck:sort)
     [ -n "${GPU_CHECK_SANITIZE:-}" ] && read -r -a san <<<"$GPU_CHECK_SANITIZE"
+    if [ "$emu" = 1 ]; then # without a sanitizer the tools' runs of one suite are the same run: once
+      declare -A seen=(); uniq=()
+      for e in "${san[@]}"; do [ -n "${seen[${e#*:}]:-}" ] && continue; seen[${e#*:}]=1; uniq+=("$e"); done
+      [ ${#uniq[@]} -lt ${#san[@]} ] && san_note="- emulated: $(( ${#san[@]} - ${#uniq[@]} )) entries left out, their suite already in the list (no sanitizer here)"
+      san=("${uniq[@]}")
+    fi
     say "## compute-sanitizer (ND_POOL=0, ND_TEST_LARGE=0, CK_FORK=no; ${#san[@]} entries, tool:suite[:case])"
     say ""
     [ "$emu" = 0 ] && say "- $(compute-sanitizer --version 2>&1 | grep -m1 -i version)"
+    [ -n "${san_note:-}" ] && say "$san_note"
     t0=$(date +%s)
     run_list run_san 25 "${san[@]}"
     say "- compute-sanitizer in all: $(( $(date +%s) - t0 )) s"
