@@ -313,7 +313,7 @@ else
   rc=$?
   for j in "$work"/bench/*.json; do [ -f "$j" ] && cp "$j" "$out/"; done
   for l in "$work"/bench/*.log; do [ -f "$l" ] && cp "$l" "$logs/"; done
-  say "- compare.py: exit $rc ($(( $(date +%s) - t0 )) s; 124: stopped at its cap, the partial record kept); $(ls "$work"/bench/*.json 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')"
+  say "- compare.py: exit $rc ($(( $(date +%s) - t0 )) s$([ "$rc" = 124 ] && echo ": stopped at its cap, the partial record kept")); $(ls "$work"/bench/*.json 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')"
   sed -n '/^GPU goals/,/^$/p' "$logs/bench.txt" | sed 's/^/    /' >>"$body"
   grep -E '^compare: [0-9]+ cases|problem:' "$logs/bench.txt" | head -n 12 | sed 's/^/    /' >>"$body"
   case $rc in 0) ;; 124) notrun+=("part of the benchmark (stopped at ${bench_s} s)");;
