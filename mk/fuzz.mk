@@ -1,35 +1,55 @@
-# Fuzzing the .npy parser with libFuzzer (clang, ASan + UBSan).
+# Fuzzing with libFuzzer (clang, ASan + UBSan): two targets.
+#   fuzz_npy     the .npy parser (nd_load_npy_buffer)
+#   fuzz_shapes  the shape builders: creation, views, broadcasting, joins,
+#                tiling, padding, products, FFT lengths, DLPack imports
 #
-#   make fuzz                 build and fuzz for FUZZ_SECONDS (default 60)
+#   make fuzz                 build both and fuzz each for FUZZ_SECONDS (default 60)
 #   make fuzz-regress         run the seeds and the golden files once (no fuzzing)
-#   make fuzz-build           only build $(BUILD)/fuzz/fuzz_npy
+#   make fuzz-build           only build $(BUILD)/fuzz/fuzz_npy and fuzz_shapes
 #
-# The library sources are compiled straight into the fuzzer (CPU only).
+# The library sources are compiled once (-fsanitize=fuzzer-no-link, CPU
+# only) into $(BUILD)/fuzz/obj and linked into both fuzzers.
 # Needs clang and its runtime (Debian: clang, libclang-rt-14-dev) and libomp
-# (libomp-dev). New interesting inputs go to $(BUILD)/fuzz/corpus; a crash
-# leaves crash-* / leak-* files in $(BUILD)/fuzz/ (reproduce with
-# `$(BUILD)/fuzz/fuzz_npy FILE`).
+# (libomp-dev). New interesting inputs go to $(BUILD)/fuzz/corpus-<target>;
+# a crash leaves crash-* / leak-* / timeout-* files in $(BUILD)/fuzz/
+# (reproduce with `$(BUILD)/fuzz/fuzz_<target> FILE`).
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_BIN := $(BUILD)/fuzz/fuzz_npy
-FUZZ_CFLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-               -fno-omit-frame-pointer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
-FUZZ_SEEDS := tests/fuzz/corpus tests/data
-FUZZ_SRCS := $(SRCS)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_LIB_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-pass-failed -fopenmp -D_GNU_SOURCE \
+                   -Iinclude -Isrc $(BLAS_CFLAGS)
+FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
+FUZZ_TARGETS := npy shapes
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_OBJS := $(SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_SEEDS_npy := tests/fuzz/corpus tests/data
+FUZZ_SEEDS_shapes := tests/fuzz/corpus-shapes
 
 .PHONY: fuzz fuzz-build fuzz-regress
-fuzz-build: $(FUZZ_BIN)
+fuzz-build: $(FUZZ_BINS)
 
-$(FUZZ_BIN): tests/fuzz/fuzz_npy.c $(FUZZ_SRCS) $(wildcard include/*.h src/*.h src/cpu/*.h)
+$(FUZZ_OBJS): $(BLAS_STAMP)
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h src/*.h src/cpu/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_npy.c $(FUZZ_SRCS) $(BLAS_LIBS) -lm -lpthread
+	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -c $< -o $@
 
-fuzz: $(FUZZ_BIN)
-	@mkdir -p $(BUILD)/fuzz/corpus
-	cd $(BUILD)/fuzz && ./fuzz_npy -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
-	  -dict=$(CURDIR)/tests/fuzz/npy.dict -print_final_stats=1 \
-	  corpus $(addprefix $(CURDIR)/,$(FUZZ_SEEDS))
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(BLAS_LIBS) -lm -lpthread
 
-fuzz-regress: $(FUZZ_BIN)
-	$(FUZZ_BIN) -runs=0 $(FUZZ_SEEDS)
+# -malloc_limit_mb: a single request over 2 GiB is a finding (the library
+# must refuse impossible sizes before asking the system allocator).
+fuzz: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  dict=$(CURDIR)/tests/fuzz/$$t.dict; [ -f $$dict ] && dictarg=-dict=$$dict || dictarg=; \
+	  seeds=; [ $$t = npy ] && seeds="$(addprefix $(CURDIR)/,$(FUZZ_SEEDS_npy))" || seeds="$(addprefix $(CURDIR)/,$(FUZZ_SEEDS_shapes))"; \
+	  (cd $(BUILD)/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+	    -malloc_limit_mb=2048 $$dictarg -print_final_stats=1 corpus-$$t $$seeds); \
+	done
+
+fuzz-regress: $(FUZZ_BINS)
+	$(BUILD)/fuzz/fuzz_npy -runs=0 $(FUZZ_SEEDS_npy)
+	$(BUILD)/fuzz/fuzz_shapes -runs=0 $(FUZZ_SEEDS_shapes)

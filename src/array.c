@@ -72,12 +72,15 @@ nd_status nd__check_shape(const char *func, int ndim, const int64_t *shape, nd_d
     return ND_OK;
 }
 
+/* Shapes that nd__check_shape refuses (a zero extent beside extents whose
+ * product overflows) may reach here first; the product then saturates
+ * rather than overflow, and the header door refuses the shape. */
 void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 {
     int64_t s = 1;
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = s;
-        if (shape[i] > 1) s *= shape[i];
+        if (shape[i] > 1 && __builtin_mul_overflow(s, shape[i], &s)) s = INT64_MAX;
     }
 }
 

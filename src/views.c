@@ -121,9 +121,11 @@ nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t 
                        nd__fmt_shape(b1, sizeof b1, ndim, shape));
     }
 
+    /* (0, 2^62, 2) multiplies to 0 but cannot exist (NumPy: too big) */
+    nd_status st = nd__check_shape(fn, ndim, dims, a->dtype, NULL);
+    if (st) return st;
     int64_t strides[ND_MAX_DIMS];
     nd_array *v = NULL;
-    nd_status st;
     bool same = ndim == a->ndim, copied = false;
     for (int i = 0; same && i < ndim; i++) same = dims[i] == a->shape[i];
     if (same) {

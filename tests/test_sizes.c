@@ -605,6 +605,14 @@ START_TEST(test_size_views)
         nd_array *r = NULL;
         ND_EXPECT_ERR(nd_reshape(&r, v, 2, (const int64_t[]){P2(30), P2(31)}), ND_ERR_SHAPE, "");
         ck_assert_ptr_null(r);
+        /* an empty array reshaped to (0, 2^62, 2): the product is 0, the
+         * shape still cannot exist (its nonzero extents overflow) */
+        nd_array *z = NULL, *zr = NULL;
+        ND_OK_OR_FAIL(nd_empty(&z, ND_INT8, 1, (const int64_t[]){0}, d));
+        ND_EXPECT_ERR(nd_reshape(&zr, z, 3, (const int64_t[]){0, P2(62), 2}), ND_ERR_INVALID, "too big");
+        ck_assert_ptr_null(zr);
+        ND_OK_OR_FAIL(nd_reshape(&zr, z, 3, (const int64_t[]){0, P2(61), 2}));
+        REL(z, zr);
         nd_array *x = NULL;
         ND_OK_OR_FAIL(nd_expand_dims(&x, v, 0));
         ck_assert_int_eq(nd_size(x), P2(60));

@@ -122,46 +122,57 @@ static void result(nd_status st, nd_array *out)
     }
 }
 
-/* A DLPack producer: a 4 KiB buffer of float32 and int8 values, shape and
- * strides from the input. */
+/* A DLPack producer: a 4 KiB buffer, shape and strides from the input.
+ * Each managed tensor (with its shape and strides) lives on the heap until
+ * the consumer calls its deleter, as the protocol requires. */
 static float dl_buf[1024];
-static int64_t dl_shape[ND_MAX_DIMS + 2], dl_strides[ND_MAX_DIMS + 2];
 static int dl_deleted;
-static void dl_deleter(DLManagedTensor *self) { (void)self; dl_deleted++; }
+typedef struct {
+    DLManagedTensor m;
+    int64_t shape[ND_MAX_DIMS + 2], strides[ND_MAX_DIMS + 2];
+} producer;
+static void dl_deleter(DLManagedTensor *self)
+{
+    dl_deleted++;
+    free(self->manager_ctx);
+}
 
 static void dlpack_step(reader *r)
 {
-    DLManagedTensor t;
-    memset(&t, 0, sizeof t);
+    producer *pr = calloc(1, sizeof *pr);
+    if (!pr) return;
+    int64_t *dl_shape = pr->shape, *dl_strides = pr->strides;
     int nd = (int)(u8(r) % 5);
     bool with_strides = u8(r) & 1;
     for (int i = 0; i < nd; i++) {
         dl_shape[i] = ext(r);
         dl_strides[i] = ext(r);
     }
-    t.dl_tensor.data = dl_buf;
-    t.dl_tensor.device.device_type = kDLCPU;
-    t.dl_tensor.ndim = nd;
+    pr->m.manager_ctx = pr;
+    pr->m.dl_tensor.data = dl_buf;
+    pr->m.dl_tensor.device.device_type = kDLCPU;
+    pr->m.dl_tensor.ndim = nd;
     bool f32 = u8(r) & 1;
-    t.dl_tensor.dtype.code = f32 ? kDLFloat : kDLInt;
-    t.dl_tensor.dtype.bits = f32 ? 32 : 8;
-    t.dl_tensor.dtype.lanes = 1;
-    t.dl_tensor.shape = dl_shape;
-    t.dl_tensor.strides = with_strides ? dl_strides : NULL;
-    t.dl_tensor.byte_offset = (uint64_t)(u8(r) % 64) * (f32 ? 4 : 1);
-    t.deleter = dl_deleter;
+    pr->m.dl_tensor.dtype.code = f32 ? kDLFloat : kDLInt;
+    pr->m.dl_tensor.dtype.bits = f32 ? 32 : 8;
+    pr->m.dl_tensor.dtype.lanes = 1;
+    pr->m.dl_tensor.shape = dl_shape;
+    pr->m.dl_tensor.strides = with_strides ? dl_strides : NULL;
+    pr->m.dl_tensor.byte_offset = (uint64_t)(u8(r) % 64) * (f32 ? 4 : 1);
+    pr->m.deleter = dl_deleter;
     nd_array *a = NULL;
     int before = dl_deleted;
-    nd_status st = nd_from_dlpack_legacy(&a, &t);
+    nd_status st = nd_from_dlpack_legacy(&a, &pr->m);
     if (st != ND_OK) {
         check_failure(st, &a, 1);
         if (dl_deleted != before) __builtin_trap(); /* consumed only on success */
+        free(pr);
         return;
     }
     check_array(a);
     /* The bytes the view addresses, with the fuzzer's own arithmetic. */
     const __int128 item = f32 ? 4 : 1, big = (__int128)1 << 80;
-    __int128 lo = (__int128)t.dl_tensor.byte_offset, hi = lo, cs = 1;
+    __int128 lo = (__int128)pr->m.dl_tensor.byte_offset, hi = lo, cs = 1;
     bool empty = nd_size(a) == 0;
     for (int i = nd - 1; i >= 0 && !empty; i--) {
         __int128 st_i = with_strides ? dl_strides[i] : cs;
