@@ -97,8 +97,8 @@ if [ ${#plain[@]} -gt 0 ]; then
   if build "$all" "$tmp/all"; then
     for src in "${plain[@]}"; do
       n=$(basename "${src%.c}")
-      (cd "$tmp" && timeout 60 "$tmp/all" "$n") > "$tmp/$n.out" 2>&1
-      report_run "$(cat "$tmp/$n.where")" "$tmp/$n.out" $?
+      rc=0; (cd "$tmp" && timeout 60 "$tmp/all" "$n") > "$tmp/$n.out" 2>&1 || rc=$?
+      report_run "$(cat "$tmp/$n.where")" "$tmp/$n.out" $rc
     done
   else
     # find the snippets that do not compile, one by one
@@ -107,8 +107,8 @@ if [ ${#plain[@]} -gt 0 ]; then
       { echo "$head"; grep -E '^[[:space:]]*#include' "$src"; body "$src" "$where" "snippet"
         echo 'int main(int argc, char **argv) { return snippet(argc, argv); }'; } > "$tmp/$n.one.c"
       if build "$tmp/$n.one.c" "$tmp/$n.one"; then
-        (cd "$tmp" && timeout 60 "$tmp/$n.one") > "$tmp/$n.out" 2>&1
-        report_run "$where" "$tmp/$n.out" $?
+        rc=0; (cd "$tmp" && timeout 60 "$tmp/$n.one") > "$tmp/$n.out" 2>&1 || rc=$?
+        report_run "$where" "$tmp/$n.out" $rc
       else
         echo "snippet $where: FAILED (does not compile)"; sed 's/^/  /' "$tmp/$n.one.log" | grep -v 'In function' | head -n 20
         fail=$((fail + 1))
@@ -139,8 +139,8 @@ for src in "${whole[@]}" "${mpi[@]}"; do
     echo "snippet $where: FAILED (does not compile)"; sed 's/^/  /' "$tmp/$n.one.log" | grep -v 'In function' | head -n 20
     fail=$((fail + 1)); continue
   fi
-  (cd "$tmp" && timeout 60 "${run[@]}" "$tmp/$n.one") > "$tmp/$n.out" 2>&1
-  report_run "$where" "$tmp/$n.out" $?
+  rc=0; (cd "$tmp" && timeout 60 "${run[@]}" "$tmp/$n.one") > "$tmp/$n.out" 2>&1 || rc=$?
+  report_run "$where" "$tmp/$n.out" $rc
 done
 total=$((pass + skip + fail))
 if [ $fail -gt 0 ]; then
