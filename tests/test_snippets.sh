@@ -97,7 +97,7 @@ if [ ${#plain[@]} -gt 0 ]; then
   if build "$all" "$tmp/all"; then
     for src in "${plain[@]}"; do
       n=$(basename "${src%.c}")
-      rc=0; (cd "$tmp" && timeout 60 "$tmp/all" "$n") > "$tmp/$n.out" 2>&1 || rc=$?
+      rc=0; { (cd "$tmp" && timeout 60 "$tmp/all" "$n") > "$tmp/$n.out" 2>&1; } 2>/dev/null || rc=$?
       report_run "$(cat "$tmp/$n.where")" "$tmp/$n.out" $rc
     done
   else
@@ -107,7 +107,7 @@ if [ ${#plain[@]} -gt 0 ]; then
       { echo "$head"; grep -E '^[[:space:]]*#include' "$src"; body "$src" "$where" "snippet"
         echo 'int main(int argc, char **argv) { return snippet(argc, argv); }'; } > "$tmp/$n.one.c"
       if build "$tmp/$n.one.c" "$tmp/$n.one"; then
-        rc=0; (cd "$tmp" && timeout 60 "$tmp/$n.one") > "$tmp/$n.out" 2>&1 || rc=$?
+        rc=0; { (cd "$tmp" && timeout 60 "$tmp/$n.one") > "$tmp/$n.out" 2>&1; } 2>/dev/null || rc=$?
         report_run "$where" "$tmp/$n.out" $rc
       else
         echo "snippet $where: FAILED (does not compile)"; sed 's/^/  /' "$tmp/$n.one.log" | grep -v 'In function' | head -n 20
@@ -139,11 +139,11 @@ for src in "${whole[@]}" "${mpi[@]}"; do
     echo "snippet $where: FAILED (does not compile)"; sed 's/^/  /' "$tmp/$n.one.log" | grep -v 'In function' | head -n 20
     fail=$((fail + 1)); continue
   fi
-  rc=0; (cd "$tmp" && timeout 60 "${run[@]}" "$tmp/$n.one") > "$tmp/$n.out" 2>&1 || rc=$?
+  rc=0; { (cd "$tmp" && timeout 60 "${run[@]}" "$tmp/$n.one") > "$tmp/$n.out" 2>&1; } 2>/dev/null || rc=$?
   report_run "$where" "$tmp/$n.out" $rc
 done
 total=$((pass + skip + fail))
 if [ $fail -gt 0 ]; then
-  echo "test-snippets: FAILED ($fail of $total C snippets in ${files[*]})"; exit 1
+  echo "test-snippets: FAILED ($fail of $total C snippets; each failure above names its file and line)"; exit 1
 fi
 echo "test-snippets: PASSED ($pass C snippets of README.md and docs/ compiled and run$([ $skip -gt 0 ] && echo ", $skip skipped"))"
