@@ -970,7 +970,7 @@ enum {
 ND_API nd_status nd_sort(nd_array **out, const nd_array *a, int axis, unsigned flags);
 /** np.argsort(a, axis, kind): int64 indices that sort a along axis (the
  *  order of nd_sort; equal elements by increasing index). Arguments and
- *  errors as nd_sort. The lead's nd_unique builds on the stable order. */
+ *  errors as nd_sort. nd_unique builds on the stable order. */
 ND_API nd_status nd_argsort(nd_array **out, const nd_array *a, int axis, unsigned flags);
 /** np.partition(a, kth, axis): a copy in which element kth (negative
  *  counts from the end) is where a sort would put it, none before it is
