@@ -1,7 +1,7 @@
 /*
  * libndgpu - a NumPy/CuPy-style n-dimensional array library in C.
  *
- * One public header. Conventions (see README.md and shared DESIGN.md):
+ * One public header. Conventions (see README.md and docs/arrays.md):
  *
  *  - Every fallible function returns nd_status (ND_OK == 0). On failure
  *    nothing leaks, *out is untouched, and nd_last_error() returns a
