@@ -38,7 +38,7 @@ INSTALL ?= install
 # pkg-config openblas), ndgpuConfig.cmake in ndgpu::ndgpu_static.
 STATIC_DEP_LIBS := $(BLAS_LIBS) -lgomp -lm -lpthread
 ifeq ($(WITH_CUDA),1)
-  STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
+  STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 PC_REQUIRES_PRIVATE := $(if $(filter $(strip $(BLAS_LIBS)),$(strip $(shell pkg-config --libs openblas 2>/dev/null))),openblas,)
 PC_LIBS_PRIVATE := $(if $(PC_REQUIRES_PRIVATE),$(filter-out $(BLAS_LIBS),$(STATIC_DEP_LIBS)),$(STATIC_DEP_LIBS))
