@@ -31,17 +31,23 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 INSTALL ?= install
 
-# What libndgpu.a needs at link time, from the build's own link flags: BLAS
-# and LAPACK ($(BLAS_LIBS)), the CUDA libraries (and their directory) in a
-# CUDA build, OpenMP's runtime, libm, pthreads. ndgpu.pc lists them in
-# Libs.private (BLAS through its own .pc file when the build took it from
-# pkg-config openblas), ndgpuConfig.cmake in ndgpu::ndgpu_static.
+# ndgpu.pc: OpenBLAS through its own .pc file when there is one; the CUDA
+# libraries (and their directory) only in a CUDA build.
+PC_REQUIRES_PRIVATE := $(if $(shell pkg-config --exists openblas 2>/dev/null && echo y),openblas,)
+PC_LIBS_PRIVATE := $(if $(PC_REQUIRES_PRIVATE),,-lopenblas) -lgomp -lm -lpthread
+ifeq ($(WITH_CUDA),1)
+  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
+endif
+
+# What libndgpu.a needs at link time, for ndgpuConfig.cmake's
+# ndgpu::ndgpu_static: the build's own link flags for the BLAS and LAPACK
+# ($(BLAS_LIBS)), the CUDA libraries (their directory and runtime path, as
+# the library's own link has them) in a CUDA build, OpenMP's runtime, libm,
+# pthreads.
 STATIC_DEP_LIBS := $(BLAS_LIBS) -lgomp -lm -lpthread
 ifeq ($(WITH_CUDA),1)
   STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
-PC_REQUIRES_PRIVATE := $(if $(filter $(strip $(BLAS_LIBS)),$(strip $(shell pkg-config --libs openblas 2>/dev/null))),openblas,)
-PC_LIBS_PRIVATE := $(if $(PC_REQUIRES_PRIVATE),$(filter-out $(BLAS_LIBS),$(STATIC_DEP_LIBS)),$(STATIC_DEP_LIBS))
 
 # Everything `make install` writes, relative to $(DESTDIR).
 INSTALLED_FILES = $(LIBDIR)/libndgpu.a $(LIBDIR)/libndgpu.so.$(NDGPU_VERSION) \
