@@ -1790,7 +1790,7 @@ ND_API nd_status nd_profiler_start(const nd_profiler_config *cfg);
 /** Stop the running profile: reads the device timings (waits for the
  *  profiled devices), closes ranges still open (counted in
  *  nd_profiler_stats.unclosed_ranges) and keeps the results.
- *  ND_ERR_INVALID when the profiler is not running. */
+ *  ND_ERR_INVALID when no session runs. */
 ND_API nd_status nd_profiler_stop(void);
 /** Whether the profiler is running. */
 ND_API bool nd_profiler_is_running(void);
