@@ -2,7 +2,8 @@
 # Install the Debian packages libndgpu needs to build and test, when they
 # are missing. As root it installs them; otherwise it prints the command.
 set -euo pipefail
-pkgs=(libopenblas-dev check pkg-config cmake)
+pkgs=(libopenblas-dev check pkg-config)
+pkgs+=(cmake) # the CMake consumer of tests/test_install.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
