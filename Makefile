@@ -1,17 +1,22 @@
 # libndgpu build.
 #
 #   make            libndgpu.a + libndgpu.so (CUDA backend when nvcc is found)
-#   make test       deps, build, run the Check suite and the examples
+#   make test       deps, build, run the Check suite and the examples (the
+#                   CUDA half first, wherever nvcc is, with its compile time)
 #   make asan       the whole suite under AddressSanitizer + UBSan
 #   make valgrind   the suite under valgrind memcheck (leaks are errors)
 #   make examples   build examples/*.c
 #   make run        the main job: build and run examples/quickstart
 #   make deps       install the Debian packages the build needs (as root)
 #
-# Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc;
+# Options: CUDA=0 forces a CPU-only build, CUDA=1 requires nvcc (`make bench`
+#          builds the CUDA half only for a GPU or CUDA=1: mk/bench.mk);
 #          CUDA_ARCH="80 90" (default; CI builds CUDA_ARCH=90 CUDA_PTX=0 to stay fast);
 #          NATIVE=1 adds -march=native; DEBUG=1 builds -O0 -g;
-#          BUILD=dir chooses the build directory.
+#          BUILD=dir chooses the build directory; CHECK_JOBS=2 runs the
+#          suites two processes at a time;
+#          BLAS=scipy-openblas|openblas|blis chooses the BLAS/LAPACK
+#          (default: scipy-openblas when available, see docs/blas.md).
 
 SHELL := /bin/bash
 NDGPU_SOVERSION := 0
@@ -42,6 +47,7 @@ else
   WITH_CUDA := 0
 endif
 
+comma := ,
 OPT ?= -O2
 ifeq ($(DEBUG),1)
   OPT := -O0 -g
@@ -50,12 +56,15 @@ ifeq ($(NATIVE),1)
   OPT += -march=native
 endif
 
-BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
-BLAS_LIBS := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+# The BLAS/LAPACK (mk/blas.mk, docs/blas.md): BLAS=auto|scipy-openblas|openblas|blis
+include mk/blas.mk
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 
-WARN := -Wall -Wextra -Werror
+# WERROR=0: warnings stay warnings (a build on a machine whose compilers CI
+# has never used, e.g. the GPU machine's fallback build in docs/gpu-check.md).
+WERROR ?= 1
+WARN := -Wall -Wextra $(if $(filter 0,$(WERROR)),,-Werror)
 # -fno-math-errno: the library never reads errno, and libm calls vectorise without it.
 CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -fno-math-errno -fPIC -fvisibility=hidden -fopenmp -D_GNU_SOURCE \
               -Iinclude -Isrc $(BLAS_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
@@ -89,7 +98,7 @@ else ifeq ($(WITH_CUDA),1)
   # the GPU computes the same function bit for bit; an op that wants an FMA
   # calls fma() explicitly on both sides. The kernels are memory-bound, and
   # matmul is cuBLAS, so this costs nothing measurable.
-  NVCCFLAGS := -std=c++17 -O2 -fmad=false -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror -Werror all-warnings \
+  NVCCFLAGS := -std=c++17 -O2 -fmad=false -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra$(if $(filter 0,$(WERROR)),,$(comma)-Werror -Werror all-warnings) \
                $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
                $(if $(filter 1,$(CUDA_PTX)),$(PTX_GENCODE)) \
                -DND_WITH_CUDA=1 -Iinclude -Isrc $(NVCC_EXTRA)
@@ -99,6 +108,45 @@ else
   CU_OBJS :=
 endif
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+# Everything compiled or linked against the BLAS is redone when the choice
+# changes (mk/blas.mk writes $(BLAS_STAMP) only then).
+$(OBJS) $(CU_OBJS) $(LIB_SO): $(BLAS_STAMP)
+
+# The CUDA objects remember the compiler and flags they were built with:
+# $(BUILD)/.nvccflags changes when they change (another CUDA_ARCH, the
+# emulated build's flags ...), and every .cu object depends on it, so a
+# build directory never mixes objects of two architectures lists.
+NVCC_STAMP := $(if $(CU_OBJS),$(BUILD)/.nvccflags)
+ifneq ($(NVCC_STAMP),)
+  ifeq ($(filter clean,$(MAKECMDGOALS)),)
+    _nvcc_id := $(strip $(filter-out ccache %/ccache,$(NVCC)) $(NVCCFLAGS))
+    ifneq ($(_nvcc_id),$(strip $(file <$(NVCC_STAMP))))
+      $(shell mkdir -p $(BUILD))
+      $(file >$(NVCC_STAMP),$(_nvcc_id))
+    endif
+  endif
+endif
+
+# The SIMD sort (src/cpu/sort_simd.cpp over the vendored x86-simd-sort,
+# third_party/x86-simd-sort): on x86-64 the one C++ file is compiled once
+# per CPU path (AVX-512 SKX, AVX2) and src/cpu/sort_simd.c picks one at
+# run time (src/cpu/isa.h). -fno-weak (gcc): every template instance stays
+# local to its object, so no function compiled for AVX-512 can stand in for
+# the AVX2 object's copy at link time; a compiler without it (clang) shares
+# the std:: instances, and the AVX2 object comes first so that its copies
+# are the ones kept. It needs only libc and libm.
+CXX ?= g++
+XSS_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null | cut -d- -f1)
+ifeq ($(XSS_ARCH),x86_64)
+  $(BUILD)/src/cpu/sort_simd.o: CFLAGS_ALL += -DND_HAVE_XSS=1
+  XSS_NOWEAK := $(shell $(CXX) -fno-weak -x c++ -c /dev/null -o /dev/null 2>/dev/null && echo -fno-weak)
+  XSS_CXXFLAGS := -std=c++17 $(OPT) $(XSS_NOWEAK) -fno-exceptions -fno-rtti -fPIC -fvisibility=hidden \
+                  -Wall -Wextra -Werror -isystem third_party/x86-simd-sort/src $(SAN)
+  XSS_FLAGS_avx512 := -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma
+  XSS_FLAGS_avx2 := -mavx2 -mfma
+  XSS_OBJS := $(BUILD)/src/cpu/sort_simd_avx2.o $(BUILD)/src/cpu/sort_simd_avx512.o
+  OBJS += $(XSS_OBJS)
+endif
 
 LIB_A := $(BUILD)/libndgpu.a
 LIB_SO := $(BUILD)/libndgpu.so.$(NDGPU_VERSION)
@@ -123,16 +171,25 @@ lib: $(LIB_A) $(BUILD)/libndgpu.so
 # fresh clone has no objects either; an object from an older build
 # without one) the empty rule "remakes" it and the object is rebuilt,
 # writing the .d, so a missing dependency list never hides a change.
+# (ccache may write the .d after the object: the object is touched last,
+# or it would look older than its .d and be rebuilt on every make.)
 $(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/.dirs
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	@touch $@
 
-$(BUILD)/%.o: %.cu $(BUILD)/%.d | $(BUILD)/.dirs
+$(BUILD)/src/cpu/sort_simd_%.o: src/cpu/sort_simd.cpp $(BUILD)/src/cpu/sort_simd_%.d | $(BUILD)/.dirs
+	$(CXX) $(XSS_CXXFLAGS) $(XSS_FLAGS_$*) -DND_XSS_SFX=$* -MMD -MP -c $< -o $@
+	@touch $@
+
+$(BUILD)/%.o: %.cu $(BUILD)/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	@touch $@
 
-$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d | $(BUILD)/.dirs
+$(BUILD)/tests/emu/%.o: tests/emu/%.cpp $(BUILD)/tests/emu/%.d $(NVCC_STAMP) | $(BUILD)/.dirs
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	@touch $@
 
 $(BUILD)/%.d: ;
 .PRECIOUS: $(BUILD)/%.d
@@ -170,18 +227,45 @@ deps:
 	@bash tools/deps.sh
 
 # Check prints "NN%: Checks: N, Failures: F, Errors: E" as its last line.
+# The CUDA half is compiled first, on its own, wherever nvcc is (with or
+# without a GPU: it must compile, and the emulated GPU runs it), and its
+# compile time is printed; `make bench` builds it only for a GPU.
 test: deps
+	@$(MAKE) --no-print-directory cuda-half
 	@$(MAKE) --no-print-directory check-run
 	@$(MAKE) --no-print-directory extra-tests
+
+.PHONY: cuda-half
+cuda-half:
+ifeq ($(CU_OBJS),)
+	@echo "test: CPU-only build (CUDA=0, or no nvcc): the CUDA half is not compiled"
+else
+	@t0=$$(date +%s); n=$$($(MAKE) --no-print-directory -q $(CU_OBJS) $(TEST_CU_OBJS) 2>/dev/null && echo 0 || echo 1); \
+	$(MAKE) --no-print-directory cuda-objs; \
+	if [ $$n = 0 ]; then echo "test: the CUDA half is up to date ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT))"; \
+	else echo "test: the CUDA half ($(words $(CU_OBJS) $(TEST_CU_OBJS)) objects, $(CUDA_HALF_WHAT)) compiled in $$(( $$(date +%s) - t0 )) s"; fi
+endif
+.PHONY: cuda-objs
+cuda-objs: $(CU_OBJS) $(TEST_CU_OBJS)
+	@:
+CUDA_HALF_WHAT = $(if $(filter 1,$(CUDA_EMU)),g++ against HIP-CPU for the emulated GPU,nvcc for sm_$(subst $() $(),$(comma) sm_,$(strip $(CUDA_ARCH)))$(if $(filter 1,$(CUDA_PTX)), + PTX))
+comma := ,
 
 # Areas hook further test scripts in with `extra-tests:: target` (mk/*.mk).
 .PHONY: extra-tests
 extra-tests::
 	@true
 
+# CHECK_JOBS=N runs the suites N processes at a time, one process per
+# suite (mk/run-suites.sh; CI uses 2); the default runs them in one.
+CHECK_JOBS ?= 1
 check-run: $(TEST_BIN) $(EXAMPLE_BINS)
 	@bash tests/run_examples.sh $(BUILD)/examples
+ifeq ($(CHECK_JOBS),1)
 	$(TEST_ENV) $(TEST_BIN)
+else
+	$(TEST_ENV) bash mk/run-suites.sh $(TEST_BIN) $(CHECK_JOBS)
+endif
 
 run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/examples/quickstart
@@ -205,19 +289,32 @@ VALGRIND_SUITES ?= core dtype creation views random npy dlpack pool runtime gpu 
 ifeq ($(VALGRIND_SUITES),all)
   override VALGRIND_SUITES := core dtype creation views elementwise reduce linalg random npy dlpack pool runtime gpu gpu_ew gpu_reduce gpu_linalg gpu_random coverage vmath
 endif
+# VALGRIND_JOBS=2: two suites at a time (valgrind runs a process's threads
+# on one core; CI uses 2).
+VALGRIND_JOBS ?= 1
+VALGRIND_CMD := valgrind -q --error-exitcode=1 --leak-check=full \
+    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+    --suppressions=tests/valgrind.supp
 valgrind: $(TEST_BIN)
+ifneq ($(VALGRIND_JOBS),1)
+	ND_TEST_LARGE=0 CK_FORK=no SUITE_WRAPPER="$(VALGRIND_CMD)" bash mk/run-suites.sh $(TEST_BIN) $(VALGRIND_JOBS) $(VALGRIND_SUITES)
+else
 	@set -eo pipefail; for s in $(VALGRIND_SUITES); do \
 	  echo "valgrind: suite $$s"; \
 	  ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE=$$s valgrind -q --error-exitcode=1 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 	    --suppressions=tests/valgrind.supp $(TEST_BIN) | tail -n 1; \
 	done
+endif
 
 clean:
 	rm -rf build build-asan build-*
 
 # Feature areas add their own targets in mk/*.mk (benchmarks, install, fuzz, docs ...).
 -include $(wildcard mk/*.mk)
+
+# Test and benchmark objects include src/cpu/blas.h too (see OBJS above).
+$(TEST_OBJS) $(BENCH_COMMON_O): $(BLAS_STAMP)
 
 # The dependency lists written by -MMD (after mk/*.mk, which define the
 # benchmark and tool targets); missing ones are fine (see above).

@@ -2,7 +2,7 @@
  * the libndgpu benchmarks (see bench_common.h). */
 #include "bench_common.h"
 
-#include <cblas.h>
+#include "cpu/blas.h"
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
@@ -124,7 +124,7 @@ void bench_init(int argc, char **argv, const char *name, const char *summary)
     }
     if (nd_set_num_threads(g_opt.threads) != ND_OK)
         fprintf(stderr, "%s: nd_set_num_threads(%d) failed: %s\n", name, g_opt.threads, nd_last_error());
-    openblas_set_num_threads(g_opt.threads);
+    nd__blas_set_threads(g_opt.threads);
     omp_set_num_threads(g_opt.threads);
 
     if (g_opt.json_path && !g_opt.list) {
@@ -570,10 +570,16 @@ static void json_env_member(FILE *f, const char *name, bool comma)
     else fputs("null", f);
 }
 
-const char *bench_blas_core(void)
+const char *bench_blas_core(void) { return nd__blas_core(); }
+
+/* "OpenBLAS 0.3.34.481.3 (scipy-openblas32)": the library that ran, its
+ * version and origin (src/cpu/blas.h, the library's own door). */
+const char *bench_blas_library(void)
 {
-    const char *c = openblas_get_corename();
-    return c ? c : "unknown";
+    static char buf[96];
+    char ver[48];
+    snprintf(buf, sizeof buf, "%s %s (%s)", nd__blas_name(), nd__blas_version(ver, sizeof ver), nd__blas_origin());
+    return buf;
 }
 
 /* The text of nd_build_info()'s field after key, up to the next ";". */
@@ -635,16 +641,20 @@ void bench_write_env(const char *bench)
     json_str(f, nd_version());
     fprintf(f, ", \"build_info\": ");
     json_str(f, nd_build_info());
+    fprintf(f, ", \"blas\": ");
+    json_str(f, bench_blas_library());
     fprintf(f, ", \"blas_core\": ");
     json_str(f, bench_blas_core());
     fprintf(f, ", \"cpu_path\": ");
     json_str(f, bench_cpu_path());
     fprintf(f, ", \"bf16_gemm\": ");
     json_str(f, bench_bf16_gemm());
+#if !defined(ND_BLAS_BLIS)
     fprintf(f, ", \"blas_config\": ");
     json_str(f, openblas_get_config());
+#endif
     fprintf(f, ", \"threads\": %d, \"nd_threads\": %d, \"blas_threads\": %d, \"nproc\": %ld", g_opt.threads,
-            nd_get_num_threads(), openblas_get_num_threads(), sysconf(_SC_NPROCESSORS_ONLN));
+            nd_get_num_threads(), nd__blas_get_threads(), sysconf(_SC_NPROCESSORS_ONLN));
     fprintf(f, ", \"hostname\": ");
     json_str(f, host);
     fprintf(f, ", \"cpu_model\": ");
@@ -709,9 +719,9 @@ void bench_emit(const bench_record *r)
 
     if (!g_header_done) {
         const char *ct = getenv("OPENBLAS_CORETYPE"), *l2 = getenv("OPENBLAS_L2_SIZE");
-        printf("%s: libndgpu %s, BLAS core %s, CPU path %s, bfloat16 GEMM %s, threads %d, OPENBLAS_CORETYPE=%s, "
+        printf("%s: libndgpu %s, BLAS %s core %s, CPU path %s, bfloat16 GEMM %s, threads %d, OPENBLAS_CORETYPE=%s, "
                "OPENBLAS_L2_SIZE=%s, min time %g s\n",
-               g_name, nd_version(), bench_blas_core(), bench_cpu_path(), bench_bf16_gemm(), g_opt.threads, ct ? ct : "(unset)", l2 ? l2 : "(unset)",
+               g_name, nd_version(), bench_blas_library(), bench_blas_core(), bench_cpu_path(), bench_bf16_gemm(), g_opt.threads, ct ? ct : "(unset)", l2 ? l2 : "(unset)",
                g_opt.min_time);
         printf("%-18s %-16s %-16s %-10s %-7s %10s %10s %10s %14s  %s\n", "op", "dtype", "shape", "layout", "device",
                "median", "min", "max", "rate", "check");

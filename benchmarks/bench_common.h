@@ -8,7 +8,8 @@
  * samples until --min-time is reached; median, min, max per call) and
  * emits one table row on stdout and one JSON object per line in --json FILE.
  *
- * Only the public API (include/ndgpu.h) and cblas.h are used.
+ * Only the public API (include/ndgpu.h) and src/cpu/blas.h (the BLAS the
+ * build chose, for the raw baselines and its identity) are used.
  */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
@@ -211,8 +212,11 @@ void bench_extra_append(bench_record *r, const char *fmt, ...) __attribute__((fo
 
 /* Environment as JSON (the first line of every JSON file). */
 void bench_write_env(const char *bench);
-/* BLAS core name from openblas_get_corename() (static). */
+/* The BLAS core that runs ("SkylakeX", "Haswell", "Prescott"; BLIS: "skx")
+ * and the library ("OpenBLAS 0.3.34.481.3 (scipy-openblas32)"), from
+ * src/cpu/blas.h, the library's own door to the BLAS the build chose. */
 const char *bench_blas_core(void);
+const char *bench_blas_library(void);
 /* The CPU path that ran ("avx512", "avx2", "baseline"; from nd_build_info). */
 const char *bench_cpu_path(void);
 /* nd_build_info()'s "bfloat16 GEMM" field: the kernels bfloat16 products use. */

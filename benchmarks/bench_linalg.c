@@ -4,6 +4,8 @@
  *   svd       1024x1024 float64, full_matrices=False (U, S, Vh)  goal >= 1.0x
  *   eigh      1024x1024 float64 (w and v)       goal >= 1.0x
  *   inv       10,000 batched 4x4 float32         goal >= 3x
+ *   solve     10,000 batched 4x4 float32, b 10,000x4x1: informative (the
+ *             GPU's batched LU; key solve/float32/10000x4x4/batched)
  *   det 512, cholesky 1024, qr 1024 (reduced), norm ('fro') of 4096x4096
  *   float32, multi_dot of 4 float64 matrices (A 512x64, B 64x512, C[:, :32]
  *   512x32, B[:32, :] 32x512: three inputs, as bench_record holds at most
@@ -26,8 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { L_SOLVE, L_SVD, L_EIGH, L_INV, L_DET, L_CHOL, L_QR, L_NORM, L_MDOT, NOPS };
-static const char *const op_names[NOPS] = {"solve", "svd", "eigh", "inv", "det", "cholesky", "qr", "norm", "multi_dot"};
+enum { L_SOLVE, L_SVD, L_EIGH, L_INV, L_DET, L_CHOL, L_QR, L_NORM, L_MDOT, L_SOLVEB, NOPS };
+/* L_SOLVEB: the batched solve, "solve" on both sides */
+static const char *const op_names[NOPS] = {"solve", "svd", "eigh", "inv", "det", "cholesky", "qr", "norm", "multi_dot",
+                                           "solve"};
 /* the transform applied to input 0 (bench_worker.py: "prep") */
 enum { P_NONE, P_DIAG, P_DET, P_SYM, P_SPD };
 static const char *const prep_names[] = {"none", "diag", "det", "sym", "spd"};
@@ -49,7 +53,7 @@ static int la_run(void *p)
     la_call *c = p;
     rel(c);
     switch (c->op) {
-    case L_SOLVE: return nd_linalg_solve(&c->o1, c->in[0], c->in[1]);
+    case L_SOLVE: case L_SOLVEB: return nd_linalg_solve(&c->o1, c->in[0], c->in[1]);
     case L_SVD: return nd_linalg_svd(&c->o1, &c->o2, &c->o3, c->in[0], false);
     case L_EIGH: return nd_linalg_eigh(&c->o1, &c->o2, c->in[0], 'L');
     case L_INV: return nd_linalg_inv(&c->o1, c->in[0]);
@@ -64,7 +68,7 @@ static int la_run(void *p)
 static int prep_of(int op)
 {
     switch (op) {
-    case L_SOLVE: case L_INV: return P_DIAG;
+    case L_SOLVE: case L_SOLVEB: case L_INV: return P_DIAG;
     case L_DET: return P_DET;
     case L_EIGH: return P_SYM;
     case L_CHOL: return P_SPD;
@@ -162,12 +166,16 @@ static void run_case(const bench_case *c)
             call.in[2] = cv, call.in[3] = dv;
             if (s != ND_OK) bench_fail_nd(&r, "slicing the inputs", s);
         }
-    } else if (op == L_INV) {
+    } else if (op == L_INV || op == L_SOLVEB) {
         shape[0] = c->p[1], shape[1] = n, shape[2] = n;
         bench_fmt_shape(r.shape, sizeof r.shape, 3, shape);
         snprintf(r.layout, sizeof r.layout, "%s", "batched");
-        r.ninputs = 1;
+        r.ninputs = op == L_SOLVEB ? 2 : 1;
         s = make_in(&r, c, 0, 3, shape, P_DIAG, &call.in[0], &h[0]);
+        if (s == ND_OK && op == L_SOLVEB) {
+            int64_t bs[3] = {c->p[1], n, 1};
+            s = make_in(&r, c, 1, 3, bs, P_NONE, &call.in[1], &h[1]);
+        }
     } else {
         shape[0] = n, shape[1] = n;
         bench_fmt_shape(r.shape, sizeof r.shape, 2, shape);
@@ -220,6 +228,16 @@ static void run_case(const bench_case *c)
             long double tr = 0, sw = 0;
             for (int64_t i = 0; i < n; i++) tr += h[0][i * n + i], sw += got[i];
             if (!near((double)sw, (double)tr, 1e-9)) wrong(&r, "sum of eigenvalues %.17g, trace %.17g", (double)sw, (double)tr);
+        } else if (op == L_SOLVEB) { /* a few matrices: A x = b */
+            for (int64_t b = 0; b < c->p[1] && r.status == BS_OK; b += 997)
+                for (int i = 0; i < n; i++) {
+                    double acc = 0;
+                    for (int k = 0; k < n; k++) acc += h[0][b * n * n + i * n + k] * got[b * n + k];
+                    if (!near(acc, h[1][b * n + i], 1e-5)) {
+                        wrong(&r, "batched solve: row of a x is %.9g, want %.9g", acc, h[1][b * n + i]);
+                        break;
+                    }
+                }
         } else if (op == L_INV) { /* a few matrices: A A^-1 = I */
             for (int64_t b = 0; b < c->p[1] && r.status == BS_OK; b += 997)
                 for (int i = 0; i < n; i++)
@@ -312,7 +330,7 @@ int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_linalg",
                "numpy.linalg: solve 2048 (b 2048x16), svd 1024 (full_matrices=False), eigh 1024 (float64), batched\n"
-               "inv of 10,000 4x4 float32, det 512, cholesky 1024, qr 1024, norm of 4096x4096 float32, multi_dot of\n"
+               "inv and solve of 10,000 4x4 float32, det 512, cholesky 1024, qr 1024, norm of 4096x4096 float32, multi_dot of\n"
                "4 matrices; inputs made well-conditioned the same way as the NumPy side.");
     for (int d = 0; d < bench_num_devices(); d++)
         for (int op = 0; op < NOPS; op++) {
@@ -321,7 +339,9 @@ int main(int argc, char **argv)
             switch (op) {
             case L_SOLVE: c.p[0] = 2048, shape = "2048x2048", layout = "rhs16"; break;
             case L_SVD: case L_EIGH: case L_CHOL: case L_QR: c.p[0] = 1024, shape = "1024x1024"; break;
-            case L_INV: c.p[0] = 4, c.p[1] = 10000, c.dtype = ND_FLOAT32, shape = "10000x4x4", layout = "batched"; break;
+            case L_INV: case L_SOLVEB:
+                c.p[0] = 4, c.p[1] = 10000, c.dtype = ND_FLOAT32, shape = "10000x4x4", layout = "batched";
+                break;
             case L_DET: c.p[0] = 512, shape = "512x512"; break;
             case L_NORM: c.p[0] = 4096, c.dtype = ND_FLOAT32, shape = "4096x4096", layout = "fro"; break;
             default: shape = "512x64x512x32x512"; break;

@@ -32,7 +32,7 @@
  * are 8 n^3 (a complex multiply-add is 8 real flops). */
 #include "bench_common.h"
 
-#include <cblas.h>
+#include "cpu/blas.h"
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>

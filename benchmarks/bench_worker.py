@@ -560,6 +560,7 @@ EQUIVALENTS = {
     "solve": "linalg.solve(a, b)", "svd": "linalg.svd(a, full_matrices=False)", "eigh": "linalg.eigh(a)",
     "inv": "linalg.inv(a) (batched)", "det": "linalg.det(a)", "cholesky": "linalg.cholesky(a)",
     "qr": "linalg.qr(a) (reduced)", "norm": "linalg.norm(a) ('fro')", "multi_dot": "linalg.multi_dot(arrays)",
+    "sort": "sort(a, axis=-1) (allocates)", "argsort": "argsort(a, axis=-1) (allocates)",
 }
 CEILINGS = ("d2d_copy", "cblas_sgemm", "cblas_dgemm", "cublasGemmEx", "cublasGemmStridedBatchedEx", "triad",
             "stream_copy", "malloc+free", "cudaMalloc+cudaFree")

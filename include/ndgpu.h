@@ -71,6 +71,13 @@ typedef enum nd_status {
     ND_ERR_INTERNAL = 9     /* a bug in libndgpu */
 } nd_status;
 
+/* Sizes: no array, result or view, may hold more than INT64_MAX elements or
+ * bytes. Every function refuses a result shape whose element count or byte
+ * count would pass that with ND_ERR_INVALID ("array is too big", NumPy's
+ * words for the same shape), before any work or allocation; a result that
+ * could exist but does not fit in memory (or under nd_memory_set_limit)
+ * gives ND_ERR_NOMEM. Neither ever wraps to a small array. */
+
 /** Name of a status code, e.g. "ND_ERR_SHAPE". Never NULL. */
 ND_API const char *nd_status_name(nd_status s);
 /** Thread-local message of the last failure in this thread ("" if none).
@@ -92,7 +99,10 @@ ND_API ND_PRINTF_LIKE(3, 4) nd_status nd_set_error(nd_status code, const char *f
 /* ------------------------------------------------------------------ */
 /** Version string "MAJOR.MINOR.PATCH". */
 ND_API const char *nd_version(void);
-/** One-line description of the build: backends, BLAS and its core, CUDA. */
+/** One-line description of the build: backends; the BLAS library, its
+ *  version, origin and the kernel core it runs ("BLAS: OpenBLAS 0.3.34
+ *  (scipy-openblas32, core SkylakeX)", ", generic kernels" after a core
+ *  without AVX2 kernels; docs/blas.md); threads; CPU path; CUDA. */
 ND_API const char *nd_build_info(void);
 /** The CPU path the CPU backend runs: "avx512", "avx2" (x86-64-v3: AVX2,
  *  FMA, F16C) or "baseline"; detected once at load, lowered by ND_CPU_ISA.
@@ -101,9 +111,10 @@ ND_API const char *nd_build_info(void);
 ND_API const char *nd_cpu_path(void);
 /** Set the number of CPU threads (n >= 1; 0 = default = all cores or
  *  ND_NUM_THREADS). ND_ERR_INVALID for n < 0. A count chosen here or in
- *  ND_NUM_THREADS also applies to OpenBLAS (matmul), from the next matmul
- *  on; left alone, OpenBLAS keeps its own default (OPENBLAS_NUM_THREADS or
- *  all cores). Change it between matmuls, not during one. */
+ *  ND_NUM_THREADS also applies to the BLAS (OpenBLAS or BLIS: matmul,
+ *  linalg), from the next matmul on; left alone, the BLAS keeps its own
+ *  default (OPENBLAS_NUM_THREADS, BLIS_NUM_THREADS or all cores). Change it
+ *  between matmuls, not during one. */
 ND_API nd_status nd_set_num_threads(int n);
 /** Number of CPU threads the CPU backend uses. */
 ND_API int nd_get_num_threads(void);
@@ -463,8 +474,12 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         keeps its dtype under SAME, FLOAT and DIV, computes in complex128
  *         under F64. A trailing a (BIUFa, abs): complex too, with a real
  *         result (|z|, NumPy's absolute); ops without C or a refuse complex
- *         (ND_ERR_DTYPE), as NumPy
- *         2 refuses ordering comparisons, maximum/minimum, floor, ...
+ *         (ND_ERR_DTYPE): floor, ceil, ... as NumPy 2 refuses them, and
+ *         the ordering ops (less, ..., maximum/minimum, fmax/fmin), which
+ *         NumPy 2 does take (it orders complex lexicographically, real
+ *         part first): refusing them is a decision of this library, as
+ *         the array API standard leaves complex ordering unspecified and
+ *         PyTorch refuses it
  *  rule:  SAME  result dtype = (promoted) input dtype
  *         FLOAT result is the smallest float that holds the input
  *               (bool/int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
@@ -648,9 +663,11 @@ ND_API const char *nd_reduce_op_name(nd_reduce_op op);
  *  (float32 of complex64, float64 of complex128): var = mean(|z - mean z|^2)
  *  = var(re) + var(im); any/all test z != 0 (either part nonzero; NaN is
  *  nonzero). Empty: sum 0, prod 1, mean NaN+NaNj, var/std NaN. max, min,
- *  argmax and argmin refuse complex with ND_ERR_DTYPE: NumPy orders complex
- *  values lexicographically there, which is deprecated territory (the array
- *  API leaves complex ordering undefined); reduce nd_real/nd_imag/nd_abs. */
+ *  argmax and argmin refuse complex with ND_ERR_DTYPE, where NumPy 2 orders
+ *  complex values lexicographically (real part first): a deliberate
+ *  difference (the array API standard leaves complex ordering unspecified,
+ *  PyTorch refuses it), as for sorting and the ordering comparisons;
+ *  reduce nd_real/nd_imag/nd_abs instead. */
 ND_API nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims);
 /** var/std (or any op) with a delta degrees of freedom (ignored by ops
  *  other than var/std). ddof is real, as NumPy's and the array API's
@@ -861,7 +878,9 @@ typedef enum nd_take_mode { ND_TAKE_RAISE = 0, ND_TAKE_WRAP = 1, ND_TAKE_CLIP = 
  *  a.shape[:axis] + indices.shape + a.shape[axis+1:], a's dtype (any of
  *  the 13). a 0-d a takes axis ND_AXIS_NONE or 0 (as 1 element). A
  *  non-empty take from an empty axis is ND_ERR_INVALID in every mode
- *  ("cannot do a non-empty take from an empty axes."). */
+ *  ("cannot do a non-empty take from an empty axes."). The result is
+ *  allocated before raise mode checks the indices, so a result too large
+ *  for memory is ND_ERR_NOMEM without a pass over the indices. */
 ND_API nd_status nd_take(nd_array **out, const nd_array *a, const nd_array *indices, int axis, nd_take_mode mode);
 /** np.take_along_axis(a, indices, axis): indices has a's ndim (1-D with
  *  ND_AXIS_NONE, over the flattened a); a and indices broadcast against
@@ -885,9 +904,13 @@ ND_API nd_status nd_put(nd_array *a, const nd_array *indices, const nd_array *va
 /** np.nonzero(a): the C-order coordinates of the nonzero elements (x != 0;
  *  NaN counts as nonzero; any dtype) as a.ndim new int64 arrays of shape
  *  (count,), written to outs[0..a.ndim) (cap >= a.ndim, else
- *  ND_ERR_INVALID); *n = a.ndim. A 0-d a is ND_ERR_INVALID as in NumPy 2
- *  ("Calling nonzero on 0d arrays is not allowed..."). On failure outs
- *  and *n are untouched. The caller releases each outs[i]. */
+ *  ND_ERR_INVALID); *n = a.ndim. Each entry follows the out rule of the
+ *  functions that return several arrays (nd_split): a NULL outs[i]
+ *  receives a new array (yours to release), a given one receives the
+ *  coordinates (it must have shape (count,) and take int64 under
+ *  same_kind), and every given entry is checked before anything is
+ *  written. A 0-d a is ND_ERR_INVALID as in NumPy 2 ("Calling nonzero on
+ *  0d arrays is not allowed..."). On failure outs and *n are untouched. */
 ND_API nd_status nd_nonzero(nd_array **outs, int cap, int *n, const nd_array *a);
 /** np.flatnonzero(a): flat C-order indices of the nonzero elements,
  *  int64 (count,); any ndim including 0-d (as np.flatnonzero). */
@@ -952,8 +975,13 @@ ND_API nd_status nd_minimum_at(nd_array *a, const nd_array *indices, const nd_ar
  * either sign last (a descending sort puts them first). Every sort is
  * stable: elements that compare equal (also -0.0 and +0.0, or two NaNs)
  * keep their input order, so ND_SORT_STABLE (NumPy's kind='stable') costs
- * nothing extra. CPU: a threaded LSD radix sort on order-preserving keys;
- * CUDA: CUB's segmented radix sort. All 13 dtypes. */
+ * nothing extra. CPU: 32/64-bit integers and floats on the AVX-512 and
+ * AVX2 paths go through x86-simd-sort's vector quicksort (the one NumPy
+ * uses) on order-preserving keys, threaded by partition steps, argsort
+ * made stable by sorting (key, index); every other dtype and the baseline
+ * path a threaded LSD radix sort on the same keys. CUDA: CUB's device-wide
+ * radix sort per row for a few long rows, CUB's segmented sort for many
+ * rows. All 13 dtypes. */
 /** Flags of nd_sort / nd_argsort. */
 enum {
     ND_SORT_DEFAULT = 0,
@@ -976,7 +1004,8 @@ ND_API nd_status nd_argsort(nd_array **out, const nd_array *a, int axis, unsigne
  *  counts from the end) is where a sort would put it, none before it is
  *  larger and none after it smaller. This implementation returns the full
  *  sort (a valid partition, as CuPy's). ND_AXIS_NONE flattens.
- *  ND_ERR_INVALID: kth out of range ("kth(=5) out of bounds (5)");
+ *  ND_ERR_INVALID: kth out of range ("kth(=5) out of bounds (5)"), checked
+ *  only when a has elements (NumPy takes any kth on an empty array);
  *  ND_ERR_SHAPE: bad axis. */
 ND_API nd_status nd_partition(nd_array **out, const nd_array *a, int64_t kth, int axis);
 /** np.argpartition(a, kth, axis): int64 indices of a partition (see
@@ -1025,7 +1054,8 @@ ND_API nd_status nd_median(nd_array **out, const nd_array *a, int naxes, const i
  *  interpolated as NumPy's _lerp (a + (b - a) * t, or b - (b - a) * (1 - t)
  *  when t >= 0.5). q in [0, 1] (ND_ERR_INVALID otherwise: "Quantiles must be
  *  in the range [0, 1]"). NaN in a slice gives NaN. dtypes, axes and errors
- *  as nd_median. */
+ *  as nd_median, but bool is ND_ERR_DTYPE (NumPy's TypeError: the
+ *  interpolation subtracts). */
 ND_API nd_status nd_quantile(nd_array **out, const nd_array *a, double q, int naxes, const int *axes, bool keepdims);
 /** np.percentile(a, q, ...): nd_quantile with q / 100, q in [0, 100]
  *  ("Percentiles must be in the range [0, 100]"). */
@@ -1075,7 +1105,9 @@ ND_API nd_status nd_cumprod(nd_array **out, const nd_array *a, int axis);
  *  and the result has dtype. Integer dtypes wrap as NumPy's (the sums are
  *  computed in int64/uint64: the same bits modulo the width); bool gives
  *  the logical or; float16/bfloat16 accumulate in float32 (see
- *  nd_cumsum). ND_ERR_DTYPE for an invalid dtype. */
+ *  nd_cumsum). Complex a with a real dtype: a is cast to dtype first (the
+ *  real parts; z != 0 for bool, as NumPy's cast) and the result has dtype.
+ *  ND_ERR_DTYPE for an invalid dtype. */
 ND_API nd_status nd_cumsum_dtype(nd_array **out, const nd_array *a, int axis, nd_dtype dtype);
 /** NumPy cumprod(a, axis, dtype=dtype), as nd_cumsum_dtype (bool: the
  *  logical and). */
@@ -1094,11 +1126,13 @@ ND_API nd_status nd_cummin(nd_array **out, const nd_array *a, int axis);
  *  none; a 0-d prepend/append is broadcast to a's shape with extent 1
  *  along axis, as NumPy; dtypes promote as nd_concatenate). bool uses
  *  not_equal (x[i+1] != x[i]), as NumPy; integers wrap (uint8 1 - 2 =
- *  255). n == 0 gives x itself (a view of a when nothing is joined); n >=
+ *  255). n == 0 gives a itself, as NumPy: a new reference to a (*out ==
+ *  a; release it as any result), or with *out given a copy of a into it;
+ *  axis, prepend and append are then not looked at and a may be 0-d. n >=
  *  the axis extent gives an empty axis. ND_ERR_INVALID "order must be
  *  non-negative but got -1", "diff requires input that is at least one
- *  dimensional" (0-d); ND_ERR_SHAPE for a bad axis or mismatched
- *  prepend/append shapes. */
+ *  dimensional" (0-d with n > 0); ND_ERR_SHAPE for a bad axis or
+ *  mismatched prepend/append shapes. */
 ND_API nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_array *prepend,
                          const nd_array *append);
 /* nan-aware reductions (NumPy's np.nansum ... np.nanstd): the axes,
@@ -1200,9 +1234,10 @@ ND_API nd_status nd_moveaxis(nd_array **out, const nd_array *a, int n, const int
 /** np.diagonal(a, offset, axis1, axis2): the diagonal of the (axis1,
  *  axis2) planes as the LAST axis of a view (the other axes keep their
  *  order); offset > 0 above the main diagonal, < 0 below; an offset past
- *  the edge gives length 0. As NumPy >= 1.9 the view is READ-ONLY: it and
- *  its views are refused (ND_ERR_INVALID) as an out argument; nd_copy it
- *  to get a writable array. ND_ERR_INVALID for ndim < 2 ("diag requires
+ *  the edge (any int64, INT64_MIN and INT64_MAX included) gives length
+ *  0. As NumPy >= 1.9 the view is READ-ONLY: it and its views are refused
+ *  (ND_ERR_INVALID) as an out argument; nd_copy it to get a writable
+ *  array. ND_ERR_INVALID for ndim < 2 ("diag requires
  *  an array of at least two dimensions") and axis1 == axis2. */
 ND_API nd_status nd_diagonal(nd_array **out, const nd_array *a, int64_t offset, int axis1, int axis2);
 /** np.broadcast_arrays(*arrays): outs[i] = arrays[i] broadcast to the
@@ -1272,7 +1307,8 @@ typedef enum nd_pad_mode {
  *  only (a NONE scalar means 0) and must fit a's dtype as in nd_full (an
  *  integer out of range is ND_ERR_INVALID, as NumPy's OverflowError; a
  *  float is cast). The result has a's dtype. ND_ERR_INVALID for negative
- *  widths, a bad mode, or extending an empty axis in a mode other than
+ *  widths (every pair given, also for a 0-d a, as NumPy), a bad mode, or
+ *  extending an empty axis in a mode other than
  *  constant ("can't extend empty axis 0 using modes other than 'constant'
  *  or 'empty'"). */
 ND_API nd_status nd_pad(nd_array **out, const nd_array *a, int npairs, const int64_t *widths, nd_pad_mode mode,
@@ -1280,7 +1316,9 @@ ND_API nd_status nd_pad(nd_array **out, const nd_array *a, int npairs, const int
 /** np.diag(a, k): a 1-D a gives the 2-D (n+|k|, n+|k|) array with a on
  *  diagonal k and zeros elsewhere; a 2-D a gives a COPY of its diagonal k
  *  (NumPy gives a read-only view: use nd_diagonal for that). ND_ERR_INVALID
- *  for other ndims ("Input must be 1- or 2-d."). */
+ *  for other ndims ("Input must be 1- or 2-d.") and for a 1-D a when
+ *  n + |k| does not fit int64 ("offset ... is too large"; k == INT64_MIN
+ *  included). */
 ND_API nd_status nd_diag(nd_array **out, const nd_array *a, int64_t k);
 /** np.tril(a, k): a copy with the elements above diagonal k of the last
  *  two axes zeroed (any ndim >= 2; a 1-D a is broadcast to (n, n) as
@@ -1411,8 +1449,10 @@ ND_API nd_status nd_real(nd_array **out, const nd_array *a);
  *  zero array). A given *out receives a copy. */
 ND_API nd_status nd_imag(nd_array **out, const nd_array *a);
 /** np.angle(a, deg): the argument arctan2(imag, real) of each element, in
- *  radians (degrees with deg), in the real dtype of a complex a (float64
- *  for integers and bool, as NumPy). */
+ *  radians (degrees with deg), in the real dtype of a complex a; a real a
+ *  gives arctan2(0, a) in arctan2's dtype, as NumPy 2: float dtypes keep
+ *  theirs, int8/uint8 -> float16, int16/uint16 -> float32, wider integers
+ *  -> float64, bool -> float64. */
 ND_API nd_status nd_angle(nd_array **out, const nd_array *a, bool deg);
 /* [ew end] */
 
@@ -1434,7 +1474,11 @@ ND_API nd_status nd_angle(nd_array **out, const nd_array *a, bool deg);
  *  out of bounds for array of dimension 2"). A 0-d x is one element (1).
  *  An empty axis gives an empty result. */
 ND_API nd_status nd_softmax(nd_array **out, const nd_array *x, int axis);
-/** scipy.special.log_softmax(x, axis) = x - max - log(sum(exp(x - max))). */
+/** scipy.special.log_softmax(x, axis) = x - m - log(sum(exp(x - m))) with
+ *  m = max(x) where that is finite and 0 where it is not, as SciPy: a
+ *  slice holding +inf gives NaN at each +inf and -inf elsewhere (SciPy
+ *  1.17: log_softmax([inf, 1, 2]) = [nan, -inf, -inf]; nd_softmax gives
+ *  NaN throughout there); an all -inf slice or a NaN gives NaN. */
 ND_API nd_status nd_log_softmax(nd_array **out, const nd_array *x, int axis);
 /** scipy.special.logsumexp(x, axis, keepdims): max + log(sum(exp(x -
  *  max))) over axes (axes == NULL: all; naxes distinct axes otherwise, as
@@ -1458,7 +1502,10 @@ typedef enum nd_reduction {
  *  ND_ERR_INVALID "Target 7 is out of bounds." (PyTorch's message;
  *  checked on every backend, as out-of-range indices are).
  *  Result dtype: logits' float dtype (float64 for integer logits),
- *  accumulated in float32 for half inputs. */
+ *  accumulated in float32 for half inputs: with ND_REDUCTION_MEAN/SUM the
+ *  per-sample losses stay float32 and only the reduced value is rounded
+ *  to float16/bfloat16 (so a mean that fits float16 is finite even where
+ *  one sample's loss is not); ND_REDUCTION_NONE rounds each loss. */
 ND_API nd_status nd_cross_entropy(nd_array **out, const nd_array *logits, const nd_array *labels, int class_axis,
                                   nd_reduction reduction, int64_t ignore_index);
 
@@ -1529,8 +1576,10 @@ ND_API void nd_grad_scaler_get_state(const nd_grad_scaler *s, int64_t *growth_tr
  *
  * dtypes (NumPy 2): float32, float16, bfloat16 and complex64 compute in
  * single precision and give complex64 (the rfft family: complex64; irfft, irfftn and hfft:
- * float32, but float16 / bfloat16 for a float16 / bfloat16 input: NumPy 2
- * gives float16 for float16); float64, complex128, bool and integers give
+ * float32, but float16 / bfloat16 for a float16 / bfloat16 input to irfft,
+ * hfft and a one-axis irfftn: NumPy 2 gives float16 for float16 there,
+ * and float32 from irfftn/irfft2 over two or more axes, whose first steps
+ * make complex64); float64, complex128, bool and integers give
  * complex128 / float64. rfft, rfft2, rfftn and ihfft refuse complex input
  * (ND_ERR_DTYPE, as NumPy's TypeError).
  *
@@ -1606,8 +1655,8 @@ ND_API nd_status nd_ifftshift(nd_array **out, const nd_array *a, int naxes, cons
 /* Linear algebra (numpy.linalg)                                       */
 /* ------------------------------------------------------------------ */
 /*
- * numpy.linalg on both backends: LAPACK (the Fortran symbols OpenBLAS
- * exports) on the CPU, cuSOLVER on CUDA. Every function works on the last
+ * numpy.linalg on both backends: LAPACK (of the BLAS the build chose,
+ * docs/blas.md) on the CPU, cuSOLVER on CUDA. Every function works on the last
  * two axes as matrices and is batched over the leading ones, which
  * broadcast between operands as NumPy's gufuncs do.
  *
@@ -1790,7 +1839,8 @@ ND_API nd_status nd_profiler_start(const nd_profiler_config *cfg);
 /** Stop the running profile: reads the device timings (waits for the
  *  profiled devices), closes ranges still open (counted in
  *  nd_profiler_stats.unclosed_ranges) and keeps the results.
- *  ND_ERR_INVALID when no session runs. */
+ *  ND_ERR_INVALID when no session runs; ND_ERR_NOMEM when the event list
+ *  cannot be allocated (the session still ends, with no events). */
 ND_API nd_status nd_profiler_stop(void);
 /** Whether the profiler is running. */
 ND_API bool nd_profiler_is_running(void);
@@ -1890,7 +1940,8 @@ typedef struct nd_profiler_row {
 ND_API nd_status nd_profiler_key_averages(nd_profiler_row *rows, size_t cap, size_t *nrows,
                                           const nd_profiler_table_options *opt);
 /** Write the key-averages table (PyTorch's key_averages().table()) to f.
- *  Errors as nd_profiler_key_averages; ND_ERR_IO when writing fails. */
+ *  Errors as nd_profiler_key_averages; ND_ERR_IO when writing or flushing
+ *  f fails (an unbuffered stream included). */
 ND_API nd_status nd_profiler_print_table(FILE *f, const nd_profiler_table_options *opt);
 /** The same table into buf (size bytes, always NUL-terminated when size
  *  > 0, as snprintf); *needed (optional) = the length it has, so a
@@ -1900,7 +1951,9 @@ ND_API nd_status nd_profiler_table(char *buf, size_t size, size_t *needed, const
  *  Perfetto, ui.perfetto.dev, and chrome://tracing): one row per host
  *  thread and per device stream, ops and ranges nested, transfers in
  *  their own category and colour, a memory counter per device.
- *  ND_ERR_IO when the file cannot be written. */
+ *  ND_ERR_IO when the file cannot be written (open, write, flush or
+ *  close); a partial regular file is removed, a device or FIFO named as
+ *  path (/dev/full) is left as it is. */
 ND_API nd_status nd_profiler_export_chrome_trace(const char *path);
 /** Write the last profile's key averages and stats as one JSON object
  *  (machine-readable summary). ND_ERR_IO as above. */
@@ -1947,7 +2000,8 @@ ND_API nd_status nd_profiler_export_json(const char *path, const nd_profiler_tab
 
 /** Write a to path as a .npy file (format 1.0, C order). Any layout and
  *  device (the data is gathered with nd_copy_to_host). ND_ERR_IO when the
- *  file cannot be written (a partial file is removed). */
+ *  file cannot be written (a partial regular file is removed; a device or
+ *  FIFO named as path, such as /dev/full, is left as it is). */
 ND_API nd_status nd_save_npy(const char *path, const nd_array *a);
 /** Load a .npy file into a new C-contiguous array on dev (read on the
  *  host, then moved with nd_to_device). Follows the out rule: with
@@ -1982,12 +2036,19 @@ ND_API nd_status nd_load_npy_buffer(nd_array **out, const void *data, size_t siz
  * is copied into *out and the deleter is called before returning). On
  * failure t is NOT consumed: its owner must still call its deleter. Every
  * field is validated: NULL pointers, major version (must be 1), ndim in
- * [0, ND_MAX_DIMS], non-negative shapes, overflow of sizes and strides,
+ * [0, ND_MAX_DIMS], non-negative shapes, overflow of sizes and strides
+ * (also for an empty tensor: a stride whose span over its axis, an axis of
+ * extent > 1, does not fit int64 bytes is refused, as slicing never makes
+ * one),
  * dtypes (lanes must be 1; codes/bits as above else ND_ERR_DTYPE),
  * devices (kDLCPU id 0, kDLCUDAHost -> a pinned CPU array, kDLCUDA and
  * kDLCUDAManaged -> cuda:N, which needs a CUDA build and a GPU; others
  * ND_ERR_DEVICE). strides == NULL means C-contiguous; byte_offset is
- * honoured. A READ_ONLY tensor (versioned import) becomes a read-only array:
+ * honoured. A CUDA tensor (kDLCUDA, kDLCUDAManaged) whose first element,
+ * data + byte_offset, is not aligned to the element size (16 bytes for
+ * complex128) is refused with ND_ERR_INVALID: the kernels load whole
+ * elements, and a misaligned load would fault on the device; no copy is
+ * made, because an import shares the producer's memory. A READ_ONLY tensor (versioned import) becomes a read-only array:
  * it and its views are refused (ND_ERR_INVALID) as an out= argument, as
  * nd_gemm's c and by nd_copy_from_host (copy it with nd_copy to write).
  *

@@ -10,8 +10,9 @@
 #                       access is caught, like compute-sanitizer's memcheck),
 #                       in one process (CK_FORK=no) so LeakSanitizer sees
 #                       every test's allocations, as `make asan` does
-#   make gpu-check-emu  tools/gpu-check.sh against the emulated device (every
-#                       step runs; the record goes to build-emu/gpu-check/)
+#   make gpu-check-emu  the GPU check's two calls (tools/gpu-check.sh 1 and 2,
+#                       docs/gpu-check.md) against a pack of the emulated build
+#                       (build-emu/gpu-pack/); the files go to build-emu/gpu-check/
 #
 # HIPCPU=path overrides where HIP-CPU is (default ../shared/hip-cpu).
 # Needs Debian's libtbb-dev (HIP-CPU runs blocks through C++17 parallel
@@ -47,6 +48,13 @@ emu-asan: emu-check-hipcpu emu-deps
 	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" TEST_ENV="CK_FORK=no ND_TEST_LARGE=0" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
 
+# The GPU check's two calls (docs/gpu-check.md), the same lists and files,
+# against a pack of the emulated build; fails when either call does.
+GPU_CHECK_EMU_BUDGET ?= 1800
 gpu-check-emu: emu-check-hipcpu emu-deps
-	@$(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 lib
-	GPU_CHECK_EMU=1 BUILD=$(EMU_BUILD) bash tools/gpu-check.sh
+	@$(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 $(call gpu_pack_inputs,$(EMU_BUILD))
+	@bash tools/gpu-pack.sh $(EMU_BUILD) $(EMU_BUILD)/gpu-pack
+	@rm -rf $(EMU_BUILD)/gpu-check; rc=0; for call in 1 2; do \
+	  OUT=$(EMU_BUILD)/gpu-check GPU_CHECK_PACK=$(EMU_BUILD)/gpu-pack GPU_CHECK_BUDGET=$(GPU_CHECK_EMU_BUDGET) \
+	    bash tools/gpu-check.sh $$call || rc=1; done; \
+	ls -l $(EMU_BUILD)/gpu-check; exit $$rc

@@ -31,10 +31,12 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 INSTALL ?= install
 
-# ndgpu.pc: OpenBLAS through its own .pc file when there is one; the CUDA
-# libraries (and their directory) only in a CUDA build.
-PC_REQUIRES_PRIVATE := $(if $(shell pkg-config --exists openblas 2>/dev/null && echo y),openblas,)
-PC_LIBS_PRIVATE := $(if $(PC_REQUIRES_PRIVATE),,-lopenblas) -lgomp -lm -lpthread
+# ndgpu.pc: the BLAS the build chose (mk/blas.mk): the system OpenBLAS
+# through its own .pc file when there is one, scipy-openblas and BLIS by
+# folder and runtime path (libndgpu.so carries that runtime path itself);
+# the CUDA libraries (and their directory) only in a CUDA build.
+PC_REQUIRES_PRIVATE := $(BLAS_PC_REQUIRES)
+PC_LIBS_PRIVATE := $(BLAS_PC_LIBS) -lgomp -lm -lpthread
 ifeq ($(WITH_CUDA),1)
   PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif

@@ -17,13 +17,18 @@
 #                     table (examples/mpi/scaling) with 2 processes; the record
 #                     goes to benchmarks/results/ (benchmarks/mpi/run.sh)
 #
-# Options: MPI=0 leaves libndgpu_mpi out, MPI=1 requires mpicc;
+# Options: MPI=0 leaves libndgpu_mpi out, MPI=1 requires mpicc; NCCL=0
+#          leaves the NCCL path out, NCCL_HOME=dir names where NCCL is;
 #          MPI_NP=2 processes; MPIRUN_FLAGS adds mpirun options.
 #
-# The NCCL path (GPU arrays) is compiled in real CUDA builds when the
-# toolkit has nccl.h; libnccl.so.2 itself is loaded at run time (dlopen), so
-# the library works where NCCL is not installed (GPU arrays are then staged
-# through pinned host memory).
+# The NCCL path (GPU arrays) is compiled in real CUDA builds when nccl.h is
+# found: NCCL_HOME/include (NCCL_HOME=... on the command line), the
+# toolkit's include folder, /usr/include (Debian's and NVIDIA's libnccl-dev)
+# or a pip wheel (nvidia-nccl-cu12 / -cu13: nvidia/nccl/include). NCCL=0
+# leaves it out. libnccl.so.2 itself is loaded at run time (dlopen), so the
+# library works where NCCL is not installed (GPU arrays are then staged
+# through pinned host memory); where the library found at build time is
+# not on the loader's path (a pip wheel), its full path is tried too.
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 MPIRUN ?= $(shell command -v mpirun 2>/dev/null || echo mpirun)
 MPI_NP ?= 2
@@ -43,9 +48,19 @@ MPI_OBJS := $(MPI_SRCS:%.c=$(BUILD)/%.o)
 MPI_LIB_A := $(BUILD)/libndgpu_mpi.a
 MPI_LIB_SO := $(BUILD)/libndgpu_mpi.so.$(NDGPU_VERSION)
 MPI_CFLAGS := $(CFLAGS_ALL)
-ifeq ($(WITH_CUDA)$(CUDA_EMU),1)
-  ifneq ($(wildcard $(CUDA_HOME)/include/nccl.h),)
+ifeq ($(WITH_CUDA)$(CUDA_EMU)$(filter 0,$(NCCL)),1)
+  # nvidia/nccl of the python3 that would import it (pip, venv or system)
+  NCCL_PIP := $(shell python3 -c 'import importlib.util as u; s = u.find_spec("nvidia.nccl"); print(next(iter(s.submodule_search_locations)) if s else "")' 2>/dev/null)
+  NCCL_INCLUDE := $(firstword $(foreach d,$(if $(NCCL_HOME),$(NCCL_HOME)/include) $(CUDA_HOME)/include /usr/include     $(if $(NCCL_PIP),$(NCCL_PIP)/include),$(if $(wildcard $(d)/nccl.h),$(d))))
+  ifneq ($(NCCL_INCLUDE),)
     MPI_CFLAGS += -DND_MPI_NCCL=1
+    ifneq ($(NCCL_INCLUDE),$(CUDA_HOME)/include)
+      MPI_CFLAGS += -isystem $(NCCL_INCLUDE)
+    endif
+    NCCL_LIB_PATH := $(firstword $(wildcard $(NCCL_INCLUDE)/../lib/libnccl.so.2 $(NCCL_INCLUDE)/../lib64/libnccl.so.2))
+    ifneq ($(NCCL_LIB_PATH),)
+      MPI_CFLAGS += -DND_MPI_NCCL_LIB='"$(abspath $(NCCL_LIB_PATH))"'
+    endif
   endif
 endif
 MPI_LDLIBS := $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++) -ldl

@@ -57,15 +57,17 @@ nd_status nd__check_shape(const char *func, int ndim, const int64_t *shape, nd_d
         if (shape[i] == 0) zero = true;
     }
     /* overflow check over the non-zero extents, so (0, 2^62, 2^62) is still rejected like NumPy */
+    char sb[ND_MAX_DIMS * 21 + 4];
     for (int i = 0; i < ndim; i++) {
         if (shape[i] == 0) continue;
         if (__builtin_mul_overflow(n, shape[i], &n))
-            return nd__err(ND_ERR_INVALID, func, "array is too big: the product of the shape overflows");
+            return nd__err(ND_ERR_INVALID, func, "array is too big: the product of the shape %s overflows",
+                           nd__fmt_shape(sb, sizeof sb, ndim, shape));
     }
     int64_t bytes;
     if (__builtin_mul_overflow(n, (int64_t)nd__itemsize(dtype), &bytes))
-        return nd__err(ND_ERR_INVALID, func, "array is too big: %lld elements of %s overflow the byte count",
-                       (long long)n, nd_dtype_name(dtype));
+        return nd__err(ND_ERR_INVALID, func, "array is too big: shape %s holds %lld elements of %s, which overflow the byte count",
+                       nd__fmt_shape(sb, sizeof sb, ndim, shape), (long long)n, nd_dtype_name(dtype));
     if (size) *size = zero ? 0 : n;
     return ND_OK;
 }
@@ -125,40 +127,49 @@ nd_status nd_synchronize(nd_device dev)
 /* ------------------------------------------------------------------ */
 /* Allocation and views                                                */
 /* ------------------------------------------------------------------ */
-static nd_array *header_new(nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+/* Every array header, owning or view, is made here, and every one passes
+ * nd__check_shape first: element counts and byte counts that would pass
+ * 2^63 (a result shape built from valid extents, e.g. (4,1) + (1,2^62)
+ * broadcast, or a view whose product overflows) are refused as NumPy
+ * refuses them ("array is too big"), never wrapped to a small size.
+ * func names the internal door; callers prefix their own name. */
+static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
+                            nd_device dev)
 {
+    int64_t size;
+    nd_status st = nd__check_shape(func, ndim, shape, dtype, &size);
+    if (st) return st;
     nd_array *a = nd__malloc(sizeof *a);
-    if (!a) return NULL;
+    *out = a;
+    if (!a) return nd__err(ND_ERR_NOMEM, func, "out of host memory for an array header");
     atomic_init(&a->refcount, 1);
     a->dtype = dtype;
     a->ndim = ndim;
-    a->size = 1;
-    for (int i = 0; i < ndim; i++) {
-        a->shape[i] = shape[i];
-        a->size *= shape[i];
-    }
+    a->size = size;
+    for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
     a->offset = 0;
     a->device = dev;
     a->readonly = false;
     a->buf = NULL;
-    return a;
+    return ND_OK;
 }
 
 nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
     const nd_backend *be = nd__backend(dev);
     if (!be) return nd__err(ND_ERR_UNSUPPORTED, "nd_alloc", "no backend for this device");
-    nd_array *a = header_new(dtype, ndim, shape, dev);
+    nd_array *a = NULL;
+    nd_status st = header_new(&a, "nd_alloc", dtype, ndim, shape, dev);
+    if (st) return st;
     nd_buffer *b = nd__calloc(1, sizeof *b);
-    if (!a || !b) {
+    if (!b) {
         nd__free(a);
-        nd__free(b);
         return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of host memory for an array header");
     }
     nd__contiguous_strides(ndim, shape, a->strides);
     size_t nbytes = (size_t)a->size * nd__itemsize(dtype);
     void *ptr = NULL;
-    nd_status st = be->alloc(dev, nbytes, &ptr);
+    st = be->alloc(dev, nbytes, &ptr);
     if (st) {
         nd__free(a);
         nd__free(b);
@@ -178,8 +189,9 @@ nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *sha
 nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
                    const int64_t *strides, int64_t offset)
 {
-    nd_array *v = header_new(dtype, ndim, shape, a->device);
-    if (!v) return nd__err(ND_ERR_NOMEM, "nd_view", "out of host memory for an array header");
+    nd_array *v = NULL;
+    nd_status st = header_new(&v, "nd_view", dtype, ndim, shape, a->device);
+    if (st) return st;
     for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
     nd__normalize_strides(ndim, shape, v->strides, dtype);
     v->offset = offset;
@@ -345,11 +357,12 @@ const char *nd_build_info(void)
 
 nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
 {
-    nd_array *a = header_new(dtype, ndim, shape, dev);
+    nd_array *a = NULL;
+    nd_status st = header_new(&a, "nd_wrap", dtype, ndim, shape, dev);
+    if (st) return st;
     nd_buffer *b = nd__calloc(1, sizeof *b);
-    if (!a || !b) {
+    if (!b) {
         nd__free(a);
-        nd__free(b);
         return nd__err(ND_ERR_NOMEM, "nd_wrap", "out of host memory for an array header");
     }
     nd__contiguous_strides(ndim, shape, a->strides);

@@ -211,6 +211,18 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
     if (t->data == NULL && size > 0) return nd__err(ND_ERR_INVALID, fn, "DLPack tensor 'data' is NULL for %lld elements", (long long)size);
     if (t->byte_offset > (uint64_t)INT64_MAX)
         return nd__err(ND_ERR_INVALID, fn, "DLPack tensor byte_offset %llu is too large", (unsigned long long)t->byte_offset);
+    /* CUDA kernels access whole elements (complex128 as one 16-byte
+     * load): an element that is not aligned to its size would fault on
+     * the device, and a fault ends every later CUDA call of the process */
+    if (dev.type == ND_DEVICE_CUDA && size > 0) {
+        size_t al = nd__itemsize(dtype);
+        uintptr_t first = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+        if (first % al != 0)
+            return nd__err(ND_ERR_INVALID, fn,
+                           "DLPack CUDA tensor: data %p + byte_offset %llu is not aligned to its %zu-byte elements "
+                           "(copy it to an aligned buffer first)",
+                           t->data, (unsigned long long)t->byte_offset, al);
+    }
 
     int64_t strides[ND_MAX_DIMS];
     if (t->strides) {
@@ -221,7 +233,7 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
     /* every byte offset the library may compute must fit int64: the span
      * of each axis and their sum with byte_offset */
     int64_t isz = (int64_t)nd__itemsize(dtype), lo = (int64_t)t->byte_offset, hi = lo;
-    if (size > 0) {
+    { /* empty tensors too: ops multiply the strides of their non-empty axes */
         for (int i = 0; i < ndim; i++) {
             int64_t span;
             if (t->shape[i] > 1) {

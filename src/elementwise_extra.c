@@ -128,9 +128,10 @@ nd_status nd_angle(nd_array **out, const nd_array *a, bool deg)
     if (nd__is_complex(a->dtype)) {
         if ((st = nd__cpx_part(&re, a, 0)) || (st = nd__cpx_part(&im, a, 1))) goto done;
     } else {
-        /* np.angle of a real x is arctan2(0, x) in x's float dtype
-         * (float64 for integers and bool: np.asarray(x) * 1.0) */
-        nd_dtype ft = nd__is_float(a->dtype) ? a->dtype : ND_FLOAT64;
+        /* np.angle of a real x is arctan2(0, x), whose float dtype is
+         * arctan2's (int8/uint8 -> float16, 16-bit -> float32, wider ->
+         * float64); bool gives float64 (the Python 0 makes it int64 first) */
+        nd_dtype ft = nd__is_float(a->dtype) ? a->dtype : a->dtype == ND_BOOL ? ND_FLOAT64 : nd__float_for(a->dtype);
         if ((st = nd__as_dtype(&re, a, ft)) || (st = nd_zeros(&im, ft, a->ndim, a->shape, a->device))) goto done;
     }
     if ((st = nd_arctan2(deg ? &x : &r, im, re))) goto done;

@@ -115,7 +115,9 @@ static nd_status fftn(const char *fn, fftn_which w, nd_array **out, const nd_arr
         keep[k] = k == ns - 1 || (keep[k + 1] && step[k + 1].kind == ND_FFT_C2C && before[k + 1] == step[k + 1].n);
 
     const nd_dtype ct = nd__fft_ctype(a->dtype);
-    const nd_dtype rt = w == N_IRFFTN ? nd__fft_rtype(a->dtype) : ct;
+    /* irfftn of a half input: its c2c steps give complex64 first (NumPy), so
+     * only a one-axis irfftn keeps float16/bfloat16, as irfft does */
+    const nd_dtype rt = w == N_IRFFTN ? (ns > 1 ? nd__real_of(ct) : nd__fft_rtype(a->dtype)) : ct;
     const nd_dtype ot = w == N_IRFFTN ? nd__real_of(ct) : ct;
     nd_out t;
     if ((st = nd__out_begin(&t, fn, out, rt, nd, shape, a->device))) return st;

@@ -149,7 +149,6 @@ nd_status nd_take(nd_array **out, const nd_array *a, const nd_array *indices, in
         st = nd__err(ND_ERR_INVALID, fn, "cannot do a non-empty take from an empty axes.");
         goto fail;
     }
-    if (mode == ND_TAKE_RAISE && (st = nd__ix_check_range(fn, idx, n, ax))) goto fail;
     int rnd = av->ndim - 1 + idx->ndim;
     if (rnd > ND_MAX_DIMS) {
         st = nd__err(ND_ERR_SHAPE, fn, "the result would have %d dimensions (maximum %d)", rnd, ND_MAX_DIMS);
@@ -163,6 +162,9 @@ nd_status nd_take(nd_array **out, const nd_array *a, const nd_array *indices, in
 
     nd_out t;
     if ((st = nd__out_begin(&t, fn, out, a->dtype, rnd, rshape, a->device))) goto fail;
+    /* the indices are checked once the result exists: a result that cannot
+     * be allocated fails at once, before a pass over every index */
+    if (mode == ND_TAKE_RAISE && (st = nd__ix_check_range(fn, idx, n, ax))) goto done;
     const nd_array *ins[2] = {a, indices};
     if ((st = nd__out_target(&t, a->dtype, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 2, ins))) goto done;
     if (t.dst->size == 0) goto done;

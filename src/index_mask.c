@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "ix_core.h"
+#include "mp.h" /* mp__finish_list: the out rule of a list of results */
 #include "out.h"
 #include "prof.h"
 
@@ -135,7 +136,8 @@ nd_status nd_nonzero(nd_array **outs, int cap, int *n, const nd_array *a)
     if (!st) st = unravel(fn, f, a->ndim, a->shape, coords);
     nd_release(f);
     if (st) return st;
-    for (int d = 0; d < a->ndim; d++) outs[d] = coords[d];
+    /* every given outs[d] is checked before anything is written */
+    if ((st = mp__finish_list(fn, outs, a->ndim, coords))) return st;
     *n = a->ndim;
     return ND_OK;
 }

@@ -216,13 +216,14 @@ done:
 /* The multiply-adds (2 flops each) of a matmul of a (.., M, K) and b
  * (.., K, N) (1-D operands: M or N of 1), batch dims broadcast: the
  * profiler's flops (the shapes are valid when it is called). */
-static int64_t mm_flops(const nd_array *a, const nd_array *b)
+static double mm_flops(const nd_array *a, const nd_array *b)
 {
     const int an = a->ndim, bn = b->ndim, nb = (an > bn ? an : bn) - 2;
-    int64_t f = 2 * a->shape[an - 1] * (an >= 2 ? a->shape[an - 2] : 1) * (bn >= 2 ? b->shape[bn - 1] : 1);
+    double f = 2.0 * (double)a->shape[an - 1] * (double)(an >= 2 ? a->shape[an - 2] : 1) *
+               (double)(bn >= 2 ? b->shape[bn - 1] : 1);
     for (int i = 0; i < nb; i++) {
         const int64_t da = i < an - 2 ? a->shape[an - 3 - i] : 1, db = i < bn - 2 ? b->shape[bn - 3 - i] : 1;
-        f *= da == 1 ? db : da;
+        f *= (double)(da == 1 ? db : da);
     }
     return f;
 }
@@ -337,7 +338,7 @@ nd_status nd_dot(nd_array **out, const nd_array *a, const nd_array *b)
         ND_PROF_FLOPS(mm_flops(a, b));
         return matmul_impl(F, out, a, b);
     }
-    ND_PROF_FLOPS(a->shape[an - 1] ? 2 * (a->size / a->shape[an - 1]) * b->size : 0); /* (P, K) @ Q x (K, N) */
+    ND_PROF_FLOPS(a->shape[an - 1] ? 2.0 * (double)(a->size / a->shape[an - 1]) * (double)b->size : 0); /* (P, K) @ Q x (K, N) */
     return dot_nd(F, out, a, b);
 }
 
@@ -368,7 +369,7 @@ nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const 
     if (K != Kb)
         return nd__err(ND_ERR_SHAPE, F, "op(a) has shape (%lld,%lld) and op(b) has shape (%lld,%lld): %lld != %lld",
                        (long long)M, (long long)K, (long long)Kb, (long long)N, (long long)K, (long long)Kb);
-    ND_PROF_FLOPS(2 * M * N * K);
+    ND_PROF_FLOPS(2.0 * (double)M * (double)N * (double)K);
     nd_array *cu = *c;
     if (cu) {
         char s1[400];

@@ -732,6 +732,12 @@ nd_status nd_linalg_multi_dot(nd_array **out, int n, const nd_array *const *arra
     if (st) goto done;
     for (int i = 0; i < n; i++) p[i] = (double)arr[i]->shape[0];
     p[n] = (double)arr[n - 1]->shape[1];
+    { /* the product's shape must exist before any intermediate is computed */
+        nd_dtype rt = arr[0]->dtype;
+        for (int i = 1; i < n && !st; i++) st = nd_result_type(&rt, rt, arr[i]->dtype);
+        if (!st) st = nd__check_shape(fn, 2, (const int64_t[]){arr[0]->shape[0], arr[n - 1]->shape[1]}, rt, NULL);
+        if (st) goto done;
+    }
     if (n == 3) { /* NumPy's _multi_dot_three */
         double c1 = p[0] * p[2] * (p[1] + p[3]); /* (AB)C */
         double c2 = p[1] * p[3] * (p[0] + p[2]); /* A(BC) */
@@ -925,7 +931,7 @@ nd_status nd_kron(nd_array **out, const nd_array *a, const nd_array *b)
         as[i] = ia >= 0 ? a->shape[ia] : 1;
         bs[i] = ib >= 0 ? b->shape[ib] : 1;
         if (__builtin_mul_overflow(as[i], bs[i], &rs[i]))
-            return nd__err(ND_ERR_INVALID, fn, "the result's extent %lld x %lld overflows", (long long)as[i],
+            return nd__err(ND_ERR_INVALID, fn, "array is too big: the result's extent %lld x %lld overflows", (long long)as[i],
                            (long long)bs[i]);
     }
     /* interleaved shapes: an axis where neither extent is 1 becomes

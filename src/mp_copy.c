@@ -173,7 +173,7 @@ nd_status nd_tile(nd_array **out, const nd_array *a, int nreps, const int64_t *r
         ash[d] = j >= 0 ? a->shape[j] : 1;
         astr[d] = j >= 0 ? a->strides[j] : 0;
         if (__builtin_mul_overflow(ash[d], rep[d], &shape[d]))
-            return nd__err(ND_ERR_INVALID, fn, "the result is too large");
+            return nd__err(ND_ERR_INVALID, fn, "array is too big: the result's extent overflows");
     }
     nd_status st = nd__check_shape(fn, nd, shape, a->dtype, NULL);
     if (st) return st;
@@ -203,7 +203,7 @@ nd_status nd_repeat(nd_array **out, const nd_array *a, int64_t repeats, int axis
     }
     int64_t shape[ND_MAX_DIMS];
     memcpy(shape, src->shape, sizeof(int64_t) * (size_t)src->ndim);
-    if (__builtin_mul_overflow(shape[ax], repeats, &shape[ax])) st = nd__err(ND_ERR_INVALID, fn, "the result is too large");
+    if (__builtin_mul_overflow(shape[ax], repeats, &shape[ax])) st = nd__err(ND_ERR_INVALID, fn, "array is too big: the result's extent overflows");
     if (!st) st = nd__check_shape(fn, src->ndim, shape, a->dtype, NULL);
     nd_out t = {0};
     if (!st) st = copy_begin(&t, fn, out, src, src->ndim, shape, 0);
@@ -276,7 +276,7 @@ nd_status nd_repeat_array(nd_array **out, const nd_array *a, const nd_array *rep
             int64_t r = *(const int64_t *)nd_data(h64);
             nd_release(hr), nd_release(h64), nd_release(src);
             st = nd_repeat(out, a, r, axis);
-            if (st) return nd__err(st, fn, "%s", nd_last_error());
+            if (st) return nd__err_prefix(st, fn);
             return ND_OK;
         }
         goto done;
@@ -296,7 +296,7 @@ nd_status nd_repeat_array(nd_array **out, const nd_array *a, const nd_array *rep
             goto done;
         }
         if (__builtin_add_overflow(total, cnt[i], &total)) {
-            st = nd__err(ND_ERR_INVALID, fn, "the result is too large");
+            st = nd__err(ND_ERR_INVALID, fn, "array is too big: the result's extent overflows");
             goto done;
         }
     }
@@ -309,7 +309,7 @@ nd_status nd_repeat_array(nd_array **out, const nd_array *a, const nd_array *rep
         for (int64_t j = 0; j < cnt[i]; j++) iv[k++] = i;
     if ((st = nd_from_host(&idx, iv, ND_INT64, 1, &total, src->device))) goto done;
     st = nd_take(out, src, idx, src->ndim ? ax : ND_AXIS_NONE, ND_TAKE_RAISE);
-    if (st) nd__err(st, fn, "%s", nd_last_error());
+    if (st) nd__err_prefix(st, fn);
 done:
     nd__free(iv);
     nd_release(idx), nd_release(hr), nd_release(h64), nd_release(src);

@@ -35,9 +35,10 @@ nd_status nd_diag(nd_array **out, const nd_array *a, int64_t k)
         return mp__finish(fn, out, d);
     }
     if (a->ndim != 1) return nd__err(ND_ERR_INVALID, fn, "Input must be 1- or 2-d.");
-    int64_t ak = k < 0 ? -k : k, n;
-    if (k == INT64_MIN || __builtin_add_overflow(a->shape[0], ak, &n))
+    int64_t n;
+    if (k == INT64_MIN || __builtin_add_overflow(a->shape[0], k < 0 ? -k : k, &n))
         return nd__err(ND_ERR_INVALID, fn, "offset %lld is too large", (long long)k);
+    const int64_t ak = k < 0 ? -k : k;
     int64_t shape[2] = {n, n};
     if ((st = nd__check_shape(fn, 2, shape, a->dtype, NULL))) return st;
     nd_out t;
@@ -167,13 +168,13 @@ nd_status nd_outer(nd_array **out, const nd_array *a, const nd_array *b)
     ND_CHECK_PTR(fn, b, "b");
     nd_status st = same_device(fn, a, b);
     if (st) return st;
-    ND_PROF_FLOPS(a->size * b->size); /* one multiply per element */
+    ND_PROF_FLOPS((double)a->size * (double)b->size); /* one multiply per element */
     nd_array *fa = NULL, *fb = NULL, *col = NULL;
     st = mp__ravel(&fa, a);
     if (!st) st = mp__ravel(&fb, b);
     if (!st) st = mp__view(&col, fa, 2, (const int64_t[]){fa->size, 1}, (const int64_t[]){fa->strides[0], 0}, fa->offset);
-    if (st) st = nd__err_prefix(st, fn);
-    else st = nd_multiply(out, col, fb);
+    if (!st) st = nd_multiply(out, col, fb);
+    if (st) st = nd__err_prefix(st, fn); /* the failure is nd_outer's, whichever step it was */
     nd_release(fa);
     nd_release(fb);
     nd_release(col);
@@ -224,7 +225,7 @@ nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array *b, int
             if (rnd >= ND_MAX_DIMS) return nd__err(ND_ERR_SHAPE, fn, "the result would have more than %d dimensions", ND_MAX_DIMS);
             rshape[rnd++] = b->shape[i];
         }
-    ND_PROF_FLOPS(2 * M * N * K);
+    ND_PROF_FLOPS(2.0 * (double)M * (double)N * (double)K);
     nd_array *ta = NULL, *tb = NULL, *a2 = NULL, *b2 = NULL, *r = NULL, *rv = NULL;
     st = nd_transpose(&ta, a, pa);
     if (!st) st = nd_transpose(&tb, b, pb);

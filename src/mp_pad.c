@@ -111,6 +111,8 @@ nd_status nd_pad(nd_array **out, const nd_array *a, int npairs, const int64_t *w
     if (npairs != 1 && npairs != nd)
         return nd__err(ND_ERR_INVALID, fn, "'widths' has %d (before, after) pairs; need 1 or ndim = %d", npairs, nd);
     ND_CHECK_PTR(fn, widths, "widths");
+    for (int p = 0; p < 2 * npairs; p++) /* every pair given, also for a 0-d a (NumPy) */
+        if (widths[p] < 0) return nd__err(ND_ERR_INVALID, fn, "index can't contain negative values");
     int64_t lo[ND_MAX_DIMS], hi[ND_MAX_DIMS], shape[ND_MAX_DIMS];
     for (int d = 0; d < nd; d++) {
         int p = npairs == 1 ? 0 : d;
@@ -118,7 +120,7 @@ nd_status nd_pad(nd_array **out, const nd_array *a, int npairs, const int64_t *w
         hi[d] = widths[2 * p + 1];
         if (lo[d] < 0 || hi[d] < 0) return nd__err(ND_ERR_INVALID, fn, "index can't contain negative values");
         if (__builtin_add_overflow(a->shape[d], lo[d], &shape[d]) || __builtin_add_overflow(shape[d], hi[d], &shape[d]))
-            return nd__err(ND_ERR_INVALID, fn, "the result is too large");
+            return nd__err(ND_ERR_INVALID, fn, "array is too big: the result's extent overflows");
     }
     nd_status st = nd__check_shape(fn, nd, shape, a->dtype, NULL);
     if (st) return st;

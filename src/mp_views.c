@@ -208,7 +208,7 @@ nd_status nd_diagonal(nd_array **out, const nd_array *a, int64_t offset, int axi
         c0 = offset;
     } else {
         len = offset <= -n1 ? 0 : (n1 + offset < n2 ? n1 + offset : n2);
-        r0 = -offset;
+        r0 = len > 0 ? -offset : 0; /* len > 0: offset > -n1, never INT64_MIN */
     }
     int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS], off = a->offset;
     int k = 0;

@@ -296,8 +296,14 @@ nd_status nd_save_npy(const char *path, const nd_array *a)
     }
     nd__free(tmp);
     if (!ok) {
-        remove(path);
+        nd__remove_failed_output(path);
         return nd__err(ND_ERR_IO, fn, "cannot write '%s': %s", path, strerror(err ? err : EIO));
     }
     return ND_OK;
+}
+
+void nd__remove_failed_output(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
 }

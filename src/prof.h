@@ -104,7 +104,10 @@ static inline bool nd__prof_running(void) { return atomic_load_explicit(&nd__pro
     if (ND_UNLIKELY(nd__prof_running())) nd__prof_begin(&nd__ps, (name), (out), 0, NULL, (const nd_device[]){(dev)})
 
 #define ND_PROF_BYTES(b) do { if (ND_UNLIKELY(nd__ps.frame)) nd__prof_set(&nd__ps, ND_PROF_SET_BYTES, (int64_t)(b)); } while (0)
-#define ND_PROF_FLOPS(f) do { if (ND_UNLIKELY(nd__ps.frame)) nd__prof_set(&nd__ps, ND_PROF_SET_FLOPS, (int64_t)(f)); } while (0)
+/* f is computed in double (products of extents can pass 2^63) and saturates. */
+#define ND_PROF_FLOPS(f) \
+    do { if (ND_UNLIKELY(nd__ps.frame)) nd__prof_set(&nd__ps, ND_PROF_SET_FLOPS, nd__prof_sat((double)(f))); } while (0)
+static inline int64_t nd__prof_sat(double f) { return f >= 9.2e18 ? INT64_MAX : f > 0 ? (int64_t)f : 0; }
 #define ND_PROF_TRANSFER(name, bytes, dev) \
     do { if (ND_UNLIKELY(nd__ps.frame)) nd__prof_transfer(&nd__ps, (name), (int64_t)(bytes), (dev)); } while (0)
 #define ND_PROF_DEVICE(dev) do { if (ND_UNLIKELY(nd__ps.frame)) nd__prof_device(&nd__ps, (dev)); } while (0)

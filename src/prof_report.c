@@ -4,6 +4,7 @@
  * The trace and the JSON summary: src/prof_trace.c. Recording: src/profiler.c.
  */
 #include "prof_report.h"
+#include "npy.h" /* nd__remove_failed_output */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -208,7 +209,7 @@ nd_status nd__prof_close(const char *func, const char *path, nd_sb *b)
     b->f = NULL;
     nd__sb_free(b);
     if (!oom && !io) return ND_OK;
-    remove(path);
+    nd__remove_failed_output(path);
     if (oom) return nd__err(ND_ERR_NOMEM, func, "out of memory while writing '%s'", path);
     return nd__err(ND_ERR_IO, func, "writing '%s' failed: %s", path, strerror(err ? err : EIO));
 }

@@ -97,7 +97,13 @@ static int64_t g_t0, g_t0_unix;
 static atomic_long g_nevents, g_dropped;
 static atomic_int g_nthreads;
 static int64_t g_unclosed;
-static void *g_base[MAX_DEV];     /* base event per CUDA device */
+/* The base event of each CUDA device: recorded at the session's first
+ * device event there (never at start, so that a session started before
+ * main by ND_PROFILE does not initialise CUDA in a process that may fork
+ * before using it), under g_base_mu. */
+static pthread_mutex_t g_base_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *g_base[MAX_DEV];     /* base event per CUDA device, kept across sessions */
+static bool g_base_set[MAX_DEV];  /* recorded in this session */
 static int64_t g_base_host[MAX_DEV];
 static int g_ncuda;
 static atomic_long g_in_use[1 + MAX_DEV]; /* array bytes per device seen by memory events: [0] cpu */
@@ -214,13 +220,34 @@ static int dev_slot(nd_device d) { return d.type == ND_DEVICE_CPU ? 0 : (d.id >=
 
 static bool device_wanted(nd_device d) { return d.type == ND_DEVICE_CPU ? g_cfg.cpu : g_cfg.cuda; }
 
+/* Whether dev's base event of this session is recorded: the first call
+ * for a device records it on stream, just before that stream's first
+ * timed event. */
+static bool base_ready(const nd_backend *be, int id, void *stream)
+{
+    pthread_mutex_lock(&g_base_mu);
+    if (!g_base_set[id]) {
+        if (!g_base[id] && be->event_create(&g_base[id], id) != ND_OK) g_base[id] = NULL;
+        if (g_base[id] && be->event_record(g_base[id], stream, id) == ND_OK) {
+            g_base_host[id] = now_ns();
+            g_base_set[id] = true;
+            if (id + 1 > g_ncuda) g_ncuda = id + 1;
+        }
+        nd__clear_error();
+    }
+    bool ok = g_base_set[id];
+    pthread_mutex_unlock(&g_base_mu);
+    return ok;
+}
+
 /* Record a device event on dev's current stream for r (start or end). */
 static void *device_event(prof_thread *t, nd_device dev, void *stream)
 {
-    if (dev.type == ND_DEVICE_CPU || dev.id < 0 || dev.id >= MAX_DEV || !g_base[dev.id]) return NULL;
+    if (dev.type == ND_DEVICE_CPU || dev.id < 0 || dev.id >= MAX_DEV) return NULL;
     const nd_backend *be = nd__backend(dev);
-    if (!be || !be->event_record) return NULL;
+    if (!be || !be->event_record || !be->event_create) return NULL;
     int id = dev.id;
+    if (!base_ready(be, id, stream)) return NULL;
     if (t->evused[id] == t->evcap[id]) {
         int cap = t->evcap[id] ? 2 * t->evcap[id] : 16;
         void **p = nd__realloc(t->evpool[id], (size_t)cap * sizeof *p);
@@ -536,7 +563,9 @@ static void result_free(void)
     g_have_result = false;
 }
 
-nd_status nd_profiler_start(const nd_profiler_config *cfg)
+/* query_devices false: touch no GPU runtime (the session ND_PROFILE
+ * starts before main); device memory counters then start at 0. */
+static nd_status profiler_start(const nd_profiler_config *cfg, bool query_devices)
 {
     static const char *fn = "nd_profiler_start";
     nd_profiler_config c;
@@ -550,25 +579,11 @@ nd_status nd_profiler_start(const nd_profiler_config *cfg)
         return nd__err(ND_ERR_INVALID, fn, "a profiling session is already running");
     }
     result_free();
-    /* base events on every CUDA device (the device part's events) */
+    /* base events: recorded at each device's first timed event (base_ready) */
+    pthread_mutex_lock(&g_base_mu);
     g_ncuda = 0;
-    for (int ty = 0; ty < ND_NUM_DEVICE_TYPES; ty++) {
-        nd_device d0 = {(nd_device_type)ty, 0};
-        const nd_backend *be = nd__backend(d0);
-        if (!be || ty == ND_DEVICE_CPU || !be->event_create || !c.cuda) continue;
-        int n = be->device_count();
-        for (int id = 0; id < n && id < MAX_DEV; id++) {
-            nd_device d = {(nd_device_type)ty, id};
-            if (!g_base[id] && be->event_create(&g_base[id], id) != ND_OK) g_base[id] = NULL;
-            if (g_base[id] && be->event_record(g_base[id], nd__current_stream(d), id) != ND_OK) {
-                be->event_destroy(g_base[id], id);
-                g_base[id] = NULL;
-            }
-            g_base_host[id] = now_ns();
-            if (id + 1 > g_ncuda) g_ncuda = id + 1;
-        }
-    }
-    nd__clear_error();
+    for (int id = 0; id < MAX_DEV; id++) g_base_set[id] = false;
+    pthread_mutex_unlock(&g_base_mu);
     for (prof_thread *t = g_threads; t; t = t->next) {
         pthread_mutex_lock(&t->lock);
         t->depth = 0;
@@ -587,7 +602,7 @@ nd_status nd_profiler_start(const nd_profiler_config *cfg)
     /* memory counters start from what the allocators hold now */
     for (int ty = 0; ty < ND_NUM_DEVICE_TYPES; ty++) {
         const nd_backend *be = nd__backend((nd_device){(nd_device_type)ty, 0});
-        if (!be) continue;
+        if (!be || (ty != ND_DEVICE_CPU && !query_devices)) continue;
         int n = ty == ND_DEVICE_CPU ? 1 : be->device_count();
         for (int id = 0; id < n && id < MAX_DEV; id++) {
             nd_memory_stats ms;
@@ -607,6 +622,8 @@ nd_status nd_profiler_start(const nd_profiler_config *cfg)
     pthread_mutex_unlock(&g_lock);
     return ND_OK;
 }
+
+nd_status nd_profiler_start(const nd_profiler_config *cfg) { return profiler_start(cfg, true); }
 
 bool nd_profiler_is_running(void) { return nd__prof_running(); }
 
@@ -629,7 +646,7 @@ static int order_cmp(const void *x, const void *y)
 static void device_times(rec *r)
 {
     nd_device d = r->e.device;
-    if (!r->ev0 || !r->ev1 || d.id < 0 || d.id >= MAX_DEV || !g_base[d.id]) return;
+    if (!r->ev0 || !r->ev1 || d.id < 0 || d.id >= MAX_DEV || !g_base_set[d.id]) return;
     const nd_backend *be = nd__backend(d);
     float from_base = 0, dur = 0;
     if (be->event_elapsed(&from_base, g_base[d.id], r->ev0, d.id) != ND_OK ||
@@ -672,7 +689,7 @@ nd_status nd_profiler_stop(void)
     }
     /* wait for the timed devices, then read their events */
     for (int id = 0; id < g_ncuda; id++) {
-        if (!g_base[id]) continue;
+        if (!g_base_set[id]) continue;
         for (int ty = 1; ty < ND_NUM_DEVICE_TYPES; ty++) {
             nd_device d = {(nd_device_type)ty, id};
             const nd_backend *be = nd__backend(d);
@@ -703,7 +720,7 @@ nd_status nd_profiler_stop(void)
         }
     }
     if (st) k = 0;
-    qsort(ord, k, sizeof *ord, order_cmp);
+    if (k > 1) qsort(ord, k, sizeof *ord, order_cmp); /* ord may be NULL when k == 0 */
     for (size_t i = 0; i < k; i++) gidx[ord[i].thread][ord[i].local] = (int64_t)i;
     for (size_t i = 0; i < k; i++) {
         rec *r = rec_at(ord[i].t, ord[i].local);
@@ -814,5 +831,7 @@ __attribute__((constructor)) static void env_profile_start(void)
     nd_profiler_config c;
     nd_profiler_config_init(&c);
     c.record_shapes = c.profile_memory = true;
-    if (nd_profiler_start(&c) == ND_OK) atexit(env_profile_finish);
+    /* touches no GPU runtime: a process that forks before its first GPU
+     * call (a test runner) keeps a usable GPU in its children */
+    if (profiler_start(&c, false) == ND_OK) atexit(env_profile_finish);
 }

@@ -210,7 +210,7 @@ static nd_status bernoulli(const char *func, nd_array **out, nd_rng *rng, nd_dty
     uint64_t off0 = rng->offset;
     nd_array *u = NULL, *mask = NULL;
     nd_status st = nd_random_uniform(&u, rng, ND_FLOAT64, ndim, shape, 0.0, 1.0, dev);
-    if (st != ND_OK) return nd__err(st, func, "%s", nd_last_error());
+    if (st != ND_OK) return nd__err_prefix(st, func);
     /* a given *out takes the comparison's bool result under the out rule
      * (shape, device; bool casts to every dtype); a fresh one is bool or
      * converted to dtype */
@@ -225,7 +225,7 @@ static nd_status bernoulli(const char *func, nd_array **out, nd_rng *rng, nd_dty
     nd_release(mask);
     if (st != ND_OK) {
         rng->offset = off0; /* the offset advances only on success */
-        return nd__err(st, func, "%s", nd_last_error());
+        return nd__err_prefix(st, func);
     }
     return ND_OK;
 }

@@ -52,7 +52,7 @@ static nd_status permutation(const char *func, nd_array **perm, nd_rng *rng, int
     nd_status st = nd_random_integers(&keys, rng, ND_INT64, 1, &n, INT64_MIN, INT64_MAX, dev);
     if (st == ND_OK) st = nd_argsort(perm, keys, 0, ND_SORT_STABLE);
     nd_release(keys);
-    return st == ND_OK ? ND_OK : nd__err(st, func, "%s", nd_last_error());
+    return st == ND_OK ? ND_OK : nd__err_prefix(st, func);
 }
 
 nd_status nd_random_permutation(nd_array **out, nd_rng *rng, int64_t n, nd_device dev)
@@ -84,7 +84,7 @@ nd_status nd_random_permutation_of(nd_array **out, nd_rng *rng, const nd_array *
     if (st == ND_OK) st = nd_take(&r, a, p, 0, ND_TAKE_RAISE);
     nd_release(p);
     if (st == ND_OK) st = deliver(F, out, r);
-    else nd__err(st, F, "%s", nd_last_error());
+    else nd__err_prefix(st, F);
     if (st != ND_OK) nd_rng_set_offset(rng, off0);
     return st;
 }
@@ -104,7 +104,7 @@ static nd_status host_probabilities(const char *func, const nd_array *p, int64_t
     nd_array *h64 = NULL;
     if (st == ND_OK) st = nd_astype(&h64, h, ND_FLOAT64);
     nd_release(h);
-    if (st != ND_OK) return nd__err(st, func, "%s", nd_last_error());
+    if (st != ND_OK) return nd__err_prefix(st, func);
     double *v = (double *)nd__malloc((size_t)(npop > 0 ? npop : 1) * sizeof *v);
     if (!v) {
         nd_release(h64);
@@ -114,7 +114,7 @@ static nd_status host_probabilities(const char *func, const nd_array *p, int64_t
     nd_release(h64);
     if (st != ND_OK) {
         nd__free(v);
-        return nd__err(st, func, "%s", nd_last_error());
+        return nd__err_prefix(st, func);
     }
     double sum = 0;
     int64_t nz = 0;
@@ -156,7 +156,7 @@ static nd_status es_indices(const char *func, nd_rng *rng, const double *p, int6
 {
     nd_array *u = NULL;
     nd_status st = nd_random_uniform(&u, rng, ND_FLOAT64, 1, &npop, 0.0, 1.0, nd_cpu());
-    if (st != ND_OK) return nd__err(st, func, "%s", nd_last_error());
+    if (st != ND_OK) return nd__err_prefix(st, func);
     const double *uv = (const double *)nd_data(u);
     es_key *keys = (es_key *)nd__malloc((size_t)(npop > 0 ? npop : 1) * sizeof *keys);
     int64_t *r = (int64_t *)nd__malloc((size_t)(k > 0 ? k : 1) * sizeof *r);
@@ -258,7 +258,7 @@ nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a, int64
     else nd_release(res);
     if (st != ND_OK) {
         nd_rng_set_offset(rng, off0);
-        if (!strstr(nd_last_error(), F)) nd__err(st, F, "%s", nd_last_error());
+        if (!strstr(nd_last_error(), F)) nd__err_prefix(st, F);
     }
     return st;
 }

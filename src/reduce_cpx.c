@@ -28,10 +28,10 @@
  *               all(re | im).
  *   max, min, argmax, argmin
  *               ND_ERR_DTYPE. NumPy 2 orders complex values
- *               lexicographically (real part first) for these; that order is
- *               deprecated territory (the array API leaves it undefined, and
- *               NumPy has discussed removing it), so it is not offered here:
- *               reduce nd_real, nd_imag or nd_abs of the array instead.
+ *               lexicographically (real part first) for these; this library
+ *               deliberately does not (the array API standard leaves complex
+ *               ordering unspecified and PyTorch refuses it): reduce
+ *               nd_real, nd_imag or nd_abs of the array instead.
  *
  * The nan-aware forms (nd__reduce_cpx_nan, called by src/sc_nan.c): an
  * element is NaN when either part is (np.isnan). nansum/nanprod replace it

@@ -132,7 +132,7 @@ static nd_status scan_complex_entry(const char *fn, nd_array **out, int op, cons
     nd_status st;
     if (has_dtype && !nd__is_complex(dtype)) { /* the real parts, then a real scan */
         if ((st = nd__as_dtype(&c, a, dtype))) return nd__err_prefix(st, fn);
-        st = scan_impl(fn, out, op, c, axis, false, ND_BOOL);
+        st = scan_impl(fn, out, op, c, axis, true, dtype); /* the result has dtype (bool: or / and) */
         nd_release(c);
         return st;
     }
@@ -283,6 +283,15 @@ nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_a
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
     if (n < 0) return nd__err(ND_ERR_INVALID, fn, "order must be non-negative but got %d", n);
+    if (n == 0) { /* NumPy returns a itself before it looks at ndim, axis, prepend or append */
+        if (*out == NULL) {
+            *out = nd_retain((nd_array *)a);
+            return ND_OK;
+        }
+        nd_out t;
+        nd_status st = nd__out_begin(&t, fn, out, a->dtype, a->ndim, a->shape, a->device);
+        return st ? st : nd__out_end(&t, nd__copy_into(t.res, a));
+    }
     if (a->ndim == 0) return nd__err(ND_ERR_INVALID, fn, "diff requires input that is at least one dimensional");
     if (axis < -a->ndim || axis >= a->ndim)
         return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", axis, a->ndim);
@@ -301,19 +310,6 @@ nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_a
         }
     } else {
         x = nd_retain((nd_array *)a);
-    }
-    if (n == 0) { /* NumPy returns the (joined) input itself */
-        nd_array *v = NULL;
-        if (*out == NULL) {
-            if ((st = nd__view(&v, x, x->dtype, x->ndim, x->shape, x->strides, x->offset))) goto fail;
-            *out = v;
-        } else {
-            nd_out t;
-            if (!(st = nd__out_begin(&t, fn, out, x->dtype, x->ndim, x->shape, x->device)))
-                st = nd__out_end(&t, nd__copy_into(t.res, x));
-            if (st) goto fail;
-        }
-        goto fail; /* st == ND_OK: release the temporaries */
     }
     for (int k = 0; k < n; k++) {
         nd_range r[ND_MAX_DIMS];

@@ -218,12 +218,16 @@ nd_status nd_cross_entropy(nd_array **out, const nd_array *logits, const nd_arra
     const nd_dtype rt = sm_result(logits->dtype);
     const nd_dtype acc = rt == ND_FLOAT64 ? ND_FLOAT64 : ND_FLOAT32;
     const bool none = reduction == ND_REDUCTION_NONE;
+    /* with a reduction the per-sample losses stay in the accumulation dtype
+     * (half logits are widened to float32 first), so the reduced value is
+     * rounded once */
+    const nd_dtype lt = none ? rt : acc;
     nd_out t;
     if ((st = nd__out_begin(&t, fn, out, rt, none ? wn : 0, want, logits->device))) return st;
     nd_array *lg = NULL, *lb = NULL, *loss = NULL, *tot = NULL, *mask = NULL, *cnt = NULL, *res = NULL;
-    if ((st = contiguous_as(&lg, logits, rt))) goto done;
+    if ((st = contiguous_as(&lg, logits, lt))) goto done;
     if ((st = contiguous_as(&lb, labels, ND_INT64))) goto done;
-    if ((st = nd__alloc(&loss, rt, wn, want, logits->device))) goto done;
+    if ((st = nd__alloc(&loss, lt, wn, want, logits->device))) goto done;
     if (outer * inner > 0) {
         bool bad = false;
         int64_t bl = 0;

@@ -69,7 +69,7 @@ ND__KEY_INT(u64, uint64_t, 0)
     }                                                                                          \
     static inline ND_HOSTDEV U nd_unkey_##s(U k) { return (k & (U)(SIGN)) ? (U)(k & (U)~(U)(SIGN)) : (U)~k; } \
     /* whether the bits are a NaN or -0.0 (the keys the inverse does not restore) */           \
-    static inline ND_HOSTDEV int nd_keyloss_##s(U b) { return (U)(b & (U)~(U)(SIGN)) > (U)(INF) || b == (U)(SIGN); }
+    static inline ND_HOSTDEV int nd_keyloss_##s(U b) { return ((U)(b & (U)~(U)(SIGN)) > (U)(INF)) | (b == (U)(SIGN)); }
 ND__KEY_FLOAT(f16, uint16_t, 0x8000u, 0x7c00u)
 ND__KEY_FLOAT(bf16, uint16_t, 0x8000u, 0x7f80u)
 ND__KEY_FLOAT(f32, uint32_t, 0x80000000u, 0x7f800000u)

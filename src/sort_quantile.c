@@ -85,6 +85,9 @@ static nd_status order_stat(const char *fn, nd_array **out, const nd_array *a, d
     if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
+    if (q >= 0 && a->dtype == ND_BOOL) /* NumPy: TypeError from the interpolation's subtract */
+        return nd__err(ND_ERR_DTYPE, fn, "'a' is bool: the interpolation subtracts, which bool has no loop for (NumPy: "
+                       "TypeError); cast a to an integer dtype, or use nd_median");
     nd_dtype ft = nd__is_float(a->dtype) ? a->dtype : ND_FLOAT64;
     int ondim = 0;
     int64_t oshape[ND_MAX_DIMS], n = 0;

@@ -96,7 +96,7 @@ nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, n
         if (s2 == ND_OK && counts) s2 = give(F, counts, &cnt);
         st = s2;
     } else if (!strstr(nd_last_error(), F)) { /* an inner call's message, prefixed */
-        nd__err(st, F, "%s", nd_last_error());
+        nd__err_prefix(st, F);
     }
     nd_array *all[] = {flat, perm, sorted, flags, first, vals, idx, cnt, inv, ids, inv_flat, nn, t1, t2, t3, head, lo, hi};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) nd_release(all[i]);

@@ -401,6 +401,33 @@ START_TEST(real_imag_conj_angle_abs)
     ck_assert_int_eq(nd_dtype_of(r), ND_FLOAT64);
     cv_expect_values(r, 2, (const double[]){M_PI, 0});
     nd_release(r), nd_release(x);
+    /* the result dtype is arctan2's (NumPy 2.4: np.angle(np.array([-3, 5], t))):
+     * int8/uint8 -> float16, int16/uint16 -> float32, wider -> float64; bool ->
+     * float64 (np.angle's 0 makes it int64 first); floats keep theirs */
+    static const struct {
+        nd_dtype in, out;
+        double rad0;
+    } at[] = {
+        {ND_BOOL, ND_FLOAT64, 0},          {ND_INT8, ND_FLOAT16, 3.140625},   {ND_UINT8, ND_FLOAT16, 0},
+        {ND_INT16, ND_FLOAT32, (float)M_PI}, {ND_UINT16, ND_FLOAT32, 0},       {ND_INT32, ND_FLOAT64, M_PI},
+        {ND_UINT32, ND_FLOAT64, 0},        {ND_INT64, ND_FLOAT64, M_PI},      {ND_UINT64, ND_FLOAT64, 0},
+        {ND_FLOAT16, ND_FLOAT16, 3.140625}, {ND_BFLOAT16, ND_BFLOAT16, 3.140625}, {ND_FLOAT32, ND_FLOAT32, (float)M_PI},
+    };
+    nd_device adevs[2];
+    int ndev = cv_devices(adevs);
+    for (int d = 0; d < ndev; d++)
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+            x = cv_make(at[k].in, 1, (const int64_t[]){2}, (const double[]){at[k].in == ND_BOOL ? 1 : -3, 5}, adevs[d]);
+            r = NULL;
+            ND_OK_OR_FAIL(nd_angle(&r, x, false));
+            ck_assert_msg(nd_dtype_of(r) == at[k].out, "angle(%s) is %s, want %s", nd_dtype_name(at[k].in),
+                          nd_dtype_name(nd_dtype_of(r)), nd_dtype_name(at[k].out));
+            cv_expect_values(r, 2, (const double[]){at[k].rad0, 0});
+            nd_release(r), r = NULL;
+            ND_OK_OR_FAIL(nd_angle(&r, x, true));
+            ck_assert_int_eq(nd_dtype_of(r), at[k].out);
+            nd_release(r), nd_release(x);
+        }
 }
 END_TEST
 

@@ -359,6 +359,51 @@ START_TEST(import_devices_flags_dtypes)
 }
 END_TEST
 
+/* A CUDA tensor whose first element is not aligned to the element size is
+ * refused (a kernel would fault on it) and not consumed; an aligned
+ * offset is taken. */
+START_TEST(import_cuda_misaligned_is_refused)
+{
+    if (nd_cuda_device_count() == 0) return;
+    static const struct {
+        nd_dtype t;
+        int64_t bad_offset, good_offset;
+    } cases[] = {{ND_FLOAT32, 2, 4}, {ND_INT16, 1, 2}, {ND_FLOAT64, 4, 8}, {ND_COMPLEX64, 4, 8}, {ND_COMPLEX128, 8, 16}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t shape[1] = {9}, inner[1] = {8};
+        nd_array *h = iota(cases[c].t, 1, shape), *d = NULL, *a = NULL;
+        ND_OK_OR_FAIL(nd_to_device(&d, h, nd_cuda(0)));
+        DLManagedTensorVersioned *m = NULL;
+        ND_OK_OR_FAIL(nd_to_dlpack(&m, d));
+        m->dl_tensor.shape = inner;
+        for (int via_data = 0; via_data < 2; via_data++) {
+            if (via_data) {
+                m->dl_tensor.data = (char *)m->dl_tensor.data + cases[c].bad_offset;
+                m->dl_tensor.byte_offset = 0;
+            } else {
+                m->dl_tensor.byte_offset = (uint64_t)cases[c].bad_offset;
+            }
+            ND_EXPECT_ERR(nd_from_dlpack(&a, m), ND_ERR_INVALID, "not aligned");
+            ck_assert(strstr(nd_last_error(), "nd_from_dlpack") != NULL);
+            ck_assert_ptr_null(a);
+            if (via_data) m->dl_tensor.data = (char *)m->dl_tensor.data - cases[c].bad_offset;
+        }
+        /* aligned: a view of elements 1..8, read back exactly */
+        m->dl_tensor.byte_offset = (uint64_t)cases[c].good_offset;
+        ND_OK_OR_FAIL(nd_from_dlpack(&a, m)); /* consumed */
+        size_t isz = nd_dtype_size(cases[c].t), nb = 8 * isz;
+        ck_assert_int_eq((size_t)nd_nbytes(a), nb);
+        unsigned char x[9 * 16], y[8 * 16];
+        ND_OK_OR_FAIL(nd_copy_to_host(x, h, 9 * isz));
+        memset(y, 0, sizeof y);
+        ND_OK_OR_FAIL(nd_copy_to_host(y, a, nb));
+        ck_assert_msg(memcmp(x + cases[c].good_offset, y, nb) == 0, "dtype %d: the aligned import reads other elements",
+                      (int)cases[c].t);
+        nd_release(a), nd_release(d), nd_release(h);
+    }
+}
+END_TEST
+
 START_TEST(import_out_rule_copies)
 {
     producer p;
@@ -458,6 +503,24 @@ START_TEST(import_validation)
     BAD(p.strides[1] = INT64_MIN, ND_ERR_INVALID, "strides overflow");
     BAD((p.strides[1] = INT64_MAX / 16, p.v.dl_tensor.byte_offset = (uint64_t)INT64_MAX - 8), ND_ERR_INVALID,
         "strides overflow");
+    /* empty tensors too: a stride that overflows on an axis of extent > 1
+     * would overflow in every op that walks the other axes (NumPy's slices
+     * never make one) */
+    BAD((p.shape[0] = 0, p.strides[1] = INT64_MAX), ND_ERR_INVALID, "strides overflow");
+    BAD((p.shape[1] = 0, p.strides[0] = INT64_MIN), ND_ERR_INVALID, "strides overflow");
+    BAD((p.shape[0] = 0, p.strides[1] = INT64_MAX / 4), ND_ERR_INVALID, "strides overflow");
+    /* an empty tensor with large but valid strides, and any stride on an axis of extent 0 or 1 */
+    producer_init(&p, 0, 3);
+    p.strides[0] = INT64_MAX;
+    p.strides[1] = INT64_MAX / 32;
+    ND_OK_OR_FAIL(nd_from_dlpack(&a, &p.v));
+    ck_assert_int_eq(nd_size(a), 0);
+    nd_array *sum = NULL;
+    ND_OK_OR_FAIL(nd_sum(&sum, a, 0, NULL, false));
+    double zero = -1;
+    ND_OK_OR_FAIL(nd_copy_to_host(&zero, sum, sizeof zero));
+    ck_assert(zero == 0);
+    nd_release(sum), nd_release(a), a = NULL;
     /* legacy import validates the same way */
     producer_init(&p, 2, 3);
     p.l.dl_tensor.dtype.lanes = 2;
@@ -530,6 +593,7 @@ Suite *suite_dlpack(void)
     tcase_add_test(tc, import_zero_copy_and_ownership);
     tcase_add_test(tc, import_strides_offset_layouts);
     tcase_add_test(tc, import_devices_flags_dtypes);
+    tcase_add_test(tc, import_cuda_misaligned_is_refused);
     tcase_add_test(tc, import_out_rule_copies);
     tcase_add_test(tc, import_legacy);
     tcase_add_test(tc, import_validation);

@@ -3,6 +3,7 @@
  * come from the registry (one function), and the device part answers for
  * the core. The static half (no core file calls a backend by name) is
  * tools/check-doors.sh. */
+#include "cpu/blas.h"
 #include "cpu/isa.h"
 #include "cpu/matmul_bf16.h"
 #include "internal.h"
@@ -105,7 +106,12 @@ START_TEST(build_info_lists_every_backend)
     const char *s = nd_build_info();
     ck_assert_ptr_nonnull(strstr(s, "libndgpu "));
     ck_assert_ptr_nonnull(strstr(s, "; backends: cpu"));
-    ck_assert_ptr_nonnull(strstr(s, "; BLAS: OpenBLAS (core "));
+    /* the BLAS that runs: library, version, origin and kernel core */
+    char ver[48], blas[160];
+    snprintf(blas, sizeof blas, "; BLAS: %s %s (%s, core %s", nd__blas_name(), nd__blas_version(ver, sizeof ver),
+             nd__blas_origin(), nd__blas_core());
+    ck_assert_msg(strstr(s, blas) != NULL, "'%s' lacks '%s'", s, blas);
+    ck_assert(strcmp(ver, "?") != 0);
     ck_assert_ptr_nonnull(strstr(s, "; threads: "));
     if (nd__backend(nd_cuda(0))) {
         ck_assert_ptr_nonnull(strstr(s, "backends: cpu, cuda;"));

@@ -269,7 +269,10 @@ static void casen(nd_device dev, NW w, nd_dtype t, int nd, const int64_t *shape,
         N *= sn[k];
     }
     const nd_dtype prec = prec_of(t);
-    const nd_dtype rt = base == N_IRFFTN ? (t == ND_FLOAT16 || t == ND_BFLOAT16 ? t : prec == ND_COMPLEX64 ? ND_FLOAT32 : ND_FLOAT64) : prec;
+    /* irfftn: NumPy 2.4's c2c steps first turn a half input into complex64,
+     * so only a one-axis irfftn (irfft itself) keeps float16/bfloat16 */
+    const bool half_kept = (t == ND_FLOAT16 || t == ND_BFLOAT16) && ns == 1;
+    const nd_dtype rt = base == N_IRFFTN ? (half_kept ? t : prec == ND_COMPLEX64 ? ND_FLOAT32 : ND_FLOAT64) : prec;
     nd_array *o = NULL;
     if (om == O_FRESH || om == O_TVIEW) o = poisoned(dev, rt, y.nd, y.shape, om == O_TVIEW);
     if (om == O_WIDE) o = poisoned(dev, wider(rt), y.nd, y.shape, false);
@@ -313,6 +316,8 @@ static void run_nd(nd_device dev)
     casen(dev, N_FFTN, ND_INT32, 2, s2, L_CONTIG, -1, NULL, NULL, ND_FFT_BACKWARD, O_NONE);
     casen(dev, N_FFTN, ND_FLOAT16, 2, s2, L_CONTIG, -1, NULL, NULL, ND_FFT_BACKWARD, O_NONE);
     casen(dev, N_IRFFTN, ND_FLOAT16, 2, s2, L_CONTIG, -1, NULL, NULL, ND_FFT_BACKWARD, O_NONE);
+    casen(dev, N_IRFFT2, ND_BFLOAT16, 2, s2, L_CONTIG, 2, NULL, NULL, ND_FFT_BACKWARD, O_NONE);
+    casen(dev, N_IRFFTN, ND_FLOAT16, 2, s2, L_CONTIG, 1, NULL, NULL, ND_FFT_BACKWARD, O_NONE);
     casen(dev, N_RFFTN, ND_UINT16, 2, s2, L_CONTIG, -1, NULL, NULL, ND_FFT_BACKWARD, O_NONE);
     /* a 2-D transform larger than the CPU engine's lane blocks */
     casen(dev, N_FFT2, ND_COMPLEX64, 2, (const int64_t[]){96, 130}, L_CONTIG, 2, NULL, NULL, ND_FFT_BACKWARD, O_NONE);

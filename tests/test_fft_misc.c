@@ -464,6 +464,41 @@ static void run_faults(void)
 START_TEST(faults_cpu) { run_faults(); }
 END_TEST
 
+#ifdef ND_CUDA_EMU
+/* Cached cuFFT plans hold no device memory outside the pool: each exec
+ * takes its work area from the pool, so once the pool's cache is released
+ * the device is as free as before, however many plans stay cached (the
+ * emulated cuFFT gives every plan a work area and allocates it with
+ * cudaMalloc unless the caller supplies one). */
+START_TEST(cached_plans_hold_no_device_memory_outside_the_pool)
+{
+    const nd_device g = cuda0();
+    release_caches();
+    nd_device_info i0, i1;
+    ND_OK_OR_FAIL(nd_device_get_info(&i0, g));
+    for (int k = 0; k < 4; k++) {
+        const int64_t n = (int64_t)1000 << k, shape[2] = {3, n};
+        nd_array *a = make(g, ND_COMPLEX128, 2, shape, L_CONTIG), *o = NULL, *back = NULL;
+        ND_OK_OR_FAIL(nd_fft(&o, a, -1, 1, ND_FFT_BACKWARD));
+        ND_OK_OR_FAIL(nd_ifft(&back, o, -1, 1, ND_FFT_BACKWARD));
+        double *x = malloc((size_t)(3 * n) * 16), *y = malloc((size_t)(3 * n) * 16);
+        ND_OK_OR_FAIL(nd_copy_to_host(x, a, (size_t)(3 * n) * 16));
+        ND_OK_OR_FAIL(nd_copy_to_host(y, back, (size_t)(3 * n) * 16));
+        for (int64_t i = 0; i < 6 * n; i++)
+            ck_assert_msg(fabs(x[i] - y[i]) <= 1e-12 * (1 + fabs(x[i])), "n %lld: ifft(fft(a))[%lld] = %g, want %g",
+                          (long long)n, (long long)i, y[i], x[i]);
+        free(x), free(y);
+        nd_release(a), nd_release(o), nd_release(back);
+    }
+    ND_OK_OR_FAIL(nd_synchronize(g));
+    ND_OK_OR_FAIL(nd_memory_release_cached(g));
+    ND_OK_OR_FAIL(nd_device_get_info(&i1, g));
+    ck_assert_msg(i1.free_memory == i0.free_memory, "the cached plans hold %lld bytes of device memory",
+                  (long long)i0.free_memory - (long long)i1.free_memory);
+}
+END_TEST
+#endif
+
 /* ------------------------------------------------------------------ */
 #define DEV_TESTS(name, fn)                                   \
     START_TEST(name##_cpu) { fn(nd_cpu()); }                  \
@@ -491,4 +526,7 @@ void fft_misc_add(TCase *tc)
     ADD(errors)
 #undef ADD
     tcase_add_test(tc, faults_cpu);
+#ifdef ND_CUDA_EMU
+    if (nd_test_gpu_count() > 0) tcase_add_test(tc, cached_plans_hold_no_device_memory_outside_the_pool);
+#endif
 }

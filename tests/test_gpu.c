@@ -349,6 +349,82 @@ START_TEST(matmul_on_two_streams_of_one_thread)
     nd_rng_destroy(rng);
 }
 END_TEST
+
+static void *open_gate_later(void *arg)
+{
+    (void)arg;
+    struct timespec d = {0, 200 * 1000000L};
+    nanosleep(&d, NULL);
+    pthread_mutex_lock(&g_gate_mu);
+    g_gate_open = 1;
+    pthread_cond_broadcast(&g_gate_cv);
+    pthread_mutex_unlock(&g_gate_mu);
+    return NULL;
+}
+
+/* cusolverDnXgeev takes a host workspace that the call may still use while
+ * its work is queued: a batch that hands the same workspace to the next
+ * matrix must wait for the stream first. The stream is held back while the
+ * batch is submitted, so every call is still queued when the next comes
+ * (the cuSOLVER stand-in reports a shared host workspace as a fault). */
+START_TEST(eig_batch_waits_before_reusing_the_host_workspace)
+{
+    const int64_t nb = 3, n = 4, shape[3] = {3, 4, 4};
+    double h[3 * 4 * 4];
+    for (int64_t b = 0; b < nb; b++) /* upper triangular: the eigenvalues are the diagonal */
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t c = 0; c < n; c++)
+                h[(b * n + r) * n + c] = c < r ? 0.0 : c == r ? (double)(b * 10 + r + 1) : 0.5 + 0.25 * (double)(r + c);
+    nd_array *a = NULL, *w = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&a, h, ND_FLOAT64, 3, shape, gpu()));
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    g_gate_open = 0;
+    ck_assert_int_eq(nd_emu_enqueue((cudaStream_t)nd__stream_handle(NULL), gate_wait, NULL), cudaSuccess);
+    pthread_t opener;
+    ck_assert_int_eq(pthread_create(&opener, NULL, open_gate_later, NULL), 0);
+    nd_status st = nd_linalg_eigvals(&w, a);
+    pthread_join(opener, NULL);
+    ck_assert_msg(st == ND_OK, "eigvals of a batch: %s", nd_last_error());
+    double got[3 * 4 * 2];
+    ND_OK_OR_FAIL(nd_copy_to_host(got, w, sizeof got));
+    for (int64_t b = 0; b < nb; b++)
+        for (int64_t r = 0; r < n; r++) {
+            double want = (double)(b * 10 + r + 1), best = INFINITY;
+            for (int64_t j = 0; j < n; j++) {
+                const double *z = got + 2 * (b * n + j);
+                best = fmin(best, hypot(z[0] - want, z[1]));
+            }
+            ck_assert_msg(best <= 1e-12 * want, "matrix %lld: eigenvalue %g missing (off by %g)", (long long)b, want, best);
+        }
+    nd_release(a), nd_release(w);
+}
+END_TEST
+
+/* A cuBLAS call that fails because a CUDA call inside it failed leaves that
+ * error as the thread's last error; the matmul reports the failure, and the
+ * next launch must not report it again as its own. */
+START_TEST(failed_cublas_call_leaves_no_error_behind)
+{
+    int64_t shape[2] = {8, 8};
+    nd_array *a = NULL, *c = NULL, *d = NULL;
+    ND_OK_OR_FAIL(nd_full(&a, ND_FLOAT32, 2, shape, nd_scalar_float(2), gpu()));
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    nd_emu_cublas_fail_next(3 /* CUBLAS_STATUS_ALLOC_FAILED */, cudaErrorMemoryAllocation);
+    nd_status st = nd_matmul(&c, a, a);
+    ck_assert_int_eq(st, ND_ERR_NOMEM);
+    ck_assert_ptr_null(c);
+    ck_assert_msg(strstr(nd_last_error(), "CUBLAS_STATUS_ALLOC_FAILED"), "message: %s", nd_last_error());
+    st = nd_binary_scalar(&d, ND_BINARY_ADD, a, nd_scalar_float(1));
+    ck_assert_msg(st == ND_OK, "the launch after a failed cuBLAS call failed: %s", nd_last_error());
+    float got[64];
+    ND_OK_OR_FAIL(nd_copy_to_host(got, d, sizeof got));
+    for (int i = 0; i < 64; i++) ck_assert_msg(got[i] == 3.0f, "element %d: %g", i, (double)got[i]);
+    ND_OK_OR_FAIL(nd_matmul(&c, a, a)); /* and cuBLAS works again */
+    ND_OK_OR_FAIL(nd_copy_to_host(got, c, sizeof got));
+    for (int i = 0; i < 64; i++) ck_assert_msg(got[i] == 32.0f, "product element %d: %g", i, (double)got[i]);
+    nd_release(a), nd_release(c), nd_release(d);
+}
+END_TEST
 #endif
 
 Suite *suite_gpu(void)
@@ -371,6 +447,8 @@ Suite *suite_gpu(void)
     tcase_add_test(tc, device_errors);
 #ifdef ND_CUDA_EMU
     tcase_add_test(tc, matmul_on_two_streams_of_one_thread);
+    tcase_add_test(tc, failed_cublas_call_leaves_no_error_behind);
+    tcase_add_test(tc, eig_batch_waits_before_reusing_the_host_workspace);
 #endif
     suite_add_tcase(s, tc);
     return s;

@@ -187,6 +187,42 @@ START_TEST(device_block_of_a_user_stream_read_on_the_default_stream)
 }
 END_TEST
 
+/* cudaStreamQuery and cudaEventQuery answer "not ready" while a stream
+ * is busy, and CUDA also leaves that answer as the thread's last error.
+ * The pool asks both (the fence of a block used on another stream, the
+ * event cache, the check of a free block's events): the next launch, which
+ * reads the last error, must not report it as its own failure. */
+START_TEST(a_stream_that_is_not_ready_leaves_no_error_behind)
+{
+    int64_t n = 1 << 16;
+    nd_stream *s = NULL;
+    nd_array *x = NULL, *r = NULL, *y = NULL, *z = NULL;
+    ND_OK_OR_FAIL(nd_stream_create(&s, gpu()));
+    ND_OK_OR_FAIL(nd_full(&x, ND_FLOAT32, 1, &n, nd_scalar_float(1), gpu()));
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    hold h;
+    hold_stream(&h, 0, s, 3000);
+    ND_OK_OR_FAIL(nd_set_stream(s));
+    ND_OK_OR_FAIL(nd_add(&r, x, x)); /* queued on s behind the hold */
+    ND_OK_OR_FAIL(nd_set_stream(NULL));
+    nd_release(x); /* the fence asks s: not ready */
+    x = NULL;
+    /* an allocation of the same size asks the fence's event: not ready */
+    nd_status st = nd_full(&y, ND_FLOAT32, 1, &n, nd_scalar_float(7), gpu());
+    ck_assert_msg(st == ND_OK, "a launch after a not-ready query failed: %s", nd_last_error());
+    st = nd_binary_scalar(&z, ND_BINARY_ADD, y, nd_scalar_float(1));
+    ck_assert_msg(st == ND_OK, "the next launch failed: %s", nd_last_error());
+    hold_release(&h);
+    ND_OK_OR_FAIL(nd_stream_synchronize(s));
+    ND_OK_OR_FAIL(nd_synchronize(gpu()));
+    expect_all(r, 2, "x + x on stream s");
+    expect_all(z, 8, "y + 1 on the default stream");
+    nd_release(r), nd_release(y), nd_release(z);
+    hold_done(&h);
+    ND_OK_OR_FAIL(nd_stream_destroy(s));
+}
+END_TEST
+
 /* nd_copy_async(dst, src, s) runs after the work already queued on the
  * current stream (here: the kernel that writes src). */
 START_TEST(copy_async_waits_for_the_producer_of_src)
@@ -466,6 +502,7 @@ Suite *suite_gpu_streams(void)
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, device_block_read_on_another_stream_is_not_reused_early);
         tcase_add_test(tc, device_block_of_a_user_stream_read_on_the_default_stream);
+        tcase_add_test(tc, a_stream_that_is_not_ready_leaves_no_error_behind);
         tcase_add_test(tc, copy_async_waits_for_the_producer_of_src);
         tcase_add_test(tc, pinned_block_is_not_reused_while_its_copy_is_queued);
         tcase_add_test(tc, pinned_block_is_not_staging_while_its_copy_is_queued);

@@ -522,6 +522,39 @@ START_TEST(test_ufunc_at_numpy)
 }
 END_TEST
 
+/* add.at / maximum.at / minimum.at on 1- and 2-byte elements at the very
+ * end of an allocation of every small size: the device updates such an
+ * element with a 32-bit compare-and-swap, which must stay inside the
+ * allocation (with ND_POOL=0 under emu-asan every array is an exact
+ * allocation, so a read past its end is reported). */
+START_TEST(test_ufunc_at_small_elements_at_the_end)
+{
+    static const nd_dtype types[] = {ND_UINT8, ND_INT8, ND_INT16, ND_UINT16, ND_FLOAT16, ND_BFLOAT16};
+    nd_device devs[2];
+    int ndev = ix_devices(devs);
+    for (int dv = 0; dv < ndev; dv++)
+        for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+            for (int64_t n = 1; n <= 9; n++)
+                for (int op = 0; op < 3; op++) {
+                    nd_dtype t = types[ti];
+                    double av[9], want[9];
+                    for (int64_t i = 0; i < n; i++) av[i] = want[i] = (double)(i % 5 + 1);
+                    nd_array *a = cv_make(t, 1, &n, av, devs[dv]);
+                    double iv[3] = {(double)(n - 1), (double)(n - 1), 0}, vv[3] = {2, 7, 3};
+                    nd_array *idx = cv_make(ND_INT64, 1, (const int64_t[]){3}, iv, devs[dv]);
+                    nd_array *v = cv_make(t, 1, (const int64_t[]){3}, vv, devs[dv]);
+                    for (int q = 0; q < 3; q++) {
+                        int64_t j = (int64_t)iv[q];
+                        want[j] = op == 0 ? want[j] + vv[q] : op == 1 ? fmax(want[j], vv[q]) : fmin(want[j], vv[q]);
+                    }
+                    nd_status st = op == 0 ? nd_add_at(a, idx, v) : op == 1 ? nd_maximum_at(a, idx, v) : nd_minimum_at(a, idx, v);
+                    ck_assert_msg(st == ND_OK, "dtype %d n %lld op %d: %s", (int)t, (long long)n, op, nd_last_error());
+                    cv_expect_values(a, n, want);
+                    nd_release(v), nd_release(idx), nd_release(a);
+                }
+}
+END_TEST
+
 /* A large take (threads, row copies) against the reference. */
 START_TEST(test_take_large)
 {
@@ -554,6 +587,41 @@ START_TEST(test_take_large)
 }
 END_TEST
 
+/* The result is allocated before the indices are checked: a take whose
+ * result cannot exist (here past a memory limit; 2^34 indices of a
+ * stride-0 view) is ND_ERR_NOMEM at once, even with an index out of range,
+ * instead of first reducing every index. */
+START_TEST(test_take_allocates_first)
+{
+    nd_device devs[2];
+    int ndev = ix_devices(devs);
+    for (int dv = 0; dv < ndev; dv++) {
+        nd_array *a = NULL, *one = NULL, *idx = NULL, *r = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&a, ND_FLOAT32, 2, (const int64_t[]){4, 5}, devs[dv]));
+        ND_OK_OR_FAIL(nd_full(&one, ND_INT64, 1, (const int64_t[]){1}, nd_scalar_int(7), devs[dv]));
+        ND_OK_OR_FAIL(nd_broadcast_to(&idx, one, 1, (const int64_t[]){INT64_C(1) << 34}));
+        nd_memory_stats ms;
+        ND_OK_OR_FAIL(nd_memory_get_stats(&ms, devs[dv]));
+        ND_OK_OR_FAIL(nd_memory_set_limit(devs[dv], ms.in_use + (1u << 20)));
+        nd_status st = nd_take(&r, a, idx, 1, ND_TAKE_RAISE);
+        ND_OK_OR_FAIL(nd_memory_set_limit(devs[dv], 0));
+        ck_assert_msg(st == ND_ERR_NOMEM, "take -> %s: %s", nd_status_name(st), nd_last_error());
+        ck_assert_ptr_null(r);
+        /* within memory the index is still checked */
+        nd_array *few = NULL;
+        ND_OK_OR_FAIL(nd_broadcast_to(&few, one, 1, (const int64_t[]){3}));
+        ND_EXPECT_ERR(nd_take(&r, a, few, 1, ND_TAKE_RAISE), ND_ERR_INVALID, "index 7 is out of bounds for axis 1 with size 5");
+        ck_assert_ptr_null(r);
+        nd_array *o = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&o, ND_FLOAT32, 2, (const int64_t[]){4, 3}, devs[dv]));
+        nd_array *o0 = o;
+        ND_EXPECT_ERR(nd_take(&o, a, few, 1, ND_TAKE_RAISE), ND_ERR_INVALID, "index 7 is out of bounds");
+        ck_assert_ptr_eq(o, o0);
+        nd_release(o), nd_release(few), nd_release(idx), nd_release(one), nd_release(a);
+    }
+}
+END_TEST
+
 Suite *suite_index(void)
 {
     Suite *s = suite_create("index");
@@ -568,7 +636,9 @@ Suite *suite_index(void)
     tcase_add_test(tc, test_put_numpy);
     tcase_add_loop_test(tc, test_ufunc_at_random, 0, 3);
     tcase_add_test(tc, test_ufunc_at_numpy);
+    tcase_add_test(tc, test_ufunc_at_small_elements_at_the_end);
     tcase_add_test(tc, test_take_large);
+    tcase_add_test(tc, test_take_allocates_first);
     suite_add_tcase(s, tc);
     return s;
 }

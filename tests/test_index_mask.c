@@ -336,6 +336,50 @@ START_TEST(test_mask_errors)
 }
 END_TEST
 
+/* nd_nonzero's outs follow the list rule: a given entry (the right shape,
+ * a dtype int64 casts to under same_kind) receives the coordinates and
+ * stays the caller's array; a wrong one is refused before anything is
+ * written. */
+START_TEST(test_nonzero_given_outs)
+{
+    nd_device devs[2];
+    int ndev = ix_devices(devs);
+    for (int dv = 0; dv < ndev; dv++) {
+        nd_array *a = cv_make(ND_FLOAT32, 2, (const int64_t[]){3, 2}, (const double[]){0, 3, 4, 0, 0, 0.5}, devs[dv]);
+        nd_array *o0 = NULL, *o1 = NULL, *bad = NULL;
+        ND_OK_OR_FAIL(nd_empty(&o0, ND_FLOAT64, 1, (const int64_t[]){3}, devs[dv]));
+        cv_poison(o0, 77);
+        nd_array *outs[2] = {o0, NULL};
+        int k = -1;
+        ND_OK_OR_FAIL(nd_nonzero(outs, 2, &k, a));
+        ck_assert_int_eq(k, 2);
+        ck_assert_ptr_eq(outs[0], o0);
+        cv_expect_values(o0, 3, (const double[]){0, 1, 2});
+        ck_assert_ptr_nonnull(outs[1]);
+        ck_assert_int_eq(nd_dtype_of(outs[1]), ND_INT64);
+        cv_expect_values(outs[1], 3, (const double[]){1, 0, 1});
+        o1 = outs[1];
+        /* a wrong shape (NumPy would need (3,)) or dtype: refused, nothing written */
+        ND_OK_OR_FAIL(nd_zeros(&bad, ND_INT64, 1, (const int64_t[]){2}, devs[dv]));
+        cv_poison(o0, 77);
+        nd_array *outs2[2] = {o0, bad};
+        k = -1;
+        ND_EXPECT_ERR(nd_nonzero(outs2, 2, &k, a), ND_ERR_SHAPE, "nd_nonzero");
+        ck_assert_int_eq(k, -1);
+        ck_assert_ptr_eq(outs2[0], o0);
+        ck_assert_ptr_eq(outs2[1], bad);
+        cv_expect_values(o0, 3, (const double[]){77, 77, 77});
+        nd_release(bad), bad = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&bad, ND_BOOL, 1, (const int64_t[]){3}, devs[dv]));
+        nd_array *outs3[2] = {NULL, bad};
+        ND_EXPECT_ERR(nd_nonzero(outs3, 2, &k, a), ND_ERR_DTYPE, "same_kind");
+        ck_assert_ptr_null(outs3[0]);
+        ck_assert_ptr_eq(outs3[1], bad);
+        nd_release(bad), nd_release(o0), nd_release(o1), nd_release(a);
+    }
+}
+END_TEST
+
 Suite *suite_index_mask(void)
 {
     Suite *s = suite_create("index_mask");
@@ -343,6 +387,7 @@ Suite *suite_index_mask(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_nonzero_random, 0, 3);
     tcase_add_test(tc, test_nonzero_numpy);
+    tcase_add_test(tc, test_nonzero_given_outs);
     tcase_add_loop_test(tc, test_mask_random, 0, 3);
     tcase_add_test(tc, test_mask_large);
     tcase_add_test(tc, test_mask_errors);

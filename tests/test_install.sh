@@ -60,7 +60,7 @@ cmp -s include/ndgpu.h "$stage$prefix/include/ndgpu.h" || fail "installed ndgpu.
 pc=$L/pkgconfig/ndgpu.pc
 grep -q "^prefix=$prefix\$" "$pc" || fail "ndgpu.pc: prefix is not $prefix"
 grep -q '^Version: 0.1.0$' "$pc" || fail "ndgpu.pc: version"
-grep -Eq '^(Requires.private: openblas|Libs.private: .*-lopenblas)' "$pc" || fail "ndgpu.pc lacks OpenBLAS"
+grep -Eq '^(Requires.private: openblas|Libs.private: .*-l(openblas|scipy_openblas|blis))' "$pc" || fail "ndgpu.pc lacks the BLAS"
 if [ "$WITH_CUDA" = 1 ]; then
   grep -q '^Libs.private: .*-lcudart' "$pc" && grep -q '^Libs.private: .*-lcublas' "$pc" && grep -q '^Libs.private: .*-lcusolver' "$pc" || fail "ndgpu.pc lacks the CUDA libraries"
 else

@@ -289,6 +289,106 @@ START_TEST(inv_dtypes)
 }
 END_TEST
 
+/* Batches on both sides of the CUDA backend's switch from cuSOLVER per
+ * matrix to cuBLAS's batched routines (LU: batch > 1 and n <= 256; QR:
+ * m <= 256 and batch >= max(2, m / 16)), on whatever device the suite runs:
+ * the same identities, and singular matrices inside a batch give the same
+ * error (the first singular matrix's index) and det 0. */
+static void check_inv(const nd_array *a, const nd_array *x, int64_t batch, int64_t n, nd_dtype t, const char *what)
+{
+    cplx *A = vals(a), *X = vals(x), *P = malloc(sizeof(cplx) * (size_t)(n * n));
+    for (int64_t i = 0; i < batch; i++) {
+        hmm(A + i * n * n, X + i * n * n, P, n, n, n);
+        const double cond = nrm(A + i * n * n, n * n) * nrm(X + i * n * n, n * n);
+        double e = 0;
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t c = 0; c < n; c++) e = fmax(e, cabs(P[r * n + c] - (r == c ? 1.0 : 0.0)));
+        ck_assert_msg(e < 20 * n * eps(t) * cond, "%s: matrix %lld: |A inv(A) - I| = %g (cond %g)", what,
+                      (long long)i, e, cond);
+    }
+    free(A), free(X), free(P);
+}
+
+START_TEST(batched_paths)
+{
+    /* inv of many 4x4 in every dtype; a batch of 1 and 2 */
+    static const int64_t batches[] = {1, 2, 300};
+    for (int di = 0; di < NDT; di++)
+        for (int bi = 0; bi < 3; bi++) {
+            const nd_dtype t = DTYPES[di];
+            const int64_t nb = batches[bi], sa[3] = {nb, 4, 4};
+            nd_array *a = gen_arr(t, 3, sa, G_ILL), *x = NULL;
+            ND_OK_OR_FAIL(nd_linalg_inv(&x, a));
+            expect_shape(x, 3, sa, ctype(t));
+            char what[64];
+            snprintf(what, sizeof what, "inv %s batch %lld", nd_dtype_name(t), (long long)nb);
+            check_inv(a, x, nb, 4, t, what);
+            nd_release(a), nd_release(x);
+        }
+    /* solve at the size limit and one past it */
+    for (int64_t n = 256; n <= 257; n++) {
+        const int64_t sa[3] = {2, n, n}, sb[3] = {2, n, 3};
+        for (int di = 0; di < 2; di++) {
+            const nd_dtype t = di ? ND_COMPLEX64 : ND_FLOAT64;
+            nd_array *a = gen_arr(t, 3, sa, G_WELL), *b = gen_arr(t, 3, sb, G_RAND), *x = NULL;
+            ND_OK_OR_FAIL(nd_linalg_solve(&x, a, b));
+            cplx *A = vals(a), *B = vals(b), *X = vals(x);
+            for (int i = 0; i < 2; i++) {
+                double r = rel_prod(A + i * n * n, X + i * n * 3, B + i * n * 3, n, n, 3);
+                ck_assert_msg(r < 20 * n * eps(t), "solve %s n %lld: residual %g", nd_dtype_name(t), (long long)n, r);
+            }
+            free(A), free(B), free(X);
+            nd_release(a), nd_release(b), nd_release(x);
+        }
+    }
+    /* singular matrices inside batches of 4x4: the first one's index; det 0 */
+    for (int64_t nb = 2; nb <= 40; nb += 38) {
+        const int64_t sa[3] = {nb, 4, 4}, sb[1] = {4};
+        cplx *h = gen(nb, 4, 4, false, G_WELL);
+        for (int i = 0; i < 16; i++) h[(nb - 1) * 16 + i] = i % 4 + 1; /* last: equal rows */
+        for (int i = 0; i < 16; i++) h[(nb / 2) * 16 + i] = i % 4 == 2 ? 0 : h[(nb / 2) * 16 + i]; /* a zero column */
+        nd_array *a = arr(ND_FLOAT32, 3, sa, h), *b = gen_arr(ND_FLOAT32, 1, sb, G_RAND), *o = NULL, *d = NULL;
+        char msg[64];
+        snprintf(msg, sizeof msg, "singular matrix (batch %lld)", (long long)(nb / 2));
+        ND_EXPECT_ERR(nd_linalg_inv(&o, a), ND_ERR_INVALID, msg);
+        ND_EXPECT_ERR(nd_linalg_solve(&o, a, b), ND_ERR_INVALID, msg);
+        ck_assert_ptr_null(o);
+        ND_OK_OR_FAIL(nd_linalg_det(&d, a));
+        cplx *D = vals(d);
+        ck_assert_msg(creal(D[nb / 2]) == 0 && creal(D[nb - 1]) == 0, "det of singular: %g, %g", creal(D[nb / 2]),
+                      creal(D[nb - 1]));
+        for (int64_t i = 0; i < nb - 1; i++)
+            if (i != nb / 2) {
+                cplx ref = ref_det(h + i * 16, 4);
+                ck_assert_msg(cabs(D[i] - ref) <= 1e3 * 4 * FLT_EPSILON * cabs(ref), "det %lld: %g, ref %g",
+                              (long long)i, creal(D[i]), creal(ref));
+            }
+        free(D), free(h);
+        nd_release(a), nd_release(b), nd_release(d);
+    }
+    /* qr: m = 48 takes the batched routine from a batch of 3 on; m = 257 never */
+    static const int64_t qs[][3] = {{48, 20, 2}, {48, 20, 3}, {20, 48, 2}, {257, 4, 2}, {5, 3, 1}};
+    for (int qi = 0; qi < 5; qi++)
+        for (int di = 0; di < 4; di++) {
+            const nd_dtype t = DTYPES[di];
+            const int64_t M = qs[qi][0], N = qs[qi][1], nb = qs[qi][2], K = M < N ? M : N, sa[3] = {nb, M, N};
+            nd_array *a = gen_arr(t, 3, sa, G_RAND), *q = NULL, *r = NULL;
+            ND_OK_OR_FAIL(nd_linalg_qr(&q, &r, a, ND_QR_REDUCED));
+            cplx *A = vals(a), *Q = vals(q), *R = vals(r);
+            for (int64_t b = 0; b < nb; b++) {
+                ck_assert(orth_err(Q + b * M * K, M, K) < 20 * M * eps(t));
+                for (int64_t i = 0; i < K; i++)
+                    for (int64_t j = 0; j < i; j++) ck_assert(R[(b * K + i) * N + j] == 0);
+                double e = rel_prod(Q + b * M * K, R + b * K * N, A + b * M * N, M, K, N);
+                ck_assert_msg(e < 20 * M * eps(t), "qr %s %lldx%lld batch %lld: %g", nd_dtype_name(t), (long long)M,
+                              (long long)N, (long long)nb, e);
+            }
+            free(A), free(Q), free(R);
+            nd_release(a), nd_release(q), nd_release(r);
+        }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* det, slogdet                                                        */
 /* ------------------------------------------------------------------ */
@@ -1093,6 +1193,7 @@ Suite *suite_linalg_decomp(void)
     tcase_add_test(tc, solve_broadcast);
     tcase_add_test(tc, solve_mixed_and_transposed);
     tcase_add_test(tc, inv_dtypes);
+    tcase_add_test(tc, batched_paths);
     tcase_add_test(tc, det_slogdet);
     tcase_add_test(tc, cholesky_lower_upper);
     tcase_add_test(tc, qr_modes);

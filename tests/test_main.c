@@ -69,9 +69,11 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_CX(X) X(ops_cpx) X(matmul_cpx) X(reduce_cpx) X(complex_ew)
 /* issue 18: [la] the backend slot la (every compiled-in backend), the decompositions, norms and products */
 #define SUITES_LA(X) X(la_slot) X(linalg_decomp) X(linalg_norm)
+/* result shapes whose size passes 2^63, every op family */
+#define SUITES_SZ(X) X(sizes)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X) \
-    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X) SUITES_CX(X) SUITES_LA(X)
+    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X) SUITES_CX(X) SUITES_LA(X) SUITES_SZ(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

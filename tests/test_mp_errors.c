@@ -154,10 +154,69 @@ START_TEST(test_mp_views_numpy)
 }
 END_TEST
 
+/* Offsets at the ends of int64 (no negation of INT64_MIN), outer's
+ * out-of-memory message, a 0-d pad with a negative width. */
+START_TEST(test_mp_edge_arguments)
+{
+    nd_device devs[2];
+    int nd = cv_devices(devs);
+    for (int d = 0; d < nd; d++) {
+        nd_array *a = cv_iota(ND_FLOAT32, 2, (const int64_t[]){3, 4}, devs[d]), *r = NULL;
+        nd_array *v = cv_iota(ND_INT64, 1, (const int64_t[]){3}, devs[d]);
+        const int64_t offs[2] = {INT64_MIN, INT64_MAX};
+        for (int k = 0; k < 2; k++) {
+            /* np.diagonal(a, -2**63) and (a, 2**63 - 1): empty; np.trace: 0 */
+            ND_OK_OR_FAIL(nd_diagonal(&r, a, offs[k], 0, 1));
+            cv_expect_shape(r, 1, (const int64_t[]){0});
+            nd_release(r), r = NULL;
+            ND_OK_OR_FAIL(nd_diagonal(&r, a, offs[k], 1, 0));
+            cv_expect_shape(r, 1, (const int64_t[]){0});
+            nd_release(r), r = NULL;
+            ND_OK_OR_FAIL(nd_trace(&r, a, offs[k], 0, 1));
+            cv_expect_values(r, 1, (const double[]){0});
+            nd_release(r), r = NULL;
+            ND_OK_OR_FAIL(nd_diag(&r, a, offs[k]));
+            cv_expect_shape(r, 1, (const int64_t[]){0});
+            nd_release(r), r = NULL;
+            /* a 1-D input would need an (n + |k|)^2 result */
+            ND_EXPECT_ERR(nd_diag(&r, v, offs[k]), ND_ERR_INVALID, "is too large");
+            ck_assert_ptr_null(r);
+        }
+        /* the out-of-memory message of nd_outer names nd_outer */
+        nd_array *big = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&big, ND_FLOAT64, 1, (const int64_t[]){2000}, devs[d]));
+        nd_memory_stats s;
+        ND_OK_OR_FAIL(nd_memory_get_stats(&s, devs[d]));
+        ND_OK_OR_FAIL(nd_memory_set_limit(devs[d], s.in_use + (1u << 20)));
+        nd_status st = nd_outer(&r, big, big);
+        ND_OK_OR_FAIL(nd_memory_set_limit(devs[d], 0));
+        ck_assert_msg(st == ND_ERR_NOMEM, "nd_outer under a limit -> %s: %s", nd_status_name(st), nd_last_error());
+        ck_assert_msg(strncmp(nd_last_error(), "nd_outer: ", 10) == 0, "message '%s' does not start with nd_outer",
+                      nd_last_error());
+        ck_assert_ptr_null(r);
+        nd_release(big);
+        /* np.pad(np.array(5.0), -1) and ((-1, 1),): ValueError; (0, 0) and (2, 2) give the 0-d array */
+        nd_array *z = NULL;
+        ND_OK_OR_FAIL(nd_full(&z, ND_FLOAT64, 0, NULL, nd_scalar_float(5), devs[d]));
+        ND_EXPECT_ERR(nd_pad(&r, z, 1, (const int64_t[]){-1, -1}, ND_PAD_CONSTANT, nd_scalar_none()), ND_ERR_INVALID,
+                      "index can't contain negative values");
+        ND_EXPECT_ERR(nd_pad(&r, z, 1, (const int64_t[]){-1, 1}, ND_PAD_EDGE, nd_scalar_none()), ND_ERR_INVALID,
+                      "index can't contain negative values");
+        ck_assert_ptr_null(r);
+        ND_OK_OR_FAIL(nd_pad(&r, z, 1, (const int64_t[]){2, 2}, ND_PAD_CONSTANT, nd_scalar_none()));
+        ck_assert_int_eq(nd_ndim(r), 0);
+        cv_expect_values(r, 1, (const double[]){5});
+        nd_release(r), r = NULL;
+        nd_release(z), nd_release(v), nd_release(a);
+    }
+}
+END_TEST
+
 TCase *mp_tcase_errors(void)
 {
     TCase *tc = tcase_create("manip_errors");
     tcase_add_test(tc, test_mp_errors);
     tcase_add_test(tc, test_mp_views_numpy);
+    tcase_add_test(tc, test_mp_edge_arguments);
     return tc;
 }

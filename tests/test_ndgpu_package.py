@@ -67,6 +67,29 @@ check(float(xp.sum(b)) == 115.0, "from_dlpack shares NumPy's memory: sum %r" % f
 t = np.asarray(xp.from_dlpack(np.ascontiguousarray(src.T)))
 check(np.array_equal(t, src.T), "transposed DLPack round trip")
 
+# __dlpack__ on a device array: stream=None means the legacy default stream
+# (the DLPack standard), so the data must be made ready as for any consumer
+# stream; only stream=-1 asks for no synchronisation
+if not on_cpu:
+    from ndgpu import _lib
+
+    syncs = []
+    real_sync = _lib.C.nd_synchronize
+
+    def counting_sync(d):
+        syncs.append(d)
+        return real_sync(d)
+
+    _lib.C.nd_synchronize = counting_sync
+    try:
+        for kw, want in (({}, 1), ({"stream": None}, 1), ({"stream": 1}, 1), ({"stream": -1}, 0)):
+            del syncs[:]
+            cap = x.__dlpack__(**kw)
+            check(len(syncs) == want, "__dlpack__(%s) synchronised %d times, want %d" % (kw, len(syncs), want))
+            del cap
+    finally:
+        _lib.C.nd_synchronize = real_sync
+
 # the standard where NumPy differs
 v = xp.var(xp.asarray([1.0, 2.0]), correction=2)
 check(math.isnan(float(v)), "var with N - correction <= 0 is NaN (the standard): %r" % float(v))

@@ -366,6 +366,15 @@ START_TEST(file_errors)
     ck_assert_ptr_null(a);
     ND_OK_OR_FAIL(nd_load_npy(&a, npy_data_path("f8_2x3.npy"), nd_cpu()));
     ND_EXPECT_ERR(nd_save_npy("/nonexistent/dir/x.npy", a), ND_ERR_IO, "cannot create '/nonexistent/dir/x.npy'");
+    /* a device that refuses writes: ND_ERR_IO, and the node stays (twice: a
+     * removed node would come back as a regular file that takes the write) */
+    struct stat sb;
+    if (stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+        for (int k = 0; k < 2; k++) {
+            ND_EXPECT_ERR(nd_save_npy("/dev/full", a), ND_ERR_IO, "cannot write '/dev/full'");
+            ck_assert_msg(stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode), "/dev/full is no longer a device");
+        }
+    }
     /* a truncated file on disk */
     size_t n;
     unsigned char *b = npy_read_file(npy_data_path("f8_2x3.npy"), &n);

@@ -7,7 +7,10 @@
  * do not depend on which public functions are hooked; the hooks of the
  * real ops are tested in tests/test_profiler_ops.c. */
 #include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include "alloc.h"
 #include "prof.h"
 #include "test_util.h"
 
@@ -523,6 +526,80 @@ START_TEST(nvtx_ranges)
 END_TEST
 #endif
 
+/* nd_profiler_stop when its event buffers cannot be allocated: ND_ERR_NOMEM,
+ * the session ends with no events (the N-th allocation of stop fails, for
+ * every N until one stop completes), and the next session works. */
+START_TEST(stop_out_of_memory)
+{
+    fresh();
+    nd_array *a = arr(ND_FLOAT32, 1, (const int64_t[]){4}, nd_cpu()), *o = NULL;
+    bool completed = false;
+    for (long n = 1; n <= 64 && !completed; n++) {
+        ND_OK_OR_FAIL(start_with(false, false, 0));
+        ND_OK_OR_FAIL(fake_op(&o, a, a, true));
+        nd_release(o), o = NULL;
+        nd__alloc_fail_after(n);
+        nd_status st = nd_profiler_stop();
+        bool injected = nd__alloc_fault_reset();
+        ck_assert(!nd_profiler_is_running());
+        if (!injected) {
+            ND_OK_OR_FAIL(st);
+            completed = true;
+            break;
+        }
+        ck_assert_msg(st == ND_ERR_NOMEM, "stop with allocation %ld failing -> %s: %s", n, nd_status_name(st),
+                      nd_last_error());
+        ck_assert_ptr_nonnull(strstr(nd_last_error(), "nd_profiler_stop"));
+        size_t ne = 99;
+        (void)events(&ne);
+        ck_assert_uint_eq(ne, 0);
+    }
+    ck_assert(completed);
+    size_t ne = 0;
+    const nd_profiler_event *ev = events(&ne);
+    ck_assert_uint_eq(ne, 2); /* fake and fake_child */
+    ck_assert_str_eq(ev[0].name, "fake");
+    nd_release(a);
+}
+END_TEST
+
+/* ND_PROFILE starts a session before main. That must not initialise the
+ * GPU runtime: a process that forks before its first GPU call (Check's
+ * runner, which forks every test) would leave its children without a
+ * usable GPU. This runs the core cases of this suite in a fresh copy of
+ * the test program with ND_PROFILE set, each case in a forked child, and
+ * wants them all to pass, the GPU case included. */
+START_TEST(env_profile_keeps_the_gpu_for_forked_children)
+{
+    char exe[4096], dir[] = "/tmp/nd_env_profile_XXXXXX", cmd[8192];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(len, 0);
+    exe[len] = '\0';
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "env -u CK_LOG_FILE_NAME -u CK_XML_LOG_FILE_NAME -u CK_TAP_LOG_FILE_NAME -u CK_RUN_CASE -u CK_RUN_SUITE "
+             "-u CK_INCLUDE_TAGS -u CK_EXCLUDE_TAGS ND_PROFILE=%s/trace.json CK_FORK=yes CK_RUN_SUITE=profiler "
+             "CK_RUN_CASE=core CK_VERBOSITY=normal '%s' > %s/out.txt 2>&1",
+             dir, exe, dir);
+    int rc = system(cmd);
+    char path[4200], out[8192] = "";
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t k = fread(out, 1, sizeof out - 1, f);
+        out[k] = '\0';
+        fclose(f);
+    }
+    remove(path);
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    remove(path);
+    rmdir(dir);
+    ck_assert_msg(rc == 0, "the suite under ND_PROFILE failed (status %d):\n%s", rc, out);
+    ck_assert_msg(strstr(out, "100%") && !strstr(out, "cuda_device_time SKIPPED"), "the GPU case did not run and pass:\n%s",
+                  out);
+}
+END_TEST
+
 Suite *suite_profiler(void);
 Suite *suite_profiler(void)
 {
@@ -537,11 +614,18 @@ Suite *suite_profiler(void)
     tcase_add_test(tc, ranges_nest_and_balance);
     tcase_add_test(tc, bounded_events);
     tcase_add_test(tc, four_threads);
+    tcase_add_test(tc, stop_out_of_memory);
 #ifdef ND_WITH_CUDA
     tcase_add_test(tc, nvtx_ranges);
 #endif
     if (nd_test_gpu_count() > 0) tcase_add_test(tc, cuda_device_time);
     else fprintf(stderr, "profiler: cuda_device_time SKIPPED (no CUDA device)\n");
     suite_add_tcase(s, tc);
+    if (nd_test_gpu_count() > 0) {
+        TCase *env = tcase_create("env");
+        tcase_set_timeout(env, 300);
+        tcase_add_test(env, env_profile_keeps_the_gpu_for_forked_children);
+        suite_add_tcase(s, env);
+    }
     return s;
 }

@@ -4,6 +4,7 @@
  * table (layout, columns, order, truncation, FILE), the Chrome trace and
  * the JSON summary (written, lightly checked here; tests/check_trace.py
  * parses the example's files in `make test`), and the error statuses. */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -528,6 +529,40 @@ START_TEST(test_json_summary)
 }
 END_TEST
 
+static bool is_char_device(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISCHR(sb.st_mode);
+}
+
+/* Writes to a device that refuses them (/dev/full) are ND_ERR_IO, and the
+ * device node is left alone: only a regular file a failed write leaves
+ * behind is removed (twice: a removed node would come back as a regular
+ * file that takes the second write). */
+START_TEST(test_write_failures)
+{
+    const char *full = "/dev/full";
+    if (!is_char_device(full)) {
+        printf("profiler_report: %s is not a device here: write failures not tested\n", full);
+        return;
+    }
+    const nd_prof_result *r = session();
+    for (int k = 0; k < 2; k++) {
+        ND_EXPECT_ERR(nd__prof_chrome_trace(r, full), ND_ERR_IO, "writing '/dev/full' failed");
+        ck_assert_msg(is_char_device(full), "%s is no longer a device", full);
+        ND_EXPECT_ERR(nd__prof_json(r, full, NULL), ND_ERR_IO, "writing '/dev/full' failed");
+        ck_assert_msg(is_char_device(full), "%s is no longer a device", full);
+        for (int buffered = 0; buffered < 2; buffered++) {
+            FILE *f = fopen(full, "w");
+            ck_assert_ptr_nonnull(f);
+            if (!buffered) setvbuf(f, NULL, _IONBF, 0);
+            ND_EXPECT_ERR(nd__prof_print_table(r, f, NULL), ND_ERR_IO, "writing the table failed");
+            fclose(f);
+        }
+    }
+}
+END_TEST
+
 Suite *suite_profiler_report(void)
 {
     Suite *s = suite_create("profiler_report");
@@ -542,6 +577,7 @@ Suite *suite_profiler_report(void)
     tcase_add_test(tc, test_table_truncation_and_file);
     tcase_add_test(tc, test_chrome_trace);
     tcase_add_test(tc, test_json_summary);
+    tcase_add_test(tc, test_write_failures);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -13,6 +13,7 @@
  * with S the running sum of |x|; products likewise relative to |ref|;
  * max/min and integers exactly. Expected values marked "NumPy 2.4" were
  * printed by NumPy 2.4.6 (python3) and pasted here. */
+#include "cv_util.h"
 #include "harness.h"
 #include "test_util.h"
 
@@ -547,18 +548,162 @@ END_TEST
 START_TEST(diff_cuda) { diff_cases(nd_cuda(0)); }
 END_TEST
 
+/* cumsum/cumprod of complex with a real dtype= give that dtype (NumPy
+ * casts first: the real parts for numbers, z != 0 for bool); diff with
+ * n == 0 is a itself, for any ndim (NumPy returns a before looking at
+ * axis, prepend and append). Values from NumPy 2.4. */
+static void cpx_dtype_and_diff0(nd_device dev)
+{
+    /* c = np.array([0+1j, 0, 0, 2-1j]); np.cumsum(c, dtype=bool) -> [T T T T],
+     * np.cumprod(c, dtype=bool) -> [T F F F], np.cumsum(c, dtype=np.int32) -> [0 0 0 2] */
+    double cv[8] = {0, 1, 0, 0, 0, 0, 2, -1};
+    int64_t s4[1] = {4};
+    nd_array *c = NULL, *r = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&c, cv, ND_COMPLEX128, 1, s4, dev));
+    static const struct {
+        bool prod;
+        nd_dtype dt;
+        double want[4];
+    } cases[] = {
+        {false, ND_BOOL, {1, 1, 1, 1}},     {true, ND_BOOL, {1, 0, 0, 0}},  {false, ND_INT32, {0, 0, 0, 2}},
+        {false, ND_UINT8, {0, 0, 0, 2}},     {true, ND_INT16, {0, 0, 0, 0}}, {false, ND_FLOAT16, {0, 0, 0, 2}},
+        {false, ND_FLOAT64, {0, 0, 0, 2}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ND_OK_OR_FAIL((cases[k].prod ? nd_cumprod_dtype : nd_cumsum_dtype)(&r, c, 0, cases[k].dt));
+        ck_assert_msg(nd_dtype_of(r) == cases[k].dt, "case %zu: dtype %s, want %s", k, nd_dtype_name(nd_dtype_of(r)),
+                      nd_dtype_name(cases[k].dt));
+        double *got = cv_values(r);
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(got[i] == cases[k].want[i], "case %zu [%d] = %g, want %g", k, i, got[i], cases[k].want[i]);
+        free(got);
+        nd_release(r), r = NULL;
+    }
+    /* np.cumprod(np.array([1+2j, 3+4j, 5.5-1j]), dtype=np.int16) -> [1 3 15] (5.5 truncates first) */
+    double pv[6] = {1, 2, 3, 4, 5.5, -1};
+    int64_t s3[1] = {3};
+    nd_array *p = NULL, *o = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&p, pv, ND_COMPLEX128, 1, s3, dev));
+    ND_OK_OR_FAIL(nd_zeros(&o, ND_INT16, 1, s3, dev));
+    nd_array *o0 = o;
+    ND_OK_OR_FAIL(nd_cumprod_dtype(&o, p, 0, ND_INT16));
+    ck_assert_ptr_eq(o, o0);
+    cv_expect_values(o, 3, (const double[]){1, 3, 15});
+
+    /* diff with n == 0: a itself (a new reference) whatever its ndim, axis,
+     * prepend or append; a given out receives a copy */
+    nd_array *z = NULL, *m = NULL;
+    ND_OK_OR_FAIL(nd_full(&z, ND_FLOAT32, 0, NULL, nd_scalar_float(2.5), dev));
+    ND_OK_OR_FAIL(nd_diff(&r, z, 0, 0, NULL, NULL));
+    ck_assert_ptr_eq(r, z);
+    nd_release(r), r = NULL;
+    ND_EXPECT_ERR(nd_diff(&r, z, 1, 0, NULL, NULL), ND_ERR_INVALID, "at least one dimensional");
+    ND_OK_OR_FAIL(nd_zeros(&m, ND_INT64, 2, (int64_t[]){2, 2}, dev));
+    ND_OK_OR_FAIL(nd_diff(&r, p, 0, 5, m, z)); /* np.diff(p, 0, axis=5, prepend=m, append=z) is p */
+    ck_assert_ptr_eq(r, p);
+    nd_release(r), r = NULL;
+    ND_OK_OR_FAIL(nd_diff(&r, p, 0, 0, z, NULL));
+    ck_assert_ptr_eq(r, p);
+    nd_release(r), r = NULL;
+    nd_array *f = NULL;
+    ND_OK_OR_FAIL(nd_full(&f, ND_FLOAT64, 0, NULL, nd_scalar_float(-1), dev));
+    nd_array *f0 = f;
+    ND_OK_OR_FAIL(nd_diff(&f, z, 0, 0, NULL, NULL));
+    ck_assert_ptr_eq(f, f0);
+    cv_expect_values(f, 1, (const double[]){2.5});
+    ND_EXPECT_ERR(nd_diff(&f, p, 0, 0, NULL, NULL), ND_ERR_SHAPE, "nd_diff");
+    ck_assert_ptr_eq(f, f0);
+    ND_EXPECT_ERR(nd_diff(&r, p, -1, 0, NULL, NULL), ND_ERR_INVALID, "order must be non-negative but got -1");
+    nd_release(f), nd_release(m), nd_release(z), nd_release(o), nd_release(p), nd_release(c);
+}
+START_TEST(cpx_dtype_diff0_cpu) { cpx_dtype_and_diff0(nd_cpu()); }
+END_TEST
+START_TEST(cpx_dtype_diff0_cuda) { cpx_dtype_and_diff0(nd_cuda(0)); }
+END_TEST
+
+/* Float sums and products of long rows give the same bits every run (the
+ * GPU's long-row path combines in an order fixed by its tiles; a scan that
+ * combines in whatever order its blocks finish would not), and stay close
+ * to a sequential long double reference. */
+static void repeat_cases(nd_device dev)
+{
+    static const int64_t shapes[3][2] = {{1, 200003}, {3, 70001}, {8, 65536}};
+    for (int ti = 0; ti < 2; ti++)
+        for (int op = 0; op < 2; op++)
+            for (int si = 0; si < 3; si++) {
+                const nd_dtype t = ti ? ND_FLOAT64 : ND_FLOAT32;
+                const int64_t rows = shapes[si][0], n = shapes[si][1], total = rows * n;
+                double *h = malloc((size_t)total * sizeof(double));
+                for (int64_t i = 0; i < total; i++)
+                    h[i] = op == 0 ? unif(-1.0, 1.0) : 1.0 + unif(-1.0, 1.0) * 1e-4; /* products stay finite */
+                nd_array *hd = NULL, *a = NULL, *r[3] = {NULL, NULL, NULL};
+                ND_OK_OR_FAIL(nd_from_host(&hd, h, ND_FLOAT64, 2, shapes[si], nd_cpu()));
+                ND_OK_OR_FAIL(nd_astype(&a, hd, t));
+                nd_array *ad = NULL;
+                ND_OK_OR_FAIL(nd_to_device(&ad, a, dev));
+                unsigned char *got[3];
+                const size_t isz = nd_dtype_size(t), nb = (size_t)total * isz;
+                for (int k = 0; k < 3; k++) {
+                    ND_OK_OR_FAIL((op == 0 ? nd_cumsum : nd_cumprod)(&r[k], ad, 1));
+                    got[k] = malloc(nb);
+                    ND_OK_OR_FAIL(nd_copy_to_host(got[k], r[k], nb));
+                }
+                for (int k = 1; k < 3; k++)
+                    ck_assert_msg(memcmp(got[0], got[k], nb) == 0, "%s %s (%lld, %lld): run %d differs from run 0",
+                                  op ? "cumprod" : "cumsum", nd_dtype_name(t), (long long)rows, (long long)n, k);
+                /* against a long double sequential scan of the rounded inputs */
+                double *x = malloc((size_t)total * sizeof(double));
+                nd_array *ac = NULL;
+                ND_OK_OR_FAIL(nd_astype(&ac, a, ND_FLOAT64));
+                ND_OK_OR_FAIL(nd_copy_to_host(x, ac, (size_t)total * sizeof(double)));
+                const double eps = t == ND_FLOAT32 ? 0x1p-24 : 0x1p-53;
+                for (int64_t row = 0; row < rows; row++) {
+                    long double acc = op == 0 ? 0.0L : 1.0L, absacc = 0.0L;
+                    for (int64_t i = 0; i < n; i++) {
+                        const double xi = x[row * n + i];
+                        acc = op == 0 ? acc + xi : acc * xi;
+                        absacc = op == 0 ? absacc + fabsl((long double)xi) : fabsl(acc);
+                        double g;
+                        if (t == ND_FLOAT32) {
+                            float f;
+                            memcpy(&f, got[0] + (size_t)(row * n + i) * isz, 4);
+                            g = f;
+                        } else {
+                            memcpy(&g, got[0] + (size_t)(row * n + i) * isz, 8);
+                        }
+                        /* a sum of i terms in any grouping errs by at most (i - 1) eps sum |x| */
+                        const long double bound = 1.01L * (long double)(i + 1) * eps * (absacc + fabsl(acc));
+                        ck_assert_msg(fabsl((long double)g - acc) <= bound, "%s %s row %lld element %lld: %.17g vs %.17Lg",
+                                      op ? "cumprod" : "cumsum", nd_dtype_name(t), (long long)row, (long long)i, g, acc);
+                    }
+                }
+                for (int k = 0; k < 3; k++) free(got[k]), nd_release(r[k]);
+                free(x), free(h);
+                nd_release(ac), nd_release(ad), nd_release(a), nd_release(hd);
+            }
+}
+
+START_TEST(repeat_cpu) { repeat_cases(nd_cpu()); }
+END_TEST
+START_TEST(repeat_cuda) { repeat_cases(nd_cuda(0)); }
+END_TEST
+
 Suite *suite_scan(void)
 {
     Suite *s = suite_create("scan");
     TCase *tc = tcase_create("scan");
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, scan_cpu);
+    tcase_add_test(tc, repeat_cpu);
     tcase_add_test(tc, scan_numpy_cpu);
     tcase_add_test(tc, diff_cpu);
+    tcase_add_test(tc, cpx_dtype_diff0_cpu);
     if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, scan_cuda);
+        tcase_add_test(tc, repeat_cuda);
         tcase_add_test(tc, scan_numpy_cuda);
         tcase_add_test(tc, diff_cuda);
+        tcase_add_test(tc, cpx_dtype_diff0_cuda);
     } else {
         printf("scan: cuda backend SKIPPED (no GPU)\n");
         fflush(stdout);

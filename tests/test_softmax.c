@@ -455,6 +455,58 @@ static void run_errors(nd_device dev)
 
 static nd_device cuda0(void) { return (nd_device){ND_DEVICE_CUDA, 0}; }
 
+/* float16 logits with a reduction: the per-sample losses stay in float32
+ * (the header's accumulation) and the reduced value is rounded once, so a
+ * mean that fits float16 is finite even where a sample's loss does not
+ * fit. x = [[60000, -60000], [0, 0]], labels [1, 0]: losses 120000 and
+ * ln 2, mean 60000.35 (float16 60000), sum inf, none [inf, 0.6934]. Also
+ * log_softmax with a +inf in the row, as SciPy 1.17's log_softmax: NaN at
+ * the +inf, -inf elsewhere (softmax: NaN throughout). */
+static void run_half_reductions(nd_device dev)
+{
+    const double xv[4] = {60000, -60000, 0, 0};
+    const int64_t lv[2] = {1, 0};
+    nd_array *x64 = NULL, *x = NULL, *lb = NULL, *o = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&x64, xv, ND_FLOAT64, 2, (const int64_t[]){2, 2}, dev));
+    ND_OK_OR_FAIL(nd_astype(&x, x64, ND_FLOAT16));
+    ND_OK_OR_FAIL(nd_from_host(&lb, lv, ND_INT64, 1, (const int64_t[]){2}, dev));
+    ND_OK_OR_FAIL(nd_cross_entropy(&o, x, lb, 1, ND_REDUCTION_MEAN, -100));
+    ck_assert_int_eq(nd_dtype_of(o), ND_FLOAT16);
+    double *g = cv_values(o);
+    ck_assert_msg(g[0] == 60000.0, "float16 mean cross-entropy = %g, want 60000", g[0]);
+    free(g), nd_release(o), o = NULL;
+    ND_OK_OR_FAIL(nd_cross_entropy(&o, x, lb, 1, ND_REDUCTION_SUM, -100));
+    g = cv_values(o);
+    ck_assert_msg(isinf(g[0]) && g[0] > 0, "float16 sum cross-entropy = %g, want inf", g[0]);
+    free(g), nd_release(o), o = NULL;
+    ND_OK_OR_FAIL(nd_cross_entropy(&o, x, lb, 1, ND_REDUCTION_NONE, -100));
+    g = cv_values(o);
+    ck_assert_msg(isinf(g[0]) && g[1] == 0.693359375, "float16 losses = [%g, %.10g]", g[0], g[1]);
+    free(g), nd_release(o), o = NULL;
+    nd_release(lb), nd_release(x), nd_release(x64);
+    x = x64 = NULL;
+
+    const double row[3] = {INFINITY, 1, 2};
+    for (int di = 0; di < 4; di++) {
+        const nd_dtype t = DTS[di];
+        ND_OK_OR_FAIL(nd_from_host(&x64, row, ND_FLOAT64, 1, (const int64_t[]){3}, dev));
+        ND_OK_OR_FAIL(nd_astype(&x, x64, t));
+        ND_OK_OR_FAIL(nd_log_softmax(&o, x, 0));
+        g = cv_values(o);
+        ck_assert_msg(isnan(g[0]) && isinf(g[1]) && g[1] < 0 && isinf(g[2]) && g[2] < 0,
+                      "log_softmax([inf, 1, 2]) %s = [%g, %g, %g], want [nan, -inf, -inf]", nd_dtype_name(t), g[0], g[1],
+                      g[2]);
+        free(g), nd_release(o), o = NULL;
+        ND_OK_OR_FAIL(nd_softmax(&o, x, 0));
+        g = cv_values(o);
+        ck_assert_msg(isnan(g[0]) && isnan(g[1]) && isnan(g[2]), "softmax([inf, 1, 2]) %s = [%g, %g, %g]",
+                      nd_dtype_name(t), g[0], g[1], g[2]);
+        free(g), nd_release(o), o = NULL;
+        nd_release(x), nd_release(x64);
+        x = x64 = NULL;
+    }
+}
+
 START_TEST(axes_cpu) { run_axis_cases(nd_cpu()); }
 END_TEST
 START_TEST(misc_cpu) { run_misc(nd_cpu()); }
@@ -475,6 +527,10 @@ START_TEST(ce_cuda) { run_ce(cuda0()); }
 END_TEST
 START_TEST(errors_cuda) { run_errors(cuda0()); }
 END_TEST
+START_TEST(half_reductions_cpu) { run_half_reductions(nd_cpu()); }
+END_TEST
+START_TEST(half_reductions_cuda) { run_half_reductions(cuda0()); }
+END_TEST
 
 Suite *suite_softmax(void)
 {
@@ -486,12 +542,14 @@ Suite *suite_softmax(void)
     tcase_add_test(tc, stability_cpu);
     tcase_add_test(tc, ce_cpu);
     tcase_add_test(tc, errors_cpu);
+    tcase_add_test(tc, half_reductions_cpu);
     if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, axes_cuda);
         tcase_add_test(tc, misc_cuda);
         tcase_add_test(tc, stability_cuda);
         tcase_add_test(tc, ce_cuda);
         tcase_add_test(tc, errors_cuda);
+        tcase_add_test(tc, half_reductions_cuda);
     } else {
         fprintf(stderr, "softmax: the cuda:0 cases SKIPPED (no CUDA device)\n");
     }

@@ -205,6 +205,44 @@ START_TEST(test_sort_long)
 }
 END_TEST
 
+/* The row shapes on each side of the CUDA backend's choice between one
+ * device-wide sort per row (n >= 2^16 and rows * 2^13 <= n) and one
+ * segmented sort of all rows, and the CPU's between threaded chunks of one
+ * long row and a row per thread: every dtype width (8-bit keys are sorted
+ * on their low 8 bits), ascending and descending, with the argsort indices
+ * checked for stability (the inputs are full of ties, +-0.0 and NaNs of
+ * both signs). */
+START_TEST(test_sort_paths)
+{
+    nd_device dev = sr_dev(_i);
+    uint64_t seed = 4242;
+    static const struct {
+        nd_dtype t;
+        int64_t rows, n;
+    } cs[] = {
+        {ND_FLOAT32, 8, 65536},  /* device-wide, at the crossover */
+        {ND_FLOAT32, 9, 65536},  /* segmented: one row too many */
+        {ND_INT8, 2, 70000},     /* device-wide, 8-bit keys */
+        {ND_BOOL, 1, 65536},     /* device-wide, the smallest long row */
+        {ND_FLOAT64, 1, 65535},  /* segmented: one element short */
+        {ND_INT16, 3000, 3},     /* many short rows */
+        {ND_FLOAT16, 600, 33},
+        {ND_UINT32, 257, 300},
+        {ND_FLOAT64, 5000, 1},
+    };
+    for (size_t q = 0; q < sizeof cs / sizeof cs[0]; q++) {
+        int64_t shape[2] = {cs[q].rows, cs[q].n};
+        nd_array *x = sr_make(cs[q].t, 2, shape, 0, &seed, dev);
+        char what[96];
+        snprintf(what, sizeof what, "paths %s %lldx%lld", nd_dtype_name(cs[q].t), (long long)cs[q].rows,
+                 (long long)cs[q].n);
+        check_sort(x, 1, false, what);
+        check_sort(x, 1, true, what);
+        nd_release(x);
+    }
+}
+END_TEST
+
 /* axis none, 0-d, empty arrays, stride-0 input, poisoned user outputs */
 START_TEST(test_sort_shapes)
 {
@@ -392,6 +430,23 @@ START_TEST(test_sort_errors)
     ND_EXPECT_ERR(nd_partition(&o, x, 4, 1), ND_ERR_INVALID, "kth(=4) out of bounds (4)");
     ND_EXPECT_ERR(nd_argpartition(&o, x, -5, 1), ND_ERR_INVALID, "kth(=-5) out of bounds (4)");
     ND_EXPECT_ERR(nd_partition(&o, x, 0, 5), ND_ERR_SHAPE, "axis 5 is out of bounds");
+    /* kth is not checked on an empty array (NumPy 2.4: np.partition(np.zeros((0, 3)), 5) is the empty array) */
+    const int64_t es[3][2] = {{0, 3}, {3, 0}, {0, 0}};
+    for (int k = 0; k < 3; k++) {
+        nd_array *e = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&e, ND_FLOAT32, 2, es[k], dev));
+        ND_OK_OR_FAIL(nd_partition(&o, e, 0, -1));
+        ck_assert(nd_size(o) == 0 && nd_shape(o)[0] == es[k][0] && nd_shape(o)[1] == es[k][1]);
+        nd_release(o), o = NULL;
+        ND_OK_OR_FAIL(nd_argpartition(&o, e, 5, 0));
+        ck_assert(nd_size(o) == 0 && nd_dtype_of(o) == ND_INT64);
+        nd_release(o), o = NULL;
+        ND_OK_OR_FAIL(nd_partition(&o, e, -7, ND_AXIS_NONE));
+        ck_assert(nd_ndim(o) == 1 && nd_size(o) == 0);
+        nd_release(o), o = NULL;
+        ND_EXPECT_ERR(nd_partition(&o, e, 0, 2), ND_ERR_SHAPE, "axis 2 is out of bounds");
+        nd_release(e);
+    }
     ND_EXPECT_ERR(nd_topk(&o, &o2, x, 5, 1, true, true), ND_ERR_INVALID, "k (5) is out of range");
     ND_EXPECT_ERR(nd_topk(&o, &o2, x, -1, 1, true, true), ND_ERR_INVALID, "k (-1)");
     ND_EXPECT_ERR(nd_topk(&o, &o2, x, 1, 2, true, true), ND_ERR_SHAPE, "axis 2 is out of bounds");
@@ -414,6 +469,54 @@ START_TEST(test_sort_errors)
 }
 END_TEST
 
+/* The CPU's SIMD sort (32/64-bit integers and floats on the AVX-512 and
+ * AVX2 paths; `make test-isa` runs this suite on each path, and the
+ * baseline path's radix sort) under several thread counts: the long-row
+ * path (partition steps into segments sorted in parallel, the packed
+ * 32-bit argsort, the (key, index) 64-bit argsort and its tie runs), the
+ * many-rows path, rows too short to split, and the inputs that do not
+ * split (one value), split once (two values) or arrive in order. */
+START_TEST(test_sort_simd_paths)
+{
+    static const nd_dtype ts[] = {ND_INT32, ND_UINT32, ND_FLOAT32, ND_INT64, ND_UINT64, ND_FLOAT64};
+    static const int threads[] = {1, 2, 3, 7};
+    static const int64_t shapes[][2] = {{1, 70001}, {2, 66000}, {5, 300}, {3, 17}, {1, 4100}};
+    int nt0 = nd_get_num_threads();
+    uint64_t seed = 4242;
+    nd_dtype t = ts[_i];
+    for (size_t q = 0; q < sizeof threads / sizeof threads[0]; q++) {
+        ND_OK_OR_FAIL(nd_set_num_threads(threads[q]));
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            nd_array *x = sr_make(t, 2, shapes[s], 0, &seed, nd_cpu());
+            char what[96];
+            snprintf(what, sizeof what, "simd %s threads %d shape %lldx%lld", nd_dtype_name(t), threads[q],
+                     (long long)shapes[s][0], (long long)shapes[s][1]);
+            check_sort(x, 1, false, what);
+            check_sort(x, 1, true, what);
+            nd_release(x);
+        }
+        /* one value; two values; ascending and descending runs */
+        int64_t n = 70001;
+        nd_array *one = NULL, *ar = NULL, *two = NULL, *rev = NULL, *neg = NULL;
+        ND_OK_OR_FAIL(nd_full(&one, t, 1, &n, (nd_scalar){.kind = ND_SCALAR_INT, .v.i = 7}, nd_cpu()));
+        ND_OK_OR_FAIL(nd_arange(&ar, t, 0, (double)n, 1, nd_cpu()));
+        ND_OK_OR_FAIL(nd_binary_scalar(&two, ND_BINARY_REMAINDER, ar, (nd_scalar){.kind = ND_SCALAR_INT, .v.i = 2}));
+        ND_OK_OR_FAIL(nd_arange(&rev, ND_FLOAT64, (double)n, 0, -1, nd_cpu()));
+        ND_OK_OR_FAIL(nd_astype(&neg, rev, t));
+        check_sort(one, 0, false, "simd one value");
+        check_sort(two, 0, true, "simd two values");
+        check_sort(ar, 0, false, "simd ascending");
+        check_sort(neg, 0, false, "simd descending");
+        nd_release(one);
+        nd_release(ar);
+        nd_release(two);
+        nd_release(rev);
+        nd_release(neg);
+    }
+    ND_OK_OR_FAIL(nd_set_num_threads(nt0));
+}
+END_TEST
+
 Suite *suite_sort(void)
 {
     Suite *s = suite_create("sort");
@@ -422,9 +525,11 @@ Suite *suite_sort(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_sort_dtypes, 0, NT_NREAL * ndev);
     tcase_add_loop_test(tc, test_sort_long, 0, ndev);
+    tcase_add_loop_test(tc, test_sort_paths, 0, ndev);
     tcase_add_loop_test(tc, test_sort_shapes, 0, ndev);
     tcase_add_loop_test(tc, test_sort_numpy, 0, ndev);
     tcase_add_loop_test(tc, test_sort_errors, 0, ndev);
+    tcase_add_loop_test(tc, test_sort_simd_paths, 0, 6);
     suite_add_tcase(s, tc);
     return s;
 }

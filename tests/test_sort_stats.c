@@ -161,6 +161,13 @@ static int cmp_ld(const void *x, const void *y) { return sr_cmp_ld(*(const long 
 static void check_stat(nd_array *x, double q, int naxes, const int *axes, bool keepdims)
 {
     nd_array *r = NULL;
+    if (q >= 0 && nd_dtype_of(x) == ND_BOOL) {
+        /* NumPy 2.4: TypeError (quantile interpolates with subtract, which bool lacks); median takes bool */
+        if (q > 1) ND_EXPECT_ERR(nd_percentile(&r, x, q, naxes, axes, keepdims), ND_ERR_DTYPE, "nd_percentile: 'a' is bool");
+        else ND_EXPECT_ERR(nd_quantile(&r, x, q, naxes, axes, keepdims), ND_ERR_DTYPE, "nd_quantile: 'a' is bool");
+        ck_assert_ptr_null(r);
+        return;
+    }
     if (q < 0) ND_OK_OR_FAIL(nd_median(&r, x, naxes, axes, keepdims));
     else if (q > 1) ND_OK_OR_FAIL(nd_percentile(&r, x, q, naxes, axes, keepdims));
     else ND_OK_OR_FAIL(nd_quantile(&r, x, q, naxes, axes, keepdims));

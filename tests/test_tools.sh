@@ -14,10 +14,18 @@ grep -q 'cpu:0' <<<"$out" || { echo "$out"; fail "no cpu:0 device"; }
 grep -q '^GPU: ' <<<"$out" || { echo "$out"; fail "no GPU line"; }
 path=$(sed -n 's/^  CPU path *//p' <<<"$out")
 grep -Eq '^(avx512|avx2|baseline)' <<<"$path" || { echo "$out"; fail "no CPU path line"; }
+# the BLAS line names library, version, origin and kernel core; the warning
+# line appears exactly when that core is generic on an AVX2/AVX-512 CPU
+blas=$(sed -n 's/^  BLAS *//p' <<<"$out")
+grep -Eq '^(OpenBLAS|BLIS) [0-9][^ ]* \([^,]+, core [^ ,)]+' <<<"$blas" || { echo "$out"; fail "BLAS line '$blas'"; }
+want_warn=0
+if grep -q 'generic kernels' <<<"$blas" && grep -Eq '(^|has )avx(2|512)' <<<"$path"; then want_warn=1; fi
+got_warn=0; grep -q '^warning: the BLAS runs generic kernels' <<<"$out" && got_warn=1
+[ $want_warn = $got_warn ] || { echo "$out"; fail "BLAS warning line: expected $want_warn, got $got_warn"; }
 low=$(ND_CPU_ISA=baseline "$bin" | sed -n 's/^  CPU path *//p')
 grep -q '^baseline' <<<"$low" || fail "ND_CPU_ISA=baseline does not give the baseline path (got '$low')"
 json=$("$bin" --json 2>&1) || { echo "$json"; fail "ndgpu-info --json exit status"; }
-for key in '"version"' '"build_info"' '"backends"' '"cpu_path"' '"cuda"' '"devices"' '"memory_stats"'; do
+for key in '"version"' '"build_info"' '"backends"' '"cpu_path"' '"blas"' '"blas_warning"' '"cuda"' '"devices"' '"memory_stats"'; do
   grep -qF "$key" <<<"$json" || fail "--json lacks $key"
 done
 if command -v python3 >/dev/null; then
@@ -27,4 +35,4 @@ else
   valid="JSON not validated: no python3"
 fi
 "$bin" --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "a bad option does not exit 2"
-echo "test-tools: PASSED (ndgpu-info plain and --json, $valid; CPU path $path; $(grep '^GPU: ' <<<"$out"))"
+echo "test-tools: PASSED (ndgpu-info plain and --json, $valid; CPU path $path; BLAS $blas; $(grep '^GPU: ' <<<"$out"))"

@@ -1,220 +1,349 @@
 #!/usr/bin/env bash
-# The GPU check: run on a machine with an NVIDIA GPU in ONE call (< 8 min).
-#   here:     make gpu-deps                     (OpenBLAS/Check .debs and the commit id into .gpu-deps/)
-#   device:   run(command="bash tools/gpu-check.sh", carry=[".gpu-deps"], timeout_s=540)
-#   then:     copy the record from the returned files into benchmarks/results/ and commit it.
-# It builds the library for sm_90 with the CUDA backend, runs the GPU suites
-# and the elementwise harness on cuda:0 (not the CPU-heavy suites: `make
-# test` covers those everywhere), runs the GPU suites again under
-# compute-sanitizer (memcheck, racecheck, initcheck) with ND_POOL=0 and
-# without the very large cases (ND_TEST_LARGE=0), runs the GPU benchmarks and
-# the CuPy comparison, and writes one dated record with each step's time:
-# $OUT/gpu-check-<date>.md (or benchmarks/results/ without $OUT).
+# The GPU check: binaries built and packed here (`make gpu-prep`, the pack
+# gpu-pack/), run on a GPU machine in two calls of at most ~5 minutes each,
+# each one useful alone (docs/gpu-check.md gives the exact device-tool
+# commands; `make gpu-prep` prints them):
 #
-# GPU_CHECK_EMU=1 (make gpu-check-emu): the same steps against the emulated
-# GPU (build-emu, CUDA_EMU=1): the sanitizer steps run their suites without
-# compute-sanitizer (there is none; `make emu-asan` is the memcheck there) and
-# the benchmark step runs a few cases only. It proves the script, not the GPU.
+#   bash tools/gpu-check.sh 1   ndgpu-info (stops with FAILED when it sees no
+#                               CUDA device), then the GPU suites: the test
+#                               cases that run on cuda:0, several suites at
+#                               once; then ndgpu-info --watch and the GPU examples
+#   bash tools/gpu-check.sh 2   ndgpu-info as above, the quick GPU benchmark
+#                               with CuPy beside it (compare.py), then
+#                               compute-sanitizer (memcheck, racecheck,
+#                               synccheck) on the suites that launch kernels
 #
-# Check forks a child per test; the runner never initialises CUDA in the
-# parent (tests/test_main.c: the device count comes from a forked probe), so
-# the forked children can use the GPU.
+# Nothing is built here in the normal path. Each call leaves at most three
+# files in $OUT (only 8 come back from the GPU machine):
+#   gpu-check-<date>-call<N>.md            the record (result, device, every step)
+#   gpu-check-<date>-call<N>-logs.tar.gz   every log of the call
+#   <machine>-<date>.json                  call 2: the benchmark record (compare.py)
+# Without $OUT they go to benchmarks/results/gpu-check/.
+#
+# Exit status: 0 every step passed; 1 a step failed or did not run (budget);
+# 2 the call could not start: no pack, a library missing, or no usable CUDA
+# device (the record then says FAILED and no suite runs, so a machine whose
+# CUDA is unusable never yields a record of SKIPPED suites).
+#
+# Environment:
+#   GPU_CHECK_PACK=dir     the pack (default gpu-pack; make gpu-check-emu uses
+#                          build-emu/gpu-pack, the same plan on the emulated device)
+#   GPU_CHECK_BUDGET=s     seconds for the call's steps (default 270, so the record is
+#                          written well inside the device call's timeout_s of 330)
+#   GPU_CHECK_JOBS=n       test processes at once (default: half the cores, at most 8)
+#   GPU_CHECK_BENCH_S=s    seconds the benchmark of call 2 may take (default 120)
+#   GPU_CHECK_ENTRY_S=s    seconds one test process may take (default 200; 900 emulated)
+#   GPU_CHECK_SUITES="suite[:case] ..."   replace call 1's list (a rerun of what failed)
+#   GPU_CHECK_SANITIZE="tool:suite[:case] ..."   replace call 2's sanitizer list
 set -uo pipefail
 cd "$(dirname "$0")/.."
-emu=${GPU_CHECK_EMU:-0}
-out=${OUT:-benchmarks/results}
-[ "$emu" = 1 ] && out=${OUT:-${BUILD:-build-emu}/gpu-check}
-mkdir -p "$out"
+
+call=${1:-}
+if [ "$call" != 1 ] && [ "$call" != 2 ]; then
+  echo "usage: bash tools/gpu-check.sh 1|2   (1: the GPU suites; 2: compute-sanitizer and the benchmark)" >&2
+  exit 2
+fi
+pack=${GPU_CHECK_PACK:-gpu-pack}
+out=${OUT:-benchmarks/results/gpu-check}
 day=$(date -u +%Y-%m-%d)
-rec="$out/gpu-check-$day.md"
-log="$out/gpu-check-$day.log"
-: >"$log"
-say() { echo "$*" | tee -a "$rec"; }
-: >"$rec"
-
-# 1. carried Debian libraries (no apt on the GPU machine)
-if [ -d .gpu-deps ] && ls .gpu-deps/*.deb >/dev/null 2>&1; then
-  mkdir -p .gpu-deps/root
-  for f in .gpu-deps/*.deb; do dpkg -x "$f" .gpu-deps/root; done
-  r=$PWD/.gpu-deps/root
-  ob=$r/usr/lib/x86_64-linux-gnu/openblas-pthread
-  ln -sf libopenblas.so.0 "$ob/libopenblas.so" 2>/dev/null || true
-  export CPATH="$r/usr/include:$r/usr/include/x86_64-linux-gnu/openblas-pthread:$r/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"
-  export LIBRARY_PATH="$ob:$r/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
-  export LD_LIBRARY_PATH="$ob:$r/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  export PKG_CONFIG_PATH="$r/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-fi
-export PATH="/usr/local/cuda/bin:$PATH"
-
-say "# libndgpu GPU check, $day"
-say ""
-bdir=${BUILD:-build-gpu}
-[ "$emu" = 1 ] && bdir=${BUILD:-build-emu}
-# The commit: .git does not travel to the GPU machine, so `make gpu-deps`
-# writes it into .gpu-deps/COMMIT (carried); GPU_CHECK_COMMIT overrides.
-commit=${GPU_CHECK_COMMIT:-}
-[ -z "$commit" ] && commit=$({ git rev-parse --short HEAD 2>/dev/null && { git diff --quiet 2>/dev/null || printf ' (+ uncommitted changes)'; }; } | tr -d '\n')
-[ -z "$commit" ] && [ -f .gpu-deps/COMMIT ] && commit="$(cat .gpu-deps/COMMIT) (from .gpu-deps/COMMIT)"
-say "- commit: ${commit:-unknown}"
-if [ "$emu" = 1 ]; then
-  say "- device: the EMULATED GPU (HIP-CPU at ${HIPCPU:-../shared/hip-cpu}, tests/emu): a dry run of this script, not a GPU measurement"
-  say "- cpu: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores"
-else
-  say "- nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -n 1)"
-  say "- nvcc: $(nvcc --version 2>&1 | tail -n 1)"
-fi
-say ""
-
-# Every step runs under a timeout taken from one overall budget, so the
-# record is always written inside the device call (GPU_CHECK_BUDGET seconds,
-# default 480 of the 540 the call is given).
+budget=${GPU_CHECK_BUDGET:-270}
+bench_s=${GPU_CHECK_BENCH_S:-120}
+ncpu=$(nproc 2>/dev/null || echo 2)
+jobs=${GPU_CHECK_JOBS:-$(( ncpu / 2 > 8 ? 8 : ncpu / 2 ))}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+mkdir -p "$out"
+rec=$out/gpu-check-$day-call$call.md
+tarball=$out/gpu-check-$day-call$call-logs.tar.gz
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
+logs=$work/gpu-check-$day-call$call
+mkdir -p "$logs" "$work/res"
+body=$work/body.md
+: >"$body"
 t_start=$(date +%s)
-budget=${GPU_CHECK_BUDGET:-480}
 left() { echo $(( budget - ($(date +%s) - t_start) )); }
-cap() { local l; l=$(left); [ "$l" -lt "$1" ] && echo $(( l > 5 ? l : 5 )) || echo "$1"; }
+cap() { local l; l=$(left); if [ "$l" -lt "$1" ]; then echo $(( l > 5 ? l : 5 )); else echo "$1"; fi; }
+say() { printf '%s\n' "$*" >>"$body"; }
+problems=()   # what makes the call FAILED (one line each)
+notrun=()     # what the budget left out (INCOMPLETE)
+setup_failed=0
+emu=0
 
-# 2. build for sm_90 (CHECK_LIBS/BLAS_LIBS fall back to plain -l flags without pkg-config)
-t0=$(date +%s)
-if [ "$emu" = 1 ]; then bflags=(BUILD="$bdir" CUDA_EMU=1); jobs=$(nproc); else bflags=(BUILD="$bdir" CUDA=1 CUDA_ARCH=90 CUDA_PTX=0); jobs=16; fi
-if timeout "$(cap 300)" make -j"$jobs" "${bflags[@]}" lib "$bdir/tests/ndgpu_tests" "$bdir/examples/profile_training" "$bdir/examples/train_mlp_amp" "$bdir/ndgpu-info" >>"$log" 2>&1; then
-  say "- build ($([ "$emu" = 1 ] && echo emulated || echo sm_90)): ok in $(( $(date +%s) - t0 )) s"
-else
-  say "- build: FAILED after $(( $(date +%s) - t0 )) s (see the log)"; tail -n 40 "$log"; exit 1
-fi
+# The record: written at exit, whatever ends the call (the budget keeps it
+# inside the device call; a signal still leaves a record).
+finish() {
+  local status
+  if [ "$setup_failed" = 1 ]; then status="FAILED (the check could not start)"
+  elif [ ${#problems[@]} -gt 0 ]; then status="FAILED (${#problems[@]} problem(s))"
+  elif [ ${#notrun[@]} -gt 0 ]; then status="INCOMPLETE (${#notrun[@]} step(s) not run: budget)"
+  else status="PASSED"; fi
+  {
+    printf '# libndgpu GPU check, call %s of 2 (%s), %s\n\n' "$call" \
+      "$([ "$call" = 1 ] && echo "ndgpu-info and the GPU suites" || echo "benchmark and compute-sanitizer")" "$day"
+    printf -- '- result: **%s**\n' "$status"
+    [ "$emu" = 1 ] && printf -- '- device: the EMULATED GPU (HIP-CPU, tests/emu): a dry run of the plan, not a GPU measurement\n'
+    for p in "${problems[@]}"; do printf -- '- FAILED: %s\n' "$p"; done
+    for p in "${notrun[@]}"; do printf -- '- NOT RUN (budget): %s\n' "$p"; done
+    printf -- '- time: %s s of the %s s budget\n\n' "$(( $(date +%s) - t_start ))" "$budget"
+    cat "$body"
+    printf '\nFiles: %s, %s%s\n' "$(basename "$rec")" "$(basename "$tarball")" \
+      "$([ "$call" = 2 ] && echo ", the benchmark JSON (<machine>-<date>.json)")"
+  } >"$rec"
+  cp "$rec" "$logs/" 2>/dev/null
+  tar -C "$work" -czf "$tarball" "$(basename "$logs")" 2>/dev/null
+  cat "$rec"
+  rm -rf "$work"
+}
+trap finish EXIT
+trap 'problems+=("the call was stopped by a signal"); exit 1' TERM INT HUP
+fail_setup() { setup_failed=1; problems+=("$1"); exit 2; }
 
-# 3. the GPU suites and the elementwise harness (every op x dtype x layout on
-#    cuda:0 against the CPU reference), one Check run per suite
-t0=$(date +%s)
-: >"$out/tests-$day.txt"
-suites=(gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random profiler profiler_ops softmax amp matmul_half complex fft la_slot linalg_decomp linalg_norm elementwise:harness)
-# The emulated dry run proves the script, not the kernels: `make emu-test`
-# has just run every suite on the emulated device, so here a few short ones
-# (small cases only) stand for the list (CI time: the whole list took ~330 s).
-[ "$emu" = 1 ] && suites=(gpu gpu_warp softmax complex)
-for suite in "${suites[@]}"; do
-  s1=$(date +%s)
-  if [ "$(left)" -lt 30 ]; then say "- suite $suite: SKIPPED (budget)"; continue; fi
-  case $suite in *:*) env_case=(CK_RUN_SUITE="${suite%%:*}" CK_RUN_CASE="${suite##*:}");; *) env_case=(CK_RUN_SUITE="$suite");; esac
-  [ "$emu" = 1 ] && env_case+=(ND_TEST_LARGE=0)
-  env "${env_case[@]}" timeout "$(cap 240)" "$bdir/tests/ndgpu_tests" >"$out/tests-$suite-$day.txt" 2>&1
-  rc=$?
-  cat "$out/tests-$suite-$day.txt" >>"$out/tests-$day.txt"
-  summary=$(grep -E '^[0-9]+%: Checks' "$out/tests-$suite-$day.txt" | tail -n 1)
-  say "- suite $suite: ${summary:-no such suite in this build} (exit $rc, $(( $(date +%s) - s1 )) s)"
-  grep -E ':F:|:E:|SKIPPED|MISSING|harness:' "$out/tests-$suite-$day.txt" | head -n 12 | sed 's/^/    /' | tee -a "$rec"
-done
-say "- GPU suites in all: $(( $(date +%s) - t0 )) s"
-
-# 3a. the live monitor through the driver's NVML: three samples, and JSON
-if [ -x "$bdir/ndgpu-info" ] && [ "$(left)" -gt 30 ]; then
-  timeout "$(cap 20)" "$bdir/ndgpu-info" --watch 0.5 --count 3 >"$out/watch-$day.txt" 2>&1
-  rc=$?
-  timeout "$(cap 10)" "$bdir/ndgpu-info" --watch 0.5 --count 1 --json >"$out/watch-$day.jsonl" 2>&1
-  say "- ndgpu-info --watch: exit $rc, --json exit $?; its last sample:"
-  awk '/: sample 3,/{p=1} p' "$out/watch-$day.txt" | head -n 20 | sed 's/^/    /' | tee -a "$rec"
-fi
-
-# 3b. the profiler on the GPU: a few training steps profiled on cuda:0 (device
-#     time from CUDA events), the table and the trace kept with the record
-if [ -x "$bdir/examples/profile_training" ] && [ "$(left)" -gt 30 ]; then
-  s1=$(date +%s)
-  ND_DEVICE=cuda:0 timeout "$(cap 60)" "$bdir/examples/profile_training" "$out/profile-trace-$day.json" \
-    "$out/profile-summary-$day.json" >"$out/profile-$day.txt" 2>&1
-  rc=$?
-  say "- profiler example on cuda:0: exit $rc ($(( $(date +%s) - s1 )) s); its table:"
-  sed -n '1,24p' "$out/profile-$day.txt" | sed 's/^/    /' | tee -a "$rec"
-  if command -v python3 >/dev/null && [ -f tests/check_trace.py ]; then
-    python3 tests/check_trace.py "$out/profile-trace-$day.json" "$out/profile-summary-$day.json" 2>&1 | tail -n 3 \
-      | sed 's/^/    trace: /' | tee -a "$rec"
-  fi
-fi
-
-# 3c. mixed precision on the GPU (issue 15): the MLP trained in float32, in
-#     float16 with dynamic loss scaling (nd_grad_scaler) and with gradient
-#     accumulation; it checks its own claims (losses fall, accuracy within
-#     1 point, peak memory <= 0.7x float32) and prints the batch-size sweep
-if [ -x "$bdir/examples/train_mlp_amp" ] && [ "$(left)" -gt 40 ]; then
-  s1=$(date +%s)
-  amp_args=(--device cuda)
-  [ "$emu" = 1 ] && amp_args+=(--small) # the full sizes take minutes on the emulated device
-  timeout "$(cap 90)" "$bdir/examples/train_mlp_amp" "${amp_args[@]}" >"$out/amp-$day.txt" 2>&1
-  rc=$?
-  say "- mixed-precision example on cuda:0: exit $rc ($(( $(date +%s) - s1 )) s); its summary:"
-  tail -n 24 "$out/amp-$day.txt" | sed 's/^/    /' | tee -a "$rec"
-fi
-
-# 3d. collectives on the GPU (issue 16): libndgpu_mpi's tests with one rank on
-#     cuda:0 (NCCL works with one rank on one GPU: transport "nccl" when
-#     libnccl.so.2 loads, else "staged"), and the data-parallel example on
-#     the GPU. Needs Open MPI (mpicc, mpirun) on the machine.
-if command -v mpicc >/dev/null && command -v mpirun >/dev/null && [ "$(left)" -gt 60 ]; then
-  s1=$(date +%s)
-  mflags=(--oversubscribe --mca btl self,vader); [ "$(id -u)" -eq 0 ] && mflags+=(--allow-run-as-root)
-  if timeout "$(cap 120)" make -j"$jobs" "${bflags[@]}" MPI=1 mpi-build >>"$log" 2>&1; then
-    ND_DEVICE=cuda:0 timeout "$(cap 120)" mpirun "${mflags[@]}" -x ND_DEVICE -np 1 "$bdir/tests/mpi/ndgpu_mpi_tests" \
-      >"$out/mpi-$day.txt" 2>&1
-    rc=$?
-    say "- MPI/NCCL collectives on cuda:0 (1 rank): exit $rc, $(grep -E 'GPU transport' "$out/mpi-$day.txt" | head -n 1); $(grep -E '^[0-9]+%: Checks' "$out/mpi-$day.txt" | tail -n 1) ($(( $(date +%s) - s1 )) s)"
-    grep -E ':F:|:E:' "$out/mpi-$day.txt" | head -n 8 | sed 's/^/    /' | tee -a "$rec"
-    ND_DEVICE=cuda:0 timeout "$(cap 60)" mpirun "${mflags[@]}" -x ND_DEVICE -np 1 "$bdir/examples/mpi/data_parallel" --device cuda \
-      >>"$out/mpi-$day.txt" 2>&1
-    say "- examples/mpi/data_parallel --device cuda (1 rank): exit $?, $(grep -E 'data_parallel: ' "$out/mpi-$day.txt" | tail -n 1)"
-  else
-    say "- MPI/NCCL collectives: build FAILED (see the log)"
-  fi
-else
-  if command -v mpicc >/dev/null; then say "- MPI/NCCL collectives: SKIPPED (budget)"
-  else say "- MPI/NCCL collectives: SKIPPED (no Open MPI (mpicc, mpirun) on this machine; the NCCL path is tested through libndgpu_mpi)"; fi
-fi
-
-# 4. compute-sanitizer on the GPU suites, every allocation visible (ND_POOL=0):
-#    memcheck on each suite, racecheck/initcheck on the kernels with shared
-#    memory and temporaries (reductions, matmul) and the runtime suite
-if [ "$emu" = 1 ] || command -v compute-sanitizer >/dev/null; then
-  san() { # tool suite cap
-    local t0 src wrap; t0=$(date +%s)
-    if [ "$(left)" -lt 60 ]; then say "- compute-sanitizer $1 on $2: SKIPPED (budget)"; return; fi
-    if [ "$emu" = 1 ]; then wrap=(env); else wrap=(compute-sanitizer --tool "$1" --error-exitcode 99); fi
-    ND_POOL=0 ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE="$2" timeout "$(cap "$3")" "${wrap[@]}" \
-      "$bdir/tests/ndgpu_tests" >"$out/sanitizer-$1-$2.txt" 2>&1
-    src=$?
-    say "- compute-sanitizer $1 on $2$([ "$emu" = 1 ] && echo ' (emulated: the suite without the sanitizer)'): exit $src, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$1-$2.txt" | tail -n 1); $(grep -E '^[0-9]+%: Checks' "$out/sanitizer-$1-$2.txt" | tail -n 1) ($(( $(date +%s) - t0 )) s)"
-  }
-  if [ "$emu" = 1 ]; then # the long suites ran in step 3 already; keep the dry run short
-    for suite in gpu gpu_warp gpu_random; do san memcheck "$suite" 45; done
-    say "- compute-sanitizer memcheck on gpu_ew, gpu_reduce, gpu_linalg: SKIPPED (emulated: make emu-test ran them; make emu-asan is the memcheck here)"
-    san racecheck gpu_linalg 40
-    san initcheck gpu 30
-  else
-  for suite in gpu gpu_warp gpu_streams gpu_ew gpu_reduce gpu_linalg gpu_random; do san memcheck "$suite" 45; done
-  san racecheck gpu_reduce 40
-  san racecheck gpu_linalg 40
-  san racecheck softmax 40
-  san initcheck gpu_reduce 30
-  san initcheck gpu 30
-  fi
-else
-  say "- compute-sanitizer: not found"
-fi
-
-# 5. GPU benchmarks and the CuPy comparison (quick suite, one round; about
-#    150 s on an H200: see benchmarks/README.md). compare.py runs the cheap
-#    goal groups first on cuda and, killed by the timeout, still writes its
-#    partial record and prints the table and the goals of what finished.
-if [ -f benchmarks/compare.py ] && [ "$(left)" -gt 40 ]; then
-  t0=$(date +%s)
-  timeout "$(cap 120)" make -j"$jobs" "${bflags[@]}" bench-build >>"$log" 2>&1
-  extra=()
-  [ "$emu" = 1 ] && extra=(--filter "add" --benches elementwise --no-numpy --no-cupy --min-time 0.01)
-  PYTHONUNBUFFERED=1 timeout "$(cap 400)" python3 benchmarks/compare.py --quick --rounds 1 --device cuda --bindir "$bdir/benchmarks" \
-    --out "$out" --no-plot "${extra[@]}" >"$out/bench-$day.txt" 2>&1
-  say "- benchmarks + CuPy comparison: exit $? ($(( $(date +%s) - t0 )) s); goals and summary:"
-  sed -n '/^GPU goals/,/^$/p' "$out/bench-$day.txt" | sed 's/^/    /' | tee -a "$rec"
-  grep -E '^  [a-z]+ +cuda:0 +vs|^compare: [0-9]+ cases|problem:|CuPy column empty' "$out/bench-$day.txt" | head -n 30 \
-    | sed 's/^/    /' | tee -a "$rec"
-else
-  say "- benchmarks: SKIPPED (budget)"
-fi
-say "- total: $(( $(date +%s) - t_start )) s of the ${budget} s budget"
+# --- the pack ----------------------------------------------------------------
+say "## The machine and the pack"
 say ""
-say "Logs: gpu-check-$day.log, tests-$day.txt (tests-<suite>-$day.txt), sanitizer-*.txt, bench-$day.txt"
+# The fallback where no pack could be built and carried: GPU_CHECK_BUILD=1
+# builds it on this machine (make gpu-prep, warnings not errors: WERROR=0),
+# with OpenBLAS and Check from the .debs of `make gpu-deps` (carried in
+# .gpu-deps/; the GPU machine has no apt). It costs minutes of the call.
+if [ ! -f "$pack/MANIFEST" ] && [ "${GPU_CHECK_BUILD:-0}" = 1 ]; then
+  t0=$(date +%s)
+  if ls .gpu-deps/*.deb >/dev/null 2>&1; then
+    mkdir -p .gpu-deps/root
+    for f in .gpu-deps/*.deb; do dpkg -x "$f" .gpu-deps/root; done
+    r=$PWD/.gpu-deps/root ob=$PWD/.gpu-deps/root/usr/lib/x86_64-linux-gnu/openblas-pthread
+    ln -sf libopenblas.so.0 "$ob/libopenblas.so" 2>/dev/null || true
+    export CPATH="$r/usr/include:$r/usr/include/x86_64-linux-gnu/openblas-pthread:$r/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"
+    export LIBRARY_PATH="$ob:$r/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="$ob:$r/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export PKG_CONFIG_PATH="$r/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  fi
+  PATH="/usr/local/cuda/bin:$PATH" GPU_PACK_LIMIT=0 timeout -k 5 "$(cap 400)" \
+    make -j"$ncpu" gpu-prep WERROR=0 GPU_PACK="$pack" >"$logs/build.txt" 2>&1 \
+    || fail_setup "the build on this machine (GPU_CHECK_BUILD=1) failed after $(( $(date +%s) - t0 )) s: $(grep -m1 -E 'error|Error' "$logs/build.txt")"
+  say "- built here (GPU_CHECK_BUILD=1, WERROR=0) in $(( $(date +%s) - t0 )) s"
+fi
+[ -f "$pack/MANIFEST" ] || fail_setup "no pack at '$pack' (build it with make gpu-prep and carry it: docs/gpu-check.md)"
+if [ -f "$pack/pack.tar.xz" ] && [ ! -d "$pack/bin" ]; then # make gpu-prep's packed form
+  t0=$(date +%s)
+  if command -v xz >/dev/null; then xz -dc "$pack/pack.tar.xz" | tar -C "$pack" -xf - 2>"$logs/unpack.txt"
+  else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$pack/pack.tar.xz" "$pack" 2>"$logs/unpack.txt"; fi
+  [ -d "$pack/bin" ] || fail_setup "$pack/pack.tar.xz did not unpack: $(head -c 300 "$logs/unpack.txt")"
+  say "- unpacked $pack/pack.tar.xz in $(( $(date +%s) - t0 )) s"
+fi
+grep -q '^emulated=1' "$pack/MANIFEST" && emu=1
+# one test process's cap: the emulated device runs kernels on the CPU
+entry_s=${GPU_CHECK_ENTRY_S:-$([ "$emu" = 1 ] && echo 900 || echo 200)}
+export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$PATH:/usr/local/cuda/bin"
+tests_bin=$pack/bin/ndgpu_tests
+info_bin=$pack/bin/ndgpu-info
+say "- pack: $(sed -n 's/^commit=//p' "$pack/MANIFEST") built $(sed -n 's/^built=//p' "$pack/MANIFEST") ($(sed -n 's/^build=//p' "$pack/MANIFEST"))"
+say "- cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $ncpu cores; $jobs test processes at once"
+if [ "$emu" = 0 ]; then
+  if command -v nvidia-smi >/dev/null; then
+    say "- nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -n 1)"
+  else say "- nvidia-smi: not found"; fi
+fi
+# CUDA's libraries: the binaries look in /usr/local/cuda/lib64 (rpath); where
+# the toolkit lives elsewhere, its folder is found and put on the path.
+missing=$(for b in "$pack"/bin/* "$pack"/bench/*; do [ -x "$b" ] && ldd "$b" 2>/dev/null | sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p'; done | sort -u)
+if [ -n "$missing" ] && [ "$emu" = 0 ]; then
+  for lib in $missing; do
+    d=$(find /usr/local /opt /usr/lib -name "$lib" 2>/dev/null | head -n 1)
+    [ -n "$d" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$d")"
+  done
+  missing=$(for b in "$pack"/bin/* "$pack"/bench/*; do [ -x "$b" ] && ldd "$b" 2>/dev/null | sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p'; done | sort -u)
+fi
+[ -n "$missing" ] && fail_setup "libraries not found: $(echo $missing) (ldd; see docs/gpu-check.md)"
+# glibc: the pack is built on Debian 12 and needs 2.35 or newer
+old_libc=$(for b in "$pack"/bin/* "$pack"/bench/*; do [ -x "$b" ] && ldd "$b" 2>&1 | grep -o "version \`[^']*' not found"; done | sort -u)
+[ -n "$old_libc" ] && fail_setup "this machine's C library is too old for the pack: $(echo $old_libc) (ldd)"
+say "- C library: $(ldd --version 2>&1 | head -n 1)"
+
+# --- the gate: ndgpu-info must see a CUDA device -----------------------------
+gate() {
+  local rc n reason
+  timeout -k 5 60 "$info_bin" >"$logs/ndgpu-info.txt" 2>&1; rc=$?
+  timeout -k 5 60 "$info_bin" --json >"$logs/ndgpu-info.json" 2>&1
+  n=$(sed -n 's/.*"device_count": *\([0-9][0-9]*\).*/\1/p' "$logs/ndgpu-info.json" | head -n 1)
+  reason=$(grep -m1 '^GPU: ' "$logs/ndgpu-info.txt")
+  say "- ndgpu-info: exit $rc; ${reason:-no GPU line}"
+  grep -E '^ *(cuda:[0-9]|  +(name|compute|multiprocessors|memory))' "$logs/ndgpu-info.txt" | head -n 8 | sed 's/^/    /' >>"$body"
+  if [ "$rc" != 0 ] || [ "${n:-0}" -lt 1 ]; then
+    fail_setup "no CUDA device usable: ndgpu-info says '${reason:-nothing (exit $rc)}'; nothing else ran"
+  fi
+}
+gate
+say ""
+
+# Per-entry results go to $work/res/<n> (lines for the record) and
+# $work/res/<n>.bad (a problem), so entries can run at once and still be
+# recorded in their list order.
+entry_file() { printf '%s' "$1" | tr ':' '-'; }
+check_line() { grep -E '^[0-9]+%: Checks' "$1" | tail -n 1; }
+
+# One suite entry "suite[:case]" of call 1.
+run_suite() { # n entry
+  local n=$1 e=$2 suite=${2%%:*} tc= f rc t0 s
+  [[ $e == *:* ]] && tc=${e#*:}
+  f=$logs/suite-$(entry_file "$e").txt
+  t0=$(date +%s)
+  env CK_RUN_SUITE="$suite" ${tc:+CK_RUN_CASE="$tc"} ${suite_env[@]+"${suite_env[@]}"} \
+    timeout -k 5 "$(cap "$entry_s")" "$tests_bin" >"$f" 2>&1
+  rc=$?
+  s=$(check_line "$f")
+  echo "- suite $e: ${s:-no summary line} (exit $rc, $(( $(date +%s) - t0 )) s)" >"$work/res/$n"
+  { grep 'is MISSING' "$f"; awk '/^Running suite/ { p = 1 } p' "$f" | grep -E ':F:|:E:|SKIPPED'; } | head -n 10 \
+    | sed 's/^/    /' >>"$work/res/$n"
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "suite $e: timed out" >"$work/res/$n.bad"
+  elif [ "$rc" != 0 ] || [ -z "$s" ]; then echo "suite $e: exit $rc, ${s:-no summary line}" >"$work/res/$n.bad"
+  elif grep -q '^[0-9]*%: Checks: 0,' <<<"$s"; then echo "suite $e: no test ran (no such suite or case)" >"$work/res/$n.bad"
+  elif grep -Eq 'SKIPPED.*(no GPU|no CUDA)|no CUDA device.*SKIPPED|not compiled in' "$f"; then
+    echo "suite $e: its GPU cases were SKIPPED ($(grep -Em1 'SKIPPED.*(no GPU|no CUDA)|no CUDA device.*SKIPPED|not compiled in' "$f"))" >"$work/res/$n.bad"
+  fi
+}
+
+# One sanitizer entry "tool:suite[:case]" of call 2: every allocation
+# visible (ND_POOL=0), no multi-GiB cases, one process (CK_FORK=no).
+run_san() { # n entry
+  local n=$1 e=$2 tool=${2%%:*} rest=${2#*:} suite tc= f rc t0 s sum wrap
+  suite=${rest%%:*}; [[ $rest == *:* ]] && tc=${rest#*:}
+  f=$logs/sanitizer-$(entry_file "$e").txt
+  if [ "$emu" = 1 ]; then wrap=(); else
+    wrap=(compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20)
+    [ "$tool" = racecheck ] && wrap+=(--racecheck-report hazard)
+  fi
+  t0=$(date +%s)
+  env ND_POOL=0 ND_TEST_LARGE=0 CK_FORK=no CK_RUN_SUITE="$suite" ${tc:+CK_RUN_CASE="$tc"} \
+    timeout -k 5 "$(cap "$entry_s")" ${wrap[@]+"${wrap[@]}"} "$tests_bin" >"$f" 2>&1
+  rc=$?
+  s=$(check_line "$f")
+  sum=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -n 1 | sed 's/^========= //')
+  echo "- $tool on $rest$([ "$emu" = 1 ] && echo ' (emulated: the suite without a sanitizer)'): exit $rc${sum:+, $sum}${s:+; $s} ($(( $(date +%s) - t0 )) s)" >"$work/res/$n"
+  grep -E '^========= (Invalid|Race|Barrier|Error|Program hit|Uninitialized)|:F:|:E:' "$f" | head -n 8 | sed 's/^/    /' >>"$work/res/$n"
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "$tool on $rest: timed out" >"$work/res/$n.bad"
+  elif [ "$rc" != 0 ] || [ -z "$s" ]; then echo "$tool on $rest: exit $rc${sum:+, $sum}${s:+; $s}" >"$work/res/$n.bad"
+  fi
+}
+
+# Run the entries, $jobs at once; what the budget does not reach is NOT RUN.
+run_list() { # function min_left entries...
+  local fn=$1 need=$2 i=0 e; shift 2
+  rm -f "$work"/res/*
+  for e in "$@"; do
+    i=$((i + 1))
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    if [ "$(left)" -lt "$need" ]; then echo "NOTRUN $e" >"$work/res/$i"; continue; fi
+    "$fn" "$i" "$e" &
+  done
+  wait
+  for i in $(seq 1 $#); do
+    if grep -q '^NOTRUN ' "$work/res/$i" 2>/dev/null; then
+      notrun+=("$(sed 's/^NOTRUN //' "$work/res/$i")"); say "- $(sed 's/^NOTRUN //' "$work/res/$i"): NOT RUN (budget)"; continue
+    fi
+    cat "$work/res/$i" >>"$body" 2>/dev/null
+    [ -f "$work/res/$i.bad" ] && problems+=("$(cat "$work/res/$i.bad")")
+  done
+}
+
+if [ "$call" = 1 ]; then
+  # The suites of the CUDA backend, the test cases (Check's TCase, CK_RUN_CASE)
+  # that run on cuda:0; longest first so that $jobs processes finish together.
+  # Left out as CPU-only: gpu_ew:index, gpu_reduce:units and :emulation,
+  # gpu_linalg:plan_on_cpu, gpu_random:kernel_on_host, random:philox and the
+  # elementwise cases other than the harness and ops13; the suites that test
+  # the CPU alone are not listed (make test runs them everywhere).
+  suites=(elementwise:harness gpu_ew:device gpu_reduce:gpu gpu_linalg:gpu fft linalg_decomp la_slot complex_ew
+          sort unique scan reduce_nan index index_mask sort_stats matmul_cpx matmul_half softmax amp complex
+          linalg_norm gpu gpu_warp gpu_streams gpu_random:gpu elementwise:ops13 random:integers_bernoulli einsum
+          manip:manip reduce_cpx dlpack profiler profiler_ops threads runtime)
+  [ -n "${GPU_CHECK_SUITES:-}" ] && read -r -a suites <<<"$GPU_CHECK_SUITES"
+  suite_env=()
+  # The emulated device runs kernels on the CPU: the multi-GiB cases would take
+  # minutes there (make emu-test runs them).
+  [ "$emu" = 1 ] && suite_env=(ND_TEST_LARGE=0)
+  say "## The GPU suites (${#suites[@]} entries, suite[:case])"
+  say ""
+  t0=$(date +%s)
+  run_list run_suite 20 "${suites[@]}"
+  say "- the suites in all: $(( $(date +%s) - t0 )) s"
+  say ""
+
+  say "## ndgpu-info --watch and the GPU examples"
+  say ""
+  if [ "$(left)" -gt 20 ]; then
+    timeout -k 5 "$(cap 15)" "$info_bin" --watch 0.5 --count 3 >"$logs/watch.txt" 2>&1
+    say "- ndgpu-info --watch 0.5 --count 3: exit $?; its last sample:"
+    awk '/: sample 3,/{p=1} p' "$logs/watch.txt" | head -n 16 | sed 's/^/    /' >>"$body"
+  else notrun+=("ndgpu-info --watch"); fi
+  if [ -x "$pack/bin/profile_training" ] && [ "$(left)" -gt 30 ]; then
+    t0=$(date +%s)
+    ND_DEVICE=cuda:0 timeout -k 5 "$(cap 60)" "$pack/bin/profile_training" "$logs/profile-trace.json" \
+      "$logs/profile-summary.json" >"$logs/profile.txt" 2>&1
+    rc=$?
+    say "- examples/profile_training on cuda:0: exit $rc ($(( $(date +%s) - t0 )) s); its table:"
+    sed -n '1,20p' "$logs/profile.txt" | sed 's/^/    /' >>"$body"
+    [ "$rc" = 0 ] || problems+=("examples/profile_training: exit $rc")
+    if [ "$rc" = 0 ] && command -v python3 >/dev/null; then
+      python3 tests/check_trace.py "$logs/profile-trace.json" "$logs/profile-summary.json" >"$logs/profile-trace-check.txt" 2>&1
+      rc=$?; say "- the trace (tests/check_trace.py): exit $rc, $(tail -n 1 "$logs/profile-trace-check.txt")"
+      [ "$rc" = 0 ] || problems+=("the profiler trace: tests/check_trace.py exit $rc")
+    fi
+  elif [ -x "$pack/bin/profile_training" ]; then notrun+=("examples/profile_training"); fi
+  if [ -x "$pack/bin/train_mlp_amp" ] && [ "$(left)" -gt 40 ]; then
+    t0=$(date +%s)
+    amp_args=(--device cuda); [ "$emu" = 1 ] && amp_args+=(--small)
+    timeout -k 5 "$(cap 90)" "$pack/bin/train_mlp_amp" "${amp_args[@]}" >"$logs/amp.txt" 2>&1
+    rc=$?
+    say "- examples/train_mlp_amp ${amp_args[*]}: exit $rc ($(( $(date +%s) - t0 )) s); its summary:"
+    tail -n 12 "$logs/amp.txt" | sed 's/^/    /' >>"$body"
+    [ "$rc" = 0 ] || problems+=("examples/train_mlp_amp: exit $rc")
+  elif [ -x "$pack/bin/train_mlp_amp" ]; then notrun+=("examples/train_mlp_amp"); fi
+else
+  # 1. the quick GPU benchmark first, on an idle GPU: compare.py runs the goal
+  #    groups first and, stopped by its cap, still writes its partial record.
+  say "## The quick GPU benchmark (compare.py --quick --device cuda, CuPy beside it)"
+  say ""
+  t0=$(date +%s)
+  mkdir -p "$work/bench"
+  extra=()
+  # the emulated device: a few cases prove the path (its times mean nothing)
+  [ "$emu" = 1 ] && extra=(--filter /float32/1/ --benches elementwise,overhead --no-numpy --no-cupy --min-time 0.01)
+  PYTHONUNBUFFERED=1 timeout -k 10 "$(cap "$bench_s")" python3 benchmarks/compare.py --quick --rounds 1 --device cuda \
+    --bindir "$pack/bench" --out "$work/bench" --no-plot --no-install ${extra[@]+"${extra[@]}"} >"$logs/bench.txt" 2>&1
+  rc=$?
+  for j in "$work"/bench/*.json; do [ -f "$j" ] && cp "$j" "$out/"; done
+  for l in "$work"/bench/*.log; do [ -f "$l" ] && cp "$l" "$logs/"; done
+  say "- compare.py: exit $rc ($(( $(date +%s) - t0 )) s$([ "$rc" = 124 ] && echo ": stopped at its cap, the partial record kept")); $(ls "$work"/bench/*.json 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')"
+  sed -n '/^GPU goals/,/^$/p' "$logs/bench.txt" | sed 's/^/    /' >>"$body"
+  grep -E '^compare: [0-9]+ cases|problem:' "$logs/bench.txt" | head -n 12 | sed 's/^/    /' >>"$body"
+  case $rc in 0) ;; 124) notrun+=("part of the benchmark (stopped at ${bench_s} s)");;
+    *) problems+=("compare.py: exit $rc ($(grep -E '^compare: [0-9]+ cases' "$logs/bench.txt" | tail -n 1))");; esac
+  ls "$work"/bench/*.json >/dev/null 2>&1 || problems+=("no benchmark JSON")
+  say ""
+
+  # 2. compute-sanitizer on the suites that launch kernels
+  if [ "$emu" = 0 ] && ! command -v compute-sanitizer >/dev/null; then
+    problems+=("compute-sanitizer not found")
+  else
+    san=(memcheck:gpu_ew:device memcheck:gpu_reduce:gpu memcheck:sort memcheck:scan memcheck:index memcheck:index_mask
+         memcheck:unique memcheck:gpu memcheck:gpu_warp memcheck:gpu_random:gpu memcheck:softmax memcheck:reduce_nan
+         memcheck:complex_ew memcheck:gpu_linalg:gpu memcheck:matmul_half memcheck:fft
+         racecheck:gpu_reduce:gpu racecheck:softmax racecheck:gpu_warp synccheck:gpu_warp synccheck:sort)
+    [ -n "${GPU_CHECK_SANITIZE:-}" ] && read -r -a san <<<"$GPU_CHECK_SANITIZE"
+    if [ "$emu" = 1 ]; then # without a sanitizer the tools' runs of one suite are the same run: once
+      declare -A seen=(); uniq=()
+      for e in "${san[@]}"; do [ -n "${seen[${e#*:}]:-}" ] && continue; seen[${e#*:}]=1; uniq+=("$e"); done
+      [ ${#uniq[@]} -lt ${#san[@]} ] && san_note="- emulated: $(( ${#san[@]} - ${#uniq[@]} )) entries left out, their suite already in the list (no sanitizer here)"
+      san=("${uniq[@]}")
+    fi
+    say "## compute-sanitizer (ND_POOL=0, ND_TEST_LARGE=0, CK_FORK=no; ${#san[@]} entries, tool:suite[:case])"
+    say ""
+    [ "$emu" = 0 ] && say "- $(compute-sanitizer --version 2>&1 | grep -m1 -i version)"
+    [ -n "${san_note:-}" ] && say "$san_note"
+    t0=$(date +%s)
+    run_list run_san 25 "${san[@]}"
+    say "- compute-sanitizer in all: $(( $(date +%s) - t0 )) s"
+  fi
+fi
+[ ${#problems[@]} -eq 0 ] && [ ${#notrun[@]} -eq 0 ] && exit 0
+exit 1

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Prepare, on a machine with apt (this project's Debian 12 machines), the
-# Debian packages the build needs on the GPU machine, which has nvcc but no
-# network and no apt: they are downloaded into .gpu-deps/ (git-ignored),
-# which the device tool carries (carry: [".gpu-deps"]) and tools/gpu-check.sh
-# unpacks with dpkg -x into .gpu-deps/root.
+# The fallback of the GPU check (docs/gpu-check.md), where no pack can be
+# built here: the Debian packages a build on the GPU machine needs (it has
+# nvcc but no network and no apt) are downloaded into .gpu-deps/
+# (git-ignored), which the device tool carries (carry: [".gpu-deps"]) and
+# GPU_CHECK_BUILD=1 bash tools/gpu-check.sh 1 unpacks with dpkg -x into
+# .gpu-deps/root before it builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .gpu-deps

@@ -59,7 +59,7 @@
 #endif
 
 /* The fields of nd_build_info(): "libndgpu V; backends: cpu, cuda; BLAS:
- * OpenBLAS (core X); threads: N; <CUDA part>". */
+ * OpenBLAS 0.3.34 (scipy-openblas32, core X); threads: N; <CUDA part>". */
 typedef struct build_fields {
     char backends[64];
     char blas[128];
@@ -170,7 +170,9 @@ void json_string_or_null(const char *s)
         fputs("null", stdout);
 }
 
-static const char *env_vars[] = {"ND_DEVICE", "ND_NUM_THREADS", "ND_POOL", "ND_CPU_ISA", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS"};
+static const char *env_vars[] = {"ND_DEVICE",           "ND_NUM_THREADS",       "ND_POOL",
+                                 "ND_CPU_ISA",          "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS",
+                                 "OPENBLAS_CORETYPE",   "BLIS_NUM_THREADS"};
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
 void collect_stats(dev_report *r, nd_device d)
@@ -190,6 +192,24 @@ static void collect(dev_report *r, nd_device d)
     collect_stats(r, d);
 }
 
+/* A warning when the BLAS runs generic kernels (the build line says
+ * "generic kernels" after the core) on a CPU that has AVX2 or AVX-512 (the
+ * CPU path, or what "the CPU has" names when ND_CPU_ISA lowered it):
+ * matmul, linalg and einsum then run several times slower than they can.
+ * Empty when there is nothing to say. */
+static void blas_warning(char *dst, size_t cap, const build_fields *f)
+{
+    dst[0] = '\0';
+    if (!strstr(f->blas, "generic kernels")) return;
+    const char *has = strstr(f->cpu_path, "the CPU has ");
+    const char *cpu = has ? has + 12 : f->cpu_path;
+    if (strncmp(cpu, "avx512", 6) != 0 && strncmp(cpu, "avx2", 4) != 0) return;
+    snprintf(dst, cap,
+             "the BLAS runs generic kernels on a CPU with %.*s: matmul, linalg and einsum run several times "
+             "slower; build with BLAS=scipy-openblas (docs/blas.md)",
+             (int)strcspn(cpu, " )"), cpu);
+}
+
 static void print_text(const build_fields *f, const dev_report *devs, int ndev, int ngpu)
 {
     char b1[32], b2[32], nm[32];
@@ -198,6 +218,9 @@ static void print_text(const build_fields *f, const dev_report *devs, int ndev, 
     printf("  backends       %s\n", f->backends);
     printf("  compiler       %s (C %ld)\n", ND_COMPILER, (long)__STDC_VERSION__);
     printf("  BLAS           %s\n", f->blas);
+    char warn[256];
+    blas_warning(warn, sizeof warn, f);
+    if (warn[0]) printf("warning: %s\n", warn);
     printf("  CPU threads    %d\n", nd_get_num_threads());
     printf("  CPU path       %s\n", f->cpu_path);
     printf("  bfloat16 GEMM  %s\n", f->bf16_gemm);
@@ -272,6 +295,10 @@ static void print_json(const build_fields *f, const dev_report *devs, int ndev, 
     json_string(ND_COMPILER);
     printf(",\n  \"blas\": ");
     json_string(f->blas);
+    char warn[256];
+    blas_warning(warn, sizeof warn, f);
+    printf(",\n  \"blas_warning\": ");
+    json_string_or_null(warn);
     printf(",\n  \"cpu_threads\": %d,\n", nd_get_num_threads());
     printf("  \"cpu_path\": ");
     json_string(f->cpu_path);

@@ -78,8 +78,10 @@ def export(a, *, stream=None, max_version=None, dl_device=None, copy=None):
                 copy = False
             else:
                 raise BufferError(f"cannot export to DLPack device {want} without a copy")
-    if dev.type == 1 and stream not in (None, -1):
-        # the consumer's stream: make the data ready by synchronising the device
+    if dev.type == 1 and stream != -1:
+        # the consumer's stream (None: the legacy default stream, as the
+        # DLPack standard reads it; -1 alone asks for no synchronisation):
+        # make the data ready by synchronising the device
         check(C.nd_synchronize(dev))
     if copy:
         a = call(C.nd_copy, a._h)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu/blas.h"
 #include "cpu/cpu.h"
 #include "cpu/matmul_bf16.h"
 
@@ -45,15 +46,20 @@ nd_status nd__cpu_device_info(nd_device_info *info, int id)
     return ND_OK;
 }
 
-extern char *openblas_get_corename(void);
-
+/* "BLAS: OpenBLAS 0.3.34 (scipy-openblas32, core SkylakeX); threads: 2;
+ * CPU path: avx512; ...": the BLAS library, its version, where it comes
+ * from and the kernel core it runs; ", generic kernels" after the core when
+ * that core has no AVX2 kernels (ndgpu-info warns then, on a CPU that has
+ * AVX2 or AVX-512). */
 void nd__cpu_build_info(char *buf, size_t cap)
 {
-    const char *core = openblas_get_corename();
+    char ver[48];
+    const char *core = nd__blas_core();
     nd_cpu_isa isa = nd__cpu_isa(), det = nd__cpu_isa_detected();
     nd_bf16_path bp = nd__bf16_path(), bdet = nd__bf16_path_detected();
-    snprintf(buf, cap, "BLAS: OpenBLAS (core %s); threads: %d; CPU path: %s%s%s%s; bfloat16 GEMM: %s%s%s%s",
-             core ? core : "?", nd__num_threads(), nd__cpu_isa_name(isa),
+    snprintf(buf, cap, "BLAS: %s %s (%s, core %s%s); threads: %d; CPU path: %s%s%s%s; bfloat16 GEMM: %s%s%s%s",
+             nd__blas_name(), nd__blas_version(ver, sizeof ver), nd__blas_origin(), core,
+             nd__blas_core_is_generic(core) ? ", generic kernels" : "", nd__num_threads(), nd__cpu_isa_name(isa),
              isa != det ? " (forced by ND_CPU_ISA, the CPU has " : "", isa != det ? nd__cpu_isa_name(det) : "",
              isa != det ? ")" : "", nd__bf16_path_name(bp), bp != bdet ? " (the CPU has " : "",
              bp != bdet ? nd__bf16_path_name(bdet) : "", bp != bdet ? ")" : "");

@@ -83,7 +83,7 @@ INL void FN(stv)(T *p, FN(vec) v) { memcpy(p, &v, sizeof v); }
 INL void FN(sts)(T *p, FN(v1) v) { memcpy(p, &v, sizeof v); }
 INL FN(vec) FN(altv)(T a, T b)
 {
-    FN(vec) v;
+    FN(vec) v = {0}; /* every lane is set below; gcc 12 -fsanitize=thread cannot see it (maybe-uninitialized) */
     for (int i = 0; i < NE; i++) v[i] = (i & 1) ? b : a;
     return v;
 }

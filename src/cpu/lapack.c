@@ -39,7 +39,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include <cblas.h>
+#include "cpu/blas.h"
 
 #include "alloc.h"
 #include "cpu/cpu.h"
@@ -377,8 +377,8 @@ static void la_single_begin(void)
 {
     pthread_mutex_lock(&la_mu);
     if (la_depth++ == 0) {
-        la_saved = openblas_get_num_threads();
-        if (la_saved != 1) openblas_set_num_threads(1);
+        la_saved = nd__blas_get_threads();
+        if (la_saved != 1) nd__blas_set_threads(1);
     }
     pthread_mutex_unlock(&la_mu);
 }
@@ -386,7 +386,7 @@ static void la_single_begin(void)
 static void la_single_end(void)
 {
     pthread_mutex_lock(&la_mu);
-    if (--la_depth == 0 && la_saved != 1) openblas_set_num_threads(la_saved);
+    if (--la_depth == 0 && la_saved != 1) nd__blas_set_threads(la_saved);
     pthread_mutex_unlock(&la_mu);
 }
 

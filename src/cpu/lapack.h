@@ -1,6 +1,8 @@
-/* Prototypes of the Fortran LAPACK routines that OpenBLAS exports (issue
- * 18), declared here because OpenBLAS ships no LAPACKE in this build and we
- * want no new dependency.
+/* Prototypes of the Fortran LAPACK routines of the BLAS the build chose
+ * (src/cpu/blas.h; OpenBLAS carries LAPACK, BLIS builds add the reference
+ * one), declared here because Debian's OpenBLAS ships no LAPACKE and we
+ * want no new dependency. scipy-openblas32 prefixes every symbol with
+ * scipy_: the plain names are mapped onto those below.
  *
  * Conventions (gfortran, LP64 OpenBLAS as Debian ships it):
  *  - every argument by reference; INTEGER is a 32-bit int (nd_lapack_int);
@@ -13,6 +15,46 @@
 #ifndef ND_CPU_LAPACK_H
 #define ND_CPU_LAPACK_H
 #include <stddef.h>
+
+/* scipy-openblas32: the same routines under the prefix scipy_ */
+#if defined(ND_BLAS_SCIPY_OPENBLAS)
+#define cgeev_ scipy_cgeev_
+#define cgeqrf_ scipy_cgeqrf_
+#define cgesdd_ scipy_cgesdd_
+#define cgesv_ scipy_cgesv_
+#define cgesvd_ scipy_cgesvd_
+#define cgetrf_ scipy_cgetrf_
+#define cheevd_ scipy_cheevd_
+#define cpotrf_ scipy_cpotrf_
+#define cungqr_ scipy_cungqr_
+#define dgeev_ scipy_dgeev_
+#define dgeqrf_ scipy_dgeqrf_
+#define dgesdd_ scipy_dgesdd_
+#define dgesv_ scipy_dgesv_
+#define dgesvd_ scipy_dgesvd_
+#define dgetrf_ scipy_dgetrf_
+#define dorgqr_ scipy_dorgqr_
+#define dpotrf_ scipy_dpotrf_
+#define dsyevd_ scipy_dsyevd_
+#define sgeev_ scipy_sgeev_
+#define sgeqrf_ scipy_sgeqrf_
+#define sgesdd_ scipy_sgesdd_
+#define sgesv_ scipy_sgesv_
+#define sgesvd_ scipy_sgesvd_
+#define sgetrf_ scipy_sgetrf_
+#define sorgqr_ scipy_sorgqr_
+#define spotrf_ scipy_spotrf_
+#define ssyevd_ scipy_ssyevd_
+#define zgeev_ scipy_zgeev_
+#define zgeqrf_ scipy_zgeqrf_
+#define zgesdd_ scipy_zgesdd_
+#define zgesv_ scipy_zgesv_
+#define zgesvd_ scipy_zgesvd_
+#define zgetrf_ scipy_zgetrf_
+#define zheevd_ scipy_zheevd_
+#define zpotrf_ scipy_zpotrf_
+#define zungqr_ scipy_zungqr_
+#endif
 
 typedef int nd_lapack_int;
 #define LI nd_lapack_int

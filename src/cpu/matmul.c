@@ -36,7 +36,7 @@
  * after another from the calling thread and OpenBLAS threads each call
  * itself, so the two thread pools never run at the same time.
  */
-#include <cblas.h>
+#include "cpu/blas.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,9 @@
  * CPU sorting (nd_backend.sort_rows / topk_rows / searchsorted; the
  * contracts are in src/backend.h, the order in src/sort_keys.h).
  *
- * sort_rows: an LSD radix sort on the order-preserving keys, 8 bits a
+ * sort_rows: 32/64-bit integers and floats on the AVX-512 and AVX2 paths
+ * take the SIMD sort (src/cpu/sort_simd.c, x86-simd-sort); the rest, and
+ * the baseline path: an LSD radix sort on the order-preserving keys, 8 bits a
  * pass, skipping every pass whose digit is the same for all keys (one
  * histogram read computes all digits' counts first). The first pass reads
  * the input and computes keys on the fly, the last writes the values
@@ -184,6 +186,17 @@ ND__FIX(f64, uint64_t, 0x8000000000000000ull, 0x7ff0000000000000ull)
 #define fix_u16 NULL
 #define fix_u32 NULL
 #define fix_u64 NULL
+
+void nd__cpu_sort_fix(nd_dtype t, void *out, const void *src, int64_t n)
+{
+    switch (t) {
+    case ND_FLOAT16: fix_f16(out, src, n); break;
+    case ND_BFLOAT16: fix_bf16(out, src, n); break;
+    case ND_FLOAT32: fix_f32(out, src, n); break;
+    case ND_FLOAT64: fix_f64(out, src, n); break;
+    default: break;
+    }
+}
 
 static const sort_ops g_ops[ND_NUM_DTYPES] = {
 #define ND__OPS(E, s, U) [E] = {(int)sizeof(U), hist_##s, hist1_##s, scatter_##s, keys64_##s, fix_##s, topk_##s},
@@ -414,6 +427,8 @@ nd_status nd__cpu_sort_rows(nd_array *vals, nd_array *idx, const nd_array *a, bo
     const sort_ops *o = &g_ops[a->dtype];
     int64_t rows = a->shape[0], n = a->shape[1];
     if (rows == 0 || n == 0) return ND_OK;
+    nd_status sst;
+    if (nd__cpu_sort_rows_simd(&sst, vals, idx, a, descending)) return sst;
     uint64_t flip = descending ? ~(uint64_t)0 : 0;
     char *v = vals ? nd__ptr(vals) : NULL;
     int64_t *ix = idx ? (int64_t *)nd__ptr(idx) : NULL;

@@ -7,4 +7,12 @@
 ND_INTERNAL nd_status nd__cpu_sort_rows(nd_array *vals, nd_array *idx, const nd_array *a, bool descending);
 ND_INTERNAL nd_status nd__cpu_topk_rows(nd_array *vals, nd_array *idx, const nd_array *a, int64_t k, bool largest);
 ND_INTERNAL nd_status nd__cpu_searchsorted(nd_array *out, const nd_array *a, const nd_array *v, bool right);
+/* The SIMD path (src/cpu/sort_simd.c): false when it does not take this
+ * sort (dtype, CPU path, row length); else *st is the status. */
+ND_INTERNAL bool nd__cpu_sort_rows_simd(nd_status *st, nd_array *vals, nd_array *idx, const nd_array *a,
+                                        bool descending);
+/* Refill the runs of zeros and NaNs of the sorted row out (n elements of
+ * the float dtype t; any other dtype: nothing) from its input src, in
+ * input order: the -0.0 and NaN bits a key does not keep. */
+ND_INTERNAL void nd__cpu_sort_fix(nd_dtype t, void *out, const void *src, int64_t n);
 #endif

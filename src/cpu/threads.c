@@ -44,7 +44,7 @@
 
 #include "cpu/cpu.h"
 
-#include <cblas.h>
+#include "cpu/blas.h"
 
 /* Work below this many element-costs runs on the calling thread. */
 #define ND_PARALLEL_THRESHOLD (1 << 15)
@@ -88,7 +88,7 @@ void nd__blas_threads_sync(void)
     bool chosen = atomic_load_explicit(&nd_threads_chosen, memory_order_relaxed);
     int applied = atomic_load_explicit(&nd_blas_threads, memory_order_relaxed);
     if ((chosen || applied) && n != applied) {
-        openblas_set_num_threads(n);
+        nd__blas_set_threads(n);
         atomic_store_explicit(&nd_blas_threads, n, memory_order_relaxed);
     }
 }

@@ -134,7 +134,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     // [ix end]
 
     // [so begin] issue 13: sorting, searching, sets (src/sort*.c)
-    .sort_rows = nd__cuda_sort_rows,                       // kernels_sort.cu (CUB segmented radix sort)
+    .sort_rows = nd__cuda_sort_rows,                       // kernels_sort.cu (CUB radix / segmented sort)
     .topk_rows = NULL,                                     // the core sorts whole rows
     .searchsorted = nd__cuda_searchsorted,                 // kernels_sort.cu
     // [so end]

@@ -153,6 +153,9 @@ extern "C" void nd__cuda_blas_forget_stream(int dev, void *stream)
 static nd_status blas_status(cublasStatus_t st, const char *fn, const char *what)
 {
     if (st == CUBLAS_STATUS_SUCCESS) return ND_OK;
+    // a CUDA call inside cuBLAS that failed leaves its error as the thread's
+    // last error: reported here, it must not fail the next launch too
+    (void)cudaGetLastError();
     nd_status code = st == CUBLAS_STATUS_ALLOC_FAILED    ? ND_ERR_NOMEM
                      : st == CUBLAS_STATUS_NOT_SUPPORTED ? ND_ERR_UNSUPPORTED
                                                          : ND_ERR_BACKEND;
@@ -199,6 +202,16 @@ static nd_status blas_handle(const char *fn, int dev, cudaStream_t s, cublasHand
     ND_BLAS_TRY(cublasSetWorkspace(h, ws, ND_BLAS_WORKSPACE), fn);
     *out = h;
     return ND_OK;
+}
+
+// The calling thread's cuBLAS handle for device dev (current), bound to
+// stream, for the batched LU and QR of src/cuda/solver.cu.
+extern "C" nd_status nd__cuda_blas_handle(const char *fn, int dev, void *stream, void **out)
+{
+    cublasHandle_t h = nullptr;
+    nd_status st = blas_handle(fn, dev, (cudaStream_t)stream, &h);
+    if (!st) *out = (void *)h;
+    return st;
 }
 
 // ------------------------------------------------------------------

@@ -82,6 +82,9 @@ ND_INTERNAL bool nd__cuda_blas_supports(nd_kernel_kind kind, nd_dtype t); /* MAT
 /* A stream is about to be destroyed: free its cuBLAS workspaces, unbind the
  * calling thread's handle from it (src/cuda/stream.cu calls this). */
 ND_INTERNAL void nd__cuda_blas_forget_stream(int dev, void *stream);
+/* The calling thread's cuBLAS handle (a cublasHandle_t) for device dev (current),
+ * bound to stream (src/cuda/solver.cu's batched LU and QR). */
+ND_INTERNAL nd_status nd__cuda_blas_handle(const char *fn, int dev, void *stream, void **out);
 /* src/cuda/kernels_random.cu: Philox (contract of nd_backend.random) */
 struct nd_philox_call;
 ND_INTERNAL nd_status nd__cuda_random(nd_array *out, int dist, const struct nd_philox_call *call);

@@ -34,10 +34,13 @@
 // transforms on one work area (the reason cuBLAS workspaces are per
 // (handle, stream), src/cuda/blas.cu). When every matching plan is busy, or
 // the cache is full of busy plans, a plan is made for the call alone and
-// destroyed after its stream has finished with it. cuFFT allocates its
-// work areas itself (cufftPlanMany's default), outside the device pool;
-// when planning runs out of memory, the idle cached plans of the device
-// and the pool's cache are released and planning is tried once more.
+// destroyed after its stream has finished with it. Plans are made without
+// a work area (cufftSetAutoAllocation(0), as CuPy and PyTorch do): each
+// exec takes one from the device pool on its stream and frees it after
+// the exec is queued, so a cached plan holds no device memory that the
+// pool cannot give back when it runs short. When planning itself runs out
+// of memory, the idle cached plans of the device and the pool's cache are
+// released and planning is tried once more.
 // Known limit: stale plans of destroyed streams stay cached until evicted.
 #include <cufft.h>
 #include <limits.h>
@@ -107,6 +110,7 @@ struct plan_key {
 struct plan_entry {
     plan_key k;
     cufftHandle h;
+    size_t ws; // its work area's size (the work area itself comes from the pool per exec)
     bool live, busy;
     unsigned long long used;
 };
@@ -142,15 +146,27 @@ void plans_release_idle(int dev)
     for (int i = 0; i < nd; i++) plan_destroy(drop[i].h, drop[i].k.stream, dev);
 }
 
-cufftResult plan_make(const plan_key &k, cufftHandle *h)
+// A plan without a work area of its own (as CuPy and PyTorch make them):
+// each exec takes one from the device pool, so cached plans hold no device
+// memory that the pool could not give back when it runs short.
+cufftResult plan_make(const plan_key &k, cufftHandle *h, size_t *ws)
 {
     int n = k.n, ie = k.nin, oe = k.nout;
-    return cufftPlanMany(h, 1, &n, &ie, k.istride, k.idist, &oe, k.ostride, k.odist, k.type, k.batch);
+    cufftResult r = cufftCreate(h);
+    if (r != CUFFT_SUCCESS) return r;
+    r = cufftSetAutoAllocation(*h, 0);
+    if (r == CUFFT_SUCCESS)
+        r = cufftMakePlanMany(*h, 1, &n, &ie, k.istride, k.idist, &oe, k.ostride, k.odist, k.type, k.batch, ws);
+    if (r != CUFFT_SUCCESS) {
+        (void)cufftDestroy(*h);
+        *h = 0;
+    }
+    return r;
 }
 
-// A plan for k, marked busy; *slot: its cache slot, -1 for a plan made
-// for this call alone. The device k.dev is current.
-nd_status plan_take(const plan_key &k, cufftHandle *h, int *slot)
+// A plan for k, marked busy, and its work area size; *slot: its cache
+// slot, -1 for a plan made for this call alone. The device k.dev is current.
+nd_status plan_take(const plan_key &k, cufftHandle *h, size_t *ws, int *slot)
 {
     {
         std::lock_guard<std::mutex> lk(g_mu);
@@ -160,17 +176,19 @@ nd_status plan_take(const plan_key &k, cufftHandle *h, int *slot)
                 e.busy = true;
                 e.used = ++g_clock;
                 *h = e.h;
+                *ws = e.ws;
                 *slot = i;
                 return ND_OK;
             }
         }
     }
     cufftHandle p = 0;
-    cufftResult r = plan_make(k, &p);
+    size_t pws = 0;
+    cufftResult r = plan_make(k, &p, &pws);
     if (r == CUFFT_ALLOC_FAILED) {
         plans_release_idle(k.dev);
         (void)nd__cuda_memory_release_cached(k.dev);
-        r = plan_make(k, &p);
+        r = plan_make(k, &p, &pws);
     }
     if (r != CUFFT_SUCCESS) return cufft_status(r, "cufftPlanMany");
     plan_entry old = plan_entry();
@@ -191,6 +209,7 @@ nd_status plan_take(const plan_key &k, cufftHandle *h, int *slot)
             }
             e.k = k;
             e.h = p;
+            e.ws = pws;
             e.live = true;
             e.busy = true;
             e.used = ++g_clock;
@@ -199,6 +218,7 @@ nd_status plan_take(const plan_key &k, cufftHandle *h, int *slot)
     }
     if (evict) plan_destroy(old.h, old.k.stream, old.k.dev);
     *h = p;
+    *ws = pws;
     return ND_OK;
 }
 
@@ -391,10 +411,21 @@ extern "C" nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, i
             k.odist = nb > 1 ? (int)o_d : 1;
             k.batch = (int)nb;
             cufftHandle h = 0;
+            size_t ws = 0;
             int slot = -1;
-            if ((st = plan_take(k, &h, &slot))) break;
+            if ((st = plan_take(k, &h, &ws, &slot))) break;
+            // the work area: from the pool, on this stream, for this exec
+            void *work = nullptr;
+            if (ws && (st = nd__cuda_alloc(dev.id, ws, stream, &work))) {
+                plan_give(slot, h, s, dev.id);
+                break;
+            }
             cufftResult r = cufftSetStream(h, s);
             const char *what = "cufftSetStream";
+            if (r == CUFFT_SUCCESS && ws) {
+                what = "cufftSetWorkArea";
+                r = cufftSetWorkArea(h, work);
+            }
             if (r == CUFFT_SUCCESS) {
                 void *pi = (void *)(ip + (ptrdiff_t)(b0 * i_d) * (ptrdiff_t)isz);
                 void *po = (void *)(xo + (ptrdiff_t)(b0 * o_d) * (ptrdiff_t)osz);
@@ -409,6 +440,7 @@ extern "C" nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, i
                 }
             }
             plan_give(slot, h, s, dev.id);
+            if (work) nd__cuda_free(dev.id, work); // stream-ordered: the exec's stream is the block's
             if (r != CUFFT_SUCCESS) st = cufft_status(r, what);
         }
     }

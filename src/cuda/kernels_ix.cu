@@ -89,6 +89,10 @@ template <typename TR> __device__ __forceinline__ void atomic_comb(char *p, type
             old = atomicCAS(w, assumed, nb);
         } while (old != assumed);
     } else {
+        // 1- and 2-byte elements: the aligned 32-bit word that holds the
+        // element. The device allocations of the library are whole words
+        // (src/cuda/memory.cu), so the word never reaches past the end;
+        // so are CUDA's own (cudaMalloc rounds to at least 256 bytes).
         uintptr_t addr = (uintptr_t)p;
         unsigned int *w = (unsigned int *)(addr & ~(uintptr_t)3);
         const unsigned shift = sizeof(T) == 4 ? 0u : (unsigned)(addr & 3) * 8u;

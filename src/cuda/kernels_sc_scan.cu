@@ -2,9 +2,17 @@
 // sum/prod/max/min along the middle axis of C-contiguous (outer, n, inner)
 // arrays of int64, uint64, float32 or float64, on the current stream.
 //
-//  - one long row (inner == 1, n >= SC_CUB_MIN, outer <= SC_CUB_ROWS):
-//    cub::DeviceScan::InclusiveScan, one call per row, with one pooled
-//    temporary sized once for the row length;
+//  - few long rows (inner == 1, n >= SC_CUB_MIN, outer <= SC_CUB_ROWS):
+//    float and double sums and products: a tiled scan in three kernels
+//    (tile totals; the carries into the tiles, scanned by one block per
+//    row; the tiles scanned with their carries), each combining in an
+//    order fixed by the tile geometry alone, so that the same input gives
+//    the same bits in every run, as the reductions do. cub::DeviceScan is
+//    documented as not bitwise reproducible for floating-point sums (its
+//    decoupled look-back combines whatever predecessors have finished);
+//    it still runs the exact combines (integer sums and products, which
+//    wrap, and max / min of every type), one call per row, with one
+//    pooled temporary sized once for the row length;
 //  - other rows (inner == 1): one warp per row, tiles of 32 consecutive
 //    elements (coalesced) scanned with __shfl_up_sync and carried on;
 //  - inner > 1 (a scan along a leading axis): one thread per (outer,
@@ -114,6 +122,138 @@ __global__ void sc_cols_kernel(T *out, const T *a, int64_t outer, int64_t n, int
     }
 }
 
+// ---- the deterministic tiled scan (float / double sums and products) ----
+// A tile of SC_T_ITEMS consecutive elements per thread and SC_T_THREADS
+// threads; rows along blockIdx.y. Thread t of a tile owns elements
+// [t * SC_T_ITEMS, (t + 1) * SC_T_ITEMS), so the valid threads of the last
+// tile are a prefix; every combine below is between fixed positions.
+#define SC_T_THREADS 256
+#define SC_T_ITEMS 16
+#define SC_T_TILE (SC_T_THREADS * SC_T_ITEMS)
+#define SC_T_CARRY_THREADS 1024
+
+// Inclusive scan of v over the valid prefix [0, nvalid) of the block's
+// threads (Hillis-Steele: step d combines with the value d places left).
+template <typename T, int OP> static __device__ T sc_block_incl(T v, T *sh, int nvalid)
+{
+    const int t = (int)threadIdx.x;
+    for (int d = 1; d < (int)blockDim.x; d <<= 1) {
+        sh[t] = v;
+        __syncthreads();
+        if (t < nvalid && t >= d) v = sc_ops<T>::apply(OP, sh[t - d], v);
+        __syncthreads();
+    }
+    return v;
+}
+
+// part[row * ntiles + b] = the combine of tile b, left to right within
+// each thread, then the threads' totals by the same fixed scan.
+template <typename T, int OP> __global__ void sc_tile_total_kernel(T *part, const T *a, int64_t n, int64_t ntiles)
+{
+    ND_SYNC_KERNEL();
+    __shared__ T sh[SC_T_THREADS];
+    const int64_t row = blockIdx.y, b = blockIdx.x;
+    const T *x = a + row * n + b * SC_T_TILE;
+    const int64_t len = n - b * SC_T_TILE < SC_T_TILE ? n - b * SC_T_TILE : SC_T_TILE;
+    const int t = (int)threadIdx.x;
+    const int nvalid = (int)((len + SC_T_ITEMS - 1) / SC_T_ITEMS);
+    T acc = T(0);
+    for (int k = 0; k < SC_T_ITEMS; k++) {
+        const int64_t i = (int64_t)t * SC_T_ITEMS + k;
+        if (i < len) acc = k == 0 ? x[i] : sc_ops<T>::apply(OP, acc, x[i]);
+    }
+    acc = sc_block_incl<T, OP>(acc, sh, nvalid);
+    if (t == nvalid - 1) part[row * ntiles + b] = acc;
+}
+
+// One block per row: part[b] becomes the combine of tiles 0 .. b-1 (the
+// carry into tile b; part[0] is left as it is and never read).
+template <typename T, int OP> __global__ void sc_tile_carry_kernel(T *part, int64_t ntiles)
+{
+    ND_SYNC_KERNEL();
+    __shared__ T sh[SC_T_CARRY_THREADS];
+    T *p = part + (int64_t)blockIdx.y * ntiles;
+    const int t = (int)threadIdx.x;
+    const int64_t per = (ntiles + SC_T_CARRY_THREADS - 1) / SC_T_CARRY_THREADS;
+    const int64_t lo = t * per, hi = lo + per < ntiles ? lo + per : ntiles;
+    const int nvalid = (int)((ntiles + per - 1) / per);
+    T tot = T(0);
+    for (int64_t j = lo; j < hi; j++) tot = j == lo ? p[j] : sc_ops<T>::apply(OP, tot, p[j]);
+    const T incl = sc_block_incl<T, OP>(tot, sh, nvalid);
+    sh[t] = incl;
+    __syncthreads();
+    bool have = t > 0;
+    T run = have ? sh[t - 1] : T(0);
+    for (int64_t j = lo; j < hi; j++) {
+        const T v = p[j];
+        if (have) p[j] = run;
+        run = have ? sc_ops<T>::apply(OP, run, v) : v;
+        have = true;
+    }
+}
+
+// Tile b scanned: the thread's elements left to right, after the combine
+// of the tile's carry and the earlier threads' totals.
+template <typename T, int OP>
+__global__ void sc_tile_scan_kernel(T *out, const T *a, const T *part, int64_t n, int64_t ntiles)
+{
+    ND_SYNC_KERNEL();
+    __shared__ T sh[SC_T_THREADS];
+    const int64_t row = blockIdx.y, b = blockIdx.x;
+    const T *x = a + row * n + b * SC_T_TILE;
+    T *y = out + row * n + b * SC_T_TILE;
+    const int64_t len = n - b * SC_T_TILE < SC_T_TILE ? n - b * SC_T_TILE : SC_T_TILE;
+    const int t = (int)threadIdx.x;
+    const int nvalid = (int)((len + SC_T_ITEMS - 1) / SC_T_ITEMS);
+    T v[SC_T_ITEMS];
+    T acc = T(0);
+    for (int k = 0; k < SC_T_ITEMS; k++) {
+        const int64_t i = (int64_t)t * SC_T_ITEMS + k;
+        if (i < len) acc = k == 0 ? x[i] : sc_ops<T>::apply(OP, acc, x[i]);
+        v[k] = acc;
+    }
+    const T incl = sc_block_incl<T, OP>(acc, sh, nvalid);
+    sh[t] = incl;
+    __syncthreads();
+    bool have = b > 0;
+    T pre = have ? part[row * ntiles + b] : T(0);
+    if (t > 0) {
+        pre = have ? sc_ops<T>::apply(OP, pre, sh[t - 1]) : sh[t - 1];
+        have = true;
+    }
+    for (int k = 0; k < SC_T_ITEMS; k++) {
+        const int64_t i = (int64_t)t * SC_T_ITEMS + k;
+        if (i < len) y[i] = have ? sc_ops<T>::apply(OP, pre, v[k]) : v[k];
+    }
+}
+
+template <typename T, int OP>
+static nd_status sc_tiled(T *out, const T *a, int64_t rows, int64_t n, int dev, cudaStream_t s)
+{
+    const char *fn = "nd_scan";
+    const int64_t ntiles = (n + SC_T_TILE - 1) / SC_T_TILE;
+    if (ntiles > 0x7fffffff) return nd__err(ND_ERR_UNSUPPORTED, fn, "a row of %lld elements is too long", (long long)n);
+    void *tmp = NULL;
+    nd_status st = nd__cuda_alloc(dev, (size_t)(rows * ntiles) * sizeof(T), (void *)s, &tmp);
+    if (st) return st;
+    T *part = (T *)tmp;
+    const dim3 grid((unsigned)ntiles, (unsigned)rows);
+    cudaError_t e = nd_launch(sc_tile_total_kernel<T, OP>, grid, dim3(SC_T_THREADS), 0, s, part, a, n, ntiles);
+    if (e == cudaSuccess && ntiles > 1)
+        e = nd_launch(sc_tile_carry_kernel<T, OP>, dim3(1, (unsigned)rows), dim3(SC_T_CARRY_THREADS), 0, s, part, ntiles);
+    if (e == cudaSuccess) e = nd_launch(sc_tile_scan_kernel<T, OP>, grid, dim3(SC_T_THREADS), 0, s, out, a, part, n, ntiles);
+    nd__cuda_free(dev, tmp); // stream-ordered: reused only by later work on s
+    return nd_cuda_status(e, fn, "the tiled scan kernels");
+}
+
+// Whether (T, OP) combines inexactly, so that only a fixed order gives
+// the same bits every run.
+template <typename T, int OP> static constexpr bool sc_inexact()
+{
+    return (sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double)) && T(0.5) != T(0) &&
+           (OP == ND_SC_SUM || OP == ND_SC_PROD);
+}
+
 template <typename T, int OP>
 static nd_status sc_run(T *out, const T *a, int64_t outer, int64_t n, int64_t inner, int dev, cudaStream_t s)
 {
@@ -124,6 +264,9 @@ static nd_status sc_run(T *out, const T *a, int64_t outer, int64_t n, int64_t in
                               outer, n, inner),
                     fn);
         return ND_OK;
+    }
+    if constexpr (sc_inexact<T, OP>()) {
+        if (n >= SC_CUB_MIN && outer <= SC_CUB_ROWS) return sc_tiled<T, OP>(out, a, outer, n, dev, s);
     }
     if (n >= SC_CUB_MIN && outer <= SC_CUB_ROWS) {
         size_t bytes = 0;

@@ -3,12 +3,27 @@
 //
 // sort_rows: a kernel turns each element into its order-preserving key
 // (src/sort_keys.h; 8-bit dtypes widen to 16-bit keys sorted on their low
-// 8 bits, a descending sort flips the key bits) and its position in the
-// row, then cub::DeviceSegmentedRadixSort::SortPairs sorts (key, position)
-// pairs per row (one segment per row; radix sorting is stable), and the
-// values come from a gather of the input by the sorted positions (so
-// -0.0 and NaN payloads keep their exact bits). Three CUB instantiations
-// (16-, 32-, 64-bit keys, int64 values); temporaries come from the device
+// 8 bits, a descending sort flips the key bits) and its int32 position in
+// the row (total <= INT_MAX elements), CUB sorts the (key, position) pairs
+// stably, and one gather kernel writes the values (the input element each
+// sorted position names, so -0.0 and NaN payloads keep their exact bits)
+// and the int64 indices. Two CUB routines, by the shape of the rows:
+//  - few long rows (n >= 2^16 and rows * 2^13 <= n, so one row of 1e7):
+//    cub::DeviceRadixSort::SortPairs once per row, which spreads each row
+//    over the whole GPU. cub::DeviceSegmentedSort sorts a large segment in
+//    ONE thread block (1 of 132 SMs on an H100), so it fills the GPU only
+//    with many rows, while each device-wide call costs a fixed few
+//    launches; the bound lets a row pay for its launches with at least
+//    2^13 elements per row of the batch (an estimate from the launch
+//    count, to be checked against the first GPU benchmark);
+//  - otherwise (many rows, or short ones): one
+//    cub::DeviceSegmentedSort::StableSortPairs over all rows (one segment a
+//    row), which groups segments by size (warp and block merge sorts for
+//    the small ones, radix sort for the large) and fills the GPU with
+//    rows.
+// Both are stable (radix sort; StableSortPairs by its name), so ties keep
+// their input order, as the contract asks. Three key widths (16, 32, 64
+// bits) x int32 positions per routine; temporaries come from the device
 // pool on the current stream. topk_rows is NULL on this backend: the core
 // sorts whole rows and keeps the first k columns.
 // searchsorted: one thread per element of v, a binary search on keys
@@ -20,7 +35,8 @@
 #include "cuda/sort_cuda.h"
 #include "sort_keys.h"
 
-#include <cub/device/device_segmented_radix_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 namespace {
 
@@ -34,12 +50,12 @@ ND_SORT_DTYPES(ND__KF)
 #undef ND__KF
 
 template <int DT, typename K>
-__global__ void keys_kernel(const void *src, K *keys, int64_t *pos, int64_t total, int64_t n, K flip)
+__global__ void keys_kernel(const void *src, K *keys, int *pos, int64_t total, int64_t n, K flip)
 {
     typedef typename kf<DT>::bits U;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
         keys[i] = (K)((K)kf<DT>::key(((const U *)src)[i]) ^ flip);
-        pos[i] = i % n;
+        pos[i] = (int)(i % n);
     }
 }
 
@@ -49,11 +65,16 @@ __global__ void offsets_kernel(int *off, int64_t rows, int64_t n)
         off[r] = (int)(r * n);
 }
 
+// dst[i] = the row's element at the sorted position pos[i] (dst NULL: not
+// wanted); idx[i] = that position, widened (idx NULL: not wanted).
 template <typename W>
-__global__ void gather_kernel(const W *src, const int64_t *pos, W *dst, int64_t total, int64_t n)
+__global__ void gather_kernel(const W *src, const int *pos, W *dst, int64_t *idx, int64_t total, int64_t n)
 {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x)
-        dst[i] = src[(i / n) * n + pos[i]];
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        const int p = pos[i];
+        if (dst) dst[i] = src[(i / n) * n + p];
+        if (idx) idx[i] = p;
+    }
 }
 
 __global__ void searchsorted_kernel(int t, const void *a, int64_t n, const void *v, int64_t nv, int64_t *out, int right)
@@ -76,29 +97,56 @@ struct pool_buf {
 
 const unsigned kBlock = 256;
 
+// The row-shape rule above: whether rows x n goes to per-row device-wide
+// sorts.
+bool device_wide(int64_t rows, int64_t n) { return n >= ((int64_t)1 << 16) && rows * ((int64_t)1 << 13) <= n; }
+
 template <int DT, typename K>
-cudaError_t launch_keys(const void *src, void *keys, int64_t *pos, int64_t total, int64_t n, bool desc, cudaStream_t s)
+cudaError_t launch_keys(const void *src, void *keys, int *pos, int64_t total, int64_t n, bool desc, cudaStream_t s)
 {
     const int bits = 8 * (int)sizeof(typename kf<DT>::bits);
     K flip = desc ? (K)(bits >= (int)(8 * sizeof(K)) ? (K)~(K)0 : (K)(((K)1 << bits) - 1)) : (K)0;
     return nd_launch(keys_kernel<DT, K>, nd_grid_for(total, kBlock), kBlock, 0, s, src, (K *)keys, pos, total, n, flip);
 }
 
+// Sort the (key, position) pairs of every row: kin/vin -> kout/vout.
 template <typename K>
-nd_status radix_pairs(const char *func, int dev, const void *kin, void *kout, const int64_t *vin, int64_t *vout,
-                      int64_t total, int64_t rows, const int *off, int end_bit, cudaStream_t s)
+nd_status sort_pairs(const char *func, int dev, const K *kin, K *kout, const int *vin, int *vout, int64_t rows,
+                     int64_t n, int end_bit, cudaStream_t s)
 {
     size_t bytes = 0;
-    ND_CUDA_TRY(cub::DeviceSegmentedRadixSort::SortPairs(NULL, bytes, (const K *)kin, (K *)kout, vin, vout, (int)total,
-                                                         (int)rows, off, off + 1, 0, end_bit, s),
-                func);
     pool_buf tmp(dev);
-    nd_status st = tmp.get(bytes, s);
-    if (st) return st;
-    ND_CUDA_TRY(cub::DeviceSegmentedRadixSort::SortPairs(tmp.p, bytes, (const K *)kin, (K *)kout, vin, vout, (int)total,
-                                                         (int)rows, off, off + 1, 0, end_bit, s),
+    nd_status st;
+    if (device_wide(rows, n)) {
+        // one temporary for every row: the same size each time
+        ND_CUDA_TRY(cub::DeviceRadixSort::SortPairs(NULL, bytes, kin, kout, vin, vout, (int)n, 0, end_bit, s), func);
+        if ((st = tmp.get(bytes, s))) return st;
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t o = r * n;
+            ND_CUDA_TRY(cub::DeviceRadixSort::SortPairs(tmp.p, bytes, kin + o, kout + o, vin + o, vout + o, (int)n, 0,
+                                                        end_bit, s),
+                        func);
+        }
+        return ND_OK;
+    }
+    pool_buf off(dev);
+    if ((st = off.get(sizeof(int) * (size_t)(rows + 1), s))) return st;
+    ND_CUDA_TRY(nd_launch(offsets_kernel, nd_grid_for(rows + 1, kBlock), kBlock, 0, s, (int *)off.p, rows, n), func);
+    const int *o = (const int *)off.p;
+    ND_CUDA_TRY(cub::DeviceSegmentedSort::StableSortPairs(NULL, bytes, kin, kout, vin, vout, rows * n, rows, o, o + 1, s),
+                func);
+    if ((st = tmp.get(bytes, s))) return st;
+    ND_CUDA_TRY(cub::DeviceSegmentedSort::StableSortPairs(tmp.p, bytes, kin, kout, vin, vout, rows * n, rows, o, o + 1, s),
                 func);
     return ND_OK;
+}
+
+template <typename W>
+cudaError_t launch_gather(const void *src, const int *pos, void *dst, int64_t *idx, int64_t total, int64_t n,
+                          cudaStream_t s)
+{
+    return nd_launch(gather_kernel<W>, nd_grid_for(total, kBlock), kBlock, 0, s, (const W *)src, pos, (W *)dst, idx,
+                     total, n);
 }
 
 } // namespace
@@ -115,22 +163,17 @@ extern "C" nd_status nd__cuda_sort_rows(nd_array *vals, nd_array *idx, const nd_
     nd_device_guard g(dev);
     cudaStream_t s = nd_stream_of(nd__current_stream(a->device));
     size_t isz = nd__itemsize(a->dtype), ksz = isz == 1 ? 2 : isz;
-    pool_buf kin(dev), kout(dev), pin(dev), pout(dev), off(dev);
+    pool_buf kin(dev), kout(dev), pin(dev), pout(dev);
     nd_status st;
     if ((st = kin.get(ksz * (size_t)total, s)) || (st = kout.get(ksz * (size_t)total, s)) ||
-        (st = pin.get(8 * (size_t)total, s)) || (st = off.get(sizeof(int) * (size_t)(rows + 1), s)))
+        (st = pin.get(sizeof(int) * (size_t)total, s)) || (st = pout.get(sizeof(int) * (size_t)total, s)))
         return st;
-    int64_t *pos_out = idx ? (int64_t *)nd__ptr(idx) : NULL;
-    if (!pos_out) {
-        if ((st = pout.get(8 * (size_t)total, s))) return st;
-        pos_out = (int64_t *)pout.p;
-    }
     const void *src = nd__ptr(a);
     cudaError_t e = cudaErrorInvalidValue;
     switch (a->dtype) {
-#define ND__LK(E, sfx, U)                                                                                          \
-    case E:                                                                                                        \
-        e = launch_keys<E, typename std::conditional<sizeof(U) == 1, uint16_t, U>::type>(src, kin.p, (int64_t *)pin.p, \
+#define ND__LK(E, sfx, U)                                                                                        \
+    case E:                                                                                                      \
+        e = launch_keys<E, typename std::conditional<sizeof(U) == 1, uint16_t, U>::type>(src, kin.p, (int *)pin.p, \
                                                                                          total, n, descending, s); \
         break;
         ND_SORT_DTYPES(ND__LK)
@@ -138,25 +181,24 @@ extern "C" nd_status nd__cuda_sort_rows(nd_array *vals, nd_array *idx, const nd_
     default: break;
     }
     ND_CUDA_TRY(e, func);
-    ND_CUDA_TRY(nd_launch(offsets_kernel, nd_grid_for(rows + 1, kBlock), kBlock, 0, s, (int *)off.p, rows, n), func);
-    int end_bit = 8 * (int)isz;
+    const int end_bit = 8 * (int)isz;
+    const int *pi = (const int *)pin.p;
+    int *po = (int *)pout.p;
     switch (ksz) {
-    case 2: st = radix_pairs<uint16_t>(func, dev, kin.p, kout.p, (const int64_t *)pin.p, pos_out, total, rows, (const int *)off.p, end_bit, s); break;
-    case 4: st = radix_pairs<uint32_t>(func, dev, kin.p, kout.p, (const int64_t *)pin.p, pos_out, total, rows, (const int *)off.p, end_bit, s); break;
-    default: st = radix_pairs<uint64_t>(func, dev, kin.p, kout.p, (const int64_t *)pin.p, pos_out, total, rows, (const int *)off.p, end_bit, s); break;
+    case 2: st = sort_pairs(func, dev, (const uint16_t *)kin.p, (uint16_t *)kout.p, pi, po, rows, n, end_bit, s); break;
+    case 4: st = sort_pairs(func, dev, (const uint32_t *)kin.p, (uint32_t *)kout.p, pi, po, rows, n, end_bit, s); break;
+    default: st = sort_pairs(func, dev, (const uint64_t *)kin.p, (uint64_t *)kout.p, pi, po, rows, n, end_bit, s); break;
     }
     if (st) return st;
-    if (vals) {
-        unsigned grid = nd_grid_for(total, kBlock);
-        void *dst = nd__ptr(vals);
-        switch (isz) {
-        case 1: e = nd_launch(gather_kernel<uint8_t>, grid, kBlock, 0, s, (const uint8_t *)src, (const int64_t *)pos_out, (uint8_t *)dst, total, n); break;
-        case 2: e = nd_launch(gather_kernel<uint16_t>, grid, kBlock, 0, s, (const uint16_t *)src, (const int64_t *)pos_out, (uint16_t *)dst, total, n); break;
-        case 4: e = nd_launch(gather_kernel<uint32_t>, grid, kBlock, 0, s, (const uint32_t *)src, (const int64_t *)pos_out, (uint32_t *)dst, total, n); break;
-        default: e = nd_launch(gather_kernel<uint64_t>, grid, kBlock, 0, s, (const uint64_t *)src, (const int64_t *)pos_out, (uint64_t *)dst, total, n); break;
-        }
-        ND_CUDA_TRY(e, func);
+    void *dst = vals ? nd__ptr(vals) : NULL;
+    int64_t *ix = idx ? (int64_t *)nd__ptr(idx) : NULL;
+    switch (isz) {
+    case 1: e = launch_gather<uint8_t>(src, po, dst, ix, total, n, s); break;
+    case 2: e = launch_gather<uint16_t>(src, po, dst, ix, total, n, s); break;
+    case 4: e = launch_gather<uint32_t>(src, po, dst, ix, total, n, s); break;
+    default: e = launch_gather<uint64_t>(src, po, dst, ix, total, n, s); break;
     }
+    ND_CUDA_TRY(e, func);
     return ND_OK;
 }
 

@@ -32,7 +32,13 @@ static int device_upstream_alloc(void *ctx, size_t nbytes, void **p)
 {
     if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/alloc.h)
     nd_device_guard g((int)(intptr_t)ctx);
-    cudaError_t e = cudaMalloc(p, nbytes ? nbytes : 1);
+    // Whole 32-bit words: the 1- and 2-byte atomics (add.at, maximum.at;
+    // src/cuda/kernels_ix.cu) compare-and-swap the aligned word that holds
+    // the element, which must lie in the allocation even for the last
+    // element (the caching pool's blocks are multiples of 512 bytes anyway;
+    // this is for ND_POOL=0, whose allocations are otherwise exact).
+    const size_t words = nbytes ? (nbytes + 3) & ~(size_t)3 : 4;
+    cudaError_t e = cudaMalloc(p, words);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return 1;
@@ -59,7 +65,12 @@ static bool cuda_event_done(void *ctx, void *ev)
 {
     (void)ctx;
     cudaError_t e = cudaEventQuery((cudaEvent_t)ev);
-    if (e == cudaErrorNotReady) return false;
+    if (e == cudaErrorNotReady) {
+        // CUDA also keeps "not ready" as the thread's last error; the next
+        // launch would report it as its own failure (PyTorch clears it too)
+        (void)cudaGetLastError();
+        return false;
+    }
     if (e != cudaSuccess) (void)cudaGetLastError(); // a failed device: nothing left to wait for
     return true;
 }

@@ -1,5 +1,5 @@
-// The CUDA backend's la slot (issue 18; contract in src/la.h) over
-// cuSOLVER's dense API, on the calling thread's current stream.
+// The CUDA backend's la slot (contract in src/la.h) over cuSOLVER's dense
+// API and cuBLAS's batched LU and QR, on the calling thread's current stream.
 //
 // Handles. One cusolverDn handle per device and per thread, created lazily
 // and destroyed at thread exit, bound to the thread's current stream
@@ -13,12 +13,31 @@
 // destroyed stream.
 //
 // Routines, per op (the choices of CuPy and PyTorch):
-//   GETRF   <t>getrf per matrix (int pivots straight into ipiv);
-//   GESV    <t>getrf then <t>getrs (op N) per matrix, pivots in scratch;
+//   GETRF   a batch of small matrices (batch > 1, n <= 256): cuBLAS's
+//           cublas<t>getrfBatched (device pointer arrays, int pivots
+//           straight into ipiv, infos into the info array); otherwise
+//           <t>getrf per matrix;
+//   GESV    (solve, and inv as the solve of a x = I) a batch of small
+//           matrices (batch > 1, n <= 256): cublas<t>getrfBatched then
+//           cublas<t>getrsBatched (op N), pivots in scratch; otherwise
+//           <t>getrf then <t>getrs (op N) per matrix. The crossover is
+//           CuPy's (its batched gesv limit, 256; PyTorch takes cuBLAS's
+//           batched LU up to 511): cuSOLVER queues a few kernel launches
+//           per matrix (inv of 10,000 4x4 was 20,000 calls), while the
+//           batched routines run the whole batch in a few launches, small
+//           matrices side by side, which lose to cuSOLVER's blocked,
+//           device-wide factorisation only once one matrix is big enough
+//           to fill the GPU by itself. getrsBatched's
+//           info is a host int that reports arguments only; the second half
+//           of the info array (getrs's) is set to 0;
 //   POTRF   <t>potrf (lower) for one matrix, <t>potrfBatched (lower, a
 //           device pointer array) for a batch; then a kernel zeroes the
 //           strictly upper triangle (cuSOLVER leaves it as it was);
-//   GEQRF   <t>geqrf per matrix;
+//   GEQRF   a batch of many small matrices (m <= 256 and batch >=
+//           max(2, m / 16), PyTorch's measured rule): cublas<t>geqrfBatched
+//           (pointer arrays for a and tau; its info is a host int about the
+//           arguments, so the info array is set to 0); otherwise <t>geqrf
+//           per matrix;
 //   ORGQR   <t>orgqr / <t>ungqr per matrix;
 //   GESVD   a batch of small matrices (batch > 1, m, n <= 32):
 //           <t>gesvdjBatched (Jacobi; any m, n; U m x m and V, not V^H,
@@ -40,7 +59,10 @@
 //           straight into u. Xgeev's host workspace is malloc'd and freed
 //           after the stream has been waited for.
 // Loops over the matrices of a batch queue one cuSOLVER call per matrix
-// on one workspace (stream order keeps them apart).
+// on one workspace (stream order keeps them apart). The cuBLAS routines run
+// on the thread's cuBLAS handle (src/cuda/blas.cu), bound to the same
+// stream; a cuBLAS status other than SUCCESS is ND_ERR_BACKEND (ALLOC_FAILED:
+// ND_ERR_NOMEM; NOT_SUPPORTED: ND_ERR_UNSUPPORTED) naming the routine.
 //
 // Sizes: the legacy API takes int sizes, so m, n, nrhs and k must fit an int
 // (ND_ERR_UNSUPPORTED otherwise; a matrix with a 2^31-element column is
@@ -61,6 +83,7 @@
 // ND_ERR_UNSUPPORTED) with "cusolverDn<t><routine> failed: <status name>
 // (<code>)"; CUDA errors through nd_cuda_status.
 #include <cuComplex.h>
+#include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -73,6 +96,9 @@
 #define ND_SOLVER_MAX_DEVICES 64
 // The Jacobi batched routines' limit on m and n.
 #define ND_SOLVER_JACOBI_MAX 32
+// The largest n (GETRF, GESV) or m (GEQRF) that the cuBLAS batched routines
+// take (see the top of the file).
+#define ND_SOLVER_BATCHED_MAX 256
 
 namespace {
 
@@ -112,6 +138,26 @@ nd_status solver_status(cusolverStatus_t r, char t, const char *routine)
     do {                                                                           \
         cusolverStatus_t r_ = (call);                                              \
         if (r_ != CUSOLVER_STATUS_SUCCESS) return solver_status(r_, t, routine);   \
+    } while (0)
+
+// "cublas" + the type letter + the routine; a nonzero host info (an
+// argument cuBLAS refused: a bug here) is ND_ERR_BACKEND too.
+nd_status cublas_fail(cublasStatus_t r, int hinfo, char t, const char *routine)
+{
+    (void)cudaGetLastError();
+    const char tl[2] = {t, 0};
+    if (r == CUBLAS_STATUS_SUCCESS)
+        return nd__err(ND_ERR_BACKEND, "cuBLAS", "cublas%s%s refused argument %d (info %d)", tl, routine, -hinfo,
+                       hinfo);
+    const nd_status code = r == CUBLAS_STATUS_ALLOC_FAILED    ? ND_ERR_NOMEM
+                           : r == CUBLAS_STATUS_NOT_SUPPORTED ? ND_ERR_UNSUPPORTED
+                                                              : ND_ERR_BACKEND;
+    return nd__err(code, "cuBLAS", "cublas%s%s failed: %s (%d)", tl, routine, cublasGetStatusName(r), (int)r);
+}
+#define ND_CUBLAS_TRY(call, hinfo, t, routine)                                                \
+    do {                                                                                      \
+        cublasStatus_t b_ = (call);                                                           \
+        if (b_ != CUBLAS_STATUS_SUCCESS || (hinfo) != 0) return cublas_fail(b_, hinfo, t, routine); \
     } while (0)
 
 // ------------------------------------------------------------------
@@ -289,6 +335,20 @@ struct sv;
     static cudaDataType dt() { return DT; }
 
 #define ND_SV_CALLS(P, Q, E)                                                                                       \
+    static cublasStatus_t getrf_batched(cublasHandle_t h, int n, T *const A[], int lda, int *P_, int *info, int nb) \
+    {                                                                                                              \
+        return cublas##P##getrfBatched(h, n, A, lda, P_, info, nb);                                                \
+    }                                                                                                              \
+    static cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, const T *const A[], int lda,            \
+                                        const int *ipiv, T *const B[], int ldb, int *info, int nb)                 \
+    {                                                                                                              \
+        return cublas##P##getrsBatched(h, CUBLAS_OP_N, n, nrhs, A, lda, ipiv, B, ldb, info, nb);                   \
+    }                                                                                                              \
+    static cublasStatus_t geqrf_batched(cublasHandle_t h, int m, int n, T *const A[], int lda, T *const tau[],     \
+                                        int *info, int nb)                                                         \
+    {                                                                                                              \
+        return cublas##P##geqrfBatched(h, m, n, A, lda, tau, info, nb);                                            \
+    }                                                                                                              \
     static cusolverStatus_t getrf_bs(cusolverDnHandle_t h, int m, int n, T *A, int lda, int *lw)                   \
     {                                                                                                              \
         return cusolverDn##P##getrf_bufferSize(h, m, n, A, lda, lw);                                               \
@@ -405,15 +465,74 @@ struct la_ctx {
     cudaStream_t s;
     cusolverDnHandle_t h;
     int *dinfo;      // device: the info array
+    cublasHandle_t hb; // the thread's cuBLAS handle, once asked for (blas_of)
     void *host_ws;   // Xgeev's host workspace (freed after the wait)
 };
 
 int64_t imin64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// The cuBLAS handle of the call, bound to its stream.
+nd_status blas_of(la_ctx &x)
+{
+    if (x.hb) return ND_OK;
+    void *h = nullptr;
+    nd_status st = nd__cuda_blas_handle("cuBLAS", x.dev, x.stream, &h);
+    if (!st) x.hb = (cublasHandle_t)h;
+    return st;
+}
+
+// A device array of nb pointers base + i * stride (elements), for cuBLAS's
+// batched routines.
+template <typename T>
+nd_status ptr_array(la_ctx &x, scratch &sc, T *base, int64_t stride, int64_t nb, T ***out)
+{
+    nd_status st = sc.get(nb, out);
+    if (st) return st;
+    cudaError_t e = nd_launch(ptr_array_kernel, nd_grid_for(nb, 256), 256, 0, x.s, (void **)*out, (char *)base,
+                              (int64_t)(stride * (int64_t)sizeof(T)), nb);
+    return nd_cuda_status(e, "cuSOLVER", "the pointer array kernel (ptr_array_kernel)");
+}
+
+// LU (and the solve) of a batch of small matrices: cuBLAS's batched LU.
+template <typename T>
+nd_status la_getrf_batched(const nd_la_call *c, la_ctx &x, scratch &sc, bool solve)
+{
+    typedef sv<T> S;
+    const int n = (int)c->n;
+    T *A = (T *)nd__ptr(c->a), **Aa;
+    int *ipiv;
+    nd_status st;
+    if ((st = blas_of(x)) || (st = ptr_array(x, sc, A, c->n * c->n, c->batch, &Aa))) return st;
+    if (solve) {
+        if ((st = sc.get(c->batch * c->n, &ipiv))) return st;
+    } else {
+        ipiv = (int *)nd__ptr(c->ipiv);
+    }
+    const int64_t chunk = INT_MAX;
+    for (int64_t b0 = 0; b0 < c->batch; b0 += chunk) {
+        const int nb = (int)imin64(c->batch - b0, chunk);
+        ND_CUBLAS_TRY(S::getrf_batched(x.hb, n, Aa + b0, n, ipiv + b0 * c->n, x.dinfo + b0, nb), 0, S::t,
+                      "getrfBatched");
+    }
+    if (!solve) return ND_OK;
+    T **Ba;
+    if ((st = ptr_array(x, sc, (T *)nd__ptr(c->b), c->n * c->nrhs, c->batch, &Ba))) return st;
+    for (int64_t b0 = 0; b0 < c->batch; b0 += chunk) {
+        const int nb = (int)imin64(c->batch - b0, chunk);
+        int hinfo = 0;
+        ND_CUBLAS_TRY(S::getrs_batched(x.hb, n, (int)c->nrhs, (const T *const *)(Aa + b0), n, ipiv + b0 * c->n,
+                                       Ba + b0, n, &hinfo, nb),
+                      hinfo, S::t, "getrsBatched");
+    }
+    cudaError_t e = cudaMemsetAsync(x.dinfo + c->batch, 0, (size_t)c->batch * sizeof(int), x.s);
+    return nd_cuda_status(e, "cuSOLVER", "clearing getrs's info entries");
+}
+
 template <typename T>
 nd_status la_getrf(const nd_la_call *c, la_ctx &x, scratch &sc, bool solve)
 {
     typedef sv<T> S;
+    if (c->batch > 1 && c->n <= ND_SOLVER_BATCHED_MAX) return la_getrf_batched<T>(c, x, sc, solve);
     const int n = (int)c->n;
     const int64_t nn = c->n * c->n;
     T *A = (T *)nd__ptr(c->a);
@@ -478,11 +597,24 @@ nd_status la_geqrf(const nd_la_call *c, la_ctx &x, scratch &sc)
     const int m = (int)c->m, n = (int)c->n;
     const int64_t k = imin64(c->m, c->n);
     T *A = (T *)nd__ptr(c->a), *tau = (T *)nd__ptr(c->tau);
+    nd_status st;
+    if (c->m <= ND_SOLVER_BATCHED_MAX && c->batch >= (c->m / 16 > 2 ? c->m / 16 : 2)) {
+        T **Aa, **Ta;
+        if ((st = blas_of(x)) || (st = ptr_array(x, sc, A, c->m * c->n, c->batch, &Aa)) ||
+            (st = ptr_array(x, sc, tau, k, c->batch, &Ta)))
+            return st;
+        for (int64_t b0 = 0; b0 < c->batch; b0 += INT_MAX) {
+            const int nb = (int)imin64(c->batch - b0, INT_MAX);
+            int hinfo = 0;
+            ND_CUBLAS_TRY(S::geqrf_batched(x.hb, m, n, Aa + b0, m, Ta + b0, &hinfo, nb), hinfo, S::t, "geqrfBatched");
+        }
+        cudaError_t e = cudaMemsetAsync(x.dinfo, 0, (size_t)c->batch * sizeof(int), x.s);
+        return nd_cuda_status(e, "cuSOLVER", "clearing the info entries");
+    }
     int lw = 0;
     ND_SOLVER_TRY(S::geqrf_bs(x.h, m, n, A, m, &lw), S::t, "geqrf_bufferSize");
     T *W;
-    nd_status st = sc.get(lw, &W);
-    if (st) return st;
+    if ((st = sc.get(lw, &W))) return st;
     for (int64_t i = 0; i < c->batch; i++)
         ND_SOLVER_TRY(S::geqrf(x.h, m, n, A + i * c->m * c->n, m, tau + i * k, W, lw, x.dinfo + i), S::t, "geqrf");
     return ND_OK;
@@ -672,11 +804,18 @@ nd_status la_geev(const nd_la_call *c, la_ctx &x, scratch &sc)
             return nd__err(ND_ERR_NOMEM, "cuSOLVER", "cusolverDnXgeev: cannot allocate %zu bytes of host workspace",
                            hbytes);
     }
-    for (int64_t i = 0; i < c->batch; i++)
+    for (int64_t i = 0; i < c->batch; i++) {
+        // One host workspace for the batch: a call may still use it while
+        // its work is queued, so the next one waits for the stream first.
+        if (i > 0 && hbytes) {
+            cudaError_t e = cudaStreamSynchronize(x.s);
+            if (e != cudaSuccess) return nd_cuda_status(e, "cuSOLVER", "waiting for Xgeev's host workspace");
+        }
         ND_SOLVER_TRY(cusolverDnXgeev(x.h, p, CUSOLVER_EIG_MODE_NOVECTOR, jr, n, ta, A + i * nn * sizeof(T), n, tw,
                                       w + i * n * wsz, ta, nullptr, n, ta, VR ? VR + i * nn : nullptr, n, ta, dws,
                                       dbytes, x.host_ws, hbytes, x.dinfo + i),
                       'X', "geev");
+    }
     if (!vec || S::cplx) return ND_OK;
     const int64_t total = c->batch * nn;
     cudaError_t e;
@@ -710,8 +849,8 @@ nd_status la_run(const nd_la_call *c, la_ctx &x, scratch &sc)
 const char *op_routine(int op)
 {
     switch (op) {
-    case ND_LA_GETRF: return "getrf";
-    case ND_LA_GESV: return "getrf/getrs";
+    case ND_LA_GETRF: return "getrf/getrfBatched";
+    case ND_LA_GESV: return "getrf/getrs/getrfBatched";
     case ND_LA_POTRF: return "potrf";
     case ND_LA_GEQRF: return "geqrf";
     case ND_LA_ORGQR: return "orgqr/ungqr";
@@ -737,6 +876,7 @@ extern "C" nd_status nd__cuda_la(struct nd_la_call *c)
     x.stream = nd__current_stream(dev);
     x.s = nd_stream_of(x.stream);
     x.host_ws = nullptr;
+    x.hb = nullptr;
     nd_status st = solver_handle(dev.id, x.s, &x.h);
     if (st) return st;
     const int64_t ninfo = c->op == ND_LA_GESV ? 2 * c->batch : c->batch;

@@ -130,7 +130,9 @@ extern "C" void *nd__cuda_event_take(int dev)
             if (q == cudaSuccess) {
                 e = c[i];
                 c.erase(c.begin() + (long)i);
-            } else if (q != cudaErrorNotReady) {
+            } else {
+                // "not ready" is also left as the thread's last error, which
+                // the next launch would report: clear it, as any failure
                 (void)cudaGetLastError();
             }
         }
@@ -180,6 +182,7 @@ extern "C" void *nd__cuda_stream_fence(nd_pool_use use)
         nd_device_guard g(use.dev);
         cudaError_t q = cudaStreamQuery(s);
         if (q == cudaErrorNotReady) {
+            (void)cudaGetLastError(); // "not ready" is left as the last error too: not the next launch's
             ev = nd__cuda_event_take(use.dev);
             if (!ev || cudaEventRecord((cudaEvent_t)ev, s) != cudaSuccess) {
                 // no fence to be had: wait for the stream instead

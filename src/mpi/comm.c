@@ -741,6 +741,10 @@ nd_status nd_test(nd_request *r, bool *done)
         if (rc != MPI_SUCCESS || flag) r->done = true, r->mpi_rc = rc;
     } else {
         r->done = true; /* NCCL: queued on the stream, ordered with every later op */
+        if (r->nccl) {
+            nd_status st = ndm_nccl_check(r->comm->nccl, "nd_test");
+            if (st) return st;
+        }
     }
     *done = r->done;
     return ND_OK;
@@ -751,7 +755,7 @@ nd_status nd_wait(nd_request *r)
     if (!r) return ND_OK;
     if (!r->done && r->nmr > 0) r->mpi_rc = MPI_Waitall(r->nmr, r->mr, r->sts);
     r->done = true;
-    nd_status st = ND_OK;
+    nd_status st = r->nccl ? ndm_nccl_check(r->comm->nccl, r->fn) : ND_OK;
     if (r->kind == NDM_RECV) {
         /* the header tells a mismatch apart from a transport error */
         bool hdr_ok = r->mpi_rc == MPI_SUCCESS || (r->mpi_rc == MPI_ERR_IN_STATUS && r->sts[0].MPI_ERROR == MPI_SUCCESS);

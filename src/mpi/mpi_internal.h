@@ -47,6 +47,9 @@ NDM_INTERNAL bool ndm_nccl_usable(nd_device dev, nd_dtype t);
  * every rank calls it at the same point, as the argument check ensures). */
 NDM_INTERNAL nd_status ndm_nccl_get(nd_comm *comm, nd_device dev, ndm_nccl **out, const char *fn);
 NDM_INTERNAL void ndm_nccl_destroy(ndm_nccl *n);
+/* ND_OK, or the asynchronous error that broke n (which is then aborted);
+ * n may be NULL. Never blocks. */
+NDM_INTERNAL nd_status ndm_nccl_check(ndm_nccl *n, const char *fn);
 /* Collective kinds for ndm_nccl_run (the same numbering as comm.c's). */
 NDM_INTERNAL nd_status ndm_nccl_run(ndm_nccl *n, int kind, const void *send, void *recv, size_t count, nd_dtype t,
                                     nd_comm_op op, int root, int size, nd_stream *stream, const char *fn);

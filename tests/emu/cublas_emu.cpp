@@ -80,7 +80,7 @@
 //     memory is SKIPPED (C left as it was): there is nobody left to tell;
 //  8. scratch allocation: CUBLAS_STATUS_ALLOC_FAILED.
 // The int forms forward to the _64 forms.
-#include <cblas.h>
+#include "cpu/blas.h"
 
 #include <climits>
 #include <cstddef>
@@ -429,6 +429,10 @@ float *alloc_floats(int64_t rows, int64_t cols, bool *ok)
     return p;
 }
 
+// The next product on this thread fails (nd_emu_cublas_fail_next).
+thread_local cublasStatus_t tl_fail_next = CUBLAS_STATUS_SUCCESS;
+thread_local cudaError_t tl_fail_cuda = cudaSuccess;
+
 // Steps 1-4 and 6-8 of the checks for both batch forms (Carr != null: the
 // pointer-array form, whose arrays are A/B/C as void **), then queue.
 cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
@@ -452,6 +456,14 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
 
     const cudaStream_t stream = handle->stream;
     if (!nd_emu_stream_valid(stream)) return CUBLAS_STATUS_EXECUTION_FAILED;
+    if (tl_fail_next != CUBLAS_STATUS_SUCCESS) {
+        // a CUDA call inside cuBLAS failed (nd_emu_cublas_fail_next): its
+        // error stays the runtime's last error, as with the real library
+        const cublasStatus_t st = tl_fail_next;
+        tl_fail_next = CUBLAS_STATUS_SUCCESS;
+        nd_emu_set_last_error(tl_fail_cuda);
+        return st;
+    }
 
     double a, b, ai = 0.0, bi = 0.0;
     if (kind == K_F64) {
@@ -542,7 +554,22 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
 
 } // namespace
 
+// For the batched LU and QR stand-ins (tests/emu/cublas_batched_emu.cpp):
+// whether h is a live handle, and its stream.
+bool nd_emu_cublas_handle(cublasHandle_t h, cudaStream_t *stream)
+{
+    if (!handle_ok(h)) return false;
+    *stream = h->stream;
+    return true;
+}
+
 extern "C" {
+
+void nd_emu_cublas_fail_next(int status, cudaError_t runtime_error)
+{
+    tl_fail_next = (cublasStatus_t)status;
+    tl_fail_cuda = runtime_error;
+}
 
 // ---- handles -------------------------------------------------------------
 cublasStatus_t cublasCreate(cublasHandle_t *handle)

@@ -11,6 +11,8 @@
  *    and their _64 forms) in column-major order with real op flags, leading
  *    dimensions and batch strides, queued on the handle's stream (so they
  *    run asynchronously and stream-ordered, like kernels);
+ *  - the batched LU and QR (cublas<t>getrfBatched, getrsBatched,
+ *    geqrfBatched) over LAPACK (tests/emu/cublas_batched_emu.cpp);
  *  - cuBLAS's documented argument checks and status codes; operands must lie
  *    in device memory (cudaMalloc'd), as a real GPU would fault otherwise;
  *  - type combinations (A, B and C of one type): R_32F with COMPUTE_32F[_PEDANTIC]
@@ -243,6 +245,21 @@ cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperat
                                              long long int strideB, const void *beta, void *C, cudaDataType Ctype,
                                              int64_t ldc, long long int strideC, int64_t batchCount,
                                              cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+
+/* ---- batched LU and QR (tests/emu/cublas_batched_emu.cpp) ---- */
+#define ND__CUBLAS_BATCHED(P, T)                                                                                   \
+    cublasStatus_t cublas##P##getrfBatched(cublasHandle_t handle, int n, T *const A[], int lda, int *P_,           \
+                                           int *info, int batchSize);                                              \
+    cublasStatus_t cublas##P##getrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs,        \
+                                           const T *const Aarray[], int lda, const int *devIpiv,                   \
+                                           T *const Barray[], int ldb, int *info, int batchSize);                  \
+    cublasStatus_t cublas##P##geqrfBatched(cublasHandle_t handle, int m, int n, T *const Aarray[], int lda,        \
+                                           T *const TauArray[], int *info, int batchSize);
+ND__CUBLAS_BATCHED(S, float)
+ND__CUBLAS_BATCHED(D, double)
+ND__CUBLAS_BATCHED(C, cuComplex)
+ND__CUBLAS_BATCHED(Z, cuDoubleComplex)
+#undef ND__CUBLAS_BATCHED
 
 #ifdef __cplusplus
 }

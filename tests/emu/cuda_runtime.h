@@ -176,6 +176,10 @@ int nd_emu_stream_valid(cudaStream_t s);
 int nd_emu_is_device_range(const void *p, size_t n);
 /* Make the next cudaGetLastError() return e (a launch the seam refused). */
 void nd_emu_set_last_error(cudaError_t e);
+/* The calling thread's next cuBLAS product (cublasGemm*Ex) fails with
+ * cublasStatus_t status and leaves runtime_error as the thread's last
+ * error, as cuBLAS does when a CUDA call inside it fails. */
+void nd_emu_cublas_fail_next(int status, cudaError_t runtime_error);
 /* A device fault (a kernel or a stand-in found what a GPU would turn into a
  * fault or a race): printed on stderr, and every later call fails with
  * cudaErrorLaunchFailure, as after a fault on a GPU. */

@@ -30,6 +30,15 @@
 
 cudaError_t nd_emu_enqueue_task(cudaStream_t s, std::function<void()> task);
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define ND_EMU_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define ND_EMU_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define ND_EMU_POISON(p, n) ((void)(p), (void)(n))
+#define ND_EMU_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 namespace {
 using clk = std::chrono::steady_clock;
 
@@ -445,8 +454,12 @@ static cudaError_t do_alloc(void **ptr, size_t n, bool device)
     }
     // 256-byte aligned like cudaMalloc; at least one byte so every
     // allocation has a distinct address
-    void *p = aligned_alloc(256, (n + 255) / 256 * 256 + (n == 0 ? 256 : 0));
+    const size_t rounded = (n + 255) / 256 * 256 + (n == 0 ? 256 : 0);
+    void *p = aligned_alloc(256, rounded);
     if (!p) return fail(cudaErrorMemoryAllocation);
+    // under ASan the padding is off limits, as compute-sanitizer's memcheck
+    // reports any access past the size asked for
+    ND_EMU_POISON((char *)p + n, rounded - n);
     {
         std::lock_guard<std::mutex> lk(g_mu);
         g_allocs[(uintptr_t)p] = alloc_info{n, device};
@@ -459,13 +472,16 @@ static cudaError_t do_free(void *p, bool device)
     if (!p) return cudaSuccess;
     // like cudaFree/cudaFreeHost: an implicit device synchronisation
     device_sync();
+    size_t n = 0;
     {
         std::lock_guard<std::mutex> lk(g_mu);
         auto it = g_allocs.find((uintptr_t)p);
         if (it == g_allocs.end() || it->second.device != device)
             return fail(device ? cudaErrorInvalidDevicePointer : cudaErrorInvalidValue);
+        n = it->second.n;
         g_allocs.erase(it);
     }
+    ND_EMU_UNPOISON(p, (n + 255) / 256 * 256 + (n == 0 ? 256 : 0));
     free(p);
     return cudaSuccess;
 }
@@ -605,7 +621,9 @@ cudaError_t cudaStreamQuery(cudaStream_t h)
     nd_emu_stream *s = resolve(h);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
     std::lock_guard<std::mutex> lk(s->m);
-    return s->done >= s->enq ? cudaSuccess : cudaErrorNotReady;
+    // As CUDA's runtime does, "not ready" also becomes the thread's last
+    // error: the next cudaGetLastError() (after a launch) returns it.
+    return s->done >= s->enq ? cudaSuccess : fail(cudaErrorNotReady);
 }
 int nd_emu_stream_valid(cudaStream_t h) { return enter() == cudaSuccess && resolve(h) != nullptr; }
 cudaError_t nd_emu_enqueue(cudaStream_t s, void (*fn)(void *), void *arg)
@@ -685,7 +703,7 @@ cudaError_t cudaEventQuery(cudaEvent_t h)
     nd_emu_event *e = live_event(h);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     std::lock_guard<std::mutex> lk(e->m);
-    return e->completed >= e->recorded ? cudaSuccess : cudaErrorNotReady;
+    return e->completed >= e->recorded ? cudaSuccess : fail(cudaErrorNotReady); // the last error too, as in CUDA
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t h, unsigned flags)
 {

@@ -86,6 +86,11 @@ typedef int cufftHandle;
 
 cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
                           int ostride, int odist, cufftType type, int batch);
+cufftResult cufftCreate(cufftHandle *plan);
+cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate);
+cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                              int ostride, int odist, cufftType type, int batch, size_t *workSize);
+cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea);
 cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream);
 cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
 cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata);

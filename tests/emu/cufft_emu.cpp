@@ -7,12 +7,19 @@
 // unchanged, so a wrong mapping from an array's geometry gives wrong numbers
 // here just as it would on a GPU. Results are unnormalised, as cuFFT's.
 //
-// Plans. cufftPlanMany records the layout under a new handle (small
-// integers, as cuFFT's); nothing is allocated on the device (the engine's
-// plans come from its own cache). cufftSetStream binds the stream, checked
-// when an exec is queued. cufftDestroy forgets the handle; queued execs
-// hold copies of everything they need, so destroying a plan with work in
-// flight is safe here (cuFFT itself frees the work area, which waits).
+// Plans. cufftPlanMany (= cufftCreate + cufftMakePlanMany) records the
+// layout under a new handle (small integers, as cuFFT's); the engine's
+// plans come from its own cache. Each plan has a work area of
+// batch * n * 16 bytes, which cuFFT allocates on the device (cudaMalloc,
+// outside any pool) when the plan is made and frees at cufftDestroy, unless
+// cufftSetAutoAllocation(plan, 0) came first: then the caller hands one
+// to cufftSetWorkArea before each exec, and the exec checks that it is
+// live device memory of that size (else CUFFT_INVALID_VALUE) and
+// overwrites it (0xa5) when the transform runs. cufftSetStream binds the
+// stream, checked when an exec is queued. cufftDestroy forgets the handle;
+// queued execs hold copies of everything they need, so destroying a plan
+// with work in flight is safe here (cuFFT itself frees the work area,
+// which waits).
 //
 // Checks, in this order (the first failing one is returned):
 //  cufftPlanMany:
@@ -70,6 +77,10 @@ struct plan_rec {
     int64_t n, nin, nout; // n; the elements per transform on each side
     int64_t istride, idist, ostride, odist, batch;
     cudaStream_t stream;
+    bool made;       // cufftMakePlanMany succeeded
+    bool auto_alloc; // cuFFT allocates the work area (the default)
+    void *work;      // the work area (its own or the caller's)
+    size_t work_size;
 };
 
 std::mutex &mu = *new std::mutex;
@@ -91,6 +102,7 @@ int64_t span(int64_t n, int64_t stride, int64_t dist, int64_t batch) { return (n
 
 struct fft_job {
     plan_rec p;
+    void *work; // the caller's work area, overwritten when the transform runs
     int sign;
     const void *in;
     void *out;
@@ -101,6 +113,7 @@ void run_job(void *arg)
 {
     fft_job *j = (fft_job *)arg;
     const plan_rec &p = j->p;
+    if (j->work) memset(j->work, 0xa5, p.work_size);
     bool ok;
     if (p.type == CUFFT_C2C || p.type == CUFFT_Z2Z)
         ok = nd__fft_c2c(j->eng, j->sign, p.batch, j->in, p.istride, p.idist, j->out, p.ostride, p.odist, 1.0);
@@ -133,10 +146,11 @@ cufftResult submit(cufftHandle plan, cufftType want, const void *idata, void *od
     {
         std::lock_guard<std::mutex> lk(mu);
         auto it = plans.find(plan);
-        if (it == plans.end()) return CUFFT_INVALID_PLAN;
+        if (it == plans.end() || !it->second.made) return CUFFT_INVALID_PLAN;
         p = it->second;
     }
     if (p.type != want) return CUFFT_INVALID_TYPE;
+    if (!p.auto_alloc && (!p.work || !nd_emu_is_device_range(p.work, p.work_size))) return CUFFT_INVALID_VALUE;
     const bool c2c = p.type == CUFFT_C2C || p.type == CUFFT_Z2Z;
     if (c2c && direction != CUFFT_FORWARD && direction != CUFFT_INVERSE) return CUFFT_INVALID_VALUE;
     if (!idata || !odata) return CUFFT_INVALID_VALUE;
@@ -153,6 +167,7 @@ cufftResult submit(cufftHandle plan, cufftType want, const void *idata, void *od
     fft_job *j = new (std::nothrow) fft_job();
     if (!j) return CUFFT_ALLOC_FAILED;
     j->p = p;
+    j->work = p.auto_alloc ? nullptr : p.work;
     j->sign = c2c ? direction : real_in(p.type) ? -1 : 1;
     j->in = idata;
     j->out = odata;
@@ -173,10 +188,50 @@ cufftResult submit(cufftHandle plan, cufftType want, const void *idata, void *od
 
 extern "C" {
 
-cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
-                          int ostride, int odist, cufftType type, int batch)
+cufftResult cufftCreate(cufftHandle *plan)
 {
-    if (!plan || !n) return CUFFT_INVALID_VALUE;
+    if (!plan) return CUFFT_INVALID_VALUE;
+    plan_rec p = plan_rec();
+    p.auto_alloc = true;
+    std::lock_guard<std::mutex> lk(mu);
+    try {
+        plans[next_handle] = p;
+    } catch (const std::bad_alloc &) {
+        return CUFFT_ALLOC_FAILED;
+    }
+    *plan = next_handle++;
+    return CUFFT_SUCCESS;
+}
+
+cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate)
+{
+    std::lock_guard<std::mutex> lk(mu);
+    auto it = plans.find(plan);
+    if (it == plans.end()) return CUFFT_INVALID_PLAN;
+    if (it->second.made) return CUFFT_INVALID_VALUE; // only before the plan is made
+    it->second.auto_alloc = autoAllocate != 0;
+    return CUFFT_SUCCESS;
+}
+
+cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea)
+{
+    std::lock_guard<std::mutex> lk(mu);
+    auto it = plans.find(plan);
+    if (it == plans.end() || !it->second.made) return CUFFT_INVALID_PLAN;
+    if (it->second.auto_alloc) return CUFFT_INVALID_VALUE; // the stand-in keeps cuFFT's own
+    it->second.work = workArea;
+    return CUFFT_SUCCESS;
+}
+
+cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                              int ostride, int odist, cufftType type, int batch, size_t *workSize)
+{
+    if (!n) return CUFFT_INVALID_VALUE;
+    {
+        std::lock_guard<std::mutex> lk(mu);
+        auto it = plans.find(plan);
+        if (it == plans.end() || it->second.made) return CUFFT_INVALID_PLAN;
+    }
     if (!valid_type(type)) return CUFFT_INVALID_TYPE;
     if (rank != 1) return CUFFT_NOT_IMPLEMENTED;
     if (n[0] < 1 || batch < 1) return CUFFT_INVALID_SIZE;
@@ -197,13 +252,37 @@ cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int
     }
     if (span(p.nin, p.istride, p.idist, p.batch) > INT_MAX || span(p.nout, p.ostride, p.odist, p.batch) > INT_MAX)
         return CUFFT_INVALID_SIZE;
+    p.made = true;
+    p.work_size = (size_t)p.batch * (size_t)p.n * 16;
+    p.work = nullptr;
     std::lock_guard<std::mutex> lk(mu);
-    try {
-        plans[next_handle] = p;
-    } catch (const std::bad_alloc &) {
+    auto it = plans.find(plan);
+    if (it == plans.end()) return CUFFT_INVALID_PLAN;
+    p.auto_alloc = it->second.auto_alloc;
+    if (p.auto_alloc && cudaMalloc(&p.work, p.work_size) != cudaSuccess) {
+        (void)cudaGetLastError();
         return CUFFT_ALLOC_FAILED;
     }
-    *plan = next_handle++;
+    it->second = p;
+    if (workSize) *workSize = p.work_size;
+    return CUFFT_SUCCESS;
+}
+
+cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                          int ostride, int odist, cufftType type, int batch)
+{
+    if (!plan || !n) return CUFFT_INVALID_VALUE;
+    cufftHandle h;
+    cufftResult r = cufftCreate(&h);
+    if (r != CUFFT_SUCCESS) return r;
+    size_t ws = 0;
+    r = cufftMakePlanMany(h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, &ws);
+    if (r != CUFFT_SUCCESS) {
+        std::lock_guard<std::mutex> lk(mu);
+        plans.erase(h);
+        return r;
+    }
+    *plan = h;
     return CUFFT_SUCCESS;
 }
 
@@ -218,8 +297,16 @@ cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream)
 
 cufftResult cufftDestroy(cufftHandle plan)
 {
-    std::lock_guard<std::mutex> lk(mu);
-    return plans.erase(plan) ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN;
+    void *own = nullptr;
+    {
+        std::lock_guard<std::mutex> lk(mu);
+        auto it = plans.find(plan);
+        if (it == plans.end()) return CUFFT_INVALID_PLAN;
+        if (it->second.auto_alloc) own = it->second.work;
+        plans.erase(it);
+    }
+    if (own && cudaFree(own) != cudaSuccess) (void)cudaGetLastError(); // waits, as cuFFT's
+    return CUFFT_SUCCESS;
 }
 
 cufftResult cufftGetVersion(int *version)

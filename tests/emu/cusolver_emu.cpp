@@ -24,7 +24,9 @@
 // real side arrays (syevd's iwork, the complex rwork) are allocated by the
 // closure itself (a failure there is a device fault). Xgeev's host
 // workspace is overwritten (0xa5) when the work runs: a caller that frees
-// it before waiting for the stream shows under ASan.
+// it before waiting for the stream shows under ASan; one that hands it to
+// a second call while an earlier call that uses it is still queued is a
+// device fault (the two would share it on a GPU).
 //
 // Checks, in this order (the first failing one is returned):
 //  1. NULL or destroyed handle (or params / Jacobi info object):
@@ -67,6 +69,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <new>
 
 #include "cusolverDn.h"
@@ -145,6 +149,23 @@ st_t queue(cusolverDnHandle_t h, std::function<void()> f)
         return CUSOLVER_STATUS_EXECUTION_FAILED;
     }
     return CUSOLVER_STATUS_SUCCESS;
+}
+
+// Xgeev host workspaces of calls queued and not yet run.
+std::mutex &g_host_ws_mu = *new std::mutex;
+std::map<const void *, int> &g_host_ws = *new std::map<const void *, int>;
+bool host_ws_claim(const void *p)
+{
+    std::lock_guard<std::mutex> lk(g_host_ws_mu);
+    int &k = g_host_ws[p];
+    if (k > 0) return false;
+    k = 1;
+    return true;
+}
+void host_ws_release(const void *p)
+{
+    std::lock_guard<std::mutex> lk(g_host_ws_mu);
+    g_host_ws.erase(p);
 }
 
 // Host side arrays for LAPACK inside a closure (a failure: device fault).
@@ -982,7 +1003,12 @@ cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t p
               dev(bufferOnDevice, (int64_t)workspaceInBytesOnDevice, 1) && dev(info, 1, sizeof(int))));
     const int ni = (int)n, ldai = (int)lda, ldvi = (int)ldvr, lwork = s.lwork;
     const size_t hb = workspaceInBytesOnHost;
-    return queue(handle, [=]() {
+    if (hb && !host_ws_claim(bufferOnHost)) {
+        nd_emu_device_fault("cuSOLVER stand-in: Xgeev got a host workspace that a queued Xgeev still uses "
+                            "(wait for the stream before reusing it)");
+        return CUSOLVER_STATUS_EXECUTION_FAILED;
+    }
+    const st_t qs = queue(handle, [=]() {
         scribble(bufferOnHost, (int64_t)hb, 1, 0xa5);
         if (ni == 0) {
             *info = 0;
@@ -994,7 +1020,10 @@ cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t p
         case CUDA_C_32F: geev_run<cuComplex>(jr, ni, A, ldai, W, true, VR, ldvi, bufferOnDevice, lwork, info); break;
         default: geev_run<cuDoubleComplex>(jr, ni, A, ldai, W, true, VR, ldvi, bufferOnDevice, lwork, info); break;
         }
+        if (hb) host_ws_release(bufferOnHost);
     });
+    if (qs != CUSOLVER_STATUS_SUCCESS && hb) host_ws_release(bufferOnHost);
+    return qs;
 }
 
 } // extern "C"

@@ -249,7 +249,9 @@ template <typename K, typename... A>
 inline cudaError_t launch(K kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t s, const A &...args)
 {
     auto targs = std::make_tuple(args...);
-    return nd_emu_enqueue_task(s, [=]() {
+    // kernel<<<...>>>(...) then cudaGetLastError(), as cuda_seam.h does on a
+    // GPU: an error an earlier call left pending is reported here
+    (void)nd_emu_enqueue_task(s, [=]() {
         auto fn = [=](auto &&...xs) noexcept {
             thread_begin();
             kernel(xs...);
@@ -263,6 +265,7 @@ inline cudaError_t launch(K kernel, dim3 grid, dim3 block, size_t shmem, cudaStr
         hip::detail::Tiled_domain domain{block, grid, (std::uint32_t)shmem, std::move(tmp)};
         for_each_tile(domain, fn, targs);
     });
+    return cudaGetLastError();
 }
 } // namespace nd_emu
 
