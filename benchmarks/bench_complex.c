@@ -1,4 +1,4 @@
-/* bench_complex - complex elementwise ops and reductions (issue 17) through
+/* bench_complex - complex elementwise ops and reductions through
  * the public API, against NumPy (and CuPy on a GPU) in the same run
  * (bench_worker.py, fn "cpx"):
  *   multiply, add, divide   of 1.6e7 complex64 (multiply also complex128)

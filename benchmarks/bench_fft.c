@@ -1,4 +1,4 @@
-/* bench_fft - the FFT (issue 17) through the public API, against
+/* bench_fft - the FFT through the public API, against
  * numpy.fft (and cupy.fft on a GPU) in the same run (bench_worker.py):
  *   fft   of 2^20 complex64            np.fft.fft(x)
  *   rfft  of 2^20 float32              np.fft.rfft(x)

@@ -1,4 +1,4 @@
-/* bench_index - the issue-13 indexing speed cases through the public API:
+/* bench_index - the indexing speed cases through the public API:
  *   take/float32/1000000x16/axis0: nd_take(a, idx, 0) with 1e6 random
  *     int64 indices in [0, 1e6) (NumPy: np.take(a, idx, axis=0, out=out));
  *   mask_select/float32/16000000: nd_mask_select(a, m) with a random ~50%

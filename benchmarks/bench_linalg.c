@@ -1,4 +1,4 @@
-/* bench_linalg - numpy.linalg (issue 18) through the public API, against
+/* bench_linalg - numpy.linalg through the public API, against
  * NumPy (and CuPy on a GPU) in the same run (bench_worker.py, fn "linalg"):
  *   solve     2048x2048 float64, b 2048x16      goal >= 1.0x NumPy
  *   svd       1024x1024 float64, full_matrices=False (U, S, Vh)  goal >= 1.0x

@@ -1,7 +1,7 @@
 /* bench_matmul - nd_matmul for float32/float64 square matrices n = 64,
  * 256, 1024, 2048, 4096 (--quick: up to 2048), a transposed operand
  * (a.T @ b), and batches 1000 x (16x16) and 100 x (128x128); on the CPU
- * also bfloat16 and float16 n = 2048 (issue 15: against cblas_sgemm on
+ * also bfloat16 and float16 n = 2048 (against cblas_sgemm on
  * float32 copies of the same values, and through the float32 2048 case
  * against NumPy float32 in the same run). On a GPU
  * also n = 8192 (--quick too) in float32 (exact), float32 with TF32
@@ -22,7 +22,7 @@
  * relative to sum |a||b|: float64 1e-13, float32 1e-5 (Freivalds) / 1e-4
  * (samples), TF32, float16, bfloat16 1e-2.
  *
- * issue 17: complex64 and complex128 n = 1024 on every device (NumPy's
+ * complex64 and complex128 n = 1024 on every device (NumPy's
  * complex matmul; raw cblas_cgemm/zgemm or cublasGemmEx with CUDA_C_32F /
  * CUDA_C_64F as the ceiling). Their inputs are generated as (re, im) pairs
  * (a float32/float64 (n, n, 2) base, parts in [-1, 1)) that both sides view
@@ -249,7 +249,7 @@ static void fill_record(bench_record *r, const bench_case *c, const char *op)
 }
 
 /* ------------------------------------------------------------------ */
-/* Complex cases (issue 17): (re, im) pairs                            */
+/* Complex cases: (re, im) pairs                                       */
 /* ------------------------------------------------------------------ */
 
 /* Input k of a complex case: the bench input is the (n, n, 2) base of
@@ -557,7 +557,7 @@ int main(int argc, char **argv)
                 bench_add_case(&c);
             }
         }
-        /* issue 17: complex64 / complex128 n = 1024 against NumPy's complex matmul */
+        /* complex64 / complex128 n = 1024 against NumPy's complex matmul */
         for (int t = 0; t < 2; t++) {
             const nd_dtype ct = t ? ND_COMPLEX128 : ND_COMPLEX64;
             bench_case c = {.kind = K_SQUARE, .dtype = ct, .dev = dev};
@@ -566,7 +566,7 @@ int main(int argc, char **argv)
             bench_add_case(&c);
         }
         if (dev.type != ND_DEVICE_CUDA) {
-            /* issue 15: bfloat16 / float16 GEMM 2048 on the CPU against cblas_sgemm on
+            /* bfloat16 / float16 GEMM 2048 on the CPU against cblas_sgemm on
              * the same values (ratio_to_raw); NumPy float32 2048 is the float32 case */
             const nd_dtype halves[2] = {ND_BFLOAT16, ND_FLOAT16};
             for (int i = 0; i < 2; i++) {

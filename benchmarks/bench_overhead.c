@@ -7,7 +7,7 @@
  * the time per call is wall time over many calls with the device
  * synchronised after each sample: what a caller pays per call.
  *
- * The profiler's cost (issue 14), CPU only:
+ * The profiler's cost, CPU only:
  *  - "profiler door (off)": a function holding nothing but the scope every
  *    public op opens (src/prof.h, ND_PROF_OP) while no session runs,
  *    against the same function without it ("empty_call_s"): door_cost_s

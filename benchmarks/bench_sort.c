@@ -1,4 +1,4 @@
-/* bench_sort - the issue-13 sorting speed cases through the public API:
+/* bench_sort - the sorting speed cases through the public API:
  *   sort    float32 1e7          (NumPy: np.sort(a))
  *   argsort float32 1e7          (NumPy: np.argsort(a))
  *   topk    float32 (4096, 4096), k = 10, last axis, largest

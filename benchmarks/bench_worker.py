@@ -237,7 +237,7 @@ def build_case(rec, np, xp, cache, cleanup=None):
         out = xp.empty(r.shape, r.dtype)
         return (lambda: f(ins[0], axis=axis, out=out)), (lambda: out), ""
     if fn == "matmul":
-        if call.get("pairs"):  # issue 17: complex inputs as (re, im) pairs
+        if call.get("pairs"):  # complex inputs as (re, im) pairs
             zs = [xp.ascontiguousarray(x).view(xp.complex64 if x.dtype == xp.float32 else xp.complex128)[..., 0]
                   for x in ins]
             out = xp.matmul(*zs)
@@ -274,7 +274,7 @@ def build_case(rec, np, xp, cache, cleanup=None):
     if fn == "empty":
         n, dt = call["n"], call["dtype"]
         return (lambda: xp.empty(n, dtype=dt)), None, ""
-    # issue 13 (bench_sort, bench_index, bench_scan, bench_manip)
+    # bench_sort, bench_index, bench_scan, bench_manip
     if fn == "sort":
         res = [None]
 
@@ -317,7 +317,7 @@ def build_case(rec, np, xp, cache, cleanup=None):
         axis = call.get("axis")
         out = xp.cumsum(ins[0], axis=axis)
         return (lambda: xp.cumsum(ins[0], axis=axis, out=out)), (lambda: out), ""
-    # issue 15 (bench_mx): the textbook formulas users write in NumPy
+    # bench_mx: the textbook formulas users write in NumPy
     if fn in ("softmax", "log_softmax", "logsumexp", "cross_entropy"):
         axis = call.get("axis", -1)
         x = ins[0]
@@ -342,7 +342,7 @@ def build_case(rec, np, xp, cache, cleanup=None):
         f = {"softmax": softmax, "log_softmax": log_softmax, "logsumexp": logsumexp,
              "cross_entropy": cross_entropy}[fn]
         return f, (lambda: res[0]), "exp(x - max) / sum" if fn == "softmax" else ""
-    # issue 17 (bench_complex): complex elementwise ops and sum on (re, im) pairs viewed as complex
+    # bench_complex: complex elementwise ops and sum on (re, im) pairs viewed as complex
     if fn == "cpx":
         zs = [xp.ascontiguousarray(x).view(xp.complex64 if x.dtype == xp.float32 else xp.complex128)[..., 0]
               for x in ins]
@@ -358,7 +358,7 @@ def build_case(rec, np, xp, cache, cleanup=None):
         out = f(*zs)
         pairs = out.dtype.kind == "c"
         return (lambda: f(*zs, out=out)), (lambda: out.view(out.real.dtype) if pairs else out), ""
-    # issue 17 (bench_fft): numpy.fft / cupy.fft; complex inputs come as (re, im) pairs (..., 2)
+    # bench_fft: numpy.fft / cupy.fft; complex inputs come as (re, im) pairs (..., 2)
     if fn in ("fft", "ifft", "rfft", "fft2"):
         x = ins[0]
         if call.get("pairs"):
@@ -393,7 +393,7 @@ def build_case(rec, np, xp, cache, cleanup=None):
         out = xp.empty(ins[0].shape, ins[0].dtype)
         axis = call.get("axis")
         return (lambda: xp.copyto(out, xp.flip(ins[0], axis=axis))), (lambda: out), ""
-    # issue 18 (bench_linalg): numpy.linalg / cupy.linalg; "prep" makes input 0 well-conditioned with the
+    # bench_linalg: numpy.linalg / cupy.linalg; "prep" makes input 0 well-conditioned with the
     # same float operations as bench_linalg.c (so both sides factor the same matrix bit for bit)
     if fn == "linalg":
         op, how = call["op"], call.get("prep", "none")
@@ -654,21 +654,21 @@ def selftest():
     run({"fn": "add_alloc"}, [a32, b32], A + B)
     run({"fn": "sum_alloc"}, [a32], A.sum())
     run({"fn": "empty", "n": 100, "dtype": "float32"}, [], None)
-    # issue 17: bench_complex (pairs viewed as complex; outputs checksummed as pairs)
+    # bench_complex (pairs viewed as complex; outputs checksummed as pairs)
     Z1 = make_base(np, spec("float32", (64, 2), 41)).view(np.complex64)[..., 0]
     Z2 = make_base(np, spec("float32", (64, 2), 42)).view(np.complex64)[..., 0]
     run({"fn": "cpx", "op": "multiply"}, [spec("float32", (64, 2), 41), spec("float32", (64, 2), 42)],
         (Z1 * Z2).view(np.float32))
     run({"fn": "cpx", "op": "abs"}, [spec("float32", (64, 2), 41)], np.abs(Z1))
     run({"fn": "cpx", "op": "sum"}, [spec("float32", (64, 2), 41)], np.asarray(Z1.sum()).reshape(1).view(np.float32))
-    # issue 17: the FFT cases (complex inputs as (re, im) pairs; outputs checksummed as pairs)
+    # the FFT cases (complex inputs as (re, im) pairs; outputs checksummed as pairs)
     P = make_base(np, spec("float32", (64, 2), 31))
     Z = P.view(np.complex64)[..., 0]
     run({"fn": "fft", "pairs": True}, [spec("float32", (64, 2), 31)], np.fft.fft(Z).view(np.float32))
     run({"fn": "rfft", "pairs": False}, [a32], np.fft.rfft(A).view(np.float32))
     run({"fn": "fft2", "pairs": True}, [spec("float32", (8, 8, 2), 32)],
         np.fft.fft2(make_base(np, spec("float32", (8, 8, 2), 32)).view(np.complex64)[..., 0]).view(np.float32))
-    # issue 18: bench_linalg (prep as bench_linalg.c's)
+    # bench_linalg (prep as bench_linalg.c's)
     L = make_base(np, spec("float64", (8, 8), 101))
     run({"fn": "linalg", "op": "solve", "prep": "diag"}, [spec("float64", (8, 8), 101), spec("float64", (8, 2), 102)],
         np.linalg.solve(L + 8 * np.eye(8), make_base(np, spec("float64", (8, 2), 102))))

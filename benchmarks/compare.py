@@ -467,7 +467,7 @@ GPU_GOALS = [
 ]
 
 
-# The CPU goals (issue 12: CPU speed on every machine users have), each
+# The CPU goals (CPU speed on every machine users have), each
 # evaluated on this run's cpu rows against NumPy ("ratio_numpy": NumPy
 # median / libndgpu median). agg "geomean": the geometric mean of the
 # group's ratios (one line); the others as GPU_GOALS. A goal holds when it
@@ -487,7 +487,7 @@ CPU_GOALS = [
     ("max, min", sel("reduce", ("max", "min")), "ratio_numpy", ">=", 1.5, "each"),
     ("batched matmul 1000 x (16x16) float32", sel("matmul", "matmul", "float32", "1000x16x16", "batched"),
      "ratio_numpy", ">=", 2.0, "each"),
-    # issue 13 (NumPy breadth, part 1)
+    # NumPy breadth, part 1
     ("sort, argsort float32 1e7", sel("sort", ("sort", "argsort"), "float32", "10000000"), "ratio_numpy", ">=", 1.5,
      "each"),
     ("topk k=10 over the last axis of 4096x4096 vs np.argpartition", sel("sort", "topk", "float32", "4096x4096"),
@@ -497,29 +497,29 @@ CPU_GOALS = [
      1.5, "each"),
     ("take along axis 0 of (1e6, 16) float32", sel("index", "take", "float32", "1000000x16"), "ratio_numpy", ">=",
      1.5, "each"),
-    # issue 14 (the profiler): what it costs per op, disabled and recording
+    # the profiler: what it costs per op, disabled and recording
     ("profiler off: the door every op opens", sel("overhead", "profiler door (off)"), "door_cost_s", "<=", 1e-9,
      "each"),
     ("profiler on: recording one nd_add (n = 1, 100)", sel("overhead", "add", layout="out,profiled"),
      "profiler_cost_s", "<=", 300e-9, "each"),
-    # issue 15 (mixed precision): bench_mx (softmax family, cross-entropy)
+    # mixed precision: bench_mx (softmax family, cross-entropy)
     ("softmax over the last axis of (4096, 4096) float32 vs exp(x - max) / sum",
      sel("mx", "softmax", "float32", "4096x4096", "contig"), "ratio_numpy", ">=", 2.0, "each"),
     # the issue sets it for CPUs with AVX512-BF16 or AMX; libndgpu has no bfloat16 kernel yet (the
     # widened float32 path everywhere), so this line reports where that path stands on any CPU
     ("bfloat16 GEMM 2048 vs cblas_sgemm, same values (goal on AVX512-BF16/AMX CPUs)",
      sel("matmul", "matmul", "bfloat16", "2048x2048", "contig"), "ratio_to_raw", ">=", 1.5, "each"),
-    # issue 17 (complex numbers and the FFT): bench_fft against numpy.fft
+    # complex numbers and the FFT: bench_fft against numpy.fft
     ("fft of 2^20 complex64 vs np.fft.fft", sel("fft", "fft", "complex64", "1048576", "contig"), "ratio_numpy", ">=",
      1.0, "each"),
     ("rfft of 2^20 float32 vs np.fft.rfft", sel("fft", "rfft", "float32", "1048576", "contig"), "ratio_numpy", ">=",
      1.0, "each"),
     ("fft2 of 4096x4096 complex64 vs np.fft.fft2", sel("fft", "fft2", "complex64", "4096x4096", "contig"),
      "ratio_numpy", ">=", 1.5, "each"),
-    # issue 17: bench_complex (native complex loops)
+    # bench_complex (native complex loops)
     ("complex64 multiply of 1.6e7 vs np.multiply(out=)", sel("complex", "multiply", "complex64", "16000000", "contig"),
      "ratio_numpy", ">=", 1.5, "each"),
-    # issue 18 (numpy.linalg): bench_linalg
+    # numpy.linalg: bench_linalg
     ("solve 2048x2048 float64 (b 2048x16) vs np.linalg.solve", sel("linalg", "solve", "float64", "2048x2048", "rhs16"),
      "ratio_numpy", ">=", 1.0, "each"),
     ("svd 1024 float64 (full_matrices=False) vs np.linalg.svd", sel("linalg", "svd", "float64", "1024x1024"),

@@ -1,7 +1,7 @@
 /*
  * libndgpu - a NumPy/CuPy-style n-dimensional array library in C.
  *
- * One public header. Conventions (see README.md and shared DESIGN.md):
+ * One public header. Conventions (see README.md and docs/arrays.md):
  *
  *  - Every fallible function returns nd_status (ND_OK == 0). On failure
  *    nothing leaks, *out is untouched, and nd_last_error() returns a
@@ -470,7 +470,7 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         a trailing w (BIUFw) has no bfloat16 loop: the core computes
  *         bfloat16 in float32 and rounds once (ldexp).
  *         A trailing C (BIUFC, IUFC, bIUFC): complex64/complex128 loops too
- *         (issue 17; bodies in src/ops_cpx.h, src/ops_cpx_math.h). Complex
+ *         (bodies in src/ops_cpx.h, src/ops_cpx_math.h). Complex
  *         keeps its dtype under SAME, FLOAT and DIV, computes in complex128
  *         under F64. A trailing a (BIUFa, abs): complex too, with a real
  *         result (|z|, NumPy's absolute); ops without C or a refuse complex
@@ -487,7 +487,7 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         BOOL  result is bool (computed in the promoted input dtype)
  *         F64   result is float64 for every input (NumPy's float_power)
  *  New ops go at the end of the lists (the enum values are ABI).
- *  Semantics of the issue-13 ops (NumPy 2.4's): fmod as C's fmod (sign of
+ *  Semantics of these ops (NumPy 2.4's): fmod as C's fmod (sign of
  *  the dividend; integers: x % 0 == 0, INT_MIN % -1 == 0); logaddexp(2)
  *  NumPy's overflow-free forms (equal infinities give themselves);
  *  gcd/lcm on the magnitudes (gcd(INT_MIN, 0) == INT_MIN as NumPy, int8 and
@@ -998,7 +998,7 @@ enum {
 ND_API nd_status nd_sort(nd_array **out, const nd_array *a, int axis, unsigned flags);
 /** np.argsort(a, axis, kind): int64 indices that sort a along axis (the
  *  order of nd_sort; equal elements by increasing index). Arguments and
- *  errors as nd_sort. The lead's nd_unique builds on the stable order. */
+ *  errors as nd_sort. nd_unique builds on the stable order. */
 ND_API nd_status nd_argsort(nd_array **out, const nd_array *a, int axis, unsigned flags);
 /** np.partition(a, kth, axis): a copy in which element kth (negative
  *  counts from the end) is where a sort would put it, none before it is
@@ -1652,7 +1652,7 @@ ND_API nd_status nd_fftshift(nd_array **out, const nd_array *a, int naxes, const
 ND_API nd_status nd_ifftshift(nd_array **out, const nd_array *a, int naxes, const int *axes);
 
 /* ------------------------------------------------------------------ */
-/* Linear algebra (numpy.linalg; issue 18)                             */
+/* Linear algebra (numpy.linalg)                                       */
 /* ------------------------------------------------------------------ */
 /*
  * numpy.linalg on both backends: LAPACK (of the BLAS the build chose,
@@ -1811,7 +1811,7 @@ ND_API nd_status nd_kron(nd_array **out, const nd_array *a, const nd_array *b);
  *
  * Recording is per thread (no lock is shared between threads while ops
  * run) and bounded: after cfg->max_events events the rest are counted as
- * dropped (nd_profiler_stats.dropped) and the session goes on.
+ * dropped (nd_profiler_stats.dropped) and the profile goes on.
  *
  * ND_PROFILE=trace.json in the environment profiles a whole program
  * without changing it: the profiler starts when the library loads (all
@@ -1823,32 +1823,32 @@ ND_API nd_status nd_kron(nd_array **out, const nd_array *a, const nd_array *b);
  * nd_profiler_start; names and strings they give point into the
  * profiler's storage and are valid until then.
  */
-/** What a profiling session records (nd_profiler_config_init gives the defaults). */
+/** What the profiler records (nd_profiler_config_init gives the defaults). */
 typedef struct nd_profiler_config {
     bool record_shapes;  /* input shapes of every op (default false; PyTorch's record_shapes) */
     bool profile_memory; /* allocation and free events (default false; profile_memory) */
     bool cpu;            /* ops on the CPU (default true) */
     bool cuda;           /* ops on CUDA devices, with device time (default true) */
-    int64_t max_events;  /* bound on the events kept, all threads together (default 1<<20) */
+    int64_t max_events;  /* bound on the events kept, all threads together (default 1<<19) */
 } nd_profiler_config;
-/** Fill *cfg with the defaults (shapes and memory off, every device, 1<<20 events). */
+/** Fill *cfg with the defaults (shapes and memory off, every device, 1<<19 events). */
 ND_API void nd_profiler_config_init(nd_profiler_config *cfg);
-/** Start a session (cfg NULL = defaults), discarding the last one's
+/** Start profiling (cfg NULL = defaults), discarding the last profile's
  *  results. ND_ERR_INVALID when one is already running or max_events < 1. */
 ND_API nd_status nd_profiler_start(const nd_profiler_config *cfg);
-/** Stop the running session: reads the device timings (waits for the
+/** Stop the running profile: reads the device timings (waits for the
  *  profiled devices), closes ranges still open (counted in
  *  nd_profiler_stats.unclosed_ranges) and keeps the results.
  *  ND_ERR_INVALID when no session runs; ND_ERR_NOMEM when the event list
  *  cannot be allocated (the session still ends, with no events). */
 ND_API nd_status nd_profiler_stop(void);
-/** Whether a session is running. */
+/** Whether the profiler is running. */
 ND_API bool nd_profiler_is_running(void);
 
 /** Open a user range on this thread (PyTorch's record_function): it
  *  appears as an event, nests, and in CUDA builds is also an NVTX range
  *  (Nsight Systems shows it). Works, and balances, with or without a
- *  running session. ND_ERR_INVALID for a NULL name or more than 64
+ *  running profile. ND_ERR_INVALID for a NULL name or more than 64
  *  ranges open on this thread. */
 ND_API nd_status nd_range_push(const char *name);
 /** Close this thread's innermost range. ND_ERR_INVALID (not a crash)
@@ -1864,7 +1864,7 @@ typedef enum {
 } nd_profiler_event_kind;
 
 #define ND_PROFILER_MAX_INPUTS 4
-/** One recorded event (nd_profiler_events). Times in nanoseconds from the session's start. */
+/** One recorded event (nd_profiler_events). Times in nanoseconds from the profile's start. */
 typedef struct nd_profiler_event {
     const char *name;
     nd_profiler_event_kind kind;
@@ -1885,12 +1885,12 @@ typedef struct nd_profiler_event {
     const int64_t *shapes[ND_PROFILER_MAX_INPUTS];    /* record_shapes; else NULL */
     int out_dtype;           /* the result's nd_dtype; -1 when the op gave no array */
 } nd_profiler_event;
-/** The last session's events, ordered by host start time (ties: the
- *  outer event first). ND_ERR_INVALID while a session runs or before
+/** The last profile's events, ordered by host start time (ties: the
+ *  outer event first). ND_ERR_INVALID while the profiler runs or before
  *  the first one. */
 ND_API nd_status nd_profiler_events(const nd_profiler_event **events, size_t *n);
 
-/** Counts of the last (or running) session. */
+/** Counts of the last (or running) profile. */
 typedef struct nd_profiler_stats {
     int64_t events;          /* kept */
     int64_t dropped;         /* not kept: over max_events */
@@ -1898,7 +1898,7 @@ typedef struct nd_profiler_stats {
     int64_t unclosed_ranges; /* ranges still open at stop (closed there) */
     int64_t duration_ns;     /* start to stop */
 } nd_profiler_stats;
-/** Fill *s. ND_ERR_INVALID for NULL or before the first session. */
+/** Fill *s. ND_ERR_INVALID for NULL or before the first profile. */
 ND_API nd_status nd_profiler_get_stats(nd_profiler_stats *s);
 
 /** Key-averages columns to sort by (descending; NAME ascending). */
@@ -1932,11 +1932,11 @@ typedef struct nd_profiler_row {
     int64_t device_total_ns, device_self_ns; /* -1: no device time */
     int64_t bytes, flops, mem_self_bytes;
 } nd_profiler_row;
-/** The key averages of the last session, sorted and limited as opt says
+/** The key averages of the last profile, sorted and limited as opt says
  *  (NULL: defaults) into rows[0..cap) ; *nrows = how many there are (may
  *  exceed cap: call again with more room). Memory events are not rows.
  *  ND_ERR_INVALID for a bad sort column, a negative row_limit, a NULL
- *  nrows, while a session runs or before the first one. */
+ *  nrows, while the profiler runs or before the first one. */
 ND_API nd_status nd_profiler_key_averages(nd_profiler_row *rows, size_t cap, size_t *nrows,
                                           const nd_profiler_table_options *opt);
 /** Write the key-averages table (PyTorch's key_averages().table()) to f.
@@ -1947,7 +1947,7 @@ ND_API nd_status nd_profiler_print_table(FILE *f, const nd_profiler_table_option
  *  > 0, as snprintf); *needed (optional) = the length it has, so a
  *  second call with needed + 1 bytes gets it whole. */
 ND_API nd_status nd_profiler_table(char *buf, size_t size, size_t *needed, const nd_profiler_table_options *opt);
-/** Write the last session as a Chrome trace-event JSON file (opens in
+/** Write the last profile as a Chrome trace-event JSON file (opens in
  *  Perfetto, ui.perfetto.dev, and chrome://tracing): one row per host
  *  thread and per device stream, ops and ranges nested, transfers in
  *  their own category and colour, a memory counter per device.
@@ -1955,7 +1955,7 @@ ND_API nd_status nd_profiler_table(char *buf, size_t size, size_t *needed, const
  *  close); a partial regular file is removed, a device or FIFO named as
  *  path (/dev/full) is left as it is. */
 ND_API nd_status nd_profiler_export_chrome_trace(const char *path);
-/** Write the last session's key averages and stats as one JSON object
+/** Write the last profile's key averages and stats as one JSON object
  *  (machine-readable summary). ND_ERR_IO as above. */
 ND_API nd_status nd_profiler_export_json(const char *path, const nd_profiler_table_options *opt);
 

@@ -2,7 +2,11 @@
 #
 #   make install      PREFIX=/usr/local DESTDIR= : libndgpu.a, libndgpu.so.X.Y.Z
 #                     (+ the libndgpu.so.0 and libndgpu.so links), ndgpu.h,
-#                     ndgpu.pc, bin/ndgpu-info and the man page ndgpu(3)
+#                     ndgpu.pc, the CMake package files
+#                     lib/cmake/ndgpu/ndgpuConfig.cmake and ndgpuConfigVersion.cmake
+#                     (targets ndgpu::ndgpu, ndgpu::ndgpu_static and, with
+#                     libndgpu_mpi, ndgpu::ndgpu_mpi[_static]),
+#                     bin/ndgpu-info and the man page ndgpu(3)
 #                     and, when libndgpu_mpi is built (mpicc found; MPI=0
 #                     leaves it out), libndgpu_mpi.a/.so.X.Y.Z (+ links)
 #                     and ndgpu_mpi.h
@@ -10,16 +14,19 @@
 #   make test-symbols the shared library exports exactly the ND_API functions
 #                     declared in include/ndgpu.h (tests/test_symbols.sh)
 #   make test-install install into a temporary DESTDIR and build and run
-#                     examples/quickstart.c with pkg-config only (tests/test_install.sh)
+#                     examples/quickstart.c with pkg-config only and with CMake
+#                     (find_package(ndgpu CONFIG)), shared and static
+#                     (tests/test_install.sh)
 #
 # Directories follow the GNU conventions and can be overridden one by one:
-# BINDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR.
+# BINDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, CMAKEDIR, MANDIR.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/ndgpu
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 INSTALL ?= install
@@ -34,10 +41,21 @@ ifeq ($(WITH_CUDA),1)
   PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 
+# What libndgpu.a needs at link time, for ndgpuConfig.cmake's
+# ndgpu::ndgpu_static: the build's own link flags for the BLAS and LAPACK
+# ($(BLAS_LIBS)), the CUDA libraries (their directory and runtime path, as
+# the library's own link has them) in a CUDA build, OpenMP's runtime, libm,
+# pthreads.
+STATIC_DEP_LIBS := $(BLAS_LIBS) -lgomp -lm -lpthread
+ifeq ($(WITH_CUDA),1)
+  STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
+endif
+
 # Everything `make install` writes, relative to $(DESTDIR).
 INSTALLED_FILES = $(LIBDIR)/libndgpu.a $(LIBDIR)/libndgpu.so.$(NDGPU_VERSION) \
                    $(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libndgpu.so \
                    $(INCLUDEDIR)/ndgpu.h $(PKGCONFIGDIR)/ndgpu.pc \
+                   $(CMAKEDIR)/ndgpuConfig.cmake $(CMAKEDIR)/ndgpuConfigVersion.cmake \
                    $(BINDIR)/ndgpu-info $(MANDIR)/man3/ndgpu.3
 MPI_INSTALLED_FILES := $(LIBDIR)/libndgpu_mpi.a $(LIBDIR)/libndgpu_mpi.so.$(NDGPU_VERSION) \
                        $(LIBDIR)/libndgpu_mpi.so.$(NDGPU_SOVERSION) $(LIBDIR)/libndgpu_mpi.so \
@@ -45,7 +63,8 @@ MPI_INSTALLED_FILES := $(LIBDIR)/libndgpu_mpi.a $(LIBDIR)/libndgpu_mpi.so.$(NDGP
 # (recursive: WITH_MPI is decided in mk/mpi.mk, read after this file)
 INSTALLED_FILES += $(if $(filter 1,$(WITH_MPI)),$(MPI_INSTALLED_FILES))
 
-.PHONY: install uninstall test-symbols test-install $(BUILD)/ndgpu.pc
+.PHONY: install uninstall test-symbols test-install $(BUILD)/ndgpu.pc $(BUILD)/ndgpuConfig.cmake \
+        $(BUILD)/ndgpuConfigVersion.cmake
 
 # Regenerated on every install: PREFIX and LIBDIR may differ between calls.
 $(BUILD)/ndgpu.pc: ndgpu.pc.in | $(BUILD)/.dirs
@@ -53,8 +72,21 @@ $(BUILD)/ndgpu.pc: ndgpu.pc.in | $(BUILD)/.dirs
 	    -e 's|@VERSION@|$(NDGPU_VERSION)|g' -e 's|@REQUIRES_PRIVATE@|$(PC_REQUIRES_PRIVATE)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(strip $(PC_LIBS_PRIVATE))|g' $< > $@
 
-install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+ND_SPACE := $(subst ,, )
+# The CMake package files, likewise (absolute paths, as in ndgpu.pc).
+CMAKE_SUBST = -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+              -e 's|@VERSION@|$(NDGPU_VERSION)|g' -e 's|@SOVERSION@|$(NDGPU_SOVERSION)|g' \
+              -e 's|@VERSION_MAJOR@|$(word 1,$(subst ., ,$(NDGPU_VERSION)))|g' \
+              -e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(NDGPU_VERSION)))|g' \
+              -e 's|@WITH_CUDA@|$(if $(filter 1,$(WITH_CUDA)),TRUE,FALSE)|g' \
+              -e 's|@STATIC_DEPS@|$(subst $(ND_SPACE),;,$(strip $(STATIC_DEP_LIBS)))|g'
+$(BUILD)/ndgpuConfig.cmake: ndgpuConfig.cmake.in | $(BUILD)/.dirs
+	sed $(CMAKE_SUBST) $< > $@
+$(BUILD)/ndgpuConfigVersion.cmake: ndgpuConfigVersion.cmake.in | $(BUILD)/.dirs
+	sed $(CMAKE_SUBST) $< > $@
+
+install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc $(BUILD)/ndgpuConfig.cmake $(BUILD)/ndgpuConfigVersion.cmake
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
 	              $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libndgpu.a
 	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libndgpu.so.$(NDGPU_VERSION)
@@ -62,6 +94,7 @@ install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libndgpu.so
 	$(INSTALL) -m 644 include/ndgpu.h $(DESTDIR)$(INCLUDEDIR)/ndgpu.h
 	$(INSTALL) -m 644 $(BUILD)/ndgpu.pc $(DESTDIR)$(PKGCONFIGDIR)/ndgpu.pc
+	$(INSTALL) -m 644 $(BUILD)/ndgpuConfig.cmake $(BUILD)/ndgpuConfigVersion.cmake $(DESTDIR)$(CMAKEDIR)/
 	$(if $(filter 1,$(WITH_MPI)),@$(MAKE) --no-print-directory mpi && \
 	  $(INSTALL) -m 644 $(MPI_LIB_A) $(DESTDIR)$(LIBDIR)/libndgpu_mpi.a && \
 	  $(INSTALL) -m 755 $(MPI_LIB_SO) $(DESTDIR)$(LIBDIR)/libndgpu_mpi.so.$(NDGPU_VERSION) && \
@@ -74,11 +107,12 @@ install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
+	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 test-symbols: $(BUILD)/libndgpu.so
 	@CC="$(CC)" bash tests/test_symbols.sh $(BUILD)/libndgpu.so include/ndgpu.h
 
 test-install: lib $(BUILD)/ndgpu-info
-	@MAKE="$(MAKE)" BUILD="$(BUILD)" WITH_CUDA="$(WITH_CUDA)" CC="$(CC)" bash tests/test_install.sh
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" WITH_CUDA="$(WITH_CUDA)" CC="$(CC)" BLAS_LIBS="$(strip $(BLAS_LIBS))" bash tests/test_install.sh
 
 extra-tests:: test-symbols test-install

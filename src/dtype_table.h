@@ -21,8 +21,7 @@
  * a row in ND_DTYPE_PAIRS below, its storage type, loads/stores in
  * src/convert.h and its promotion rule in src/dtype.c (promote(): the
  * kinds and sizes decide everything else); the op table's kind letters
- * and the loop generators then pick it up (see the closing note of
- * issue 11 for the counted list).
+ * and the loop generators then pick it up.
  */
 #ifndef ND_DTYPE_TABLE_H
 #define ND_DTYPE_TABLE_H

@@ -1,4 +1,4 @@
-/* The part views of complex arrays (issue 17): re(z), im(z) have z's shape,
+/* The part views of complex arrays: re(z), im(z) have z's shape,
  * twice its strides, the imaginary part one float further (NumPy's .real /
  * .imag); nd_real/nd_imag/nd_angle, the complex reductions and scans use
  * them. The complex elementwise ops themselves are native loops ('C' or

@@ -1,5 +1,5 @@
 /*
- * Elementwise functions beyond the op table (issue 13), composed in the
+ * Elementwise functions beyond the op table, composed in the
  * core from op-table ops, casts, where and reductions, so that they run on
  * every backend with the table's NumPy-exact bodies: divmod, modf, frexp,
  * round with decimals, isclose / allclose / array_equal, and the
@@ -281,7 +281,7 @@ nd_status nd_round(nd_array **out, const nd_array *a, int decimals)
                            decimals > 0 ? "multiply" : "divide");
         return nd__ew_unary_op(func, out, ND_UNARY_RINT, a);
     }
-    if (nd__no_complex(func, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex(func, a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     bool isint = !nd__is_float(a->dtype);
     if (isint && decimals >= 0) {
         if ((st = nd_copy(&t, a))) return nd__err_prefix(st, func);

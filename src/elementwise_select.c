@@ -58,7 +58,7 @@ static nd_status check_out(const char *func, nd_array **out, nd_dtype dt, int nd
 
 nd_status nd_clip(nd_array **out, const nd_array *a, const nd_array *lo, const nd_array *hi)
 {
-    if (nd__no_complex("nd_clip", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_clip", a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     ND_PROF_OP("clip", out, a, lo, hi);
     static const char *func = "nd_clip";
     ND_CHECK_PTR(func, out, "out");
@@ -112,7 +112,7 @@ static nd_status fit_bound(const char *func, nd_scalar *s, nd_dtype t, bool is_l
 
 nd_status nd_clip_scalar(nd_array **out, const nd_array *a, nd_scalar lo, nd_scalar hi)
 {
-    if (nd__no_complex("nd_clip_scalar", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_clip_scalar", a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     ND_PROF_OP("clip", out, a);
     static const char *func = "nd_clip_scalar";
     ND_CHECK_PTR(func, out, "out");

@@ -1,4 +1,4 @@
-/* numpy.fft, 1-D (issue 17): nd_fft, nd_ifft, nd_rfft, nd_irfft, nd_hfft,
+/* numpy.fft, 1-D: nd_fft, nd_ifft, nd_rfft, nd_irfft, nd_hfft,
  * nd_ihfft, nd_fftfreq, nd_rfftfreq, and the pieces the n-D functions
  * (src/fft_nd.c) share. The transforms are the backends' fft slot
  * (contract: src/fft.h); this file validates, picks dtypes, crops or

@@ -1,4 +1,4 @@
-/* Issue 17 (area "fft"): the FFT module - the internal declarations shared
+/* area "fft": the FFT module - the internal declarations shared
  * by the core (src/fft.c, src/fft_nd.c) and both backends' fft slots
  * (src/cpu/fft.c over the engine of src/cpu/fft_core.h, src/cuda/fft.cu
  * over cuFFT).

@@ -1,4 +1,4 @@
-/* numpy.fft, n-D (issue 17): nd_fftn, nd_ifftn, nd_rfftn, nd_irfftn, the
+/* numpy.fft, n-D: nd_fftn, nd_ifftn, nd_rfftn, nd_irfftn, the
  * 2-D forms, nd_fftshift and nd_ifftshift. The n-D transforms are
  * repeated 1-D ones (the backends' fft slot, src/fft.h), in NumPy's
  * order (numpy/fft/_pocketfft.py):

@@ -156,7 +156,7 @@ ND_INTERNAL void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t 
 static inline char *nd__ptr(const nd_array *a) { return (char *)a->buf->ptr + a->offset; }
 /* ND_ERR_DTYPE "<func>: '<name>' is complex64; <func> has no complex
  * implementation" when a (may be NULL) has a complex dtype: the guard of
- * every function that does not (yet) take complex input (issue 17), so
+ * every function that does not (yet) take complex input, so
  * that complex data never reaches a backend loop that lacks it. */
 ND_INTERNAL nd_status nd__no_complex(const char *func, const nd_array *a, const char *name);
 static inline bool nd__same_device(nd_device x, nd_device y) { return x.type == y.type && x.id == y.id; }

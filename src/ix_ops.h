@@ -1,5 +1,5 @@
 /*
- * Indexing and selection (issue 13, area "ix"): what the core
+ * Indexing and selection (area "ix"): what the core
  * (src/index.c, src/index_mask.c) and both backends (src/cpu/ix.c,
  * src/cuda/kernels_ix.cu) share: the scatter ops, the index normalisation
  * of the three take modes and the scalar combine bodies of

@@ -1,4 +1,4 @@
-/* Issue 18 (area "la"): linear algebra - the contract of the backend slot
+/* area "la": linear algebra - the contract of the backend slot
  * `la` (src/backend.h) shared by the core (src/linalg_*.c) and both
  * backends (src/cpu/lapack.c over the Fortran LAPACK symbols OpenBLAS
  * exports; src/cuda/solver.cu over cuSOLVER, with the emulated device's

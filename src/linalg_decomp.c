@@ -1,4 +1,4 @@
-/* numpy.linalg's decompositions and what is built on them (issue 18):
+/* numpy.linalg's decompositions and what is built on them:
  * nd_linalg_solve, inv, det, slogdet, cholesky, qr, svd, svdvals, eigh,
  * eigvalsh, eig, eigvals, lstsq, pinv, matrix_rank, cond.
  *

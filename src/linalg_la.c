@@ -1,4 +1,4 @@
-/* The shared machinery of the numpy.linalg decompositions (issue 18; the
+/* The shared machinery of the numpy.linalg decompositions (the
  * interface and what each helper does: src/linalg_la.h).
  *
  * Decisions:

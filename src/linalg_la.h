@@ -1,4 +1,4 @@
-/* The shared machinery of numpy.linalg's decompositions (issue 18):
+/* The shared machinery of numpy.linalg's decompositions:
  * dtype rules, validation, the column-major stacks the backend slot `la`
  * wants (src/la.h), the slot call with its info turned into LinAlgError
  * messages, and a multi-output out-transaction. Implemented in

@@ -1,4 +1,4 @@
-/* numpy.linalg's functions built on the SVD (issue 18): nd_linalg_lstsq,
+/* numpy.linalg's functions built on the SVD: nd_linalg_lstsq,
  * pinv, matrix_rank, cond. The factorisations come from the slot through
  * the shared stacks of src/linalg_la.c; everything else is nd_* ops, so
  * these run unchanged on every device. The decisions taken where NumPy had

@@ -1,4 +1,4 @@
-/* numpy.linalg norms and products (issue 18): nd_linalg_norm,
+/* numpy.linalg norms and products: nd_linalg_norm,
  * nd_linalg_vector_norm, nd_linalg_matrix_norm, nd_linalg_matrix_power,
  * nd_linalg_multi_dot, nd_linalg_cross, nd_linalg_vecdot and nd_kron.
  *

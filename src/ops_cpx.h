@@ -1,5 +1,5 @@
 /*
- * The scalar bodies of the complex elementwise ops (issue 17), shared by
+ * The scalar bodies of the complex elementwise ops, shared by
  * the CPU loops and the CUDA kernels like the real bodies of
  * src/ops_math.h (which includes this file at its end): nd_op_<name>_c64
  * on nd_c64_t (computed in float, as NumPy's complex64 loops) and

@@ -1,6 +1,6 @@
 /*
- * The scalar bodies of the complex elementwise ops that need real math
- * (issue 17), shared by the CPU loops (C11) and the CUDA kernels (nvcc,
+ * The scalar bodies of the complex elementwise ops that need real math,
+ * shared by the CPU loops (C11) and the CUDA kernels (nvcc,
  * C++) like the rest of src/ops_math.h (which includes this file at its
  * end; this file includes it too, the include guards sort it out):
  *

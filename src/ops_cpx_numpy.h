@@ -1,5 +1,5 @@
 /*
- * The complex bodies with NumPy's own formulas (issue 17): divide (Smith's
+ * The complex bodies with NumPy's own formulas: divide (Smith's
  * algorithm as NumPy's loop, run in an unbounded exponent where NumPy's
  * intermediates would overflow), reciprocal, sign, exp2, expm1, log1p,
  * log2, log10 and power (npy_cpow: its small-integer loop, 0 ** b, C99's

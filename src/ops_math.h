@@ -196,7 +196,7 @@ ND_HOSTDEV static inline bool nd_signbit_bits_f64(double x)
     ND_HOSTDEV static inline bool nd_op_logical_and_##sfx(T a, T b) { return (a != 0) && (b != 0); }     \
     ND_HOSTDEV static inline bool nd_op_logical_or_##sfx(T a, T b) { return (a != 0) || (b != 0); }      \
     ND_HOSTDEV static inline bool nd_op_logical_xor_##sfx(T a, T b) { return (a != 0) != (b != 0); }     \
-    /* issue 13 */                                                                                      \
+    /* fmod ... ldexp */                                                                                \
     ND_HOSTDEV static inline T nd_op_fmod_##sfx(T a, T b) { return fmod##F(a, b); }                      \
     /* NumPy's npy_logaddexp / npy_logaddexp2 */                                                         \
     ND_HOSTDEV static inline T nd_op_logaddexp_##sfx(T a, T b)                                           \
@@ -529,7 +529,7 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #define ND_OP_KINDS_FLT_IU(X, ...)
 #define ND_OP_KINDS_INT_BIUFh(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_BIUFh(X, ...) ND_OP_TYPES_FLOAT_OWN16(X, __VA_ARGS__)
-/* ... C: also complex64/complex128 (issue 17) */
+/* ... C: also complex64/complex128 */
 #define ND_OP_KINDS_INT_BIUFC(X, ...) ND_OP_TYPES_INT(X, __VA_ARGS__)
 #define ND_OP_KINDS_FLT_BIUFC(X, ...) ND_OP_TYPES_FLOAT(X, __VA_ARGS__)
 #define ND_OP_KINDS_INT_bIUFC(X, ...) ND_OP_TYPES_IU(X, __VA_ARGS__)

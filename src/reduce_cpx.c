@@ -1,5 +1,5 @@
 /*
- * Reductions of complex arrays (issue 17), NumPy 2 semantics, COMPOSED in
+ * Reductions of complex arrays, NumPy 2 semantics, COMPOSED in
  * the core from the real reductions of the part views re(z), im(z) (and
  * the complex elementwise multiply for prod), so that they run on every
  * backend with no complex reduction kernels:

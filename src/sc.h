@@ -1,6 +1,6 @@
 /* Scans (nd_cumsum, nd_cumprod, nd_cummax, nd_cummin; src/scan.c) and the
  * nan-aware reductions (src/sc_nan.c): the internal declarations of area
- * "sc" of issue 13, and the scalar bodies both backends' scan kernels call
+ * "sc", and the scalar bodies both backends' scan kernels call
  * (ND_HOSTDEV: src/cpu/sc_scan.c and src/cuda/kernels_sc_scan.cu).
  *
  * The backend slot nd_backend.scan (src/backend.h):

@@ -24,7 +24,7 @@
  * NumPy's (ours are the more accurate ones: the error stays at one
  * rounding of the float32 running value).
  *
- * complex64/complex128 (issue 17): cumsum and cumprod are compositions
+ * complex64/complex128: cumsum and cumprod are compositions
  * (scan_cpx below), cummax/cummin refuse complex.
  *
  * nd_diff is a composition: slices + nd_subtract (nd_not_equal for bool),
@@ -72,7 +72,7 @@ static nd_status axis_range(nd_array **v, const nd_array *z, int ax, int64_t lo,
     return nd_slice(v, z, ax + 1, r);
 }
 
-/* cumsum / cumprod of complex (issue 17), composed so that every backend
+/* cumsum / cumprod of complex, composed so that every backend
  * has it: cumsum scans the real and imaginary parts (views) into the
  * parts of the result; cumprod is a Hillis-Steele scan of complex
  * multiplies (log2(n) passes, each r[d:] *= r[:-d] through a temporary),

@@ -1,4 +1,4 @@
-/* nd_softmax, nd_log_softmax, nd_logsumexp, nd_cross_entropy (issue 15):
+/* nd_softmax, nd_log_softmax, nd_logsumexp, nd_cross_entropy:
  * validation, axes, dtypes and outs; the kernels are the backends'
  * softmax / cross_entropy slots (src/softmax.h).
  *

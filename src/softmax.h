@@ -1,4 +1,4 @@
-/* Issue 15 (area "mx"): the softmax family, cross-entropy and loss
+/* area "mx": the softmax family, cross-entropy and loss
  * scaling - the internal declarations shared by the core (src/softmax.c,
  * src/amp.c) and both backends (src/cpu/mx.c... , src/cuda/kernels_mx*.cu).
  *

@@ -119,7 +119,7 @@ static nd_status sort_into(const char *func, nd_array *dv, nd_array *di, const n
 
 nd_status nd__sort_axis(const char *func, nd_array **vals, nd_array **idx, const nd_array *a, int axis, bool desc)
 {
-    if (nd__no_complex(func, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex(func, a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     nd_array *v = NULL, *i = NULL;
     nd_status st = ND_OK;
     if (vals) st = nd__alloc(&v, a->dtype, a->ndim, a->shape, a->device);
@@ -156,7 +156,7 @@ static nd_status sort_args(const char *fn, nd_array **out, const nd_array *a, in
 
 static nd_status sort_common(const char *fn, nd_array **out, const nd_array *a, int axis, unsigned flags, bool arg)
 {
-    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     nd_array *x = NULL;
     nd_status st = sort_args(fn, out, a, &axis, &x);
     if (st) return st;
@@ -191,7 +191,7 @@ nd_status nd_argsort(nd_array **out, const nd_array *a, int axis, unsigned flags
 
 static nd_status partition_common(const char *fn, nd_array **out, const nd_array *a, int64_t kth, int axis, bool arg)
 {
-    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     nd_array *x = NULL;
     int ax = axis;
     nd_status st = sort_args(fn, out, a, &ax, &x);
@@ -245,7 +245,7 @@ static nd_status topk_rows(const char *fn, nd_array *mv, nd_array *mi, const nd_
 nd_status nd_topk(nd_array **values, nd_array **indices, const nd_array *a, int64_t k, int axis, bool largest,
                   bool sorted)
 {
-    if (nd__no_complex("nd_topk", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_topk", a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     ND_PROF_OP("topk", values, a);
     static const char *fn = "nd_topk";
     (void)sorted; /* always sorted */

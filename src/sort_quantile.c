@@ -82,7 +82,7 @@ static nd_status column(nd_array **out, const nd_array *s, int64_t i0, int64_t i
 static nd_status order_stat(const char *fn, nd_array **out, const nd_array *a, double q, int naxes, const int *axes,
                             bool keepdims)
 {
-    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex(fn, a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     ND_CHECK_PTR(fn, out, "out");
     ND_CHECK_PTR(fn, a, "a");
     if (q >= 0 && a->dtype == ND_BOOL) /* NumPy: TypeError from the interpolation's subtract */

@@ -46,8 +46,8 @@ static nd_status same_dev(const char *fn, const nd_array *a, const nd_array *b, 
 
 nd_status nd_searchsorted(nd_array **out, const nd_array *a, const nd_array *v, nd_side side)
 {
-    if (nd__no_complex("nd_searchsorted", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
-    if (nd__no_complex("nd_searchsorted", v, "v")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_searchsorted", a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
+    if (nd__no_complex("nd_searchsorted", v, "v")) return ND_ERR_DTYPE; /* no complex loops yet */
     ND_PROF_OP("searchsorted", out, a, v);
     static const char *fn = "nd_searchsorted";
     ND_CHECK_PTR(fn, out, "out");
@@ -78,8 +78,8 @@ nd_status nd_searchsorted(nd_array **out, const nd_array *a, const nd_array *v, 
 
 nd_status nd_isin(nd_array **out, const nd_array *element, const nd_array *test_elements, bool invert)
 {
-    if (nd__no_complex("nd_isin", element, "element")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
-    if (nd__no_complex("nd_isin", test_elements, "test_elements")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_isin", element, "element")) return ND_ERR_DTYPE; /* no complex loops yet */
+    if (nd__no_complex("nd_isin", test_elements, "test_elements")) return ND_ERR_DTYPE; /* no complex loops yet */
     ND_PROF_OP("isin", out, element, test_elements);
     static const char *fn = "nd_isin";
     ND_CHECK_PTR(fn, out, "out");

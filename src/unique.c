@@ -32,7 +32,7 @@ static nd_status give(const char *func, nd_array **out, nd_array **fresh)
 
 nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, nd_array **counts, const nd_array *a)
 {
-    if (nd__no_complex("nd_unique", a, "a")) return ND_ERR_DTYPE; /* issue 17: no complex loops yet */
+    if (nd__no_complex("nd_unique", a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
     ND_PROF_OP("unique", values, a);
     static const char *const F = "nd_unique";
     ND_CHECK_PTR(F, a, "a");

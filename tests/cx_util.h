@@ -1,4 +1,4 @@
-/* Complex test arrays from (re, im) doubles and back (issue 17), shared by
+/* Complex test arrays from (re, im) doubles and back, shared by
  * the complex suites (tests/test_complex.c, tests/test_reduce_cpx.c). */
 #ifndef ND_TEST_CX_UTIL_H
 #define ND_TEST_CX_UTIL_H

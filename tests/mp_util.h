@@ -91,7 +91,7 @@ static inline char *mp_fmt_shape(char *b, size_t cap, int nd, const int64_t *s)
     return b;
 }
 /* the real dtypes: several manipulation ops compute (trace, outer,
- * einsum); their complex cases are tests/test_complex.c's (issue 17) */
+ * einsum); their complex cases are tests/test_complex.c's */
 static inline nd_dtype mp_dtype(mp_rng *r) { return cv_all_dtypes[mp_int(r, 0, NT_NREAL - 1)]; }
 
 enum { MP_CONTIG, MP_TRANSPOSED, MP_SLICED, MP_BROADCAST, MP_NLAYOUTS };

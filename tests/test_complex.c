@@ -1,4 +1,4 @@
-/* complex64 / complex128 (issue 17): the dtype table, promotion (NEP 50,
+/* complex64 / complex128: the dtype table, promotion (NEP 50,
  * weak complex scalars), casts both ways against NumPy's values, creation,
  * views, joins, copies and indexing carrying both parts, .npy (both byte
  * orders) and DLPack, real/imag views, conj, angle, abs, and arithmetic

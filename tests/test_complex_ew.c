@@ -1,4 +1,4 @@
-/* The native complex loops of the op table (issue 17): every unary and
+/* The native complex loops of the op table: every unary and
  * binary op whose kinds column has a C, on complex64 and complex128, in
  * every layout the backends treat differently (contiguous, strided,
  * transposed, broadcast, 0-d, a given out, in place, weak scalars) against

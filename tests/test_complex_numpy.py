@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The complex elementwise ops against NumPy itself (issue 17): every op of
+"""The complex elementwise ops against NumPy itself: every op of
 the table that takes complex, through ctypes on libndgpu.so, on complex64
 and complex128, on the CPU (and on cuda:0 with NDGPU_CPX_CUDA=1 when the
 library has a usable GPU, e.g. the emulated one), compared with NumPy 2 on

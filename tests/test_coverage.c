@@ -13,7 +13,7 @@
 #include "elementwise.h"
 #include "internal.h"
 #include "philox.h"
-#include "sc.h" /* [sc] issue 13: ND_SC_NOPS */
+#include "sc.h" /* [sc] ND_SC_NOPS */
 #include "test_util.h"
 
 #ifdef ND_WITH_CUDA
@@ -39,8 +39,8 @@ static int num_ops(nd_kernel_kind k)
     case ND_KERNEL_REDUCE: return ND_NUM_REDUCE_OPS;
     case ND_KERNEL_RANDOM: return 2;
     case ND_KERNEL_CAST: return ND_NUM_DTYPES;
-    case ND_KERNEL_SCAN: return ND_SC_NOPS; /* [sc] issue 13: sum, prod, max, min (src/sc.h) */
-    case ND_KERNEL_SCATTER: return 4; /* issue 13 (ix): nd_scatter_op, src/ix_ops.h */
+    case ND_KERNEL_SCAN: return ND_SC_NOPS; /* [sc] sum, prod, max, min (src/sc.h) */
+    case ND_KERNEL_SCATTER: return 4; /* ix: nd_scatter_op, src/ix_ops.h */
     default: return 1;
     }
 }
@@ -79,7 +79,7 @@ START_TEST(cpu_backend_covers_the_op_table)
     ck_assert(cpu->supports(ND_KERNEL_UNARY, ND_UNARY_EXP, ND_BFLOAT16));
     ck_assert(!cpu->supports(ND_KERNEL_UNARY, ND_UNARY_EXP, ND_INT32)); /* the core casts ints to a float */
     ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_RIGHT_SHIFT, ND_UINT64));
-    /* issue 13: the new rules and kinds tokens generate exactly their loops */
+    /* the new rules and kinds tokens generate exactly their loops */
     ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_FLOAT_POWER, ND_FLOAT64));
     ck_assert(!cpu->supports(ND_KERNEL_BINARY, ND_BINARY_FLOAT_POWER, ND_FLOAT32)); /* F64: float64 only */
     ck_assert(cpu->supports(ND_KERNEL_BINARY, ND_BINARY_NEXTAFTER, ND_FLOAT16));      /* BIUFh: own 16-bit bodies */

@@ -1,4 +1,4 @@
-/* The backend table is the only door (issue 11, src/backend.h): every
+/* The backend table is the only door (src/backend.h): every
  * compiled-in descriptor is complete and of this ABI version, device names
  * come from the registry (one function), and the device part answers for
  * the core. The static half (no core file calls a backend by name) is
@@ -31,9 +31,9 @@ START_TEST(descriptors_are_complete_and_versioned)
         ck_assert(be->alloc && be->free && be->memcpy_h2d && be->memcpy_d2h && be->memcpy_d2d);
         ck_assert(be->cast && be->fill && be->unary && be->binary && be->where && be->reduce);
         ck_assert(be->matmul && be->gemm && be->random && be->supports);
-        ck_assert(be->softmax && be->cross_entropy && be->amp_unscale); /* issue 15 */
-        ck_assert(be->fft);                                              /* issue 17 */
-        ck_assert(be->la);                                               /* issue 18 */
+        ck_assert(be->softmax && be->cross_entropy && be->amp_unscale); /* mixed precision */
+        ck_assert(be->fft);                                              /* FFT */
+        ck_assert(be->la);                                               /* linear algebra */
         /* optional groups: all or none */
         int ns = !!be->stream_create + !!be->stream_destroy + !!be->stream_synchronize;
         ck_assert_msg(ns == 0 || ns == 3, "%s: %d of 3 stream slots", be->name, ns);

@@ -1,4 +1,4 @@
-/* The issue-13 elementwise functions against NumPy 2.4 constants (generated
+/* The elementwise functions against NumPy 2.4 constants (generated
  * with python3 + numpy 2.4.6 and pasted below; bfloat16 values, which NumPy
  * has no dtype for, are computed by hand and say so): the new op-table ops
  * at their edges (gcd/lcm of negatives and INT_MIN, fmod signs, logaddexp

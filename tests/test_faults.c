@@ -339,7 +339,7 @@ static void run_faults(nd_device dev)
            dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", n - 1, failed, absorbed);
 }
 
-/* numpy.linalg (issue 18): every nd_linalg_* function once on a 3x3
+/* numpy.linalg: every nd_linalg_* function once on a 3x3
  * matrix (and a 3x2 system), so that the fault walk below reaches every
  * allocation of the decompositions, their packing, workspaces and info
  * buffers, and of the norms and products. The checksum adds the results'
@@ -441,7 +441,7 @@ END_TEST
 START_TEST(test_faults_cpu) { run_faults(nd_cpu()); }
 END_TEST
 
-/* Finding (issue 11): a failed first creation of the pinned pool made every
+/* Finding: a failed first creation of the pinned pool made every
  * later nd_pinned_alloc / nd_empty_pinned fail for the rest of the process
  * (pthread_once). In a forked test (the default) the pool does not exist
  * yet, so the first allocation of the call is the pool's creation. */

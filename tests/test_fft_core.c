@@ -1,4 +1,4 @@
-/* The CPU FFT engine (issue 17; src/cpu/fft_core.h): c2c, r2c and c2r
+/* The CPU FFT engine (src/cpu/fft_core.h): c2c, r2c and c2r
  * transforms of many lengths in single and double precision, strided and
  * batched layouts, in place, scale, the plan cache, threads sharing one
  * plan, and every allocation failing in turn.

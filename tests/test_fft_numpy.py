@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The FFT module against numpy.fft itself (issue 17): every nd_fft*
+"""The FFT module against numpy.fft itself: every nd_fft*
 function through ctypes on libndgpu.so, on the CPU (and on cuda:0 with
 NDGPU_FFT_CUDA=1 when the library has a usable GPU), compared with NumPy's
 result on the same input: dtype (NumPy 2's rules), shape and values within

@@ -1,4 +1,4 @@
-/* Correctness findings of issue 11 (found against NumPy 2.4 and with
+/* Correctness findings (found against NumPy 2.4 and with
  * hostile input), one test each; expected values are NumPy's. Device cases
  * run on nd_default_device(): the CPU in `make test`, the (emulated) GPU in
  * `make emu-test`. */
@@ -61,7 +61,7 @@ START_TEST(test_float_ops_mixed_sign_ints)
 }
 END_TEST
 
-/* Finding (issue 19, the array API suite through python/ndgpu): nd_clip
+/* Finding (the array API suite through python/ndgpu): nd_clip
  * mis-broadcast a bound with more dimensions than a ((3,2) clipped by a
  * (4,3,2) bound failed with "shapes (4,2) and (4,3,2) do not broadcast"):
  * the broadcast shape was computed in place. NumPy: np.clip(a, lo, hi)

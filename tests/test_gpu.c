@@ -288,8 +288,8 @@ END_TEST
 /* One thread, two streams, two products in flight: the first is held back
  * on stream A (a gate queued before it), the second runs on stream B. With
  * one cuBLAS workspace per handle they would share it while both are in
- * flight; the cuBLAS stand-in reports that as a device fault (issue 10,
- * defect 5). Emulation only: a GPU shows the race as wrong numbers at
+ * flight; the cuBLAS stand-in reports that as a device fault.
+ * Emulation only: a GPU shows the race as wrong numbers at
  * random. */
 static pthread_mutex_t g_gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_gate_cv = PTHREAD_COND_INITIALIZER;

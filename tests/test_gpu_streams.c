@@ -1,5 +1,5 @@
-/* Stream safety of the memory pools and of the transfers (issue 10,
- * defects 3, 4 and part of 5): a device block used on another stream, a
+/* Stream safety of the memory pools and of the transfers: a device
+ * block used on another stream, a
  * pinned block with a copy still queued, the staging buffers of pageable
  * copies, and the ordering of nd_copy_async and of the synchronous
  * fallbacks with the stream that produced their data.

@@ -7,7 +7,7 @@
 Suite *suite_index_mask(void);
 
 /* the real dtypes: nonzero and masks of complex arrays need complex
- * not_equal, which comes with complex elementwise ops (issue 17) */
+ * not_equal, which comes with complex elementwise ops */
 static nd_dtype rand_dtype(uint64_t *s) { return cv_all_dtypes[ix_rand(s) % NT_NREAL]; }
 
 static int rand_shape(uint64_t *s, int maxnd, int64_t *shape)

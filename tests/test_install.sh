@@ -8,8 +8,14 @@
 #     the SHARED library (checked with readelf/ldd), run it with
 #     LD_LIBRARY_PATH and check "quickstart: ok"; the same linked statically
 #     (pkg-config --static, libndgpu.a); run the installed bin/ndgpu-info;
-#     uninstall.
-# Run from make (test-install), which passes MAKE, BUILD, WITH_CUDA and CC.
+#     uninstall;
+#  3. in the same prefix, a CMake project (find_package(ndgpu CONFIG
+#     REQUIRED), CMAKE_PREFIX_PATH only) builds quickstart.c against
+#     ndgpu::ndgpu (shared) and ndgpu::ndgpu_static, and, where libndgpu_mpi
+#     is installed, a small collective program against ndgpu::ndgpu_mpi
+#     (run under mpirun -np 1); each runs and prints its line.
+# Run from make (test-install), which passes MAKE, BUILD, WITH_CUDA, CC and
+# BLAS_LIBS. cmake comes from `make deps` (tools/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
@@ -17,6 +23,7 @@ BUILD=${BUILD:-build}
 WITH_CUDA=${WITH_CUDA:-0}
 cc=${CC:-cc}
 if ! command -v pkg-config >/dev/null; then echo "test-install: SKIPPED (pkg-config not found)"; exit 0; fi
+command -v cmake >/dev/null || { echo "test-install: FAILED (cmake not found: make deps installs it)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 stage=$tmp/stage
@@ -36,6 +43,8 @@ $prefix/lib/libndgpu.a
 $prefix/lib/libndgpu.so
 $prefix/lib/libndgpu.so.0
 $prefix/lib/libndgpu.so.0.1.0
+$prefix/lib/cmake/ndgpu/ndgpuConfig.cmake
+$prefix/lib/cmake/ndgpu/ndgpuConfigVersion.cmake
 $prefix/lib/pkgconfig/ndgpu.pc
 $prefix/share/man/man3/ndgpu.3
 LIST
@@ -57,6 +66,17 @@ if [ "$WITH_CUDA" = 1 ]; then
 else
   ! grep -q 'cudart' "$pc" || fail "ndgpu.pc names CUDA in a CPU-only build"
 fi
+cm=$L/cmake/ndgpu/ndgpuConfig.cmake
+grep -q 'add_library(ndgpu::ndgpu SHARED IMPORTED)' "$cm" || fail "ndgpuConfig.cmake lacks ndgpu::ndgpu"
+grep -q "libndgpu.so.0.1.0" "$cm" || fail "ndgpuConfig.cmake does not name libndgpu.so.0.1.0"
+for f in ${BLAS_LIBS:-}; do
+  grep -qF -- "$f" "$cm" || fail "ndgpuConfig.cmake lacks the build's BLAS flag $f"
+done
+if [ "$WITH_CUDA" = 1 ]; then
+  grep -q -- '-lcudart' "$cm" && grep -q -- '-lcusolver' "$cm" || fail "ndgpuConfig.cmake lacks the CUDA libraries"
+else
+  ! grep -q 'cudart' "$cm" || fail "ndgpuConfig.cmake names CUDA in a CPU-only build"
+fi
 
 # 1c. with libndgpu_mpi (when mpicc is here): its library, links and header
 #     join the list, and uninstall removes them too
@@ -64,7 +84,7 @@ if command -v mpicc >/dev/null; then
   mstage=$tmp/mstage
   $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" MPI=1 DESTDIR="$mstage" PREFIX="$prefix" install \
     > "$tmp/minstall.log" 2>&1 || { cat "$tmp/minstall.log"; fail "make MPI=1 install"; }
-  for f in lib/libndgpu_mpi.a lib/libndgpu_mpi.so lib/libndgpu_mpi.so.0 lib/libndgpu_mpi.so.0.1.0 include/ndgpu_mpi.h; do
+  for f in lib/cmake/ndgpu/ndgpuConfig.cmake lib/libndgpu_mpi.a lib/libndgpu_mpi.so lib/libndgpu_mpi.so.0 lib/libndgpu_mpi.so.0.1.0 include/ndgpu_mpi.h; do
     [ -e "$mstage$prefix/$f" ] || fail "make MPI=1 install did not install $f"
   done
   cmp -s include/ndgpu_mpi.h "$mstage$prefix/include/ndgpu_mpi.h" || fail "installed ndgpu_mpi.h differs"
@@ -113,7 +133,67 @@ grep -qF "quickstart: ok" <<<"$out" || { echo "$out"; fail "quickstart (static) 
 # 2c. the installed tool runs
 "$p/bin/ndgpu-info" > "$tmp/info.txt" 2>&1 || { cat "$tmp/info.txt"; fail "installed ndgpu-info"; }
 grep -Eq '^  dtypes +bool .* complex64 complex128 \(15\)$' "$tmp/info.txt" || { cat "$tmp/info.txt"; fail "ndgpu-info lists the 15 dtypes"; }
+# 3. a CMake consumer of the same prefix: find_package(ndgpu CONFIG REQUIRED)
+cdir=$tmp/cmake-consumer
+mkdir -p "$cdir"
+cp examples/quickstart.c "$cdir/"
+have_mpi=0
+[ -e "$p/lib/libndgpu_mpi.so" ] && have_mpi=1
+cat > "$cdir/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(ndgpu_consumer C)
+option(WITH_MPI "also build against ndgpu::ndgpu_mpi" OFF)
+if(WITH_MPI)
+  find_package(ndgpu 0.1 CONFIG REQUIRED COMPONENTS mpi)
+else()
+  find_package(ndgpu 0.1 CONFIG REQUIRED)
+endif()
+message(STATUS "ndgpu ${ndgpu_VERSION} from ${ndgpu_DIR}")
+add_executable(quickstart quickstart.c)
+target_link_libraries(quickstart PRIVATE ndgpu::ndgpu)
+add_executable(quickstart_static quickstart.c)
+target_link_libraries(quickstart_static PRIVATE ndgpu::ndgpu_static)
+if(WITH_MPI)
+  add_executable(comm_size comm_size.c)
+  target_link_libraries(comm_size PRIVATE ndgpu::ndgpu_mpi)
+endif()
+CMAKE
+cat > "$cdir/comm_size.c" <<'C'
+#include <ndgpu_mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    nd_comm *comm = NULL;
+    if (nd_comm_create(&comm, MPI_COMM_WORLD) != ND_OK) { fprintf(stderr, "%s\n", nd_last_error()); MPI_Abort(MPI_COMM_WORLD, 1); }
+    printf("comm_size: %d process(es) ok\n", nd_comm_size(comm));
+    nd_comm_destroy(comm);
+    MPI_Finalize();
+    return 0;
+}
+C
+cmake -S "$cdir" -B "$cdir/build" -DCMAKE_PREFIX_PATH="$p" -DCMAKE_C_COMPILER="$cc" -DWITH_MPI=$have_mpi \
+  > "$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "cmake configure with find_package(ndgpu CONFIG REQUIRED)"; }
+grep -qF "ndgpu 0.1.0 from $p/lib/cmake/ndgpu" "$tmp/cmake.log" || { cat "$tmp/cmake.log"; fail "cmake found another ndgpu"; }
+cmake --build "$cdir/build" > "$tmp/cmake-build.log" 2>&1 || { cat "$tmp/cmake-build.log"; fail "cmake --build of the consumer"; }
+if command -v readelf >/dev/null; then
+  grep -q 'NEEDED.*\[libndgpu.so.0\]' <<<"$(readelf -d "$cdir/build/quickstart")" || fail "CMake quickstart is not linked to libndgpu.so.0"
+  ! grep -q 'libndgpu' <<<"$(readelf -d "$cdir/build/quickstart_static")" || fail "CMake quickstart_static needs libndgpu.so"
+fi
+for b in quickstart quickstart_static; do
+  out=$("$cdir/build/$b" 2>&1) || { echo "$out"; fail "CMake $b exit status"; }
+  grep -qF "quickstart: ok" <<<"$out" || { echo "$out"; fail "CMake $b did not print 'quickstart: ok'"; }
+done
+cmake_what="ndgpu::ndgpu and ndgpu::ndgpu_static"
+if [ $have_mpi = 1 ]; then
+  mflags=(-np 1)
+  [ "$(id -u)" -eq 0 ] && mflags+=(--allow-run-as-root)
+  out=$(timeout 120 "${MPIRUN:-mpirun}" "${mflags[@]}" "$cdir/build/comm_size" 2>&1) || { echo "$out"; fail "CMake comm_size (ndgpu::ndgpu_mpi) under mpirun"; }
+  grep -qF "comm_size: 1 process(es) ok" <<<"$out" || { echo "$out"; fail "CMake comm_size output"; }
+  cmake_what="$cmake_what, ndgpu::ndgpu_mpi"
+fi
+
 $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" PREFIX="$p" uninstall > /dev/null 2>&1 || fail "make uninstall PREFIX=$p"
 left=$(cd "$p" && find . \( -type f -o -type l \))
 [ -z "$left" ] || { echo "$left"; fail "make uninstall PREFIX=$p left files behind"; }
-echo "test-install: PASSED (8 files installed and uninstalled; quickstart built with pkg-config only, shared and static: 'quickstart: ok')"
+echo "test-install: PASSED (10 files installed and uninstalled; quickstart built with pkg-config only and with CMake ($cmake_what), shared and static: 'quickstart: ok')"

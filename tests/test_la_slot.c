@@ -1,4 +1,4 @@
-/* The backend slot `la` (issue 18; contract in src/la.h), called directly
+/* The backend slot `la` (contract in src/la.h), called directly
  * through nd__backend(dev)->la on every compiled-in backend with a device:
  * the CPU always, cuda:0 when there is one (in the CUDA_EMU=1 build the
  * emulated GPU, where the cuSOLVER stand-in answers). Same cases on both.

@@ -1,4 +1,4 @@
-/* The numpy.linalg decompositions (issue 18; src/linalg_decomp.c,
+/* The numpy.linalg decompositions (src/linalg_decomp.c,
  * src/linalg_lstsq.c): solve, inv, det, slogdet, cholesky, qr, svd,
  * svdvals, eigh, eigvalsh, eig, eigvals, lstsq, pinv, matrix_rank, cond.
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""numpy.linalg's decompositions against NumPy itself (issue 18): solve,
+"""numpy.linalg's decompositions against NumPy itself: solve,
 inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, eig,
 eigvals, lstsq, pinv, matrix_rank and cond through ctypes on libndgpu.so,
 on the CPU (and on cuda:0 with NDGPU_LA_CUDA=1 when the library has a

@@ -32,7 +32,7 @@ typedef Suite *(*suite_fn)(void);
 /* Weak while suites are being written in parallel; a missing suite is
  * reported, never counted as passed. */
 #define SUITES_BASE(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(coverage) X(vmath) X(out) X(findings) X(doors) X(faults) X(threads) X(unique) X(fft_core) X(complex)
-/* issue 13: one line per area (kept apart so parallel branches merge) */
+/* one line per area (kept apart so parallel branches merge) */
 /* [ix] */
 #define SUITES_IX(X) X(index) X(index_mask)
 
@@ -48,14 +48,14 @@ typedef Suite *(*suite_fn)(void);
 /* [ew] */
 #define SUITES_EW(X)
 
-/* issue 14, the profiler: [prof] the lead's core, [prh] the hooks in every op, [prr] the reports */
+/* the profiler: [prof] the core, [prh] the hooks in every op, [prr] the reports */
 #define SUITES_PROF(X) X(profiler)
 /* [prh] */
 #define SUITES_PRH(X) X(profiler_ops)
 /* [prr] */
 #define SUITES_PRR(X) X(profiler_report)
 
-/* issue 15, mixed precision: [sm] softmax family and cross-entropy, [amp] loss scaling, [mm] half matmul */
+/* mixed precision: [sm] softmax family and cross-entropy, [amp] loss scaling, [mm] half matmul */
 /* [sm] */
 #define SUITES_SM(X) X(softmax)
 /* [amp] */
@@ -63,11 +63,11 @@ typedef Suite *(*suite_fn)(void);
 /* [mm] */
 #define SUITES_MM(X) X(matmul_half)
 
-/* issue 17: [fft] the FFT module */
+/* [fft] the FFT module */
 #define SUITES_FFT(X) X(fft)
-/* issue 17: [cx] complex math bodies, complex matmul, complex reductions and random */
+/* [cx] complex math bodies, complex matmul, complex reductions and random */
 #define SUITES_CX(X) X(ops_cpx) X(matmul_cpx) X(reduce_cpx) X(complex_ew)
-/* issue 18: [la] the backend slot la (every compiled-in backend), the decompositions, norms and products */
+/* [la] the backend slot la (every compiled-in backend), the decompositions, norms and products */
 #define SUITES_LA(X) X(la_slot) X(linalg_decomp) X(linalg_norm)
 /* result shapes whose size passes 2^63, every op family */
 #define SUITES_SZ(X) X(sizes)

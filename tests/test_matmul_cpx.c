@@ -1,4 +1,4 @@
-/* complex64 / complex128 matrix products (issue 17): nd_matmul, nd_dot,
+/* complex64 / complex128 matrix products: nd_matmul, nd_dot,
  * nd_gemm (and nd_tensordot / nd_outer, built on them) against a reference
  * computed here in long double from the values the arrays really hold - on
  * the CPU and on cuda:0 when there is one (the emulated GPU in `make

@@ -1,4 +1,4 @@
-/* Half-precision matmul (issue 15): float16/bfloat16 products accumulate in
+/* Half-precision matmul: float16/bfloat16 products accumulate in
  * float32, and a float32 out (nd_matmul) or c (nd_gemm) from half operands
  * receives the float32 result itself, never a value rounded to half in
  * between (src/linalg.c passes the float32 destination to the backend:

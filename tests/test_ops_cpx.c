@@ -1,4 +1,4 @@
-/* The complex math bodies of src/ops_cpx_math.h (issue 17), on the CPU,
+/* The complex math bodies of src/ops_cpx_math.h, on the CPU,
  * for complex128 (_c128) and complex64 (_c64):
  *
  *  - the special-value grid: every pair (re, im) of {0, -0, smallest

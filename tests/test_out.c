@@ -365,7 +365,7 @@ START_TEST(test_out_gemm_broadcast_c)
 }
 END_TEST
 
-/* The findings of issue 11 that the transaction fixes: these four returned
+/* The findings that the transaction fixes: these four returned
  * ND_OK and wrote every result into one element of a broadcast out. */
 START_TEST(test_out_broadcast_findings)
 {

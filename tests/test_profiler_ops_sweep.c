@@ -11,7 +11,7 @@
 typedef struct fx {
     nd_device dev;
     nd_array *a, *b, *v, *sq, *i32, *idx, *idx2, *mask, *mask3, *vals, *one, *rep, *p, *srt, *w, *w1, *lab;
-    nd_array *spd; /* issue 18: a 2 x 2 symmetric positive definite matrix (solve, inv, cholesky) */
+    nd_array *spd; /* a 2 x 2 symmetric positive definite matrix (solve, inv, cholesky) */
     nd_rng *rng;
     nd_stream *stream;
     nd_event *event;
@@ -268,13 +268,13 @@ C(percentile, nd_percentile(&o, A, 75, 0, NULL, false))
 C(searchsorted, nd_searchsorted(&o, f->srt, f->v, ND_SIDE_LEFT))
 C(isin, nd_isin(&o, A, f->v, false))
 C(unique, nd_unique(&o, &o2, NULL, NULL, A))
-/* mixed precision (issue 15) */
+/* mixed precision */
 C(softmax, nd_softmax(&o, A, -1))
 C(log_softmax, nd_log_softmax(&o, A, 0))
 C(logsumexp, nd_logsumexp(&o, A, 1, AX1, false))
 C(cross_entropy, nd_cross_entropy(&o, A, f->lab, 1, ND_REDUCTION_MEAN, -100))
 C(amp_unscale_check, nd_amp_unscale_check(&f->w, 1, 0.5, &yes))
-/* complex numbers and the FFT (issue 17); a is (3, 4) float32 */
+/* complex numbers and the FFT; a is (3, 4) float32 */
 C(angle, nd_angle(&o, A, true))
 C(fft, nd_fft(&o, A, -1, -1, ND_FFT_BACKWARD))
 C(ifft, nd_ifft(&o, A, 6, 0, ND_FFT_ORTHO))
@@ -294,7 +294,7 @@ C(fftfreq, nd_fftfreq(&o, 8, 0.5, ND_FLOAT32, DEV))
 C(rfftfreq, nd_rfftfreq(&o, 8, 0.5, ND_FLOAT64, DEV))
 C(fftshift, nd_fftshift(&o, A, 0, NULL))
 C(ifftshift, nd_ifftshift(&o, A, 1, AX1))
-/* numpy.linalg norms and products (issue 18, src/linalg_norm.c) */
+/* numpy.linalg norms and products (src/linalg_norm.c) */
 C(linalg_norm, nd_linalg_norm(&o, A, nd_norm_named(ND_NORM_DEFAULT), -1, NULL, false))
 C(linalg_vector_norm, nd_linalg_vector_norm(&o, A, 1, 1, AX1, false))
 C(linalg_matrix_norm, nd_linalg_matrix_norm(&o, A, nd_norm_p(INFINITY), true))
@@ -303,7 +303,7 @@ C(linalg_multi_dot, nd_linalg_multi_dot(&o, 3, (const nd_array *const[]){A, f->s
 C(linalg_cross, nd_linalg_cross(&o, A, f->b, 0))
 C(linalg_vecdot, nd_linalg_vecdot(&o, A, f->v, -1))
 C(kron, nd_kron(&o, A, f->v))
-/* numpy.linalg decompositions (issue 18, src/linalg_decomp.c, src/linalg_lstsq.c) */
+/* numpy.linalg decompositions (src/linalg_decomp.c, src/linalg_lstsq.c) */
 C(linalg_solve, nd_linalg_solve(&o, f->spd, f->spd))
 C(linalg_inv, nd_linalg_inv(&o, f->spd))
 C(linalg_det, nd_linalg_det(&o, f->sq))

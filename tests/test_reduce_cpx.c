@@ -1,4 +1,4 @@
-/* Complex reductions and complex random numbers (issue 17): sum, prod,
+/* Complex reductions and complex random numbers: sum, prod,
  * mean, var, std, any, all of complex64/complex128 over every axis
  * combination of a 3-D array (keepdims, transposed and strided inputs,
  * ddof, empty axes, NaN/inf in either part) against a long double reference

@@ -136,7 +136,7 @@ START_TEST(pinned_memory_falls_back_without_gpu)
 }
 END_TEST
 
-/* issue 11: nd_set_stream with a CPU stream makes it the CPU's current
+/* nd_set_stream with a CPU stream makes it the CPU's current
  * stream, as for a GPU stream (nd_get_stream(nd_cpu()) returned NULL). */
 START_TEST(cpu_stream_becomes_the_current_stream)
 {
@@ -168,7 +168,7 @@ START_TEST(cpu_stream_becomes_the_current_stream)
 }
 END_TEST
 
-/* issue 11: nd_memory_reset_peak racing with allocations left peak_in_use
+/* nd_memory_reset_peak racing with allocations left peak_in_use
  * below in_use (8083 of 200000 snapshots on the CPU). One thread allocates
  * and frees arrays of varying sizes, the other resets the peak and takes
  * snapshots; every snapshot must have peak_in_use >= in_use. */

@@ -30,7 +30,7 @@ static void *job_thread(void *arg)
     return NULL;
 }
 
-/* Finding (issue 11): process exit while another thread is inside a
+/* Finding: process exit while another thread is inside a
  * parallel op. The pool's exit handler stopped and joined the workers
  * without holding the pool, racing with that thread's pool_grow (a data
  * race under ThreadSanitizer) and joining workers that were inside the

@@ -1,4 +1,4 @@
-/* The lead's compositions of issue 13: nd_unique (NumPy's unique_all),
+/* The compositions: nd_unique (NumPy's unique_all),
  * nd_repeat_array and the sampling functions nd_random_permutation[_of] /
  * nd_random_choice: references computed here
  * on the host (a sort of (value, index) pairs), the same cases on the CPU

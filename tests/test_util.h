@@ -27,7 +27,7 @@ int nd_test_gpu_count(void);
  * take minutes; race tests take fewer iterations); the suites then say so
  * rather than count them as passed. */
 /* The real dtypes: every dtype before complex64. The suites of ops that do
- * not take complex input yet (issue 17: reductions, sorting, scans, the
+ * not take complex input yet (reductions, sorting, scans, the
  * elementwise harness, collectives) loop over these; such ops refuse
  * complex with ND_ERR_DTYPE, which tests/test_complex.c checks. */
 #define NT_NREAL ((int)ND_COMPLEX64)
@@ -77,6 +77,6 @@ Suite *suite_runtime(void);
 Suite *suite_gpu(void);
 Suite *suite_vmath(void);
 Suite *suite_out(void);      /* tests/test_out.c: the out rule for every function */
-Suite *suite_findings(void); /* tests/test_findings.c: issue 11's correctness findings */
+Suite *suite_findings(void); /* tests/test_findings.c: the correctness findings */
 
 #endif

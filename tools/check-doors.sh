@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The backend table is the only door (issue 11, src/backend.h): outside
+# The backend table is the only door (src/backend.h): outside
 # src/registry.c, no file of the core (src/*.c, src/*.h) may name a
 # backend's function or data (nd__<backend>_*, for every backend directory
 # src/<backend>/) or test a backend's build flag (ND_WITH_*). Comments and

@@ -34,6 +34,7 @@ if [ "${1:-}" = blas ]; then
 fi
 
 pkgs=(libopenblas-dev check pkg-config g++)
+pkgs+=(cmake) # the CMake consumer of tests/test_install.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,4 @@
-/* CPU fused unscale-and-check (issue 15, area amp; contract in
+/* CPU fused unscale-and-check (area amp; contract in
  * src/backend.h, amp_unscale): x *= inv_scale in place for each array and
  * whether any element was inf or NaN before the multiply, in one pass per
  * array.

@@ -4,11 +4,11 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "cpu/ix.h" /* issue 13, area ix */
+#include "cpu/ix.h" /* area ix */
 #include "philox.h"
-#include "cpu/sc_scan.h" /* [sc] issue 13: the scan entry point */
+#include "cpu/sc_scan.h" /* [sc] the scan entry point */
 #include "cpu/sort_cpu.h"
-#include "cpu/mx.h" /* [mx] issue 15 */
+#include "cpu/mx.h" /* [mx] */
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */
@@ -20,7 +20,7 @@ static atomic_ullong g_allocs;
  * allocation has raised in_use but not yet peak, or while another thread
  * resets the peak) the stored peak may trail in_use; in_use itself is a
  * value the high-water mark has reached, so the max is exact, and every
- * snapshot has peak_in_use >= in_use (issue 11: 8083 of 200000 snapshots
+ * snapshot has peak_in_use >= in_use (8083 of 200000 snapshots
  * had it below before). */
 static nd_status cpu_memory_stats(nd_memory_stats *s, int id)
 {
@@ -126,18 +126,18 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
                (op == ND_RANDOM_INTEGERS && !nd__is_float(t));
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op);
 
-    /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    /* [ix begin] indexing and selection (src/index*.c) */
     case ND_KERNEL_GATHER:
     case ND_KERNEL_SCATTER:
     case ND_KERNEL_COMPRESS: return nd__cpu_ix_supports(kind, op, t);
     /* [ix end] */
 
-    /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    /* [so begin] sorting, searching, sets (src/sort*.c) */
     case ND_KERNEL_SORT:
     case ND_KERNEL_SEARCHSORTED: return op == 0; /* src/cpu/sort.c: every dtype */
     /* [so end] */
 
-    /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    /* [sc begin] scans and nan-aware reductions (src/scan*.c) */
     case ND_KERNEL_SCAN: return nd__sc_scan_dtype_ok(op, t); /* sc_scan.c */
     /* [sc end] */
     default: return false;
@@ -192,34 +192,34 @@ const nd_backend nd__cpu_backend = {
     .unary_flat = nd__cpu_unary_flat,          /* src/cpu/elementwise.c: the direct path */
     .binary_flat = nd__cpu_binary_flat,
 
-    /* [ix begin] issue 13: indexing and selection (src/index*.c) */
+    /* [ix begin] indexing and selection (src/index*.c) */
     .gather = nd__cpu_gather,
     .scatter = nd__cpu_scatter,
     .compress = nd__cpu_compress,
     .mask_count = nd__cpu_mask_count,
     /* [ix end] */
 
-    /* [so begin] issue 13: sorting, searching, sets (src/sort*.c) */
+    /* [so begin] sorting, searching, sets (src/sort*.c) */
     .sort_rows = nd__cpu_sort_rows,            /* src/cpu/sort.c: LSD radix on sort keys */
     .topk_rows = nd__cpu_topk_rows,            /* src/cpu/sort.c: per-row selection */
     .searchsorted = nd__cpu_searchsorted,      /* src/cpu/sort.c: binary search on keys */
     /* [so end] */
 
-    /* [sc begin] issue 13: scans and nan-aware reductions (src/scan*.c) */
+    /* [sc begin] scans and nan-aware reductions (src/scan*.c) */
     .scan = nd__cpu_scan, /* sc_scan.c: threaded two-pass / row / column scans */
     /* [sc end] */
 
-    /* [mx begin] issue 15: softmax family, cross-entropy, loss scaling */
+    /* [mx begin] softmax family, cross-entropy, loss scaling */
     .softmax = nd__cpu_softmax,             /* softmax.c */
     .cross_entropy = nd__cpu_cross_entropy, /* softmax.c */
     .amp_unscale = nd__cpu_amp_unscale,     /* amp.c */
     /* [mx end] */
 
-    /* [fft begin] issue 17: the FFT */
+    /* [fft begin] the FFT */
     .fft = nd__cpu_fft, /* fft.c over the engine of fft_core.h */
     /* [fft end] */
 
-    /* [la begin] issue 18: linear algebra */
+    /* [la begin] linear algebra */
     .la = nd__cpu_la, /* lapack.c over OpenBLAS's LAPACK, la_small.c for small LU/solve */
     /* [la end] */
 };

@@ -36,10 +36,10 @@ ND_INTERNAL nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, 
 /* src/cpu/random.c */
 struct nd_philox_call;
 ND_INTERNAL nd_status nd__cpu_random(nd_array *out, int dist, const struct nd_philox_call *call);
-/* src/cpu/fft.c: the fft slot (issue 17; contract in src/fft.h) */
+/* src/cpu/fft.c: the fft slot (contract in src/fft.h) */
 ND_INTERNAL nd_status nd__cpu_fft(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign,
                                   double scale);
-/* src/cpu/lapack.c: the la slot (issue 18; contract in src/la.h) */
+/* src/cpu/lapack.c: the la slot (contract in src/la.h) */
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cpu_la(struct nd_la_call *call);
 

@@ -1,4 +1,4 @@
-/* The CPU backend's fft slot (issue 17; contract in src/fft.h and
+/* The CPU backend's fft slot (contract in src/fft.h and
  * src/backend.h) over the library's own engine (src/cpu/fft_core.h).
  *
  * The batch (every axis but the transformed one) is folded as

@@ -1,4 +1,4 @@
-/* The CPU FFT engine (issue 17): plans and batched, strided 1-D transforms
+/* The CPU FFT engine: plans and batched, strided 1-D transforms
  * of any length, in single and double precision. The public nd_fft* family
  * (the core) calls these; nothing here validates user input or sets an
  * error message.

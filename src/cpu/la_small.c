@@ -1,4 +1,4 @@
-/* The CPU la slot's small-matrix path (issue 18): GETRF and GESV of
+/* The CPU la slot's small-matrix path: GETRF and GESV of
  * batches of n x n matrices with n <= ND_LA_SMALL_N, threaded over the
  * batch with nd__parallel_for.
  *

@@ -1,4 +1,4 @@
-/* The CPU backend's la slot (issue 18; contract in src/la.h): batched
+/* The CPU backend's la slot (contract in src/la.h): batched
  * LAPACK over the Fortran symbols OpenBLAS exports (prototypes in
  * src/cpu/lapack.h; no LAPACKE, no new dependency).
  *

@@ -1,7 +1,7 @@
 /* bfloat16 GEMM with float32 accumulation: AMX and AVX512-BF16 kernels
  * (src/cpu/matmul_bf16.h).
  *
- * Why our own kernels and not oneDNN (issue 15 weighed both). Debian 12's
+ * Why our own kernels and not oneDNN (both were weighed). Debian 12's
  * oneDNN (libdnnl 2.6) has no public bfloat16 GEMM call, only the matmul
  * primitive, and it is built on the OpenMP runtime: a third thread pool
  * beside ours and OpenBLAS's. Measured on a 2-vCPU Xeon with AMX

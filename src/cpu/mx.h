@@ -1,4 +1,4 @@
-/* The CPU backend's issue-15 entry points (contracts in src/softmax.h and
+/* The CPU backend's mixed-precision entry points (contracts in src/softmax.h and
  * src/backend.h): src/cpu/softmax.c (softmax, cross_entropy) and
  * src/cpu/amp.c (amp_unscale). */
 #ifndef ND_CPU_MX_H

@@ -1,4 +1,4 @@
-/* CPU softmax family and cross-entropy (issue 15; contracts in
+/* CPU softmax family and cross-entropy (contracts in
  * src/softmax.h and src/backend.h).
  *
  * Every row (the n elements of one (outer, inner) position) takes three

@@ -97,10 +97,10 @@ ND_INTERNAL nd_status nd__cuda_memcpy_h2d(nd_device dev, void *dst, const void *
 ND_INTERNAL nd_status nd__cuda_memcpy_d2h(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_memcpy_d2d(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream);
-/* src/cuda/fft.cu: the fft slot over cuFFT (issue 17; contract in src/fft.h) */
+/* src/cuda/fft.cu: the fft slot over cuFFT (contract in src/fft.h) */
 ND_INTERNAL nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign,
                                    double scale);
-/* src/cuda/solver.cu: the la slot over cuSOLVER (issue 18; contract in src/la.h) */
+/* src/cuda/solver.cu: the la slot over cuSOLVER (contract in src/la.h) */
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cuda_la(struct nd_la_call *call);
 #ifdef __cplusplus

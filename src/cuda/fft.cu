@@ -1,4 +1,4 @@
-// The CUDA backend's fft slot (issue 17; contract in src/fft.h and
+// The CUDA backend's fft slot (contract in src/fft.h and
 // src/backend.h) over cuFFT, on the calling thread's current stream.
 //
 // Layout. cufftPlanMany's advanced layout describes a batch of 1-D

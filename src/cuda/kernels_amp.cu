@@ -1,4 +1,4 @@
-// CUDA fused unscale-and-check (issue 15, area amp; contract in
+// CUDA fused unscale-and-check (area amp; contract in
 // src/backend.h, amp_unscale), PyTorch's
 // _amp_foreach_non_finite_check_and_unscale_: x *= inv_scale in place and
 // a flag for whether any element was inf or NaN before the multiply.

@@ -1,4 +1,4 @@
-// CUDA binary kernels on complex64/complex128 (issue 17): the SAME, FLOAT,
+// CUDA binary kernels on complex64/complex128: the SAME, FLOAT,
 // DIV and F64 ops whose kinds column has a C (the BOOL ones, equal and the
 // logical ops, are in kernels_binary_cmp.cu with the other comparisons),
 // with the shared bodies of src/ops_cpx.h and src/ops_cpx_math.h.

@@ -1,4 +1,4 @@
-// CUDA softmax family and cross-entropy (issue 15; contracts in
+// CUDA softmax family and cross-entropy (contracts in
 // src/softmax.h and src/backend.h), on the current stream.
 //
 //  - rows along the last axis (inner == 1): one block of SM_BLOCK threads

@@ -1,4 +1,4 @@
-/* The CUDA backend's issue-15 entry points (contracts in src/softmax.h and
+/* The CUDA backend's mixed-precision entry points (contracts in src/softmax.h and
  * src/backend.h): src/cuda/kernels_softmax.cu (softmax, cross_entropy)
  * and src/cuda/kernels_amp.cu (amp_unscale). */
 #ifndef ND_CUDA_MX_H

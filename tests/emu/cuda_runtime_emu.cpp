@@ -8,8 +8,8 @@
 // Like a real driver, the runtime cannot be used in a child forked after
 // the parent initialised it (any call at all initialises it): every call in
 // such a child returns cudaErrorInitializationError. This is what made the
-// GPU suites fail under Check's fork-per-test on a real GPU (issue 10,
-// defect 1), and it shows the same way here.
+// GPU suites fail under Check's fork-per-test on a real GPU, and it
+// shows the same way here.
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -377,7 +377,7 @@ START_TEST(nonblocking_overlap_and_test)
 END_TEST
 
 /* NumPy's maximum/minimum propagate NaN; so do the collectives. */
-/* complex64/complex128 (issue 17): allreduce sum/prod/avg with both parts
+/* complex64/complex128: allreduce sum/prod/avg with both parts
  * non-zero (prod is the complex product, not the product of the parts),
  * broadcast, allgather and send/recv carrying both parts, max/min refused
  * on every rank; every value is exact in float (small dyadic parts), so
