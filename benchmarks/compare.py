@@ -986,7 +986,7 @@ def main():
     rows, counts, summary, out_json, kind, env0, goals, cpu_goals = write_record(st, args, threads, logpath,
                                                                       complete=interrupted is None)
     print_table(rows, summary, st, threads, has_gpu)
-    print_goals(cpu_goals, "CPU goals (issue 12, vs NumPy on %s, CPU path %s; computed from the rows above):"
+    print_goals(cpu_goals, "CPU goals (vs NumPy on %s, CPU path %s; computed from the rows above):"
                 % (env0.get("cpu_model"), env0.get("cpu_path")))
     print_goals(goals)
     stem = os.path.splitext(out_json)[0]

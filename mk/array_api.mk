@@ -1,4 +1,4 @@
-# The Python array API package (python/ndgpu, issue 19) against the
+# The Python array API package (python/ndgpu) against the
 # official conformance suite (data-apis/array-api-tests, unpacked offline in
 # $(AAT_SRC); its ORIGIN.md says which commit).
 #

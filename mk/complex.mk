@@ -1,4 +1,4 @@
-# The complex elementwise ops against NumPy itself (issue 17): every op of
+# The complex elementwise ops against NumPy itself: every op of
 # the table through ctypes on the shared library, complex64 and complex128,
 # random values and the special-value grid, compared with NumPy 2
 # (tests/test_complex_numpy.py; SKIPPED without python3 or NumPy 2). Part

@@ -1,4 +1,4 @@
-# The FFT module against numpy.fft itself (issue 17): every nd_fft*
+# The FFT module against numpy.fft itself: every nd_fft*
 # function through ctypes on the shared library, compared with NumPy 2's
 # result on the same input (tests/test_fft_numpy.py; SKIPPED without
 # python3 or NumPy 2). Part of `make test`.

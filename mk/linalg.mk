@@ -1,4 +1,4 @@
-# numpy.linalg's decompositions against NumPy itself (issue 18): solve,
+# numpy.linalg's decompositions against NumPy itself: solve,
 # inv, det, slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, eig,
 # eigvals, lstsq, pinv, matrix_rank and cond through ctypes on the shared
 # library, compared with NumPy 2 on the same random inputs

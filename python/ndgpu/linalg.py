@@ -1,4 +1,4 @@
-"""The array API's linalg extension (numpy.linalg in the C library, issue 18)."""
+"""The array API's linalg extension (numpy.linalg in the C library)."""
 from ctypes import byref, c_void_p
 
 from . import _dtypes as _dt
