@@ -24,6 +24,7 @@
 #define cgesv_ scipy_cgesv_
 #define cgesvd_ scipy_cgesvd_
 #define cgetrf_ scipy_cgetrf_
+#define cgetrs_ scipy_cgetrs_
 #define cheevd_ scipy_cheevd_
 #define cpotrf_ scipy_cpotrf_
 #define cungqr_ scipy_cungqr_
@@ -33,6 +34,7 @@
 #define dgesv_ scipy_dgesv_
 #define dgesvd_ scipy_dgesvd_
 #define dgetrf_ scipy_dgetrf_
+#define dgetrs_ scipy_dgetrs_
 #define dorgqr_ scipy_dorgqr_
 #define dpotrf_ scipy_dpotrf_
 #define dsyevd_ scipy_dsyevd_
@@ -42,6 +44,7 @@
 #define sgesv_ scipy_sgesv_
 #define sgesvd_ scipy_sgesvd_
 #define sgetrf_ scipy_sgetrf_
+#define sgetrs_ scipy_sgetrs_
 #define sorgqr_ scipy_sorgqr_
 #define spotrf_ scipy_spotrf_
 #define ssyevd_ scipy_ssyevd_
@@ -51,6 +54,7 @@
 #define zgesv_ scipy_zgesv_
 #define zgesvd_ scipy_zgesvd_
 #define zgetrf_ scipy_zgetrf_
+#define zgetrs_ scipy_zgetrs_
 #define zheevd_ scipy_zheevd_
 #define zpotrf_ scipy_zpotrf_
 #define zungqr_ scipy_zungqr_
@@ -64,6 +68,16 @@ void sgetrf_(const LI *m, const LI *n, float *a, const LI *lda, LI *ipiv, LI *in
 void dgetrf_(const LI *m, const LI *n, double *a, const LI *lda, LI *ipiv, LI *info);
 void cgetrf_(const LI *m, const LI *n, void *a, const LI *lda, LI *ipiv, LI *info);
 void zgetrf_(const LI *m, const LI *n, void *a, const LI *lda, LI *ipiv, LI *info);
+/* getrs: not called by the CPU backend (it solves with gesv); the emulated
+ * cuSOLVER and cuBLAS stand-ins (tests/emu) use it */
+void sgetrs_(const char *trans, const LI *n, const LI *nrhs, const float *a, const LI *lda, const LI *ipiv, float *b,
+             const LI *ldb, LI *info, size_t ltrans);
+void dgetrs_(const char *trans, const LI *n, const LI *nrhs, const double *a, const LI *lda, const LI *ipiv, double *b,
+             const LI *ldb, LI *info, size_t ltrans);
+void cgetrs_(const char *trans, const LI *n, const LI *nrhs, const void *a, const LI *lda, const LI *ipiv, void *b,
+             const LI *ldb, LI *info, size_t ltrans);
+void zgetrs_(const char *trans, const LI *n, const LI *nrhs, const void *a, const LI *lda, const LI *ipiv, void *b,
+             const LI *ldb, LI *info, size_t ltrans);
 
 /* solve A X = B */
 void sgesv_(const LI *n, const LI *nrhs, float *a, const LI *lda, LI *ipiv, float *b, const LI *ldb, LI *info);

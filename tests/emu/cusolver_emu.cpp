@@ -76,15 +76,6 @@
 #include "cusolverDn.h"
 extern "C" {
 #include "cpu/lapack.h"
-// (not in src/cpu/lapack.h: the CPU backend solves with gesv)
-void sgetrs_(const char *trans, const int *n, const int *nrhs, const float *a, const int *lda, const int *ipiv,
-             float *b, const int *ldb, int *info, size_t ltrans);
-void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda, const int *ipiv,
-             double *b, const int *ldb, int *info, size_t ltrans);
-void cgetrs_(const char *trans, const int *n, const int *nrhs, const void *a, const int *lda, const int *ipiv,
-             void *b, const int *ldb, int *info, size_t ltrans);
-void zgetrs_(const char *trans, const int *n, const int *nrhs, const void *a, const int *lda, const int *ipiv,
-             void *b, const int *ldb, int *info, size_t ltrans);
 }
 
 namespace {
