@@ -50,7 +50,8 @@ static nd_array *dense(nd_device d, nd_dtype t, int ndim, const int64_t *shape)
 
 /* A case: builds its inputs on d at the given scale, calls the op with
  * o[0..] (all NULL on entry), releases its inputs, returns the status.
- * *want is the element count of o[0] expected at the small scale. */
+ * *want is the element count of o[0] expected at the small scale (it is
+ * not computed at the big one, where the product may not fit in int64). */
 typedef nd_status (*size_case)(nd_device d, int big, nd_array **o, int64_t *want);
 
 #define REL(...)                                                              \
@@ -63,7 +64,7 @@ typedef nd_status (*size_case)(nd_device d, int big, nd_array **o, int64_t *want
 static nd_status c_add_int8(nd_device d, int big, nd_array **o, int64_t *want)
 { /* (4,1) + (1,2^62) int8: 2^64 elements */
     nd_array *a = DN(ND_INT8, 4, 1), *b = BV(ND_INT8, 1, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_binary(o, ND_BINARY_ADD, a, b);
     REL(a, b);
     return st;
@@ -71,7 +72,7 @@ static nd_status c_add_int8(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_add_f32(nd_device d, int big, nd_array **o, int64_t *want)
 { /* (4,1) + (1,2^60) float32: 2^62 elements, 2^64 bytes */
     nd_array *a = DN(ND_FLOAT32, 4, 1), *b = BV(ND_FLOAT32, 1, E(60));
-    *want = 4 * E(60);
+    *want = big ? -1 : 4 * E(60);
     nd_status st = nd_binary(o, ND_BINARY_ADD, a, b);
     REL(a, b);
     return st;
@@ -79,7 +80,7 @@ static nd_status c_add_f32(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_exp_int8(nd_device d, int big, nd_array **o, int64_t *want)
 { /* exp of 2^62 int8 is float16: 2^63 bytes */
     nd_array *a = BV(ND_INT8, E(62));
-    *want = E(62);
+    *want = big ? -1 : E(62);
     nd_status st = nd_unary(o, ND_UNARY_EXP, a);
     REL(a);
     return st;
@@ -87,7 +88,7 @@ static nd_status c_exp_int8(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_mul_scalar(nd_device d, int big, nd_array **o, int64_t *want)
 { /* int8 * 1.5 is float64 (NEP 50): 2^62 * 8 bytes */
     nd_array *a = BV(ND_INT8, E(62));
-    *want = E(62);
+    *want = big ? -1 : E(62);
     nd_status st = nd_binary_scalar(o, ND_BINARY_MULTIPLY, a, nd_scalar_float(1.5));
     REL(a);
     return st;
@@ -95,7 +96,7 @@ static nd_status c_mul_scalar(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_where(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *c = BV(ND_BOOL, 4, 1), *x = BV(ND_INT8, 1, E(62)), *y = DN(ND_INT8, 1);
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_where(o, c, x, y);
     REL(c, x, y);
     return st;
@@ -103,7 +104,7 @@ static nd_status c_where(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_clip(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_INT8, 4, 1), *lo = BV(ND_INT8, 1, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_clip(o, a, lo, NULL);
     REL(a, lo);
     return st;
@@ -111,7 +112,7 @@ static nd_status c_clip(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_divmod(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_INT8, 4, 1), *b = BV(ND_INT8, 1, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_divmod(&o[0], &o[1], a, b);
     REL(a, b);
     return st;
@@ -119,7 +120,7 @@ static nd_status c_divmod(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_frexp(nd_device d, int big, nd_array **o, int64_t *want)
 { /* the mantissa fits (2^62 bytes of float16), the int32 exponent does not */
     nd_array *a = BV(ND_FLOAT16, E(61));
-    *want = E(61);
+    *want = big ? -1 : E(61);
     nd_status st = nd_frexp(&o[0], &o[1], a);
     REL(a);
     return st;
@@ -127,7 +128,7 @@ static nd_status c_frexp(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_isclose(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_FLOAT32, 4, 1), *b = BV(ND_FLOAT32, 1, E(60));
-    *want = 4 * E(60);
+    *want = big ? -1 : 4 * E(60);
     nd_status st = nd_isclose(o, a, b, 1e-5, 1e-8, false);
     REL(a, b);
     return st;
@@ -135,7 +136,7 @@ static nd_status c_isclose(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_astype(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(62));
-    *want = E(62);
+    *want = big ? -1 : E(62);
     nd_status st = nd_astype(o, a, ND_FLOAT64);
     REL(a);
     return st;
@@ -144,24 +145,24 @@ static nd_status c_astype(nd_device d, int big, nd_array **o, int64_t *want)
 /* ---- creation and random -------------------------------------------- */
 static nd_status c_eye(nd_device d, int big, nd_array **o, int64_t *want)
 {
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     return nd_eye(o, ND_INT8, E(32), E(32), 0, d);
 }
 static nd_status c_full(nd_device d, int big, nd_array **o, int64_t *want)
 {
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     return nd_full(o, ND_INT8, 2, (const int64_t[]){E(32), E(32)}, nd_scalar_int(1), d);
 }
 static nd_status c_fftfreq(nd_device d, int big, nd_array **o, int64_t *want)
 {
-    *want = E(61);
+    *want = big ? -1 : E(61);
     return nd_fftfreq(o, E(61), 1.0, ND_FLOAT64, d);
 }
 static nd_status c_random_normal(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_rng *rng = NULL;
     ND_OK_OR_FAIL(nd_rng_create(&rng, 7));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_random_normal(o, rng, ND_FLOAT32, 2, (const int64_t[]){E(32), E(32)}, 0, 1, d);
     nd_rng_destroy(rng);
     return st;
@@ -170,7 +171,7 @@ static nd_status c_random_integers(nd_device d, int big, nd_array **o, int64_t *
 {
     nd_rng *rng = NULL;
     ND_OK_OR_FAIL(nd_rng_create(&rng, 7));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_random_integers(o, rng, ND_INT8, 2, (const int64_t[]){E(32), E(32)}, 0, 5, d);
     nd_rng_destroy(rng);
     return st;
@@ -179,7 +180,7 @@ static nd_status c_permutation(nd_device d, int big, nd_array **o, int64_t *want
 { /* int64 result: 2^61 * 8 = 2^64 bytes */
     nd_rng *rng = NULL;
     ND_OK_OR_FAIL(nd_rng_create(&rng, 7));
-    *want = E(61);
+    *want = big ? -1 : E(61);
     nd_status st = nd_random_permutation(o, rng, E(61), d);
     nd_rng_destroy(rng);
     return st;
@@ -188,7 +189,7 @@ static nd_status c_random_choice(nd_device d, int big, nd_array **o, int64_t *wa
 {
     nd_rng *rng = NULL;
     ND_OK_OR_FAIL(nd_rng_create(&rng, 7));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_random_choice(o, rng, NULL, 5, 2, (const int64_t[]){E(32), E(32)}, true, NULL, d);
     nd_rng_destroy(rng);
     return st;
@@ -198,7 +199,7 @@ static nd_status c_random_choice(nd_device d, int big, nd_array **o, int64_t *wa
 static nd_status c_take(nd_device d, int big, nd_array **o, int64_t *want)
 { /* float32 (4,5) taken along axis 1 by 2^62 indices */
     nd_array *a = DN(ND_FLOAT32, 4, 5), *ix = BV(ND_INT8, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_take(o, a, ix, 1, ND_TAKE_WRAP);
     REL(a, ix);
     return st;
@@ -206,7 +207,7 @@ static nd_status c_take(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_take_along_axis(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_FLOAT32, 1, 5), *ix = BV(ND_INT8, E(62), 1);
-    *want = E(62);
+    *want = big ? -1 : E(62);
     nd_status st = nd_take_along_axis(o, a, ix, 1);
     REL(a, ix);
     return st;
@@ -214,7 +215,7 @@ static nd_status c_take_along_axis(nd_device d, int big, nd_array **o, int64_t *
 static nd_status c_argsort(nd_device d, int big, nd_array **o, int64_t *want)
 { /* int64 indices of 2^61 elements: 2^64 bytes */
     nd_array *a = BV(ND_INT8, E(61));
-    *want = E(61);
+    *want = big ? -1 : E(61);
     nd_status st = nd_argsort(o, a, -1, ND_SORT_STABLE);
     REL(a);
     return st;
@@ -222,7 +223,7 @@ static nd_status c_argsort(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_argpartition(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(61));
-    *want = E(61);
+    *want = big ? -1 : E(61);
     nd_status st = nd_argpartition(o, a, 0, -1);
     REL(a);
     return st;
@@ -230,7 +231,7 @@ static nd_status c_argpartition(nd_device d, int big, nd_array **o, int64_t *wan
 static nd_status c_searchsorted(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *s = DN(ND_INT8, 4), *v = BV(ND_INT8, E(61));
-    *want = E(61);
+    *want = big ? -1 : E(61);
     nd_status st = nd_searchsorted(o, s, v, ND_SIDE_LEFT);
     REL(s, v);
     return st;
@@ -238,7 +239,7 @@ static nd_status c_searchsorted(nd_device d, int big, nd_array **o, int64_t *wan
 static nd_status c_cumsum(nd_device d, int big, nd_array **o, int64_t *want)
 { /* bool cumsum is int64: 2^61 * 8 bytes */
     nd_array *a = BV(ND_BOOL, E(61));
-    *want = E(61);
+    *want = big ? -1 : E(61);
     nd_status st = nd_cumsum(o, a, 0);
     REL(a);
     return st;
@@ -246,7 +247,7 @@ static nd_status c_cumsum(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_sum_axis(nd_device d, int big, nd_array **o, int64_t *want)
 { /* int8 summed over axis 0 is int64: (2^61,) * 8 bytes */
     nd_array *a = BV(ND_INT8, 2, E(61));
-    *want = E(61);
+    *want = big ? -1 : E(61);
     nd_status st = nd_reduce(o, ND_REDUCE_SUM, a, 1, (const int[]){0}, false);
     REL(a);
     return st;
@@ -256,7 +257,7 @@ static nd_status c_sum_axis(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_broadcast_arrays(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_INT8, 4, 1), *b = BV(ND_INT8, 1, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_broadcast_arrays(o, 2, (const nd_array *const[]){a, b});
     REL(a, b);
     return st;
@@ -264,7 +265,7 @@ static nd_status c_broadcast_arrays(nd_device d, int big, nd_array **o, int64_t 
 static nd_status c_broadcast_to(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_INT8, 4, 1);
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_broadcast_to(o, a, 2, (const int64_t[]){4, E(62)});
     REL(a);
     return st;
@@ -272,7 +273,7 @@ static nd_status c_broadcast_to(nd_device d, int big, nd_array **o, int64_t *wan
 static nd_status c_concatenate(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(62)), *b = BV(ND_INT8, E(62));
-    *want = 2 * E(62);
+    *want = big ? -1 : 2 * E(62);
     nd_status st = nd_concatenate(o, 2, (const nd_array *const[]){a, b}, 0);
     REL(a, b);
     return st;
@@ -280,7 +281,7 @@ static nd_status c_concatenate(nd_device d, int big, nd_array **o, int64_t *want
 static nd_status c_stack(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_stack(o, 4, (const nd_array *const[]){a, a, a, a}, 0);
     REL(a);
     return st;
@@ -288,7 +289,7 @@ static nd_status c_stack(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_tile(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_tile(o, a, 1, (const int64_t[]){4});
     REL(a);
     return st;
@@ -296,7 +297,7 @@ static nd_status c_tile(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_repeat(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(62));
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_repeat(o, a, 4, 0);
     REL(a);
     return st;
@@ -304,7 +305,7 @@ static nd_status c_repeat(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_pad(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(62));
-    *want = E(62) + 2 * E(62);
+    *want = big ? -1 : E(62) + 2 * E(62);
     nd_status st = nd_pad(o, a, 1, (const int64_t[]){E(62), E(62)}, ND_PAD_CONSTANT, nd_scalar_int(0));
     REL(a);
     return st;
@@ -312,7 +313,7 @@ static nd_status c_pad(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_diag(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_diag(o, a, 0);
     REL(a);
     return st;
@@ -320,7 +321,7 @@ static nd_status c_diag(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_meshgrid(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(32)), *b = BV(ND_INT8, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_meshgrid(o, 2, (const nd_array *const[]){a, b}, ND_MESHGRID_IJ, true);
     REL(a, b);
     return st;
@@ -328,7 +329,7 @@ static nd_status c_meshgrid(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_outer(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(32)), *b = BV(ND_INT8, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_outer(o, a, b);
     REL(a, b);
     return st;
@@ -336,7 +337,7 @@ static nd_status c_outer(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_kron(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_INT8, E(32)), *b = BV(ND_INT8, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_kron(o, a, b);
     REL(a, b);
     return st;
@@ -344,7 +345,7 @@ static nd_status c_kron(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_tensordot(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_FLOAT32, E(32), 1), *b = BV(ND_FLOAT32, 1, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_tensordot(o, a, b, 1, NULL, NULL);
     REL(a, b);
     return st;
@@ -352,7 +353,7 @@ static nd_status c_tensordot(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_einsum(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_FLOAT32, E(32)), *b = BV(ND_FLOAT32, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_einsum(o, "i,j->ij", 2, (const nd_array *const[]){a, b});
     REL(a, b);
     return st;
@@ -362,7 +363,7 @@ static nd_status c_einsum(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_matmul(nd_device d, int big, nd_array **o, int64_t *want)
 { /* (2^32,1) @ (1,2^32) */
     nd_array *a = BV(ND_FLOAT32, E(32), 1), *b = BV(ND_FLOAT32, 1, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_matmul(o, a, b);
     REL(a, b);
     return st;
@@ -370,7 +371,7 @@ static nd_status c_matmul(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_matmul_batch(nd_device d, int big, nd_array **o, int64_t *want)
 { /* batch dimensions (2^32,1) and (1,2^32) broadcast to (2^32,2^32) */
     nd_array *a = BV(ND_FLOAT32, E(32), 1, 2, 2), *b = BV(ND_FLOAT32, 1, E(32), 2, 2);
-    *want = E(32) * E(32) * 4;
+    *want = big ? -1 : E(32) * E(32) * 4;
     nd_status st = nd_matmul(o, a, b);
     REL(a, b);
     return st;
@@ -378,7 +379,7 @@ static nd_status c_matmul_batch(nd_device d, int big, nd_array **o, int64_t *wan
 static nd_status c_dot(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_FLOAT32, E(32), 1), *b = BV(ND_FLOAT32, 1, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_dot(o, a, b);
     REL(a, b);
     return st;
@@ -386,7 +387,7 @@ static nd_status c_dot(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_multi_dot(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = BV(ND_FLOAT64, E(32), 1), *b = DN(ND_FLOAT64, 1, 1), *c = BV(ND_FLOAT64, 1, E(32));
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_linalg_multi_dot(o, 3, (const nd_array *const[]){a, b, c});
     REL(a, b, c);
     return st;
@@ -394,7 +395,7 @@ static nd_status c_multi_dot(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_vecdot(nd_device d, int big, nd_array **o, int64_t *want)
 { /* (32,1,3) . (1,2^58,3) float32 over the last axis: (32,2^58), 2^63 elements */
     nd_array *a = DN(ND_FLOAT32, 32, 1, 3), *b = BV(ND_FLOAT32, 1, E(58), 3);
-    *want = 32 * E(58);
+    *want = big ? -1 : 32 * E(58);
     nd_status st = nd_linalg_vecdot(o, a, b, -1);
     REL(a, b);
     return st;
@@ -402,7 +403,7 @@ static nd_status c_vecdot(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_cross(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_INT8, 4, 1, 3), *b = BV(ND_INT8, 1, E(61), 3);
-    *want = 4 * E(61) * 3;
+    *want = big ? -1 : 4 * E(61) * 3;
     nd_status st = nd_linalg_cross(o, a, b, -1);
     REL(a, b);
     return st;
@@ -420,7 +421,7 @@ static nd_array *bmat(nd_device d, nd_dtype t, int ndim, const int64_t *shape)
 static nd_status c_solve(nd_device d, int big, nd_array **o, int64_t *want)
 { /* batch dims (2^31,1) and (1,2^31) of 2x2 systems */
     nd_array *a = BM(ND_FLOAT64, E(31), 1, 2, 2), *b = BV(ND_FLOAT64, 1, E(31), 2, 1);
-    *want = E(31) * E(31) * 2;
+    *want = big ? -1 : E(31) * E(31) * 2;
     nd_status st = nd_linalg_solve(o, a, b);
     REL(a, b);
     return st;
@@ -428,7 +429,7 @@ static nd_status c_solve(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_inv(nd_device d, int big, nd_array **o, int64_t *want)
 { /* int8 (2^60,2,2) inverts to float64: 2^62 * 8 bytes */
     nd_array *a = BM(ND_INT8, E(60), 2, 2);
-    *want = E(60) * 4;
+    *want = big ? -1 : E(60) * 4;
     nd_status st = nd_linalg_inv(o, a);
     REL(a);
     return st;
@@ -436,7 +437,7 @@ static nd_status c_inv(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_eig(nd_device d, int big, nd_array **o, int64_t *want)
 { /* complex128 eigenvalues of (2^60,2,2) int8 */
     nd_array *a = BM(ND_INT8, E(60), 2, 2);
-    *want = E(60) * 2;
+    *want = big ? -1 : E(60) * 2;
     nd_status st = nd_linalg_eig(&o[0], &o[1], a);
     REL(a);
     return st;
@@ -446,7 +447,7 @@ static nd_status c_eig(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_fft(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_COMPLEX128, 4, 3);
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_fft(o, a, E(62), -1, ND_FFT_BACKWARD);
     REL(a);
     return st;
@@ -454,7 +455,7 @@ static nd_status c_fft(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_ifft(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_COMPLEX64, 4, 3);
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_ifft(o, a, E(62), -1, ND_FFT_BACKWARD);
     REL(a);
     return st;
@@ -462,7 +463,7 @@ static nd_status c_ifft(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_rfft(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_FLOAT64, 4, 3);
-    *want = 4 * (E(62) / 2 + 1);
+    *want = big ? -1 : 4 * (E(62) / 2 + 1);
     nd_status st = nd_rfft(o, a, E(62), -1, ND_FFT_BACKWARD);
     REL(a);
     return st;
@@ -470,7 +471,7 @@ static nd_status c_rfft(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_irfft(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_COMPLEX128, 4, 3);
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_irfft(o, a, E(62), -1, ND_FFT_BACKWARD);
     REL(a);
     return st;
@@ -478,7 +479,7 @@ static nd_status c_irfft(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_hfft(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_COMPLEX128, 4, 3);
-    *want = 4 * E(62);
+    *want = big ? -1 : 4 * E(62);
     nd_status st = nd_hfft(o, a, E(62), -1, ND_FFT_BACKWARD);
     REL(a);
     return st;
@@ -486,7 +487,7 @@ static nd_status c_hfft(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_ihfft(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_FLOAT64, 4, 3);
-    *want = 4 * (E(62) / 2 + 1);
+    *want = big ? -1 : 4 * (E(62) / 2 + 1);
     nd_status st = nd_ihfft(o, a, E(62), -1, ND_FFT_BACKWARD);
     REL(a);
     return st;
@@ -494,7 +495,7 @@ static nd_status c_ihfft(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_fftn(nd_device d, int big, nd_array **o, int64_t *want)
 {
     nd_array *a = DN(ND_COMPLEX128, 4, 3);
-    *want = E(32) * E(32);
+    *want = big ? -1 : E(32) * E(32);
     nd_status st = nd_fftn(o, a, 2, (const int64_t[]){E(32), E(32)}, (const int[]){0, 1}, ND_FFT_BACKWARD);
     REL(a);
     return st;
@@ -504,7 +505,7 @@ static nd_status c_fftn(nd_device d, int big, nd_array **o, int64_t *want)
 static nd_status c_to_device(nd_device d, int big, nd_array **o, int64_t *want)
 { /* a valid 2^62-byte view: the answer is ND_ERR_NOMEM, promptly */
     nd_array *a = BV(ND_INT8, E(62));
-    *want = E(62);
+    *want = big ? -1 : E(62);
     nd_status st = nd_to_device(o, a, d);
     REL(a);
     return st;
