@@ -40,6 +40,11 @@ static inline void nd_rgeom_make(nd_rgeom *g, int ndim, const int64_t *shape, co
                                  int naxes, bool keep_order)
 {
     const int nk0 = ndim - naxes;
+    /* an empty array addresses nothing: no axis is turned around (its
+     * extents times its strides may point anywhere, even past the address
+     * space, when a DLPack producer gave an empty tensor odd strides) */
+    bool empty = false;
+    for (int i = 0; i < ndim; i++) empty = empty || shape[i] == 0;
     g->nk = g->nr = 0;
     g->base = 0;
     g->nout = 1;
@@ -55,7 +60,7 @@ static inline void nd_rgeom_make(nd_rgeom *g, int ndim, const int64_t *shape, co
         g->nred *= shape[i];
         if (shape[i] == 1) continue;
         int64_t s = strides[i] * isz;
-        if (!keep_order && s < 0) { /* order-free: walk the axis forwards */
+        if (!keep_order && s < 0 && !empty) { /* order-free: walk the axis forwards */
             g->base += (shape[i] - 1) * s;
             s = -s;
         }
