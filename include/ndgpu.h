@@ -840,7 +840,7 @@ ND_API nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a
 /* ------------------------------------------------------------------ */
 /* Indexing and selection                                             */
 /* ------------------------------------------------------------------ */
-/* [ix begin] */
+/* */
 /*
  * NumPy's take / put / along-axis / nonzero / boolean-mask / compress /
  * ufunc.at, on every device. Common rules:
@@ -964,12 +964,11 @@ ND_API nd_status nd_maximum_at(nd_array *a, const nd_array *indices, const nd_ar
 /** np.minimum.at(a, indices, values): as nd_add_at with minimum (NaN
  *  propagates; bool: and). */
 ND_API nd_status nd_minimum_at(nd_array *a, const nd_array *indices, const nd_array *values);
-/* [ix end] */
 
 /* ------------------------------------------------------------------ */
 /* Sorting, searching, sets, order statistics                         */
 /* ------------------------------------------------------------------ */
-/* [so begin] */
+/* */
 /* One order for the whole family (NumPy's): bool false < true, integers by
  * value, floats -inf < ... < -0.0 == +0.0 < ... < +inf < NaN, NaNs of
  * either sign last (a descending sort puts them first). Every sort is
@@ -1060,7 +1059,6 @@ ND_API nd_status nd_quantile(nd_array **out, const nd_array *a, double q, int na
 /** np.percentile(a, q, ...): nd_quantile with q / 100, q in [0, 100]
  *  ("Percentiles must be in the range [0, 100]"). */
 ND_API nd_status nd_percentile(nd_array **out, const nd_array *a, double q, int naxes, const int *axes, bool keepdims);
-/* [so end] */
 /** NumPy's unique_all / np.unique(a, return_index, return_inverse,
  *  return_counts) on the flattened a (NumPy 2 semantics, equal_nan: all NaNs
  *  are one value, sorted last; -0.0 == 0.0, the first occurrence's value is
@@ -1076,7 +1074,7 @@ ND_API nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inv
 /* ------------------------------------------------------------------ */
 /* Scans and nan-aware reductions                                     */
 /* ------------------------------------------------------------------ */
-/* [sc begin] */
+/* */
 /** NumPy cumsum(a, axis): inclusive running sums along axis (negatives
  *  count from the end; ND_AXIS_NONE: over the flattened array). Result
  *  dtype as NumPy: bool and signed ints -> int64, unsigned -> uint64
@@ -1195,12 +1193,11 @@ ND_API nd_status nd_ptp(nd_array **out, const nd_array *a, int naxes, const int 
  *  |z - mean|^2, neither var of the real parts nor of z). */
 ND_API nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes,
                                  bool keepdims, nd_dtype dtype);
-/* [sc end] */
 
 /* ------------------------------------------------------------------ */
 /* Array manipulation                                                 */
 /* ------------------------------------------------------------------ */
-/* [mp begin] */
+/* */
 /*
  * Views and copies that rearrange arrays, NumPy's names and semantics.
  * All of them accept every dtype and run on every device (they are built
@@ -1381,12 +1378,11 @@ ND_API nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array 
  *  ..."); ND_ERR_DEVICE for operands on different devices;
  *  ND_ERR_UNSUPPORTED when an intermediate would exceed ND_MAX_DIMS. */
 ND_API nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_array *const *operands);
-/* [mp end] */
 
 /* ------------------------------------------------------------------ */
 /* Elementwise functions beyond the op table                          */
 /* ------------------------------------------------------------------ */
-/* [ew begin] */
+/* */
 /*
  * NumPy's two-output ufuncs, np.round, np.isclose and friends, composed in
  * the core from the op table (NumPy-exact bodies, every backend). They
@@ -1454,7 +1450,6 @@ ND_API nd_status nd_imag(nd_array **out, const nd_array *a);
  *  theirs, int8/uint8 -> float16, int16/uint16 -> float32, wider integers
  *  -> float64, bool -> float64. */
 ND_API nd_status nd_angle(nd_array **out, const nd_array *a, bool deg);
-/* [ew end] */
 
 /* ------------------------------------------------------------------ */
 /* Mixed precision: softmax family, cross-entropy, loss scaling        */

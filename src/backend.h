@@ -66,20 +66,17 @@ typedef enum {
     ND_KERNEL_GEMM,   /* op = 0, t = dtype */
     ND_KERNEL_RANDOM, /* op = ND_RANDOM_UNIFORM / _NORMAL / _INTEGERS, t = dtype */
     ND_KERNEL_CAST,   /* op = source dtype, t = destination dtype */
-    /* [ix begin] indexing and selection (src/index*.c) */
+    /* indexing and selection (src/index*.c) */
     ND_KERNEL_GATHER,   /* op = 0, t = dtype of a and out */
     ND_KERNEL_SCATTER,  /* op = nd_scatter_op (src/ix_ops.h), t = dtype of a */
     ND_KERNEL_COMPRESS, /* op = 0, t = dtype of a (ND_INT64 also: the index form) */
-    /* [ix end] */
 
-    /* [so begin] sorting, searching, sets (src/sort*.c) */
+    /* sorting, searching, sets (src/sort*.c) */
     ND_KERNEL_SORT,         /* op = 0, t = dtype of the rows (sort_rows) */
     ND_KERNEL_SEARCHSORTED, /* op = 0, t = dtype of a and v (searchsorted) */
-    /* [so end] */
 
-    /* [sc begin] scans and nan-aware reductions (src/scan*.c) */
+    /* scans and nan-aware reductions (src/scan*.c) */
     ND_KERNEL_SCAN, /* op = nd_sc_op (src/sc.h), t = accumulation dtype */
-    /* [sc end] */
     ND_NUM_KERNEL_KINDS
 } nd_kernel_kind;
 
@@ -204,7 +201,7 @@ typedef struct nd_backend {
     void (*unary_flat)(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
     void (*binary_flat)(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
 
-    /* [ix begin] indexing and selection (src/index*.c) */
+    /* indexing and selection (src/index*.c) */
     /* Gather along one axis (take, take_along_axis, mask_select):
      * out[p] = a[p with coordinate `axis` replaced by j], j = idx[p]
      * normalised by mode (src/ix_ops.h nd_ix_norm: ND_TAKE_RAISE: in [-n, n),
@@ -233,9 +230,8 @@ typedef struct nd_backend {
     /* *count = the number of nonzero bytes of the bool 1-D C-contiguous
      * mask (waits for the device: the core sizes a result with it). */
     nd_status (*mask_count)(const nd_array *mask, int64_t *count);
-    /* [ix end] */
 
-    /* [so begin] sorting, searching, sets (src/sort*.c) */
+    /* sorting, searching, sets (src/sort*.c) */
     /* Sort every row of the C-contiguous 2-D (rows, n) array a (n >= 1)
      * along its last axis in the order of src/sort_keys.h: stable (equal
      * keys keep their input order), NaNs of either sign last (first when
@@ -256,17 +252,15 @@ typedef struct nd_backend {
      * the order of src/sort_keys.h: the first j with a[j] >= v[i] (right:
      * a[j] > v[i]), a->size when none. */
     nd_status (*searchsorted)(nd_array *out, const nd_array *a, const nd_array *v, bool right);
-    /* [so end] */
 
-    /* [sc begin] scans and nan-aware reductions (src/scan*.c) */
+    /* scans and nan-aware reductions (src/scan*.c) */
     /* Inclusive scan op (an nd_sc_op: sum, prod, max, min) along the middle
      * axis of C-contiguous (outer, n, inner) arrays out and a of one
      * accumulation dtype (int64, uint64, float32, float64); out is exactly
      * a or disjoint from it. Full contract: src/sc.h. */
     nd_status (*scan)(int op, nd_array *out, const nd_array *a, int64_t outer, int64_t n, int64_t inner);
-    /* [sc end] */
 
-    /* [mx begin] softmax family, cross-entropy, loss scaling
+    /* softmax family, cross-entropy, loss scaling
      * (src/softmax.c, src/amp.c; full contracts in src/softmax.h) */
     /* mode (ND_SM_SOFTMAX, ND_SM_LOG_SOFTMAX, ND_SM_LOGSUMEXP) along the
      * middle axis of the C-contiguous (outer, n, inner) float array x,
@@ -288,9 +282,8 @@ typedef struct nd_backend {
      * aliased twice); *found = whether any element was inf/NaN before.
      * inv_scale == 1 writes nothing. One synchronisation at most. */
     nd_status (*amp_unscale)(nd_array *const *xs, int n, double inv_scale, bool *found);
-    /* [mx end] */
 
-    /* [fft begin] the FFT (src/fft.c, src/fft_nd.c; full contract in src/fft.h) */
+    /* the FFT (src/fft.c, src/fft_nd.c; full contract in src/fft.h) */
     /* One batched 1-D transform of length n >= 1 along axis of in into
      * out (kind ND_FFT_C2C / R2C / C2R, src/fft.h): out = scale * the DFT
      * with exp(sign 2 pi i j k / n), sign -1 or +1; in's extent along axis
@@ -298,14 +291,12 @@ typedef struct nd_backend {
      * (r2c); every other axis is a batch. Any strides (in has no stride-0
      * axis of extent > 1); out disjoint from in or, c2c only, exactly in. */
     nd_status (*fft)(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign, double scale);
-    /* [fft end] */
 
-    /* [la begin] linear algebra (src/linalg_*.c; full contract in src/la.h) */
+    /* linear algebra (src/linalg_*.c; full contract in src/la.h) */
     /* One batched LAPACK-style factorisation (call->op: LU, solve,
      * Cholesky, QR, Q, SVD, Hermitian and general eigenproblems) on
      * C-contiguous column-major matrix stacks; info per matrix to host. */
     nd_status (*la)(struct nd_la_call *call);
-    /* [la end] */
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

@@ -126,20 +126,17 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
                (op == ND_RANDOM_INTEGERS && !nd__is_float(t));
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op);
 
-    /* [ix begin] indexing and selection (src/index*.c) */
+    /* indexing and selection (src/index*.c) */
     case ND_KERNEL_GATHER:
     case ND_KERNEL_SCATTER:
     case ND_KERNEL_COMPRESS: return nd__cpu_ix_supports(kind, op, t);
-    /* [ix end] */
 
-    /* [so begin] sorting, searching, sets (src/sort*.c) */
+    /* sorting, searching, sets (src/sort*.c) */
     case ND_KERNEL_SORT:
     case ND_KERNEL_SEARCHSORTED: return op == 0; /* src/cpu/sort.c: every dtype */
-    /* [so end] */
 
-    /* [sc begin] scans and nan-aware reductions (src/scan*.c) */
+    /* scans and nan-aware reductions (src/scan*.c) */
     case ND_KERNEL_SCAN: return nd__sc_scan_dtype_ok(op, t); /* sc_scan.c */
-    /* [sc end] */
     default: return false;
     }
 }
@@ -192,34 +189,28 @@ const nd_backend nd__cpu_backend = {
     .unary_flat = nd__cpu_unary_flat,          /* src/cpu/elementwise.c: the direct path */
     .binary_flat = nd__cpu_binary_flat,
 
-    /* [ix begin] indexing and selection (src/index*.c) */
+    /* indexing and selection (src/index*.c) */
     .gather = nd__cpu_gather,
     .scatter = nd__cpu_scatter,
     .compress = nd__cpu_compress,
     .mask_count = nd__cpu_mask_count,
-    /* [ix end] */
 
-    /* [so begin] sorting, searching, sets (src/sort*.c) */
+    /* sorting, searching, sets (src/sort*.c) */
     .sort_rows = nd__cpu_sort_rows,            /* src/cpu/sort.c: LSD radix on sort keys */
     .topk_rows = nd__cpu_topk_rows,            /* src/cpu/sort.c: per-row selection */
     .searchsorted = nd__cpu_searchsorted,      /* src/cpu/sort.c: binary search on keys */
-    /* [so end] */
 
-    /* [sc begin] scans and nan-aware reductions (src/scan*.c) */
+    /* scans and nan-aware reductions (src/scan*.c) */
     .scan = nd__cpu_scan, /* sc_scan.c: threaded two-pass / row / column scans */
-    /* [sc end] */
 
-    /* [mx begin] softmax family, cross-entropy, loss scaling */
+    /* softmax family, cross-entropy, loss scaling */
     .softmax = nd__cpu_softmax,             /* softmax.c */
     .cross_entropy = nd__cpu_cross_entropy, /* softmax.c */
     .amp_unscale = nd__cpu_amp_unscale,     /* amp.c */
-    /* [mx end] */
 
-    /* [fft begin] the FFT */
+    /* the FFT */
     .fft = nd__cpu_fft, /* fft.c over the engine of fft_core.h */
-    /* [fft end] */
 
-    /* [la begin] linear algebra */
+    /* linear algebra */
     .la = nd__cpu_la, /* lapack.c over OpenBLAS's LAPACK, la_small.c for small LU/solve */
-    /* [la end] */
 };

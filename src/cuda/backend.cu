@@ -41,20 +41,17 @@ static bool cuda_supports(nd_kernel_kind kind, int op, nd_dtype t)
     case ND_KERNEL_RANDOM: return nd__cuda_random_supports(op, t);
     case ND_KERNEL_CAST: return nd__dtype_valid((nd_dtype)op); // kernels_copy.cu: all 13 x 13
 
-    // [ix begin] indexing and selection (src/index*.c)
+    // indexing and selection (src/index*.c)
     case ND_KERNEL_GATHER:
     case ND_KERNEL_SCATTER:
     case ND_KERNEL_COMPRESS: return nd__cuda_ix_supports(kind, op, t);
-    // [ix end]
 
-    // [so begin] sorting, searching, sets (src/sort*.c)
+    // sorting, searching, sets (src/sort*.c)
     case ND_KERNEL_SORT:
     case ND_KERNEL_SEARCHSORTED: return op == 0; // kernels_sort.cu: every dtype
-    // [so end]
 
-    // [sc begin] scans and nan-aware reductions (src/scan*.c)
+    // scans and nan-aware reductions (src/scan*.c)
     case ND_KERNEL_SCAN: return nd__sc_scan_dtype_ok(op, t); // kernels_sc_scan.cu
-    // [sc end]
     default: return false;
     }
 }
@@ -126,34 +123,28 @@ extern "C" const nd_backend nd__cuda_backend = {
     .unary_flat = NULL,                                    // no host-callable direct path
     .binary_flat = NULL,
 
-    // [ix begin] indexing and selection (src/index*.c)
+    // indexing and selection (src/index*.c)
     .gather = nd__cuda_gather,
     .scatter = nd__cuda_scatter,
     .compress = nd__cuda_compress,
     .mask_count = nd__cuda_mask_count,
-    // [ix end]
 
-    // [so begin] sorting, searching, sets (src/sort*.c)
+    // sorting, searching, sets (src/sort*.c)
     .sort_rows = nd__cuda_sort_rows,                       // kernels_sort.cu (CUB radix / segmented sort)
     .topk_rows = NULL,                                     // the core sorts whole rows
     .searchsorted = nd__cuda_searchsorted,                 // kernels_sort.cu
-    // [so end]
 
-    // [sc begin] scans and nan-aware reductions (src/scan*.c)
+    // scans and nan-aware reductions (src/scan*.c)
     .scan = nd__cuda_scan, // kernels_sc_scan.cu: CUB DeviceScan for long rows, own kernels otherwise
-    // [sc end]
 
-    // [mx begin] softmax family, cross-entropy, loss scaling
+    // softmax family, cross-entropy, loss scaling
     .softmax = nd__cuda_softmax,             // kernels_softmax.cu
     .cross_entropy = nd__cuda_cross_entropy, // kernels_softmax.cu
     .amp_unscale = nd__cuda_amp_unscale,     // kernels_amp.cu
-    // [mx end]
 
-    // [fft begin] the FFT
+    // the FFT
     .fft = nd__cuda_fft, // fft.cu (cuFFT with a plan cache)
-    // [fft end]
 
-    // [la begin] linear algebra
+    // linear algebra
     .la = nd__cuda_la, // solver.cu (cuSOLVER)
-    // [la end]
 };
