@@ -840,7 +840,6 @@ ND_API nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a
 /* ------------------------------------------------------------------ */
 /* Indexing and selection                                             */
 /* ------------------------------------------------------------------ */
-/* */
 /*
  * NumPy's take / put / along-axis / nonzero / boolean-mask / compress /
  * ufunc.at, on every device. Common rules:
@@ -968,7 +967,6 @@ ND_API nd_status nd_minimum_at(nd_array *a, const nd_array *indices, const nd_ar
 /* ------------------------------------------------------------------ */
 /* Sorting, searching, sets, order statistics                         */
 /* ------------------------------------------------------------------ */
-/* */
 /* One order for the whole family (NumPy's): bool false < true, integers by
  * value, floats -inf < ... < -0.0 == +0.0 < ... < +inf < NaN, NaNs of
  * either sign last (a descending sort puts them first). Every sort is
@@ -1074,7 +1072,6 @@ ND_API nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inv
 /* ------------------------------------------------------------------ */
 /* Scans and nan-aware reductions                                     */
 /* ------------------------------------------------------------------ */
-/* */
 /** NumPy cumsum(a, axis): inclusive running sums along axis (negatives
  *  count from the end; ND_AXIS_NONE: over the flattened array). Result
  *  dtype as NumPy: bool and signed ints -> int64, unsigned -> uint64
@@ -1197,7 +1194,6 @@ ND_API nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array
 /* ------------------------------------------------------------------ */
 /* Array manipulation                                                 */
 /* ------------------------------------------------------------------ */
-/* */
 /*
  * Views and copies that rearrange arrays, NumPy's names and semantics.
  * All of them accept every dtype and run on every device (they are built
@@ -1382,7 +1378,6 @@ ND_API nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const 
 /* ------------------------------------------------------------------ */
 /* Elementwise functions beyond the op table                          */
 /* ------------------------------------------------------------------ */
-/* */
 /*
  * NumPy's two-output ufuncs, np.round, np.isclose and friends, composed in
  * the core from the op table (NumPy-exact bodies, every backend). They
