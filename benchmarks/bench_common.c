@@ -45,6 +45,9 @@ static void usage(FILE *f, const char *summary)
             "  --min-time S      seconds of timed samples per case (default 0.2, quick 0.05)\n"
             "  --list            print the selected case keys and exit\n"
             "  --assume-gpu      with --list: list the cuda:0 cases even without a GPU (dry run)\n"
+            "  --no-verify       time only: no reference check and no checksum of the results\n"
+            "                    (for repeated rounds of cases an earlier run verified; the\n"
+            "                    benches whose checks cost little still check)\n"
             "Exit status: 0 when every case ran and its result matched the reference, 1 when a\n"
             "result was wrong or the library returned an error, 2 for bad options.\n",
             g_name, summary);
@@ -69,6 +72,8 @@ void bench_init(int argc, char **argv, const char *name, const char *summary)
             g_opt.list = true;
         } else if (!strcmp(a, "--assume-gpu")) {
             g_opt.assume_gpu = true;
+        } else if (!strcmp(a, "--no-verify")) {
+            g_opt.no_verify = true;
         } else if (!strcmp(a, "--device") && val) {
             dev = val, i++;
         } else if (!strcmp(a, "--json") && val) {
@@ -315,6 +320,8 @@ int bench_input_make(const bench_input *in, nd_device dev, nd_array **view, doub
 /* ------------------------------------------------------------------ */
 /* Timing                                                              */
 /* ------------------------------------------------------------------ */
+bool bench_verify(void) { return !g_opt.no_verify; }
+
 double bench_now(void)
 {
     struct timespec ts;
@@ -782,6 +789,7 @@ void bench_emit(const bench_record *r)
     json_str(f, bench_blas_core());
     fprintf(f, ", \"status\": \"%s\", \"message\": ", status_name(r->status));
     json_str(f, r->message);
+    if (g_opt.no_verify && !r->has_checksum) fprintf(f, ", \"verified\": false");
     if (r->has_checksum) {
         fprintf(f, ", \"checksum\": [");
         json_num(f, r->checksum[0]);

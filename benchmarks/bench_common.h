@@ -40,6 +40,7 @@ typedef struct bench_opts {
     bool list;            /* --list: print the case keys and exit */
     bool assume_gpu;      /* --assume-gpu (with --list): list the cuda:0 cases even
                            * without a GPU (a dry run of a GPU machine's plan) */
+    bool no_verify;       /* --no-verify: time only, no reference check or checksum */
 } bench_opts;
 
 extern bench_opts g_opt;
@@ -50,6 +51,11 @@ void bench_init(int argc, char **argv, const char *name, const char *summary);
 /* Finish: close JSON, print the summary, return the exit code (1 when a
  * result check failed or an op returned an error). */
 int bench_finish(void);
+/* Whether each case's result is checked against its reference and
+ * checksummed before it is timed (the default). compare.py verifies every
+ * case in its first round and times only (--no-verify) in the later ones:
+ * the reference of a 4096x4096 case costs several times its timing. */
+bool bench_verify(void);
 
 /* ------------------------------------------------------------------ */
 /* Cases                                                               */

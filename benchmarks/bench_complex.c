@@ -140,9 +140,9 @@ static void run_case(const bench_case *c)
         s = cpx_run(&call);
         if (s != ND_OK) bench_fail_nd(&r, op_names[c->op], s);
     }
-    if (s == ND_OK && (got = bench_fetch(call.out, &r))) {
+    if (s == ND_OK) r.bytes = (double)nd_nbytes(call.x) * r.ninputs + (double)nd_nbytes(call.out);
+    if (s == ND_OK && bench_verify() && (got = bench_fetch(call.out, &r))) {
         const int64_t cnt = nd_size(call.out) * (c->op == C_ABS ? 1 : 2); /* pairs but for abs */
-        r.bytes = (double)nd_nbytes(call.x) * r.ninputs + (double)nd_nbytes(call.out);
         check(&r, c, h0, h1, got);
         if (r.status == BS_OK) {
             bench_checksum(got, cnt, r.checksum);

@@ -121,10 +121,12 @@ def module_available_in_subprocess(name):
     return r.returncode == 0, (r.stderr.strip().splitlines() or ["?"])[-1]
 
 
-def run_ours(binpath, args, threads, json_path, logf):
+def run_ours(binpath, args, threads, json_path, logf, verify=True):
     cmd = [binpath, "--json", json_path, "--threads", str(threads), "--device", args.device]
     if args.quick:
         cmd.append("--quick")
+    if not verify:
+        cmd.append("--no-verify")
     if args.filter:
         cmd += ["--filter", args.filter]
     if args.min_time:
@@ -147,14 +149,14 @@ def run_ours(binpath, args, threads, json_path, logf):
     return p.returncode, p.stdout, p.stderr or ""
 
 
-def run_worker(kind, cases, args, threads, tmpdir, tag):
+def run_worker(kind, cases, args, threads, tmpdir, tag, verify=True):
     cpath = os.path.join(tmpdir, "%s-%s-cases.json" % (kind, tag))
     rpath = os.path.join(tmpdir, "%s-%s-result.jsonl" % (kind, tag))
     with open(cpath, "w") as f:
         json.dump(cases, f)
     min_time = args.min_time or (0.05 if args.quick else 0.2)
     cmd = [sys.executable, os.path.join(HERE, "bench_worker.py"), "--lib", kind, "--cases", cpath, "--result", rpath,
-           "--min-time", str(min_time)]
+           "--min-time", str(min_time)] + ([] if verify else ["--no-checksum"])
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads))
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=None, text=True)
@@ -225,7 +227,8 @@ def verify_claims(rec):
                 bad.append("%s %r != %s/median = %.6g" % (rate, rec.get(rate), work, want))
     if rec.get("samples", 0) < 3 or rec.get("calls", 0) < rec.get("samples", 0):
         bad.append("too few samples (%r samples, %r calls)" % (rec.get("samples"), rec.get("calls")))
-    if rec.get("call") and rec["call"].get("fn") not in ("empty",) and not rec.get("checksum"):
+    if (rec.get("call") and rec["call"].get("fn") not in ("empty",) and not rec.get("checksum")
+            and rec.get("verified", True)):
         bad.append("no checksum of the result")
     return bad
 
@@ -279,6 +282,9 @@ class State:
 
     def __init__(self):
         self.ours_best, self.ours_all, self.envs, self.workers = {}, [], [], {}
+        # checksums by case from whichever round verified it (the first;
+        # later rounds time only), for the side whose best median came later
+        self.ours_cs, self.np_cs, self.cp_cs = {}, {}, {}
         self.np_best, self.cp_best, self.np_all, self.cp_all = {}, {}, [], []
         self.problems = []
         self.numpy_why = self.cupy_why = None
@@ -297,6 +303,8 @@ class State:
             r["key"] = case_key(r)
             self.ours_all.append(r)
             k = (r["key"], r["device"])
+            if r.get("checksum"):
+                self.ours_cs.setdefault(k, r["checksum"])
             cur = self.ours_best.get(k)
             if cur is None:
                 self.ours_best[k] = r
@@ -307,9 +315,12 @@ class State:
                 self.ours_best[k] = better(cur, r)
 
     def add_worker(self, kind, res, rnd):
-        best, allr = (self.np_best, self.np_all) if kind == "numpy" else (self.cp_best, self.cp_all)
+        best, allr, cs = ((self.np_best, self.np_all, self.np_cs) if kind == "numpy"
+                          else (self.cp_best, self.cp_all, self.cp_cs))
         for k, v in res.items():
             v["round"] = rnd
+            if v.get("checksum"):
+                cs.setdefault(k, v["checksum"])
             allr.append(v)
             best[k] = better(best.get(k), v) if v.get("status") == "ok" else best.get(k, v)
 
@@ -337,7 +348,8 @@ def merge(st):
         if claims:
             counts["claim"] += 1
             row["checks"] += ["claim: " + c for c in claims]
-        for side, best, why_global in (("numpy", st.np_best, st.numpy_why), ("cupy", st.cp_best, st.cupy_why)):
+        for side, best, side_cs, why_global in (("numpy", st.np_best, st.np_cs, st.numpy_why),
+                                                ("cupy", st.cp_best, st.cp_cs, st.cupy_why)):
             if side == "cupy" and not dev.startswith("cuda"):
                 row["cupy_why"] = "-"
                 continue
@@ -357,7 +369,8 @@ def merge(st):
                     row["ratio_" + side] = ref["median_s"] / r["median_s"]
                 elif r.get("status") != "ok":
                     row[side + "_why"] = "libndgpu " + r.get("status", "?")
-                cs, rc = r.get("checksum"), ref.get("checksum")
+                cs = r.get("checksum") or st.ours_cs.get((key, dev))
+                rc = ref.get("checksum") or side_cs.get(key)
                 if cs and rc:
                     rtol = checksum_rtol(r)
                     if not (close(cs[0], rc[0], rtol) and close(cs[1], rc[1], rtol)):
@@ -929,7 +942,9 @@ def main():
                 jpath = os.path.join(tmpdir, "%s-%d.jsonl" % (bench, rnd))
                 log("compare: [%s] round %d/%d: libndgpu (%s) at %.1f s" % (bench, rnd, args.rounds, binpath,
                                                                           time.time() - st.t_start))
-                rc, out, err = run_ours(binpath, args, threads, jpath, logf)
+                # the first round verifies every case (reference check and
+                # checksum on both sides); the later ones time only
+                rc, out, err = run_ours(binpath, args, threads, jpath, logf, verify=rnd == 1)
                 recs = read_jsonl(jpath)
                 if rc not in (0, 1):
                     tail = " | ".join((err or out).strip().splitlines()[-3:])
@@ -961,7 +976,8 @@ def main():
                     log("compare: [%s] round %d/%d: %s (%d cases) at %.1f s" % (
                         bench, rnd, args.rounds, "NumPy" if kind == "numpy" else "CuPy", len(cases),
                         time.time() - st.t_start))
-                    meta, res, werr = run_worker(kind, cases, args, threads, tmpdir, "%s-%d" % (bench, rnd))
+                    meta, res, werr = run_worker(kind, cases, args, threads, tmpdir, "%s-%d" % (bench, rnd),
+                                                 verify=rnd == 1)
                     if meta:
                         st.workers[kind] = meta
                     if werr:
