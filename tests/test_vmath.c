@@ -21,6 +21,7 @@
 #include "test_util.h"
 #include "cpu/vmath.h"
 #include "half.h"
+#include "ops_math.h"
 
 /* ------------------------------------------------------------------ */
 /* The functions and their references                                  */
@@ -748,6 +749,76 @@ START_TEST(test_vmath_tiled_transpose)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* abs of complex64: the hand-vectorised kernel against the scalar body */
+/* ------------------------------------------------------------------ */
+/* nd__vmath_abs_c64 promises the bits of nd_op_abs_c64 (a double sum of
+ * squares, its correctly rounded root rounded to float): random bit
+ * patterns (every exponent, NaN and inf among them), the special pairs,
+ * and pairs built so that the root falls near a float rounding tie, where
+ * the kernel's Newton root must give way to vsqrtpd (the test checks that
+ * some do); then every tail length at every offset, a poisoned element
+ * after it, and the public nd_abs (threaded chunks) on the path in use. */
+static bool abs_near_tie(float re, float im)
+{
+    const double r = sqrt((double)re * re + (double)im * im);
+    uint64_t u;
+    memcpy(&u, &r, sizeof u);
+    const uint64_t low = u & ((UINT64_C(1) << 29) - 1);
+    return low + 4 - (UINT64_C(1) << 28) <= 8;
+}
+
+START_TEST(test_vmath_abs_c64)
+{
+    enum { N = 1 << 18, NSP = 10 };
+    float *a = malloc(sizeof(float) * 2 * N), *o = malloc(sizeof(float) * (N + 1));
+    ck_assert(a && o);
+    uint64_t st = 0x9e3779b97f4a7c15u;
+    const float sp[NSP] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f, FLT_MAX, -1.0f, 3.0f, 0x1p-126f};
+    int64_t n = 0, nties = 0;
+    for (int i = 0; i < NSP; i++)
+        for (int j = 0; j < NSP; j++) a[2 * n] = sp[i], a[2 * n + 1] = sp[j], n++;
+    /* near ties: f and a small im with f^2 + im^2 ~ (f + ulp(f) / 2)^2 */
+    for (int i = 0; i < 1 << 16; i++, n++) {
+        const float f = (float)ldexp(1.0 + (double)(xs64(&st) >> 12) * 0x1p-52, (int)(xs64(&st) % 200) - 100);
+        const double m = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+        a[2 * n] = f, a[2 * n + 1] = (float)sqrt(m * m - (double)f * f);
+        nties += abs_near_tie(a[2 * n], a[2 * n + 1]);
+    }
+    for (; n < N; n++) a[2 * n] = f_of((uint32_t)xs64(&st)), a[2 * n + 1] = f_of((uint32_t)xs64(&st));
+    ck_assert_msg(nties >= 16, "only %lld pairs near a tie: the fallback is not exercised", (long long)nties);
+    for (int isa = 0; isa <= (int)nd__cpu_isa_detected(); isa++) {
+        const nd_vmath_abs_c64_fn k = nd__vmath_abs_c64((nd_cpu_isa)isa);
+        if (!k) continue;
+        k(o, a, N);
+        for (int64_t i = 0; i < N; i++) {
+            const float w = nd_op_abs_c64((nd_c64_t){a[2 * i], a[2 * i + 1]});
+            VM_ASSERT(u_of(o[i]) == u_of(w), "isa %d: |%a%+ai| = %a, the scalar body %a", isa, (double)a[2 * i],
+                      (double)a[2 * i + 1], (double)o[i], (double)w);
+        }
+        for (int off = 0; off < 3; off++)
+            for (int len = 0; len <= 40; len++) {
+                for (int i = 0; i <= len; i++) o[i] = -7.0f;
+                k(o, a + 2 * (1000 + off), len);
+                for (int i = 0; i < len; i++)
+                    VM_CHECK(u_of(o[i]) == u_of(nd_op_abs_c64((nd_c64_t){a[2 * (1000 + off + i)], a[2 * (1000 + off + i) + 1]})));
+                VM_CHECK(o[len] == -7.0f);
+            }
+    }
+    /* the public op on the path in use: the same bits */
+    nd_array *x = NULL, *y = NULL;
+    ck_assert_int_eq(nd_from_host(&x, a, ND_COMPLEX64, 1, (int64_t[]){N}, nd_cpu()), ND_OK);
+    ck_assert_int_eq(nd_abs(&y, x), ND_OK);
+    ck_assert_int_eq(nd_dtype_of(y), ND_FLOAT32);
+    const float *g = nd_data(y);
+    for (int64_t i = 0; i < N; i++) VM_CHECK(u_of(g[i]) == u_of(nd_op_abs_c64((nd_c64_t){a[2 * i], a[2 * i + 1]})));
+    nd_release(x);
+    nd_release(y);
+    free(a);
+    free(o);
+}
+END_TEST
+
 Suite *suite_vmath(void)
 {
     Suite *s = suite_create("vmath");
@@ -762,6 +833,7 @@ Suite *suite_vmath(void)
     tcase_add_test(tc, test_vmath_public);
     tcase_add_test(tc, test_vmath_tiled_large);
     tcase_add_test(tc, test_vmath_tiled_transpose);
+    tcase_add_test(tc, test_vmath_abs_c64);
     suite_add_tcase(s, tc);
     return s;
 }

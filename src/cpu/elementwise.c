@@ -63,6 +63,18 @@
 #define ND_CPU_UGEN(E, name, kinds, rule) ND_OP_LOOPS(kinds, rule, ND_CPU_ULOOP, name, rule)
 ND_UNARY_OPS(ND_CPU_UGEN)
 
+/* abs of complex64: contiguous rows through the AVX-512 kernel where the
+ * path has one (src/cpu/vmath.h: the same bits, three times faster). */
+static void nd_cpu_u_abs_c64_vec(char **args, const int64_t *steps, int64_t n, const void *ctx)
+{
+    const nd_vmath_abs_c64_fn k = nd__vmath_abs_c64(nd__cpu_isa());
+    if (k && steps[0] == (int64_t)sizeof(float) && steps[1] == (int64_t)sizeof(nd_c64_t)) {
+        k((float *)args[0], args[1], n);
+        return;
+    }
+    nd_cpu_u_abs_c64(args, steps, n, ctx);
+}
+
 /* Ops with a vector kernel (src/cpu/vmath.h) on the path in use: float32
  * and float64 call it on a contiguous row directly; strided rows (and
  * float16/bfloat16, converted to float32) are gathered into a block
@@ -231,6 +243,14 @@ ND_BINARY_OPS(ND_CPU_BGEN)
 #define ND_CPU_BROW(E, name, kinds, rule) [ND_BINARY_##E] = {ND_OP_LOOPS(kinds, rule, ND_CPU_BENTRY, name, rule)},
 
 static const nd_loop_fn nd_cpu_unary_loops[ND_NUM_UNARY_OPS][ND_NUM_DTYPES] = {ND_UNARY_OPS(ND_CPU_UROW)};
+
+/* The scalar-op loop of op on t (the table, but for the ops above with a
+ * hand-vectorised twin). */
+static nd_loop_fn nd_cpu_unary_loop(nd_unary_op op, nd_dtype t)
+{
+    if (op == ND_UNARY_ABS && t == ND_COMPLEX64) return nd_cpu_u_abs_c64_vec;
+    return nd_cpu_unary_loops[op][t];
+}
 static const nd_loop_fn nd_cpu_binary_loops[ND_NUM_BINARY_OPS][ND_NUM_DTYPES] = {ND_BINARY_OPS(ND_CPU_BROW)};
 
 /* Rough work per element relative to an add, for the parallel threshold. */
@@ -588,7 +608,7 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
     const void *ctx = NULL;
     nd_loop_fn fn = nd__vmath_candidate(op) ? nd_cpu_vector_loop(op, a->dtype, &ctx) : NULL;
     int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, a->dtype) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
-    if (fn == NULL) fn = nd_cpu_unary_loops[op][a->dtype];
+    if (fn == NULL) fn = nd_cpu_unary_loop(op, a->dtype);
     if (fn == NULL)
         return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "no loop for %s on %s", nd_unary_op_name(op),
                        nd_dtype_name(a->dtype));
@@ -609,7 +629,7 @@ void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, in
     const void *ctx = NULL;
     nd_loop_fn fn = nd__vmath_candidate(op) ? nd_cpu_vector_loop(op, t, &ctx) : NULL;
     int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, t) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
-    if (fn == NULL) fn = nd_cpu_unary_loops[op][t];
+    if (fn == NULL) fn = nd_cpu_unary_loop(op, t);
     /* the output element: bool, the input's, or half of it (abs of complex: real) */
     int64_t si = (int64_t)nd__itemsize(t),
             so = nd_cpu_unary_rule_bool[op] ? 1 : (op == ND_UNARY_ABS && nd__is_complex(t)) ? si / 2 : si;

@@ -119,6 +119,83 @@ ND_VM_LOOP(exp, , base)
 ND_VM_LOOP(tanh, , base)
 ND_VM_LOOP(sigmoid, , base)
 
+#if ND_ISA_X86
+#include <immintrin.h>
+
+/* sqrt of 8 doubles s >= 0 (or NaN) by Newton steps from vrsqrt14pd: two
+ * coupled iterations of r -> sqrt(s), h -> 1 / (2 sqrt(s)) (14 -> 28 -> 56
+ * bits), then one residual correction; within an ulp or two of the
+ * correctly rounded root, and 0 for s = 0 (where r = s * inf is NaN). */
+ND_ISA_TARGET_AVX512 static inline __m512d nd_vm_sqrt_newton_pd(__m512d s)
+{
+    const __m512d half = _mm512_set1_pd(0.5);
+    __m512d y = _mm512_rsqrt14_pd(s), r = _mm512_mul_pd(s, y), h = _mm512_mul_pd(half, y);
+    for (int it = 0; it < 2; it++) {
+        __m512d e = _mm512_fnmadd_pd(r, h, half);
+        r = _mm512_fmadd_pd(r, e, r);
+        h = _mm512_fmadd_pd(h, e, h);
+    }
+    r = _mm512_fmadd_pd(_mm512_fnmadd_pd(r, r, s), h, r);
+    return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(s, _mm512_setzero_pd(), _CMP_EQ_OQ), _mm512_setzero_pd());
+}
+
+/* Lanes of r whose rounding to float could depend on its last bits: within
+ * 4 ulp of a float rounding tie (the 29 bits below float's precision near
+ * 0x10000000); about 2^-26 of random inputs. */
+ND_ISA_TARGET_AVX512 static inline __mmask8 nd_vm_near_tie(__m512d r)
+{
+    const __m512i low = _mm512_and_si512(_mm512_castpd_si512(r), _mm512_set1_epi64((INT64_C(1) << 29) - 1));
+    return _mm512_cmple_epu64_mask(_mm512_sub_epi64(low, _mm512_set1_epi64((INT64_C(1) << 28) - 4)),
+                                   _mm512_set1_epi64(8));
+}
+
+/* 16 complex64 values (the pairs in v0, v1) to their 16 |z| */
+ND_ISA_TARGET_AVX512 static inline __m512 nd_vm_abs16_c64(__m512 v0, __m512 v1)
+{
+    const __m512i ire = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i iim = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 re = _mm512_permutex2var_ps(v0, ire, v1), im = _mm512_permutex2var_ps(v0, iim, v1);
+    const __m512d rl = _mm512_cvtps_pd(_mm512_castps512_ps256(re)), rh = _mm512_cvtps_pd(_mm512_extractf32x8_ps(re, 1));
+    const __m512d il = _mm512_cvtps_pd(_mm512_castps512_ps256(im)), ih = _mm512_cvtps_pd(_mm512_extractf32x8_ps(im, 1));
+    /* exact squares (48 bits), one rounding of their sum: as nd_op_abs_c64 */
+    const __m512d sl = _mm512_fmadd_pd(rl, rl, _mm512_mul_pd(il, il));
+    const __m512d sh = _mm512_fmadd_pd(rh, rh, _mm512_mul_pd(ih, ih));
+    __m512d ql = nd_vm_sqrt_newton_pd(sl), qh = nd_vm_sqrt_newton_pd(sh);
+    if (__builtin_expect((nd_vm_near_tie(ql) | nd_vm_near_tie(qh)) != 0, 0)) {
+        ql = _mm512_sqrt_pd(sl); /* the correctly rounded root decides */
+        qh = _mm512_sqrt_pd(sh);
+    }
+    const __m512 q = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(ql)), _mm512_cvtpd_ps(qh), 1);
+    /* an infinite part gives inf, a NaN in the other or not (fpclass 0x18: +-inf) */
+    const __mmask16 inf = _mm512_fpclass_ps_mask(re, 0x18) | _mm512_fpclass_ps_mask(im, 0x18);
+    return _mm512_mask_mov_ps(q, inf, _mm512_set1_ps(__builtin_inff()));
+}
+
+ND_ISA_TARGET_AVX512 static void nd_vm_abs_c64_avx512(float *o, const void *a_, int64_t n)
+{
+    const float *a = (const float *)a_;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(o + i, nd_vm_abs16_c64(_mm512_loadu_ps(a + 2 * i), _mm512_loadu_ps(a + 2 * i + 16)));
+    if (i < n) { /* the tail: masked loads (zeros beyond it) and store */
+        const int64_t m = n - i;
+        const __mmask16 k0 = m >= 8 ? (__mmask16)0xffff : (__mmask16)((1u << (2 * m)) - 1u);
+        const __mmask16 k1 = m > 8 ? (__mmask16)((1u << (2 * (m - 8))) - 1u) : (__mmask16)0;
+        const __m512 q = nd_vm_abs16_c64(_mm512_maskz_loadu_ps(k0, a + 2 * i), _mm512_maskz_loadu_ps(k1, a + 2 * i + 16));
+        _mm512_mask_storeu_ps(o + i, (__mmask16)((1u << m) - 1u), q);
+    }
+}
+#endif
+
+nd_vmath_abs_c64_fn nd__vmath_abs_c64(nd_cpu_isa isa)
+{
+#if ND_ISA_X86
+    if (isa >= ND_ISA_AVX512) return nd_vm_abs_c64_avx512;
+#endif
+    (void)isa;
+    return NULL;
+}
+
 const nd_vmath_kernel *nd__vmath(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
 {
     if ((unsigned)isa >= ND_ISA_N || (t != ND_FLOAT32 && t != ND_FLOAT64)) return NULL;
