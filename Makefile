@@ -226,13 +226,20 @@ examples: $(EXAMPLE_BINS)
 deps:
 	@bash tools/deps.sh
 
+# -jN (N = the cores) when make was not given -j; expanded in recipes, where
+# MAKEFLAGS holds the command line's flags (as in `make bench`, mk/bench.mk)
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+AUTO_J = $(if $(findstring j,$(filter-out --%,$(MAKEFLAGS))),,-j$(NPROC))
+
 # Check prints "NN%: Checks: N, Failures: F, Errors: E" as its last line.
 # The CUDA half is compiled first, on its own, wherever nvcc is (with or
 # without a GPU: it must compile, and the emulated GPU runs it), and its
 # compile time is printed; `make bench` builds it only for a GPU.
+# The builds run on every core unless make was given -j (a plain
+# `make test` on a fresh machine); the further checks run one at a time.
 test: deps
-	@$(MAKE) --no-print-directory cuda-half
-	@$(MAKE) --no-print-directory check-run
+	@$(MAKE) --no-print-directory $(AUTO_J) cuda-half
+	@$(MAKE) --no-print-directory $(AUTO_J) check-run
 	@$(MAKE) --no-print-directory extra-tests
 
 .PHONY: cuda-half

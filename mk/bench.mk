@@ -58,12 +58,11 @@ if [ $$cuda = 1 ]; then \
 else \
   dir="$(BUILD)-cpu"; what="the CPU half only"; set -- BUILD="$$dir" CUDA=0; fi; \
 echo "bench: building $$what in $$dir/: $$why"; \
-$(MAKE) --no-print-directory $(if $(findstring j,$(filter-out --%,$(MAKEFLAGS))),,-j$(BENCH_JOBS)) "$$@" bench-build; \
+$(MAKE) --no-print-directory $(AUTO_J) "$$@" bench-build; \
 echo "bench: built in $$(( $$(date +%s) - t0 )) s: $$what in $$dir/"; \
 $(PYTHON) benchmarks/compare.py $(1) --bindir "$$dir/benchmarks" $(BENCH_ARGS)
 endef
-# the build runs on every core unless make was given -j
-BENCH_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# the build runs on every core unless make was given -j (AUTO_J, Makefile)
 # non-empty when CUDA_ARCH comes from the command line or the environment
 BENCH_ARCH_GIVEN := $(filter-out file default undefined,$(origin CUDA_ARCH))
 
