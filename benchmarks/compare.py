@@ -269,7 +269,11 @@ def machine_kind(envs, nproc):
     for e in envs:
         cpu = e.get("cpu_model") or cpu
         path = path or e.get("cpu_path")
-    kind = "cpu%d-%s" % (nproc, re.sub(r"[^a-z0-9]+", "-", cpu.lower()).strip("-")[:40])
+    # "Intel(R) Xeon(R) Processor" -> intel-xeon, "AMD EPYC 7B13 64-Core
+    # Processor" -> amd-epyc-7b13-64-core: the marks, "CPU", "Processor" and
+    # the clock say nothing about the kind
+    name = re.sub(r"\((r|tm)\)|\bcpu\b|\bprocessor\b|@.*$", " ", cpu.lower())
+    kind = "cpu%d-%s" % (nproc, re.sub(r"[^a-z0-9]+", "-", name).strip("-")[:40] or "unknown")
     # one CPU model name ("AMD EPYC") covers machines with and without
     # AVX-512 (Zen 2 and Zen 5 VMs): records of a lower path say so in
     # their name, so they never overwrite or pass for the AVX-512 ones
