@@ -6,3 +6,11 @@ check-doors:
 	@bash tools/check-doors.sh
 
 extra-tests:: check-doors
+
+# The layout of the library (tools/layout.py): the call graph between its
+# files, read from the objects' symbols, and every import circle in it with
+# a way round. `make layout` prints it; LAYOUT_ARGS=--list adds every file's
+# uses and users, --strict makes a circle an error.
+.PHONY: layout
+layout: $(LIB_A)
+	@$(PYTHON) tools/layout.py --build $(BUILD) $(LAYOUT_ARGS)
