@@ -190,3 +190,12 @@ double nd__dtype_max(nd_dtype t)
     }
 #undef DT_FMAX
 }
+
+/* The refusal of a complex operand where an op has no complex meaning
+ * (a dtype rule; error.c only formats it, so it calls nothing here). */
+nd_status nd__no_complex(const char *func, const nd_array *a, const char *name)
+{
+    if (!a || !nd__is_complex(a->dtype)) return ND_OK;
+    return nd__err(ND_ERR_DTYPE, func, "'%s' is %s, and %s is not defined for complex dtypes here", name,
+                   nd_dtype_name(a->dtype), func);
+}

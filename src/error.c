@@ -85,9 +85,3 @@ const char *nd_status_name(nd_status s)
     return "ND_ERR_UNKNOWN";
 }
 
-nd_status nd__no_complex(const char *func, const nd_array *a, const char *name)
-{
-    if (!a || !nd__is_complex(a->dtype)) return ND_OK;
-    return nd__err(ND_ERR_DTYPE, func, "'%s' is %s, and %s is not defined for complex dtypes here", name,
-                   nd_dtype_name(a->dtype), func);
-}

@@ -361,7 +361,8 @@ static nd_status rows_pass(rk_job *j)
 
 static nd_status run_class(rk_job *j, nd_rcls cls)
 {
-    j->ops = nd__rk_ops(cls, j->acc);
+    j->ops = cls >= ND_RCLS_MAX && cls <= ND_RCLS_ARGMIN ? nd__rk_minmax_ops(nd__cpu_isa(), cls, j->acc)
+                                                         : nd__rk_sum_ops(cls, j->acc);
     if (!j->ops) return nd__err(ND_ERR_INTERNAL, "nd_reduce", "no CPU reduction loop for this dtype");
     if (j->g.nred == 0) {
         rk_val v = nd__rk_identity(cls, j->acc);

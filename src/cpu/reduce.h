@@ -83,9 +83,11 @@ typedef struct {
     rk_row4_fn row_acc4; /* NULL: row_acc row by row */
 } rk_ops;
 
-/* The loops of the path in use (nd__cpu_isa); NULL when the class has no
- * loop for that accumulator (SQDEV on ints). */
-ND_INTERNAL const rk_ops *nd__rk_ops(nd_rcls c, nd_racc a);
+/* The loops of the path in use (nd__cpu_isa) of every class but
+ * max/min/argmax/argmin (src/cpu/reduce_prims.c); NULL when the class has
+ * no loop for that accumulator (SQDEV on ints) or is one of those four.
+ * The driver (src/cpu/reduce.c) asks nd__rk_minmax_ops for them. */
+ND_INTERNAL const rk_ops *nd__rk_sum_ops(nd_rcls c, nd_racc a);
 /* max/min/argmax/argmin (src/cpu/reduce_minmax.c) of path isa, which the
  * caller must know the CPU has (the tests call every path); NULL for
  * another class. */

@@ -196,7 +196,8 @@ RK_SQDEV(f32, float, f)
 RK_SQDEV(f64, double, d)
 
 #define OPS(SUF, cls, first, PW) {leaf_##cls##_##SUF, comb_##cls##_##SUF, first##_##SUF, rowa_##cls##_##SUF, rowc_##cls##_##SUF, PW, NULL}
-/* max/min/argmax/argmin: nd__rk_minmax_ops (left empty here) */
+/* max/min/argmax/argmin: nd__rk_minmax_ops (src/cpu/reduce_minmax.c,
+ * which uses this file's copy loop; left empty here) */
 #define OPS_ACC(SUF, PW)                                                                            \
     {                                                                                               \
         [ND_RCLS_SUM] = OPS(SUF, sum, nd__rk_rowf_copy, PW), [ND_RCLS_PROD] = OPS(SUF, prod, nd__rk_rowf_copy, false), \
@@ -209,9 +210,8 @@ static const rk_ops rk_table[ND_RACC_N][ND_RCLS_N] = {
     [ND_RACC_U64] = OPS_ACC(u64, false), [ND_RCLS_SQDEV] = {NULL, NULL, NULL, NULL, NULL, false, NULL}},
 };
 
-const rk_ops *nd__rk_ops(nd_rcls c, nd_racc a)
+const rk_ops *nd__rk_sum_ops(nd_rcls c, nd_racc a)
 {
-    if (c >= ND_RCLS_MAX && c <= ND_RCLS_ARGMIN) return nd__rk_minmax_ops(nd__cpu_isa(), c, a);
     if ((unsigned)a >= ND_RACC_N || (unsigned)c >= ND_RCLS_N || !rk_table[a][c].leaf) return NULL;
     return &rk_table[a][c];
 }
