@@ -1,6 +1,7 @@
 /*
- * Reductions: nd_reduce, nd_reduce_ddof and the named wrappers (nd_sum,
- * nd_mean, ...), NumPy 2 semantics.
+ * The real reductions, NumPy 2 semantics: the engine behind nd_reduce,
+ * nd_reduce_ddof and the named wrappers (nd_sum, nd_mean, ...), whose
+ * entry points are in src/reduce_api.c.
  *
  * The core validates the arguments, normalises the axes, computes the
  * result shape and dtype, applies the out rule and calls the backend's
@@ -9,8 +10,9 @@
  * increasing axis order, so a C-order flat index over the trailing axes is
  * the flat index NumPy's argmax returns). No data is copied or cast here.
  * Complex input never reaches a backend: src/reduce_cpx.c composes its
- * reductions from the real ones on the part views (nd__reduce_cpx, called
- * from nd__reduce_run below).
+ * reductions from the real ones here on the part views (nd__reduce_cpx,
+ * called from nd__reduce_run in src/reduce_api.c), so this file calls
+ * neither of them.
  *
  * Backend contract (nd_backend.reduce, implemented by src/cpu/reduce*.c
  * and to be implemented by the CUDA backend):
@@ -48,12 +50,6 @@ static const char *const reduce_names[ND_NUM_REDUCE_OPS] = {
 const char *nd_reduce_op_name(nd_reduce_op op)
 {
     return (unsigned)op < (unsigned)ND_NUM_REDUCE_OPS ? reduce_names[op] : NULL;
-}
-
-/* The profiler's event name (an invalid op still gets one: its call fails). */
-static const char *prof_name(nd_reduce_op op)
-{
-    return (unsigned)op < (unsigned)ND_NUM_REDUCE_OPS ? reduce_names[op] : "reduce";
 }
 
 /* NumPy's result dtype of op applied to an input of dtype t. */
@@ -168,16 +164,16 @@ nd_status nd__reduce_perm_view(nd_array **v, const nd_array *a, const nd_rplan *
     return nd__view(v, a, a->dtype, a->ndim, vshape, vstrides, a->offset);
 }
 
-nd_status nd__reduce_run(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
-                         const int *axes, bool keepdims, double ddof)
+nd_status nd__reduce_real(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
+                          const int *axes, bool keepdims, double ddof)
 {
     ND_CHECK_PTR(fn, out, "out");
     if ((unsigned)op >= (unsigned)ND_NUM_REDUCE_OPS)
         return nd__err(ND_ERR_INVALID, fn, "invalid reduce op %d", (int)op);
     ND_CHECK_PTR(fn, a, "a");
     if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_DTYPE, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
-    /* complex: composed from the real reductions of the parts (src/reduce_cpx.c) */
-    if (nd__is_complex(a->dtype)) return nd__reduce_cpx(fn, out, op, a, naxes, axes, keepdims, ddof);
+    if (nd__is_complex(a->dtype)) /* nd__reduce_run sends complex input to src/reduce_cpx.c */
+        return nd__err(ND_ERR_INTERNAL, fn, "a complex array reached the real reduction");
 
     nd_rplan p;
     nd_status st = nd__reduce_plan(fn, op, a, naxes, axes, keepdims, &p);
@@ -208,33 +204,3 @@ done:
     nd_release(av);
     return nd__out_end(&t, st);
 }
-
-/* The profiled copy of a reduction (ND_PRH_HOT in src/prh.h). */
-static ND_PRH_COLD nd_status reduce_prof(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
-                                         const int *axes, bool keepdims, double ddof)
-{
-    ND_PROF_OP(prof_name(op), out, a);
-    return nd__reduce_run(fn, out, op, a, naxes, axes, keepdims, ddof);
-}
-
-nd_status nd_reduce(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims)
-{
-    ND_PRH_HOT(reduce_prof("nd_reduce", out, op, a, naxes, axes, keepdims, 0),
-               nd__reduce_run("nd_reduce", out, op, a, naxes, axes, keepdims, 0));
-}
-
-nd_status nd_reduce_ddof(nd_array **out, nd_reduce_op op, const nd_array *a, int naxes, const int *axes, bool keepdims,
-                         double ddof)
-{
-    ND_PRH_HOT(reduce_prof("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof),
-               nd__reduce_run("nd_reduce_ddof", out, op, a, naxes, axes, keepdims, ddof));
-}
-
-#define X(E, n)                                                                                 \
-    nd_status nd_##n(nd_array **out, const nd_array *a, int naxes, const int *axes, bool keepdims) \
-    {                                                                                           \
-        ND_PRH_HOT(reduce_prof("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0),          \
-                   nd__reduce_run("nd_" #n, out, ND_REDUCE_##E, a, naxes, axes, keepdims, 0));         \
-    }
-ND_REDUCE_OPS(X)
-#undef X

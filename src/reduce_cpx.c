@@ -70,7 +70,7 @@ static nd_dtype cpx_result_dtype(nd_reduce_op op, nd_dtype t)
 
 /* An inner step's failure: its message gets fn's prefix (an out-of-memory
  * message already names the allocation). */
-static nd_status fail(const char *fn, nd_status st)
+nd_status nd__reduce_step_fail(const char *fn, nd_status st)
 {
     return st && st != ND_ERR_NOMEM ? nd__err_prefix(st, fn) : st;
 }
@@ -97,7 +97,7 @@ static nd_status prod_tree(const char *fn, nd_array *dst, const nd_array *a, con
         nd_array *one = NULL;
         if (!(st = nd__scalar_array(&one, nd_scalar_complex(1.0, 0.0), ct, a->device))) st = nd__copy_into(dst, one);
         nd_release(one);
-        return fail(fn, st);
+        return nd__reduce_step_fail(fn, st);
     }
     nd_array *pv = NULL, *x = NULL, *res = NULL;
     if ((st = nd__reduce_perm_view(&pv, a, p))) goto done;
@@ -129,7 +129,7 @@ static nd_status prod_tree(const char *fn, nd_array *dst, const nd_array *a, con
     if (!(st = nd_reshape(&res, x, p->rnd, p->rshape))) st = nd__copy_into(dst, res);
 done:
     nd_release(pv), nd_release(x), nd_release(res);
-    return fail(fn, st);
+    return nd__reduce_step_fail(fn, st);
 }
 
 /* dst (real) = var or std of complex a = var(re) + var(im) (see the top). */
@@ -145,17 +145,17 @@ static nd_status var_std(const char *fn, nd_array *dst, nd_reduce_op op, const n
          * 1), then their sum divided by max(n - ddof, 0) */
         nd_array *s = NULL;
         const double sd = (double)(n - 1);
-        if (!(st = nd__reduce_run(fn, &vr, ND_REDUCE_VAR, re, naxes, axes, keepdims, sd)) &&
-            !(st = nd__reduce_run(fn, &vi, ND_REDUCE_VAR, im, naxes, axes, keepdims, sd)) && !(st = nd_add(&s, vr, vi)))
+        if (!(st = nd__reduce_real(fn, &vr, ND_REDUCE_VAR, re, naxes, axes, keepdims, sd)) &&
+            !(st = nd__reduce_real(fn, &vi, ND_REDUCE_VAR, im, naxes, axes, keepdims, sd)) && !(st = nd_add(&s, vr, vi)))
             st = nd_binary_scalar(is_var ? &d : &v, ND_BINARY_DIVIDE, s, nd_scalar_float(isnan(dof) ? dof : 0.0));
         nd_release(s);
-    } else if (!(st = nd__reduce_run(fn, &vr, ND_REDUCE_VAR, re, naxes, axes, keepdims, ddof)) &&
-               !(st = nd__reduce_run(fn, &vi, ND_REDUCE_VAR, im, naxes, axes, keepdims, ddof))) {
+    } else if (!(st = nd__reduce_real(fn, &vr, ND_REDUCE_VAR, re, naxes, axes, keepdims, ddof)) &&
+               !(st = nd__reduce_real(fn, &vi, ND_REDUCE_VAR, im, naxes, axes, keepdims, ddof))) {
         st = nd_add(is_var ? &d : &v, vr, vi);
     }
     if (!st && !is_var) st = nd_sqrt(&d, v);
     nd_release(vr), nd_release(vi), nd_release(v);
-    return fail(fn, st);
+    return nd__reduce_step_fail(fn, st);
 }
 
 /* sum/mean of a whole C-contiguous complex array in ONE pass over memory
@@ -174,20 +174,20 @@ static nd_status sum_all_contig(const char *fn, nd_array *dst, nd_reduce_op op, 
     nd_status st;
     const int64_t hs[2] = {m, 2 * CPX_ROW}, hst[2] = {2 * CPX_ROW, 1}, ps[2] = {CPX_ROW, 2}, pst[2] = {2, 1};
     if ((st = nd__view(&head, a, rt, 2, hs, hst, a->offset)) ||
-        (st = nd__reduce_run(fn, &cols, ND_REDUCE_SUM, head, 1, &ax0, false, 0)) ||
+        (st = nd__reduce_real(fn, &cols, ND_REDUCE_SUM, head, 1, &ax0, false, 0)) ||
         (st = nd__view(&pairs, cols, rt, 2, ps, pst, cols->offset)) ||
-        (st = nd__reduce_run(fn, &s1, ND_REDUCE_SUM, pairs, 1, &ax0, false, 0)))
+        (st = nd__reduce_real(fn, &s1, ND_REDUCE_SUM, pairs, 1, &ax0, false, 0)))
         goto done;
     if (rem > 0) {
         const int64_t ts[2] = {rem, 2};
         if ((st = nd__view(&tail, a, rt, 2, ts, pst, a->offset + m * 2 * CPX_ROW * isz)) ||
-            (st = nd__reduce_run(fn, &s2, ND_REDUCE_SUM, tail, 1, &ax0, false, 0)) ||
-            (st = fail(fn, nd_add(&tot, s1, s2))))
+            (st = nd__reduce_real(fn, &s2, ND_REDUCE_SUM, tail, 1, &ax0, false, 0)) ||
+            (st = nd__reduce_step_fail(fn, nd_add(&tot, s1, s2))))
             goto done;
     } else {
         tot = nd_retain(s1);
     }
-    if (op == ND_REDUCE_MEAN && (st = fail(fn, nd_binary_scalar(&tot, ND_BINARY_DIVIDE, tot, nd_scalar_float((double)n)))))
+    if (op == ND_REDUCE_MEAN && (st = nd__reduce_step_fail(fn, nd_binary_scalar(&tot, ND_BINARY_DIVIDE, tot, nd_scalar_float((double)n)))))
         goto done;
     const int64_t two = 2, one = 1;
     if (!(st = nd__view(&dv, dst, rt, 1, &two, &one, dst->offset))) st = nd__copy_into(dv, tot);
@@ -198,7 +198,7 @@ done:
 }
 
 /* The complex result's parts rr, ri (real arrays of dst's shape) into dst. */
-static nd_status into_parts(nd_array *dst, const nd_array *rr, const nd_array *ri)
+nd_status nd__cpx_into_parts(nd_array *dst, const nd_array *rr, const nd_array *ri)
 {
     nd_array *dr = NULL, *di = NULL;
     nd_status st;
@@ -238,8 +238,8 @@ nd_status nd__reduce_cpx(const char *fn, nd_array **out, nd_reduce_op op, const 
         }
         nd_array *dr = NULL, *di = NULL;
         if (!(st = nd__cpx_part(&dr, dst, 0)) && !(st = nd__cpx_part(&di, dst, 1)) &&
-            !(st = nd__reduce_run(fn, &dr, op, re, naxes, axes, keepdims, 0)))
-            st = nd__reduce_run(fn, &di, op, im, naxes, axes, keepdims, 0);
+            !(st = nd__reduce_real(fn, &dr, op, re, naxes, axes, keepdims, 0)))
+            st = nd__reduce_real(fn, &di, op, im, naxes, axes, keepdims, 0);
         nd_release(dr), nd_release(di);
         break;
     }
@@ -247,70 +247,17 @@ nd_status nd__reduce_cpx(const char *fn, nd_array **out, nd_reduce_op op, const 
     case ND_REDUCE_VAR:
     case ND_REDUCE_STD: st = var_std(fn, dst, op, re, im, naxes, axes, keepdims, ddof, p.nreduce); break;
     case ND_REDUCE_ANY:
-        if (!(st = nd__reduce_run(fn, &r1, ND_REDUCE_ANY, re, naxes, axes, keepdims, 0)) &&
-            !(st = nd__reduce_run(fn, &r2, ND_REDUCE_ANY, im, naxes, axes, keepdims, 0)))
-            st = fail(fn, nd_logical_or(&dst, r1, r2));
+        if (!(st = nd__reduce_real(fn, &r1, ND_REDUCE_ANY, re, naxes, axes, keepdims, 0)) &&
+            !(st = nd__reduce_real(fn, &r2, ND_REDUCE_ANY, im, naxes, axes, keepdims, 0)))
+            st = nd__reduce_step_fail(fn, nd_logical_or(&dst, r1, r2));
         break;
     case ND_REDUCE_ALL:
-        if (!(st = fail(fn, nd_logical_or(&m, re, im))))
-            st = nd__reduce_run(fn, &dst, ND_REDUCE_ALL, m, naxes, axes, keepdims, 0);
+        if (!(st = nd__reduce_step_fail(fn, nd_logical_or(&m, re, im))))
+            st = nd__reduce_real(fn, &dst, ND_REDUCE_ALL, m, naxes, axes, keepdims, 0);
         break;
     default: st = nd__err(ND_ERR_INTERNAL, fn, "complex reduction %d", (int)op); break;
     }
 done:
     nd_release(re), nd_release(im), nd_release(r1), nd_release(r2), nd_release(m);
     return nd__out_end(&t, st);
-}
-
-nd_status nd__reduce_cpx_nan(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
-                             const int *axes, bool keepdims, double ddof)
-{
-    nd_rplan p;
-    nd_status st = nd__reduce_plan(fn, op, a, naxes, axes, keepdims, &p);
-    if (st) return st;
-    const nd_dtype ct = a->dtype, rt = nd__real_of(ct);
-    nd_array *m = NULL, *fill = NULL, *x = NULL, *re = NULL, *im = NULL, *xr = NULL, *xi = NULL, *rr = NULL,
-             *ri = NULL, *v = NULL;
-    if ((st = nd_isnan(&m, a))) goto fail_;
-    if (op == ND_REDUCE_SUM || op == ND_REDUCE_PROD) {
-        /* NaN -> the identity, then the complex reduction (its out rule) */
-        double id = op == ND_REDUCE_SUM ? 0.0 : 1.0;
-        if ((st = nd__scalar_array(&fill, nd_scalar_complex(id, 0.0), ct, a->device)) ||
-            (st = nd_where(&x, m, fill, a)))
-            goto fail_;
-        st = nd__reduce_run(fn, out, op, x, naxes, axes, keepdims, 0);
-        goto done;
-    }
-    /* both parts NaN where either is, then the real nan-reductions */
-    if ((st = nd__cpx_part(&re, a, 0)) || (st = nd__cpx_part(&im, a, 1)) ||
-        (st = nd__scalar_array(&fill, nd_scalar_float(NAN), rt, a->device)) || (st = nd_where(&xr, m, fill, re)) ||
-        (st = nd_where(&xi, m, fill, im)))
-        goto fail_;
-    if (op == ND_REDUCE_MEAN) {
-        if ((st = nd_nanmean(&rr, xr, naxes, axes, keepdims)) || (st = nd_nanmean(&ri, xi, naxes, axes, keepdims)))
-            goto fail_;
-    } else if ((st = nd_nanvar(&rr, xr, naxes, axes, keepdims, ddof)) ||
-               (st = nd_nanvar(&ri, xi, naxes, axes, keepdims, ddof))) {
-        goto fail_;
-    }
-    {
-        const nd_dtype rdt = op == ND_REDUCE_MEAN ? ct : rt;
-        nd_out t;
-        if ((st = nd__out_begin(&t, fn, out, rdt, rr->ndim, rr->shape, a->device))) goto done;
-        if (!(st = nd__out_target(&t, rdt, ND_OUT_EXACT_DTYPE, 0, NULL))) {
-            nd_array *d = t.dst;
-            if (op == ND_REDUCE_MEAN) st = into_parts(d, rr, ri);
-            else if (op == ND_REDUCE_VAR) st = nd_add(&d, rr, ri);
-            else if (!(st = nd_add(&v, rr, ri))) st = nd_sqrt(&d, v);
-            st = fail(fn, st);
-        }
-        st = nd__out_end(&t, st);
-        goto done;
-    }
-fail_:
-    st = fail(fn, st);
-done:
-    nd_release(m), nd_release(fill), nd_release(x), nd_release(re), nd_release(im), nd_release(xr), nd_release(xi);
-    nd_release(rr), nd_release(ri), nd_release(v);
-    return st;
 }

@@ -1,6 +1,7 @@
 /* The reductions' core pieces shared by src/reduce.c (the real
  * reductions), src/reduce_cpx.c (complex ones, composed from the real
- * reductions of the parts) and src/sc_nan.c (the nan-aware ones). */
+ * reductions of the parts), src/reduce_api.c (the entry points, which
+ * choose between the two) and src/sc_nan.c (the nan-aware ones). */
 #ifndef ND_REDUCE_CPX_H
 #define ND_REDUCE_CPX_H
 #include "internal.h"
@@ -22,16 +23,20 @@ ND_INTERNAL nd_status nd__reduce_plan(const char *fn, nd_reduce_op op, const nd_
                                       bool keepdims, nd_rplan *p);
 /* a's view with p's axis order (no copy). */
 ND_INTERNAL nd_status nd__reduce_perm_view(nd_array **v, const nd_array *a, const nd_rplan *p);
-/* nd_reduce_ddof with messages naming fn (no profiler event). */
+/* src/reduce_api.c: nd_reduce_ddof with messages naming fn (no profiler
+ * event), for every dtype. */
 ND_INTERNAL nd_status nd__reduce_run(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
                                      const int *axes, bool keepdims, double ddof);
+/* src/reduce.c: the same for a real dtype (ND_ERR_INTERNAL for complex). */
+ND_INTERNAL nd_status nd__reduce_real(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
+                                      const int *axes, bool keepdims, double ddof);
 /* src/reduce_cpx.c: the reduction of complex a (called by nd__reduce_run
  * after the pointer, op and dtype checks). */
 ND_INTERNAL nd_status nd__reduce_cpx(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
                                      const int *axes, bool keepdims, double ddof);
-/* src/reduce_cpx.c: nansum / nanprod / nanmean / nanvar / nanstd (op SUM,
- * PROD, MEAN, VAR, STD) of complex a, for src/sc_nan.c: an element is NaN
- * when either part is. */
-ND_INTERNAL nd_status nd__reduce_cpx_nan(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
-                                         const int *axes, bool keepdims, double ddof);
+/* src/reduce_cpx.c, for the nan-reductions of complex input (src/sc_nan.c):
+ * dst's real and imaginary parts from the real arrays rr and ri; and a
+ * failure of a step inside a reduction, its message prefixed with fn. */
+ND_INTERNAL nd_status nd__cpx_into_parts(nd_array *dst, const nd_array *rr, const nd_array *ri);
+ND_INTERNAL nd_status nd__reduce_step_fail(const char *fn, nd_status st);
 #endif

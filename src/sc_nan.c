@@ -19,11 +19,70 @@
 #include <math.h>
 #include <string.h>
 
+#include "elementwise.h"
 #include "internal.h"
 #include "out.h"
 #include "sc.h"
 #include "prof.h"
 #include "reduce_cpx.h"
+
+/* nansum / nanprod / nanmean / nanvar / nanstd (op SUM, PROD, MEAN, VAR,
+ * STD) of complex a: an element is NaN when either part is. Sum and prod
+ * put the identity in place of each NaN and reduce the complex array; the
+ * others give both parts NaN where either is and take the real
+ * nan-reductions of the parts. */
+static nd_status reduce_cpx_nan(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
+                                const int *axes, bool keepdims, double ddof)
+{
+    nd_rplan p;
+    nd_status st = nd__reduce_plan(fn, op, a, naxes, axes, keepdims, &p);
+    if (st) return st;
+    const nd_dtype ct = a->dtype, rt = nd__real_of(ct);
+    nd_array *m = NULL, *fill = NULL, *x = NULL, *re = NULL, *im = NULL, *xr = NULL, *xi = NULL, *rr = NULL,
+             *ri = NULL, *v = NULL;
+    if ((st = nd_isnan(&m, a))) goto fail_;
+    if (op == ND_REDUCE_SUM || op == ND_REDUCE_PROD) {
+        /* NaN -> the identity, then the complex reduction (its out rule) */
+        double id = op == ND_REDUCE_SUM ? 0.0 : 1.0;
+        if ((st = nd__scalar_array(&fill, nd_scalar_complex(id, 0.0), ct, a->device)) ||
+            (st = nd_where(&x, m, fill, a)))
+            goto fail_;
+        st = nd__reduce_run(fn, out, op, x, naxes, axes, keepdims, 0);
+        goto done;
+    }
+    /* both parts NaN where either is, then the real nan-reductions */
+    if ((st = nd__cpx_part(&re, a, 0)) || (st = nd__cpx_part(&im, a, 1)) ||
+        (st = nd__scalar_array(&fill, nd_scalar_float(NAN), rt, a->device)) || (st = nd_where(&xr, m, fill, re)) ||
+        (st = nd_where(&xi, m, fill, im)))
+        goto fail_;
+    if (op == ND_REDUCE_MEAN) {
+        if ((st = nd_nanmean(&rr, xr, naxes, axes, keepdims)) || (st = nd_nanmean(&ri, xi, naxes, axes, keepdims)))
+            goto fail_;
+    } else if ((st = nd_nanvar(&rr, xr, naxes, axes, keepdims, ddof)) ||
+               (st = nd_nanvar(&ri, xi, naxes, axes, keepdims, ddof))) {
+        goto fail_;
+    }
+    {
+        const nd_dtype rdt = op == ND_REDUCE_MEAN ? ct : rt;
+        nd_out t;
+        if ((st = nd__out_begin(&t, fn, out, rdt, rr->ndim, rr->shape, a->device))) goto done;
+        if (!(st = nd__out_target(&t, rdt, ND_OUT_EXACT_DTYPE, 0, NULL))) {
+            nd_array *d = t.dst;
+            if (op == ND_REDUCE_MEAN) st = nd__cpx_into_parts(d, rr, ri);
+            else if (op == ND_REDUCE_VAR) st = nd_add(&d, rr, ri);
+            else if (!(st = nd_add(&v, rr, ri))) st = nd_sqrt(&d, v);
+            st = nd__reduce_step_fail(fn, st);
+        }
+        st = nd__out_end(&t, st);
+        goto done;
+    }
+fail_:
+    st = nd__reduce_step_fail(fn, st);
+done:
+    nd_release(m), nd_release(fill), nd_release(x), nd_release(re), nd_release(im), nd_release(xr), nd_release(xi);
+    nd_release(rr), nd_release(ri), nd_release(v);
+    return st;
+}
 
 /* Hand v (any dtype, the result's shape) to the caller as dtype rdt: a new
  * reference or cast when *out is NULL, else copied (cast) into *out under
@@ -86,7 +145,7 @@ static nd_status nan_sp(const char *fn, nd_array **out, nd_reduce_op op, const n
     bool isf;
     nd_status st = nan_check(fn, out, a, &isf);
     if (st) return st;
-    if (nd__is_complex(a->dtype)) return nd__reduce_cpx_nan(fn, out, op, a, naxes, axes, keepdims, 0);
+    if (nd__is_complex(a->dtype)) return reduce_cpx_nan(fn, out, op, a, naxes, axes, keepdims, 0);
     if (!isf) st = nd_reduce(out, op, a, naxes, axes, keepdims);
     else {
         nd_array *x = NULL;
@@ -186,7 +245,7 @@ nd_status nd_nanmean(nd_array **out, const nd_array *a, int naxes, const int *ax
     bool isf;
     nd_status st = nan_check(fn, out, a, &isf);
     if (st) return st;
-    if (nd__is_complex(a->dtype)) return nd__reduce_cpx_nan(fn, out, ND_REDUCE_MEAN, a, naxes, axes, keepdims, 0);
+    if (nd__is_complex(a->dtype)) return reduce_cpx_nan(fn, out, ND_REDUCE_MEAN, a, naxes, axes, keepdims, 0);
     if (!isf) return (st = nd_mean(out, a, naxes, axes, keepdims)) ? nd__err_prefix(st, fn) : ND_OK;
     nd_array *x = NULL, *m = NULL, *nm = NULL, *cnt = NULL, *tot = NULL, *q = NULL;
     st = nan_fill(&x, &m, a, 0.0);
@@ -239,7 +298,7 @@ static nd_status nan_vs(const char *fn, nd_array **out, bool is_std, const nd_ar
     nd_status st = nan_check(fn, out, a, &isf);
     if (st) return st;
     if (nd__is_complex(a->dtype))
-        return nd__reduce_cpx_nan(fn, out, is_std ? ND_REDUCE_STD : ND_REDUCE_VAR, a, naxes, axes, keepdims, ddof);
+        return reduce_cpx_nan(fn, out, is_std ? ND_REDUCE_STD : ND_REDUCE_VAR, a, naxes, axes, keepdims, ddof);
     if (!isf) {
         st = nd_reduce_ddof(out, is_std ? ND_REDUCE_STD : ND_REDUCE_VAR, a, naxes, axes, keepdims, ddof);
         return st ? nd__err_prefix(st, fn) : ND_OK;
