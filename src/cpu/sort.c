@@ -152,31 +152,12 @@ typedef struct sort_ops {
 ND_SORT_DTYPES(ND__HIST)
 #undef ND__HIST
 
-/* floats: in the sorted output every +-0.0 came out as +0.0 and every NaN
- * as the inverse of the all-ones key; refill both runs from the input in
- * input order (the sort is stable). */
-#define ND__FIX(s, U, SIGN, INF)                                                  \
-    static void fix_##s(void *out_, const void *src_, int64_t n)                  \
-    {                                                                             \
-        U *out = (U *)out_;                                                       \
-        const U *src = (const U *)src_;                                           \
-        const U canon = nd_unkey_##s((U)~(U)0);                                   \
-        int64_t zc = 0, nc = 0;                                                   \
-        for (int64_t j = 0; j < n; j++) {                                         \
-            if (out[j] == 0) {                                                    \
-                while ((U)(src[zc] & (U)~(U)(SIGN)) != 0) zc++;                   \
-                out[j] = src[zc++];                                               \
-            } else if (out[j] == canon) {                                         \
-                while ((U)(src[nc] & (U)~(U)(SIGN)) <= (U)(INF)) nc++;            \
-                out[j] = src[nc++];                                               \
-            }                                                                     \
-        }                                                                         \
-    }
-ND__FIX(f16, uint16_t, 0x8000u, 0x7c00u)
-ND__FIX(bf16, uint16_t, 0x8000u, 0x7f80u)
-ND__FIX(f32, uint32_t, 0x80000000u, 0x7f800000u)
-ND__FIX(f64, uint64_t, 0x8000000000000000ull, 0x7ff0000000000000ull)
-#undef ND__FIX
+/* the floats' repair of +-0.0 and NaN after a key sort: src/cpu/sort_fix.c
+ * (the SIMD path uses it too) */
+#define fix_f16 nd__cpu_sort_fix_f16
+#define fix_bf16 nd__cpu_sort_fix_bf16
+#define fix_f32 nd__cpu_sort_fix_f32
+#define fix_f64 nd__cpu_sort_fix_f64
 #define fix_b1 NULL
 #define fix_i8 NULL
 #define fix_i16 NULL
@@ -186,17 +167,6 @@ ND__FIX(f64, uint64_t, 0x8000000000000000ull, 0x7ff0000000000000ull)
 #define fix_u16 NULL
 #define fix_u32 NULL
 #define fix_u64 NULL
-
-void nd__cpu_sort_fix(nd_dtype t, void *out, const void *src, int64_t n)
-{
-    switch (t) {
-    case ND_FLOAT16: fix_f16(out, src, n); break;
-    case ND_BFLOAT16: fix_bf16(out, src, n); break;
-    case ND_FLOAT32: fix_f32(out, src, n); break;
-    case ND_FLOAT64: fix_f64(out, src, n); break;
-    default: break;
-    }
-}
 
 static const sort_ops g_ops[ND_NUM_DTYPES] = {
 #define ND__OPS(E, s, U) [E] = {(int)sizeof(U), hist_##s, hist1_##s, scatter_##s, keys64_##s, fix_##s, topk_##s},

@@ -15,4 +15,9 @@ ND_INTERNAL bool nd__cpu_sort_rows_simd(nd_status *st, nd_array *vals, nd_array 
  * the float dtype t; any other dtype: nothing) from its input src, in
  * input order: the -0.0 and NaN bits a key does not keep. */
 ND_INTERNAL void nd__cpu_sort_fix(nd_dtype t, void *out, const void *src, int64_t n);
+/* The same for one dtype (src/cpu/sort_fix.c; the radix sort's table). */
+ND_INTERNAL void nd__cpu_sort_fix_f16(void *out, const void *src, int64_t n);
+ND_INTERNAL void nd__cpu_sort_fix_bf16(void *out, const void *src, int64_t n);
+ND_INTERNAL void nd__cpu_sort_fix_f32(void *out, const void *src, int64_t n);
+ND_INTERNAL void nd__cpu_sort_fix_f64(void *out, const void *src, int64_t n);
 #endif
