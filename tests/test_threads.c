@@ -1,8 +1,10 @@
 /* The CPU thread pool (src/cpu/threads.c) at process exit. */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu/blas.h"
@@ -101,6 +103,90 @@ START_TEST(thread_count_reaches_openblas)
 }
 END_TEST
 
+/* A gang's members run at once: each waits (up to 20 s) until all have
+ * arrived, which members run one after the other on fewer threads never
+ * do. From the caller with the pool free (the pool's workers), and from
+ * inside a parallel-for body (the pool busy: threads of their own). */
+typedef struct {
+    int n;
+    atomic_int arrived, timed_out, ran;
+} gang_meet;
+
+static void meet_member(void *p, int member)
+{
+    gang_meet *m = p;
+    (void)member;
+    atomic_fetch_add(&m->arrived, 1);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (atomic_load(&m->arrived) < m->n) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 20) {
+            atomic_store(&m->timed_out, 1);
+            break;
+        }
+        sched_yield();
+    }
+    atomic_fetch_add(&m->ran, 1);
+}
+
+static void gang_check(int n)
+{
+    gang_meet m = {.n = n};
+    nd__parallel_gang(n, meet_member, &m);
+    ck_assert_msg(!atomic_load(&m.timed_out), "a gang of %d: its members did not run at once", n);
+    ck_assert_int_eq(atomic_load(&m.ran), n);
+}
+
+static void gang_in_body(void *p, int64_t begin, int64_t end)
+{
+    (void)p;
+    for (int64_t i = begin; i < end; i++)
+        if (i == 0) gang_check(3);
+}
+
+START_TEST(gang_members_run_at_once)
+{
+    ND_OK_OR_FAIL(nd_set_num_threads(2));
+    for (int n = 1; n <= 4; n++) gang_check(n); /* 3 and 4: more members than the thread count */
+    nd__parallel_for(64, 1 << 20, gang_in_body, NULL);
+    ND_OK_OR_FAIL(nd_set_num_threads(0));
+}
+END_TEST
+
+/* Where OpenBLAS takes a threading callback, its parallel sections run as
+ * gangs on the pool (src/cpu/threads.c), and a threaded GEMM through them
+ * gives the exact integer result. */
+START_TEST(openblas_runs_on_the_pool)
+{
+    const long before = nd__blas_gangs();
+    if (before < 0) return; /* a BLAS with threads of its own */
+    int64_t n = 512;
+    nd_array *a = NULL, *c = NULL;
+    ND_OK_OR_FAIL(nd_set_num_threads(2));
+    ND_OK_OR_FAIL(nd_arange(&a, ND_FLOAT64, 0, (double)(n * n), 1, nd_cpu()));
+    nd_array *a2 = NULL;
+    ND_OK_OR_FAIL(nd_reshape(&a2, a, 2, (const int64_t[]){n, n}));
+    nd_array *m = NULL;
+    ND_OK_OR_FAIL(nd_binary_scalar(&m, ND_BINARY_REMAINDER, a2, nd_scalar_float(7.0))); /* 0..6: exact sums */
+    ND_OK_OR_FAIL(nd_matmul(&c, m, m));
+    ck_assert_msg(nd__blas_gangs() > before, "a 512x512 GEMM on 2 threads ran no gang");
+    double *x = malloc(sizeof(double) * (size_t)(n * n)), *y = malloc(sizeof(double) * (size_t)(n * n));
+    ND_OK_OR_FAIL(nd_copy_to_host(x, m, sizeof(double) * (size_t)(n * n)));
+    ND_OK_OR_FAIL(nd_copy_to_host(y, c, sizeof(double) * (size_t)(n * n)));
+    for (int64_t i = 0; i < n; i += 37)
+        for (int64_t j = 0; j < n; j += 41) {
+            double e = 0;
+            for (int64_t k = 0; k < n; k++) e += x[i * n + k] * x[k * n + j];
+            ck_assert_msg(y[i * n + j] == e, "c[%lld, %lld] = %.17g, want %.17g", (long long)i, (long long)j,
+                          y[i * n + j], e);
+        }
+    free(x), free(y);
+    nd_release(a), nd_release(a2), nd_release(m), nd_release(c);
+    ND_OK_OR_FAIL(nd_set_num_threads(0));
+}
+END_TEST
+
 Suite *suite_threads(void)
 {
     Suite *s = suite_create("threads");
@@ -108,6 +194,8 @@ Suite *suite_threads(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, exit_while_a_parallel_op_runs);
     tcase_add_test(tc, thread_count_reaches_openblas);
+    tcase_add_test(tc, gang_members_run_at_once);
+    tcase_add_test(tc, openblas_runs_on_the_pool);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -49,6 +49,16 @@ ND_INTERNAL nd_status nd__cpu_la(struct nd_la_call *call);
  * add), else inline on the calling thread. */
 typedef void (*nd_range_fn)(void *ctx, int64_t begin, int64_t end);
 ND_INTERNAL void nd__parallel_for(int64_t n, int64_t cost, nd_range_fn body, void *ctx);
+/* fn(ctx, i) for i in [0, n), all n at once on n distinct threads (the
+ * caller is member 0): for work whose members wait on each other, such as
+ * OpenBLAS's threaded level-3 routines, which a parallel-for could run one
+ * after the other on one thread. The pool's workers when it is free, else
+ * threads started for the gang. */
+typedef void (*nd_gang_fn)(void *ctx, int member);
+ND_INTERNAL void nd__parallel_gang(int n, nd_gang_fn fn, void *ctx);
+/* How many parallel sections OpenBLAS ran on the pool (src/cpu/threads.c;
+ * -1 where the BLAS keeps its own threads). */
+ND_INTERNAL long nd__blas_gangs(void);
 /* Run a 1-D loop over a whole nd_iter (outer axes iterated, innermost
  * axis passed to loop), in parallel when large. */
 ND_INTERNAL void nd__iter_run(const nd_iter *it, nd_loop_fn loop, const void *ctx, int64_t cost);
