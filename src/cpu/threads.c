@@ -382,26 +382,22 @@ void nd__parallel_gang(int n, nd_gang_fn fn, void *ctx)
         atomic_store(&P.busy, 0);
     }
     /* the pool is busy (another thread's job, or a nested call) or short of
-     * workers: members of their own, started for this gang */
-    enum { LOCAL = 64 };
-    pthread_t th_local[LOCAL];
-    gang_thread_arg arg_local[LOCAL];
-    pthread_t *th = n <= LOCAL ? th_local : malloc(sizeof *th * (size_t)n);
-    gang_thread_arg *arg = n <= LOCAL ? arg_local : malloc(sizeof *arg * (size_t)n);
-    bool *started = calloc((size_t)n, sizeof *started);
-    for (int i = 1; i < n; i++) {
-        if (!th || !arg || !started) break;
+     * workers: members of their own, started for this gang (on the stack:
+     * no allocation that could fail; OpenBLAS's gangs are at most its
+     * MAX_THREADS, 64 in scipy-openblas32) */
+    enum { LOCAL = MAX_WORKERS + 1 };
+    pthread_t th[LOCAL];
+    gang_thread_arg arg[LOCAL];
+    bool started[LOCAL] = {false};
+    for (int i = 1; i < n && i < LOCAL; i++) {
         arg[i] = (gang_thread_arg){&g, i};
         started[i] = pthread_create(&th[i], NULL, gang_thread, &arg[i]) == 0;
     }
     fn(ctx, 0);
     for (int i = 1; i < n; i++) {
-        if (started && started[i]) pthread_join(th[i], NULL);
+        if (i < LOCAL && started[i]) pthread_join(th[i], NULL);
         else fn(ctx, i); /* no thread could be started: inline, the last resort */
     }
-    if (th != th_local) free(th);
-    if (arg != arg_local) free(arg);
-    free(started);
 }
 
 typedef struct {
