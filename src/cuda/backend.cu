@@ -78,6 +78,17 @@ static bool cuda_pinned_upstream(struct nd_pool_upstream *up)
 
 // The CUDA backend's descriptor (see src/backend.h for every slot), in the
 // declaration order of nd_backend (C++ wants designators in that order).
+
+// A stream goes in two steps: the cuBLAS workspaces and handle bindings on
+// it (src/cuda/blas.cu, which waits for the stream's work when it holds
+// any), then the stream itself (src/cuda/stream.cu). Here, so that the
+// stream code calls nothing of the BLAS code that calls it.
+static nd_status cuda_stream_destroy(void *handle, int dev)
+{
+    nd__cuda_blas_forget_stream(dev, handle);
+    return nd__cuda_stream_destroy(handle, dev);
+}
+
 extern "C" const nd_backend nd__cuda_backend = {
     .abi_version = ND_BACKEND_ABI_VERSION,
     .name = "cuda",
@@ -92,7 +103,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     .memory_set_limit = nd__cuda_memory_set_limit,
     .memory_reset_peak = nd__cuda_memory_reset_peak,
     .stream_create = nd__cuda_stream_create,               // cudaStream_t, registered for the pools
-    .stream_destroy = nd__cuda_stream_destroy,
+    .stream_destroy = cuda_stream_destroy,                 // above: cuBLAS's share, then the stream
     .stream_synchronize = nd__cuda_stream_synchronize,
     .event_create = nd__cuda_event_create,                 // cudaEvent_t with timing
     .event_record = nd__cuda_event_record,

@@ -18,7 +18,7 @@
 // workspace per (handle, stream) for that reason). 32 MiB: NVIDIA's
 // recommendation for Hopper (cublasSetWorkspace documentation; 4 MiB for
 // earlier GPUs). Destroying a stream frees its workspaces
-// (nd__cuda_blas_forget_stream, called by src/cuda/stream.cu) and rebinds
+// (nd__cuda_blas_forget_stream, called by stream_destroy in src/cuda/backend.cu) and rebinds
 // the calling thread's handle to the default stream; a handle is rebound
 // to the default stream before it is destroyed at thread exit, so no
 // handle is ever used or destroyed while bound to a destroyed stream.
@@ -129,7 +129,7 @@ struct blas_handles {
 thread_local blas_handles tl_handles;
 } // namespace
 
-// Called by nd__cuda_stream_destroy before the stream goes: its work is
+// Called by the backend's stream_destroy before the stream goes: its work is
 // finished first, then its workspaces are freed; the calling thread's
 // handle, if bound to it, is rebound to the default stream (other threads'
 // handles rebind before their next use and before they are destroyed).

@@ -63,7 +63,6 @@ extern "C" nd_status nd__cuda_stream_destroy(void *handle, int dev)
     nd_device_guard g(dev);
     cudaStream_t s = nd_stream_of(handle);
     ND_CUDA_TRY(cudaStreamSynchronize(s), "nd_stream_destroy");
-    nd__cuda_blas_forget_stream(dev, handle); // its cuBLAS workspaces; this thread's handle unbound
     // Out of the registry only once its work is done: until then a freed
     // block may still need a fence on it. Fences hold the lock while they
     // use the handle, so none uses it after this.
