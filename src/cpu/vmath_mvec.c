@@ -116,75 +116,77 @@ ND_VM_MVEC_OPS(ND_VM_K256)
 ND_VM_MVEC_OPS2(ND_VM_K512_2)
 ND_VM_MVEC_OPS2(ND_VM_K256_2)
 
-/* sigmoid from the exp kernel, as the scalar body in src/ops_math.h:
- * e = exp(-|x|) (never overflows), 1/(1+e) for x >= 0, e/(1+e) below;
- * NaN in gives the input's NaN, quietened. Blocks of ND_VM_SBLK. */
+/* Kernels composed from the exp kernel: blocks of ND_VM_SBLK elements, e[j]
+ * = ARG (x = a[i0 + j]) for the block, exp (the kernel of suffix esfx)
+ * over e in place, then o[i0 + j] = RESULT (x and e[j] in scope). The
+ * helpers below are inlined into each ISA's loop and vectorised there. */
 #define ND_VM_SBLK 256
-#define ND_VM_SIGMOID(attr, isa, sfx, T, FABS)                                                 \
-    attr static void nd_vm_sigmoid_##sfx##_##isa(void *o_, const void *a_, int64_t n)      \
+#define ND_VM_FROM_EXP(name, attr, isa, sfx, esfx, T, impl, ARG, RESULT)                   \
+    attr static void nd_vm_##name##_##sfx##_##isa(void *o_, const void *a_, int64_t n)    \
     {                                                                                      \
         T *o = (T *)o_;                                                                    \
         const T *a = (const T *)a_;                                                        \
         _Alignas(64) T e[ND_VM_SBLK];                                                      \
         for (int64_t i0 = 0; i0 < n; i0 += ND_VM_SBLK) {                                   \
             int64_t m = n - i0 < ND_VM_SBLK ? n - i0 : ND_VM_SBLK;                         \
-            _Pragma("omp simd") for (int64_t j = 0; j < m; j++) e[j] = -FABS(a[i0 + j]);  \
-            nd_vm_exp_##sfx##_##isa(e, e, m);                                              \
             _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                            \
             {                                                                              \
-                T x = a[i0 + j], d = (T)1 + e[j];                                          \
-                T p = (T)1 / d, q = e[j] / d;                                              \
-                T y = x >= 0 ? p : q;                                                      \
-                o[i0 + j] = x == x ? y : x + x;                                            \
+                const T x = a[i0 + j];                                                     \
+                e[j] = (ARG);                                                              \
+            }                                                                              \
+            nd_vm_exp_##esfx##_##isa(e, e, m);                                             \
+            _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                            \
+            {                                                                              \
+                const T x = a[i0 + j];                                                     \
+                o[i0 + j] = (RESULT);                                                      \
             }                                                                              \
         }                                                                                  \
     }                                                                                      \
-    static const nd_vmath_kernel nd_vk_sigmoid_##sfx##_##isa = {nd_vm_sigmoid_##sfx##_##isa, "libmvec"};
+    static const nd_vmath_kernel nd_vk_##name##_##sfx##_##isa = {nd_vm_##name##_##sfx##_##isa, impl};
+
+/* sigmoid, as the scalar body in src/ops_math.h: e = exp(-|x|) (never
+ * overflows), 1/(1+e) for x >= 0, e/(1+e) below; NaN in gives the input's
+ * NaN, quietened. */
+__attribute__((always_inline)) static inline double nd_vm_sig_f64(double x, double e)
+{
+    double d = 1.0 + e, y = x >= 0 ? 1.0 / d : e / d;
+    return x == x ? y : x + x;
+}
+__attribute__((always_inline)) static inline float nd_vm_sig_f32(float x, float e)
+{
+    float d = 1.0f + e, y = x >= 0 ? 1.0f / d : e / d;
+    return x == x ? y : x + x;
+}
+#define ND_VM_SIGMOID(attr, isa, sfx, T, FABS) \
+    ND_VM_FROM_EXP(sigmoid, attr, isa, sfx, sfx, T, "libmvec", -FABS(x), nd_vm_sig_##sfx(x, e[j]))
 ND_VM_SIGMOID(ND_ISA_TARGET_AVX512, avx512, f64, double, __builtin_fabs)
 ND_VM_SIGMOID(ND_ISA_TARGET_AVX512, avx512, f32, float, __builtin_fabsf)
 ND_VM_SIGMOID(ND_ISA_TARGET_AVX2, avx2, f64, double, __builtin_fabs)
 ND_VM_SIGMOID(ND_ISA_TARGET_AVX2, avx2, f32, float, __builtin_fabsf)
 
-/* float64 tanh from the exp kernel (libmvec's own vector tanh took about
- * 10 cycles per element on AVX-512, 3x its exp), Cephes' method: for
- * |x| <= 0.625, x + x z P(z) / Q(z) with z = x^2 (degrees 2 / 3, 2.5e-16
- * relative); above, 1 - 2 / (exp(2|x|) + 1) with x's sign, |x| clamped at
- * 22 (where tanh rounds to 1; so exp never overflows). One division per
- * element serves both branches (its numerator and denominator are
- * selected). NaN in gives the input's NaN, quietened; +-0 and subnormals
- * give themselves. Blocks of ND_VM_SBLK. Its table name is "nd": our
- * method, on libmvec's exp. */
-#define ND_VM_TANH64(attr, isa)                                                            \
-    attr static void nd_vm_tanh_f64x_##isa(void *o_, const void *a_, int64_t n)            \
-    {                                                                                      \
-        double *o = (double *)o_;                                                          \
-        const double *a = (const double *)a_;                                              \
-        _Alignas(64) double e[ND_VM_SBLK];                                                 \
-        for (int64_t i0 = 0; i0 < n; i0 += ND_VM_SBLK) {                                   \
-            int64_t m = n - i0 < ND_VM_SBLK ? n - i0 : ND_VM_SBLK;                         \
-            _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                            \
-            {                                                                              \
-                double t = __builtin_fabs(a[i0 + j]);                                      \
-                e[j] = 2.0 * (t < 22.0 ? t : 22.0);                                        \
-            }                                                                              \
-            nd_vm_exp_f64_##isa(e, e, m);                                                  \
-            _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                            \
-            {                                                                              \
-                const double x = a[i0 + j], t = __builtin_fabs(x), z = x * x;              \
-                const double p = (-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z - \
-                                 1.61468768441708447952e3;                                 \
-                const double q = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z + \
-                                 4.84406305325125486048e3;                                 \
-                const bool small = t <= 0.625;                                             \
-                const double num = small ? z * p : 2.0, den = small ? q : e[j] + 1.0;      \
-                const double r = num / den;                                                \
-                const double big = __builtin_copysign(1.0 - r, x);                         \
-                const double y = small ? (t == 0.0 ? x : x + x * r) : big; /* keeps -0 */  \
-                o[i0 + j] = x == x ? y : x + x;                                            \
-            }                                                                              \
-        }                                                                                  \
-    }                                                                                      \
-    static const nd_vmath_kernel nd_vk_tanh_f64x_##isa = {nd_vm_tanh_f64x_##isa, "nd"};
+/* float64 tanh (libmvec's own vector tanh took about 10 cycles per element
+ * on AVX-512, 3x its exp), Cephes' method: for |x| <= 0.625, x + x z P(z) /
+ * Q(z) with z = x^2 (degrees 2 / 3, 2.5e-16 relative); above, 1 - 2 /
+ * (exp(2|x|) + 1) with x's sign, |x| clamped at 22 (where tanh rounds to
+ * 1; so exp never overflows). One division per element serves both
+ * branches (its numerator and denominator are selected). NaN in gives the
+ * input's NaN, quietened; +-0 and subnormals give themselves. Its table
+ * name is "nd": our method, on libmvec's exp (e = exp(2|x|) here). */
+__attribute__((always_inline)) static inline double nd_vm_tanh_from_exp(double x, double e)
+{
+    const double t = __builtin_fabs(x), z = x * x;
+    const double p = (-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z - 1.61468768441708447952e3;
+    const double q = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z + 4.84406305325125486048e3;
+    const bool small = t <= 0.625;
+    const double num = small ? z * p : 2.0, den = small ? q : e + 1.0;
+    const double r = num / den;
+    const double big = __builtin_copysign(1.0 - r, x);
+    const double y = small ? (t == 0.0 ? x : x + x * r) : big; /* keeps -0 */
+    return x == x ? y : x + x;
+}
+#define ND_VM_TANH64(attr, isa)                                                                          \
+    ND_VM_FROM_EXP(tanh, attr, isa, f64x, f64, double, "nd",                                                  \
+                   2.0 * (__builtin_fabs(x) < 22.0 ? __builtin_fabs(x) : 22.0), nd_vm_tanh_from_exp(x, e[j]))
 ND_VM_TANH64(ND_ISA_TARGET_AVX512, avx512)
 ND_VM_TANH64(ND_ISA_TARGET_AVX2, avx2)
 
