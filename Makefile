@@ -70,7 +70,12 @@ CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -fno-math-errno -fPIC -fvisibility=hidden 
               -Iinclude -Isrc $(BLAS_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lm -lpthread
 
-SRCS := $(wildcard src/*.c) $(wildcard src/cpu/*.c)
+# src/ by role (README "Source map"): core/ the base, shared/ the bodies
+# both backends compile (headers only), prof/ the profiler, one folder per
+# op family, cpu/ and cuda/ the backends, mpi/ the optional distributed
+# layer (mk/mpi.mk).
+LIB_DIRS := $(filter-out src/cuda/ src/mpi/,$(sort $(dir $(wildcard src/*/*))))
+SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)*.c))
 CU_SRCS := $(wildcard src/cuda/*.cu)
 ifeq ($(CUDA_EMU),1)
   # tests/emu first on the include path: its cuda_runtime.h, cublas_v2.h,
@@ -174,6 +179,7 @@ lib: $(LIB_A) $(BUILD)/libndgpu.so
 # (ccache may write the .d after the object: the object is touched last,
 # or it would look older than its .d and be rebuilt on every make.)
 $(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/.dirs
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 	@touch $@
 
@@ -195,7 +201,7 @@ $(BUILD)/%.d: ;
 .PRECIOUS: $(BUILD)/%.d
 
 $(BUILD)/.dirs:
-	mkdir -p $(BUILD)/src/cpu $(BUILD)/src/cuda $(BUILD)/tests/emu $(BUILD)/tests/cuda $(BUILD)/examples
+	mkdir -p $(patsubst %/,$(BUILD)/%,$(LIB_DIRS)) $(BUILD)/src/cuda $(BUILD)/tests/emu $(BUILD)/tests/cuda $(BUILD)/examples
 	touch $@
 
 $(LIB_A): $(OBJS) $(CU_OBJS)

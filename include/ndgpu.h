@@ -470,7 +470,7 @@ ND_API nd_status nd_stack(nd_array **out, int n, const nd_array *const *arrays, 
  *         a trailing w (BIUFw) has no bfloat16 loop: the core computes
  *         bfloat16 in float32 and rounds once (ldexp).
  *         A trailing C (BIUFC, IUFC, bIUFC): complex64/complex128 loops too
- *         (bodies in src/ops_cpx.h, src/ops_cpx_math.h). Complex
+ *         (bodies in src/shared/ops_cpx.h, src/shared/ops_cpx_math.h). Complex
  *         keeps its dtype under SAME, FLOAT and DIV, computes in complex128
  *         under F64. A trailing a (BIUFa, abs): complex too, with a real
  *         result (|z|, NumPy's absolute); ops without C or a refuse complex
@@ -732,7 +732,7 @@ ND_API bool nd_get_matmul_tf32(void);
 /* Random (Philox4x32-10, counter based; same numbers on every backend) */
 /* ------------------------------------------------------------------ */
 /*
- * The stream (defined exactly in src/philox.h): key = (seed & 0xffffffff,
+ * The stream (defined exactly in src/shared/philox.h): key = (seed & 0xffffffff,
  * seed >> 32); block j = Philox4x32-10(counter = (j & 0xffffffff, j >> 32,
  * 0, 0), key), four 32-bit words. The generator's offset counts blocks.
  * A call producing n elements uses E = 4 elements per block for
@@ -741,7 +741,7 @@ ND_API bool nd_get_matmul_tf32(void);
  * depends only on (seed, offset, i), and the call advances the offset by
  * ceil(n / E). Two calls of n therefore equal one call of 2n when n is a
  * multiple of E. Uniform and normal values are bit-identical on every
- * backend: normal values use the library's own ln/sin/cos (src/philox.h:
+ * backend: normal values use the library's own ln/sin/cos (src/shared/philox.h:
  * IEEE + - * / and sqrt only, no fused multiply-add, < 1 ulp), not the
  * platform's libm. A generator is not safe to use from two threads at
  * once.
@@ -791,7 +791,7 @@ ND_API nd_status nd_random_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, i
  *  multiply-shift of a 64-bit draw (span <= 2^32: 2 elements per Philox
  *  block, relative bias < 2^-32) or of a 128-bit draw (wider spans: 1 per
  *  block, bias < 2^-64), without rejection, so element i depends only on
- *  (seed, offset, i) and every backend gives the same integers (src/philox.h
+ *  (seed, offset, i) and every backend gives the same integers (src/shared/philox.h
  *  defines them). The offset advances by ceil(n / 2) or n blocks. */
 ND_API nd_status nd_random_integers(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, int64_t low, int64_t high, nd_device dev);
 /** Bernoulli(p) samples: element i is u_i < p with u the float64 uniform

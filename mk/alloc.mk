@@ -1,4 +1,4 @@
-# The allocator door (src/alloc.h; tests/test_faults.c injects failures
+# The allocator door (src/core/alloc.h; tests/test_faults.c injects failures
 # through it): `make test-alloc-door` checks that no allocation in src/
 # bypasses it. Part of `make test`.
 .PHONY: test-alloc-door

@@ -1,5 +1,5 @@
-# The backend table is the only door to a device (src/backend.h): fails when
-# a core file other than src/registry.c calls a backend by name or tests
+# The backend table is the only door to a device (src/core/backend.h): fails when
+# a core file other than src/core/registry.c calls a backend by name or tests
 # ND_WITH_*. Part of `make test` (extra-tests) and runnable on its own.
 .PHONY: check-doors
 check-doors:

@@ -3,7 +3,7 @@
 #ifndef ND_CV_UTIL_H
 #define ND_CV_UTIL_H
 
-#include "half.h"
+#include "shared/half.h"
 #include "test_util.h"
 
 static const nd_dtype cv_all_dtypes[ND_NUM_DTYPES] = {ND_BOOL,   ND_INT8,    ND_INT16,   ND_INT32,  ND_INT64,

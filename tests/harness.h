@@ -4,8 +4,8 @@
 #ifndef ND_EW_HARNESS_H
 #define ND_EW_HARNESS_H
 
-#include "half.h"
-#include "internal.h"
+#include "shared/half.h"
+#include "core/internal.h"
 #include "test_util.h"
 
 /* One element's value: floats in f, signed ints and bool in i, unsigned in u. */

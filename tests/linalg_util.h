@@ -4,7 +4,7 @@
 #ifndef ND_LINALG_UTIL_H
 #define ND_LINALG_UTIL_H
 
-#include "half.h"
+#include "shared/half.h"
 #include "test_util.h"
 
 static inline size_t lu_isz(nd_dtype t) { return nd_dtype_size(t); }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The allocator door (src/alloc.h): no host allocation in src/ bypasses it
+# The allocator door (src/core/alloc.h): no host allocation in src/ bypasses it
 # (no direct malloc, calloc, realloc, free, aligned_alloc, posix_memalign,
-# strdup outside src/alloc.c), and every device or pinned allocation from
+# strdup outside src/core/alloc.c), and every device or pinned allocation from
 # the CUDA runtime is preceded by the fault gate nd__alloc_inject() in the
 # same function (within the 4 lines before it). src/mpi is libndgpu_mpi, a
 # separate library on libndgpu's public API: its data buffers are libndgpu
@@ -11,10 +11,10 @@ cd "$(dirname "$0")/.." || exit 1
 fail=0
 direct=$(grep -rnE '(^|[^._>a-zA-Z0-9])(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|strdup|strndup)[[:space:]]*\(' \
            src --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' |
-         grep -v '^src/alloc\.c:' | grep -v '^src/mpi/' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)')
+         grep -v '^src/core/alloc\.c:' | grep -v '^src/mpi/' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)')
 if [ -n "$direct" ]; then
   echo "$direct"
-  echo "test-alloc-door: FAILED (allocations above bypass src/alloc.h: use nd__malloc & co)"
+  echo "test-alloc-door: FAILED (allocations above bypass src/core/alloc.h: use nd__malloc & co)"
   fail=1
 fi
 ungated=$(for f in $(grep -rlE 'cuda(Malloc|HostAlloc|MallocHost|MallocManaged|MallocAsync)\w*\(' src); do
@@ -32,5 +32,5 @@ if [ -n "$ungated" ]; then
   echo "test-alloc-door: FAILED (vendor allocations above do not pass nd__alloc_inject())"
   fail=1
 fi
-[ $fail -eq 0 ] && echo "test-alloc-door: OK (no allocation bypasses src/alloc.h; every vendor allocation is gated)"
+[ $fail -eq 0 ] && echo "test-alloc-door: OK (no allocation bypasses src/core/alloc.h; every vendor allocation is gated)"
 exit $fail

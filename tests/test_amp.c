@@ -1,4 +1,4 @@
-/* Loss scaling (src/amp.c, both backends' nd_backend.amp_unscale):
+/* Loss scaling (src/elementwise/amp.c, both backends' nd_backend.amp_unscale):
  * nd_amp_unscale_check and the grad scaler (nd_grad_scaler_*).
  *
  * The scaler's state machine is checked step by step against PyTorch's

@@ -119,7 +119,7 @@ START_TEST(casts_against_numpy)
             for (int i = 0; i < CX_NVALS; i++) {
                 /* NaN and inf into an integer: no value is right (NumPy's own
                  * answers differ between its loops); the library's rule is
-                 * src/convert.h's and tested there */
+                 * src/shared/convert.h's and tested there */
                 if (integer && (i == 4 || i == 5)) continue;
                 ck_assert_msg(same(gr[i], cx_cast[t][i]) && same(gi[i], cx_cast_im[t][i]),
                               "complex128 (%g, %g) -> %s on %s: (%.17g, %.17g), NumPy (%.17g, %.17g)", re[i], im[i],

@@ -18,7 +18,7 @@
 
 #include "cv_util.h"
 #include "ndgpu.h"
-#include "ops_math.h"
+#include "shared/ops_math.h"
 #include "test_util.h"
 /* C's complex functions for the long double reference; its macro I would
  * collide with the op table's kind letters */

@@ -3,7 +3,7 @@
  * simplification, and bad input for these functions. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "test_util.h"
 
 static nd_array *iota_f64(int ndim, const int64_t *shape)

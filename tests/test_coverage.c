@@ -10,10 +10,10 @@
  * there. */
 #include <stdio.h>
 
-#include "elementwise.h"
-#include "internal.h"
-#include "philox.h"
-#include "sc.h" /* [sc] ND_SC_NOPS */
+#include "elementwise/elementwise.h"
+#include "core/internal.h"
+#include "shared/philox.h"
+#include "shared/scan_slots.h" /* [sc] ND_SC_NOPS */
 #include "test_util.h"
 
 #ifdef ND_WITH_CUDA
@@ -39,8 +39,8 @@ static int num_ops(nd_kernel_kind k)
     case ND_KERNEL_REDUCE: return ND_NUM_REDUCE_OPS;
     case ND_KERNEL_RANDOM: return 2;
     case ND_KERNEL_CAST: return ND_NUM_DTYPES;
-    case ND_KERNEL_SCAN: return ND_SC_NOPS; /* [sc] sum, prod, max, min (src/sc.h) */
-    case ND_KERNEL_SCATTER: return 4; /* ix: nd_scatter_op, src/ix_ops.h */
+    case ND_KERNEL_SCAN: return ND_SC_NOPS; /* [sc] sum, prod, max, min (src/shared/scan_slots.h) */
+    case ND_KERNEL_SCATTER: return 4; /* ix: nd_scatter_op, src/shared/index_ops.h */
     default: return 1;
     }
 }
@@ -98,7 +98,7 @@ END_TEST
  * binary ops on every pair of dtypes and with weak bool/int/float scalars
  * on either side (including ints that do not fit, which widen the loop of
  * comparisons), each run on one element; then the loop dtypes resolved
- * (src/elementwise.c's memo) are compared with the generated table. */
+ * (src/elementwise/elementwise.c's memo) are compared with the generated table. */
 START_TEST(cpu_elementwise_loops_are_exactly_the_dispatched_ones)
 {
     const nd_device cpu = nd_cpu();

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "test_util.h"
 
 static const DLDataType expect_dl[ND_NUM_DTYPES] = {

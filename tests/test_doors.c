@@ -1,4 +1,4 @@
-/* The backend table is the only door (src/backend.h): every
+/* The backend table is the only door (src/core/backend.h): every
  * compiled-in descriptor is complete and of this ABI version, device names
  * come from the registry (one function), and the device part answers for
  * the core. The static half (no core file calls a backend by name) is
@@ -6,7 +6,7 @@
 #include "cpu/blas.h"
 #include "cpu/isa.h"
 #include "cpu/matmul_bf16.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "test_util.h"
 
 /* Every compiled-in backend: the version, the registry's name, every

@@ -1,7 +1,7 @@
 /* dtypes: the NEP 50 promotion table, same_kind casting, weak scalars,
  * and casting edge cases, all against values produced by NumPy 2.4. */
-#include "half.h"
-#include "internal.h"
+#include "shared/half.h"
+#include "core/internal.h"
 #include "test_util.h"
 
 /* NumPy's 12 dtypes in this order (no bfloat16 in NumPy). */
@@ -109,7 +109,7 @@ START_TEST(names_and_sizes)
 }
 END_TEST
 
-/* The hand-written inner list ND_DTYPE_PAIRS (src/dtype_table.h) is the
+/* The hand-written inner list ND_DTYPE_PAIRS (src/shared/dtype_table.h) is the
  * table's order, and the table's facts agree with the typed helpers. */
 START_TEST(dtype_table_and_pair_list_agree)
 {

@@ -1,7 +1,7 @@
 /* The elementwise suite's host-side values and its reference of every op:
  * plain C math in double precision for float loops, exact 64-bit integer
  * arithmetic (reduced to the dtype's width) for integer loops. Written
- * independently of src/ops_math.h. */
+ * independently of src/shared/ops_math.h. */
 #include <stdio.h>
 
 #include "harness.h"
@@ -331,7 +331,7 @@ static bool ref_unary_bool(nd_unary_op op, bool x, ew_val *r)
     return true;
 }
 
-/* The float dtypes' neighbours, by value (independent of src/ops_math.h):
+/* The float dtypes' neighbours, by value (independent of src/shared/ops_math.h):
  * the representable values of t next to x upwards / downwards. */
 static double bits_to(nd_dtype t, uint64_t u)
 {

@@ -1,5 +1,5 @@
 /* Allocation-failure injection through the library's one allocator door
- * (src/alloc.h), SQLite's and Lua's habit: a workload touching every
+ * (src/core/alloc.h), SQLite's and Lua's habit: a workload touching every
  * public function family runs with the N-th allocation failing, for
  * N = 1, 2, ... until a run completes without reaching an injected
  * failure. For each N:
@@ -20,8 +20,8 @@
  * pinned pool's first creation has its own test below. */
 #include <unistd.h>
 
-#include "alloc.h"
-#include "internal.h"
+#include "core/alloc.h"
+#include "core/internal.h"
 #include "test_util.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* The FFT module (src/fft.c, src/fft_nd.c and both backends'
+/* The FFT module (src/fft/fft.c, src/fft/fft_nd.c and both backends'
  * fft slots): nd_fft, nd_ifft, nd_rfft, nd_irfft, nd_hfft, nd_ihfft, the
  * n-D and 2-D forms, nd_fftfreq, nd_rfftfreq, nd_fftshift, nd_ifftshift.
  *

@@ -21,7 +21,7 @@
  * eps n sum |x|^2. */
 #include <pthread.h>
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "cpu/fft_core.h"
 #include "test_util.h"
 

@@ -5,8 +5,8 @@
  * rfftfreq exact values, fftshift/ifftshift, zero-size batches, out
  * exactly the input, errors (exact status codes and messages), and every
  * function with the N-th allocation failing (CPU). */
-#include "alloc.h"
-#include "internal.h"
+#include "core/alloc.h"
+#include "core/internal.h"
 #include "fft_util.h"
 #include "cpu/fft_core.h"
 
@@ -374,7 +374,7 @@ static void run_errors(nd_device dev)
 }
 
 /* ------------------------------------------------------------------ */
-/* Allocation failures (the allocator door, src/alloc.h)               */
+/* Allocation failures (the allocator door, src/core/alloc.h)               */
 /* ------------------------------------------------------------------ */
 /* Every FFT function with the N-th allocation failing, N = 1, 2, ...
  * until a run meets no injected failure: the failing call returns

@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #endif
 
 static nd_device gpu(void) { return nd_cuda(0); }

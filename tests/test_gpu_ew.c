@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "cuda/ew_index.h"
-#include "ops_math.h"
+#include "shared/ops_math.h"
 #include "test_util.h"
 #ifdef ND_WITH_CUDA
 #include "cuda/cuda_backend.h"

@@ -4,7 +4,7 @@
  * all zero), with the output poisoned first and sentinels around it. */
 #include <stdio.h>
 
-#include "half.h"
+#include "shared/half.h"
 #include "test_util.h"
 
 void gpu_ew_add_device_tests(Suite *s);

@@ -21,7 +21,7 @@
 
 #include "cuda/blas_plan.h"
 #include "cuda/matmul_int.h"
-#include "internal.h"
+#include "core/internal.h"
 #include "linalg_util.h"
 
 /* ------------------------------------------------------------------ */

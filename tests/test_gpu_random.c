@@ -2,7 +2,7 @@
  *
  * CPU part (always runs): the kernel's per-block function and its thread
  * -> block mapping (nd_philox_fill_block, nd_philox_thread_fill,
- * nd_philox_grid in src/philox.h, the code the CUDA kernel runs) replayed
+ * nd_philox_grid in src/shared/philox.h, the code the CUDA kernel runs) replayed
  * on the host for every thread of the launch the backend would make, in
  * reverse thread order and with small grids that exercise the
  * grid-stride loop, into poisoned buffers with sentinels; the result must
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "philox.h"
+#include "shared/philox.h"
 #include "test_util.h"
 #ifdef ND_WITH_CUDA
 #include "cuda/cuda_backend.h"

@@ -366,7 +366,7 @@ START_TEST(emu_f32_sum_accuracy)
     double err_emu = fabs((double)ge - r), err_cpu = fabs((double)gc - r);
     printf("gpu_reduce: float32 sum of %lld terms: exact %.10e, emulated GPU error %.3g ulp, CPU pairwise %.3g ulp\n",
            (long long)n, r, err_emu / ulp, err_cpu / ulp);
-    /* float32 accumulation (src/reduce_ops.h) in short per-thread runs and
+    /* float32 accumulation (src/shared/reduce_ops.h) in short per-thread runs and
      * trees: a few ulps (a float32 running sum would lose every term
      * after the first: about 1e5 ulps here) */
     ck_assert_msg(err_emu <= 8.0 * ulp, "emulated error %g ulp", err_emu / ulp);

@@ -1,6 +1,6 @@
 /* Unit tests (CPU, always run) of the CUDA reductions' shared ND_HOSTDEV
  * code: the operators (src/cuda/reduce_states.h over the shared semantics of
- * src/reduce_ops.h) and the geometry and work
+ * src/shared/reduce_ops.h) and the geometry and work
  * partition (src/cuda/reduce_plan.h). */
 #include <float.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include "cuda/reduce_plan.h"
 #include "gpu_reduce_util.h"
 
-/* The GPU's sum families accumulate as src/reduce_ops.h says: float32
+/* The GPU's sum families accumulate as src/shared/reduce_ops.h says: float32
  * terms in float (3e38 + 3e38 overflows, as NumPy), float64 in double,
  * integer means in double; a sum of -0.0 is +0.0. */
 START_TEST(sums_accumulate_in_the_shared_type)

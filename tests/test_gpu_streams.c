@@ -19,7 +19,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "test_util.h"
 #ifdef ND_CUDA_EMU
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-/* The backend slot `la` (contract in src/la.h), called directly
+/* The backend slot `la` (contract in src/shared/la_slots.h), called directly
  * through nd__backend(dev)->la on every compiled-in backend with a device:
  * the CPU always, cuda:0 when there is one (in the CUDA_EMU=1 build the
  * emulated GPU, where the cuSOLVER stand-in answers). Same cases on both.
@@ -29,7 +29,7 @@
 #include <complex.h>
 
 #include "cpu/lapack.h"
-#include "la.h"
+#include "shared/la_slots.h"
 #include "test_util.h"
 
 typedef double _Complex cd;
@@ -105,7 +105,7 @@ static nd_array *up(const env *e, nd_dtype t, const cd *v, int64_t b, int64_t d1
                 memcpy(raw + ((size_t)i * nparts + p) * 8, &x, 8);
             }
         }
-    /* as the core allocates stacks (src/la.h): 4 KiB of slack after the
+    /* as the core allocates stacks (src/shared/la_slots.h): 4 KiB of slack after the
      * data, a view of the front of a longer buffer */
     nd_array *flat = NULL, *front = NULL, *a = NULL;
     const int64_t total = cnt + (int64_t)(4096 / nd_dtype_size(t));

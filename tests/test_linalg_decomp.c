@@ -1,5 +1,5 @@
-/* The numpy.linalg decompositions (src/linalg_decomp.c,
- * src/linalg_lstsq.c): solve, inv, det, slogdet, cholesky, qr, svd,
+/* The numpy.linalg decompositions (src/linalg/decomp.c,
+ * src/linalg/lstsq.c): solve, inv, det, slogdet, cholesky, qr, svd,
  * svdvals, eigh, eigvalsh, eig, eigvals, lstsq, pinv, matrix_rank, cond.
  *
  * Everything runs on nd_default_device(), so ND_DEVICE=cuda:0 runs the

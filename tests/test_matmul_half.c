@@ -1,7 +1,7 @@
 /* Half-precision matmul: float16/bfloat16 products accumulate in
  * float32, and a float32 out (nd_matmul) or c (nd_gemm) from half operands
  * receives the float32 result itself, never a value rounded to half in
- * between (src/linalg.c passes the float32 destination to the backend:
+ * between (src/linalg/linalg.c passes the float32 destination to the backend:
  * src/cpu/matmul.c widens the operands and writes float32; the CUDA
  * backend calls cublasGemmEx with a 32F C, tests/emu/cublas_emu.cpp on the
  * emulated device).

@@ -1,4 +1,4 @@
-/* The complex math bodies of src/ops_cpx_math.h, on the CPU,
+/* The complex math bodies of src/shared/ops_cpx_math.h, on the CPU,
  * for complex128 (_c128) and complex64 (_c64):
  *
  *  - the special-value grid: every pair (re, im) of {0, -0, smallest
@@ -66,8 +66,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops_math.h"
-#include "ops_cpx_math.h"
+#include "shared/ops_math.h"
+#include "shared/ops_cpx_math.h"
 #include "test_util.h"
 
 /* after the library's headers: complex.h's macro I would break convert.h */

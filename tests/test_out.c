@@ -1,5 +1,5 @@
 /* The out rule, once for every public function that takes an 'out'
- * (src/out.h, the out-transaction): each function runs with a broadcast
+ * (src/core/out.h, the out-transaction): each function runs with a broadcast
  * out (refused, nothing written), a mismatched out (refused, nothing
  * written), an out that partially overlaps its first input and an out that
  * is exactly its first input (both give the result of a fresh call, as
@@ -403,7 +403,7 @@ START_TEST(test_out_broadcast_findings)
 }
 END_TEST
 
-/* NumPy's order='K' (src/out.h, nd__out_keep_order): a fresh elementwise
+/* NumPy's order='K' (src/core/out.h, nd__out_keep_order): a fresh elementwise
  * result is laid out like its inputs when they agree on a non-C memory
  * order, and in C order otherwise; its values never depend on the layout. */
 static void expect_strides(const nd_array *r, const int64_t *want)

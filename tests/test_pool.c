@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "pool.h"
+#include "core/pool.h"
 #include "test_util.h"
 
 typedef struct {

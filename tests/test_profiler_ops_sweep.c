@@ -294,7 +294,7 @@ C(fftfreq, nd_fftfreq(&o, 8, 0.5, ND_FLOAT32, DEV))
 C(rfftfreq, nd_rfftfreq(&o, 8, 0.5, ND_FLOAT64, DEV))
 C(fftshift, nd_fftshift(&o, A, 0, NULL))
 C(ifftshift, nd_ifftshift(&o, A, 1, AX1))
-/* numpy.linalg norms and products (src/linalg_norm.c) */
+/* numpy.linalg norms and products (src/linalg/norm.c) */
 C(linalg_norm, nd_linalg_norm(&o, A, nd_norm_named(ND_NORM_DEFAULT), -1, NULL, false))
 C(linalg_vector_norm, nd_linalg_vector_norm(&o, A, 1, 1, AX1, false))
 C(linalg_matrix_norm, nd_linalg_matrix_norm(&o, A, nd_norm_p(INFINITY), true))
@@ -303,7 +303,7 @@ C(linalg_multi_dot, nd_linalg_multi_dot(&o, 3, (const nd_array *const[]){A, f->s
 C(linalg_cross, nd_linalg_cross(&o, A, f->b, 0))
 C(linalg_vecdot, nd_linalg_vecdot(&o, A, f->v, -1))
 C(kron, nd_kron(&o, A, f->v))
-/* numpy.linalg decompositions (src/linalg_decomp.c, src/linalg_lstsq.c) */
+/* numpy.linalg decompositions (src/linalg/decomp.c, src/linalg/lstsq.c) */
 C(linalg_solve, nd_linalg_solve(&o, f->spd, f->spd))
 C(linalg_inv, nd_linalg_inv(&o, f->spd))
 C(linalg_det, nd_linalg_det(&o, f->sq))

@@ -1,4 +1,4 @@
-/* The profiler's reports (src/prof_report.c, prof_table.c, prof_trace.c)
+/* The profiler's reports (src/prof/report.c, prof_table.c, prof_trace.c)
  * on synthetic finished sessions built by hand: key averages (sums,
  * self/total, grouping by shape, every sort column, row limits), the
  * table (layout, columns, order, truncation, FILE), the Chrome trace and
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
-#include "prof.h"
+#include "prof/prof.h"
 
 /* ---------------------------------------------------------------- */
 /* A synthetic session: two threads, nested ranges, ops on the CPU   */

@@ -1,10 +1,10 @@
 /* Philox4x32-10 and nd_random_uniform / nd_random_normal. Expected stream
  * values were computed with an independent Python implementation of
- * Random123's Philox4x32-10 and the transforms documented in src/philox.h. */
+ * Random123's Philox4x32-10 and the transforms documented in src/shared/philox.h. */
 #include <stdio.h>
 
-#include "half.h"
-#include "philox.h"
+#include "shared/half.h"
+#include "shared/philox.h"
 #include "test_util.h"
 
 #define SHP(...) ((const int64_t[]){__VA_ARGS__})
@@ -398,7 +398,7 @@ START_TEST(test_errors)
 END_TEST
 
 /* ------------------------------------------------------------------ */
-/* The transforms' own ln / sin / cos (src/philox.h)                  */
+/* The transforms' own ln / sin / cos (src/shared/philox.h)                  */
 /* ------------------------------------------------------------------ */
 
 /* Error of got in units of the last place of the double nearest ref. */
@@ -484,7 +484,7 @@ END_TEST
 
 /* The arithmetic helpers round every operation: a*b + c through them is
  * not fused (with an FMA the result would be 2^-60), so the host build
- * does not contract (see "NO FUSED MULTIPLY-ADD" in src/philox.h). */
+ * does not contract (see "NO FUSED MULTIPLY-ADD" in src/shared/philox.h). */
 START_TEST(test_helpers_do_not_fuse)
 {
     volatile double a = 1.0 + 0x1p-30, c = -(1.0 + 0x1p-29);

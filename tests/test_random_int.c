@@ -1,5 +1,5 @@
 /* nd_random_integers and nd_random_bernoulli: the values against the
- * definition in src/philox.h recomputed here from the raw Philox blocks
+ * definition in src/shared/philox.h recomputed here from the raw Philox blocks
  * (nd_philox_block, checked against Random123's known answers in
  * tests/test_random.c) with 128-bit arithmetic written independently of
  * the library's (a 192-bit product by 32-bit limbs), the same cases on the
@@ -7,7 +7,7 @@
  * bit for bit, ranges, a chi-square check, the offset and the errors. */
 #include <stdio.h>
 
-#include "philox.h"
+#include "shared/philox.h"
 #include "test_util.h"
 
 /* floor(x * span / 2^bits) for x of 64 (bits 64) or 128 bits (hi:lo, bits 128), by 32-bit limbs */

@@ -5,7 +5,7 @@
 #include <float.h>
 #include <stdio.h>
 
-#include "half.h"
+#include "shared/half.h"
 #include "test_reduce.h"
 
 /* ------------------------------------------------------------------ */

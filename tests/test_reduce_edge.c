@@ -4,7 +4,7 @@
 #include <float.h>
 #include <stdio.h>
 
-#include "half.h"
+#include "shared/half.h"
 #include "test_reduce.h"
 
 /* ------------------------------------------------------------------ */
@@ -366,7 +366,7 @@ END_TEST
 /* rt_known_values(dev) runs them on dev: the CPU suite below calls it
  * with nd_cpu(), the GPU suite (tests/test_gpu_reduce.c) with nd_cuda(0),
  * so both backends are held to the same expected values. The float32
- * overflow cases pin the one accumulation rule of src/reduce_ops.h: a
+ * overflow cases pin the one accumulation rule of src/shared/reduce_ops.h: a
  * float32 sum accumulates in float32 (NumPy, CuPy), so 3e38 + 3e38
  * overflows before -3e38 is added. */
 typedef struct {

@@ -4,7 +4,7 @@
 #include <float.h>
 #include <stdio.h>
 
-#include "half.h"
+#include "shared/half.h"
 #include "test_reduce.h"
 
 static uint64_t lcg(uint64_t *s)

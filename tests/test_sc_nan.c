@@ -1,4 +1,4 @@
-/* nan-aware reductions, nd_ptp and nd_reduce_dtype (src/sc_nan.c) on the
+/* nan-aware reductions, nd_ptp and nd_reduce_dtype (src/reduce/nan.c) on the
  * CPU and, when there is one, cuda:0: random float arrays with NaNs in
  * random places (and whole NaN slices), random axes, keepdims, three
  * layouts, poisoned user outs, against references computed here in double

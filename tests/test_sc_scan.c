@@ -1,4 +1,4 @@
-/* Scans (src/scan.c, both backends' nd_backend.scan): nd_cumsum, nd_cumprod,
+/* Scans (src/reduce/scan.c, both backends' nd_backend.scan): nd_cumsum, nd_cumprod,
  * nd_cumsum_dtype, nd_cumprod_dtype, nd_cummax, nd_cummin, nd_diff.
  *
  * Every dtype, random shapes and axes (negative and ND_AXIS_NONE), four

@@ -1,4 +1,4 @@
-/* The softmax family and cross-entropy (src/softmax.c, both backends'
+/* The softmax family and cross-entropy (src/reduce/softmax.c, both backends'
  * softmax / cross_entropy slots): nd_softmax, nd_log_softmax,
  * nd_logsumexp, nd_cross_entropy.
  *

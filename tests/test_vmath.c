@@ -20,8 +20,8 @@
 
 #include "test_util.h"
 #include "cpu/vmath.h"
-#include "half.h"
-#include "ops_math.h"
+#include "shared/half.h"
+#include "shared/ops_math.h"
 
 /* ------------------------------------------------------------------ */
 /* The functions and their references                                  */

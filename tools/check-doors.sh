@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The backend table is the only door (src/backend.h): outside
-# src/registry.c, no file of the core (src/*.c, src/*.h) may name a
+# The backend table is the only door (src/core/backend.h): outside
+# src/core/registry.c, no file of the core (src/*.c, src/*.h) may name a
 # backend's function or data (nd__<backend>_*, for every backend directory
 # src/<backend>/) or test a backend's build flag (ND_WITH_*). Comments and
 # string literals do not count.
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${1:-src}
-registry="$src/registry.c"
+registry="$src/core/registry.c"
 backends=()
 for d in "$src"/*/; do backends+=("$(basename "$d")"); done
 if [ ${#backends[@]} -eq 0 ]; then echo "check-doors: FAILED (no backend directories under $src)"; exit 1; fi
@@ -48,7 +48,7 @@ if [ -n "$isa_hits" ]; then
 fi
 if [ $bad -ne 0 ]; then
   echo "check-doors: FAILED (the core reaches a backend by name or tests its build flag; go through"
-  echo "  nd__backend(dev)->slot, src/backend.h, and keep ND_WITH_* in $registry)"
+  echo "  nd__backend(dev)->slot, src/core/backend.h, and keep ND_WITH_* in $registry)"
   exit 1
 fi
 echo "check-doors: OK ($nfiles core files, backends: ${backends[*]}; only $registry names them; only $src/cpu/isa.c reads the CPU's features)"

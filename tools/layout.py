@@ -191,8 +191,8 @@ def main(argv=None):
         for s in sorted(u):
             dst = defs.get(s)
             # the registry naming a backend's descriptor is the door the
-            # core goes through (src/backend.h), not a call into the backend
-            if dst and src == "src/registry.c" and is_backend(dst):
+            # core goes through (src/core/backend.h), not a call into the backend
+            if dst and src == "src/core/registry.c" and is_backend(dst):
                 continue
             if dst and dst != src:
                 edges[src].add(dst)

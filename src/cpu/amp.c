@@ -1,10 +1,10 @@
 /* CPU fused unscale-and-check (area amp; contract in
- * src/backend.h, amp_unscale): x *= inv_scale in place for each array and
+ * src/core/backend.h, amp_unscale): x *= inv_scale in place for each array and
  * whether any element was inf or NaN before the multiply, in one pass per
  * array.
  *
  * Each array is walked through the simplified iteration space of
- * src/iter.c (size-1 axes dropped, the smallest stride innermost,
+ * src/core/iter.c (size-1 axes dropped, the smallest stride innermost,
  * contiguous axes merged, so a contiguous or transposed array is one flat
  * run), split between threads by nd__iter_run for big arrays. The inner
  * loop with unit stride is an `omp simd` loop (the check is a branch-free
@@ -19,7 +19,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/mx.h"
-#include "half.h"
+#include "shared/half.h"
 
 typedef struct {
     float f;      /* float32(inv_scale) */
@@ -67,7 +67,7 @@ AMP_LOOP_FLT(loop_f32, float, f, FLT_MAX, fabsf)
 AMP_LOOP_FLT(loop_f64, double, d, DBL_MAX, fabs)
 
 /* float16/bfloat16: EXP the exponent mask (all ones: inf or NaN), TOF and
- * FROMF the conversions of src/half.h. */
+ * FROMF the conversions of src/shared/half.h. */
 #define AMP_LOOP_HALF(NAME, EXP, TOF, FROMF)                                                          \
     static void NAME(char **args, const int64_t *steps, int64_t n, const void *vc)                    \
     {                                                                                                 \

@@ -5,7 +5,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/ix.h" /* area ix */
-#include "philox.h"
+#include "shared/philox.h"
 #include "cpu/sc_scan.h" /* [sc] the scan entry point */
 #include "cpu/sort_cpu.h"
 #include "cpu/mx.h" /* [mx] */
@@ -143,7 +143,7 @@ static bool cpu_supports(nd_kernel_kind kind, int op, nd_dtype t)
 
 static int cpu_device_count(void) { return 1; }
 
-/* The CPU backend's descriptor (see src/backend.h for every slot). */
+/* The CPU backend's descriptor (see src/core/backend.h for every slot). */
 const nd_backend nd__cpu_backend = {
     .abi_version = ND_BACKEND_ABI_VERSION,
     .name = "cpu",

@@ -1,5 +1,5 @@
 /* CPU casts between all dtypes (one strided loop per pair, generated from
- * the shared element conversions of src/convert.h, which also serve the
+ * the shared element conversions of src/shared/convert.h, which also serve the
  * CUDA cast kernels) and constant fills. */
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -7,7 +7,7 @@
 #define ND_X86 1
 #endif
 
-#include "convert.h"
+#include "shared/convert.h"
 #include "cpu/cpu.h"
 #include "cpu/transpose.h"
 

@@ -1,12 +1,12 @@
 /* The CPU backend's entry points; src/cpu/backend.c assembles them into
  * nd__cpu_backend. Each lives in the file named beside it. Arguments are
- * already validated by the core (see nd_backend in src/backend.h). */
+ * already validated by the core (see nd_backend in src/core/backend.h). */
 #ifndef ND_CPU_H
 #define ND_CPU_H
 #include "cpu/isa.h"
-#include "internal.h"
+#include "core/internal.h"
 
-/* src/cpu/backend.c: the descriptor (the registry, src/registry.c, names it) */
+/* src/cpu/backend.c: the descriptor (the registry, src/core/registry.c, names it) */
 ND_INTERNAL extern const nd_backend nd__cpu_backend;
 /* src/cpu/device.c: the device part */
 ND_INTERNAL nd_status nd__cpu_check_device(const char *func, int id);
@@ -36,10 +36,10 @@ ND_INTERNAL nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, 
 /* src/cpu/random.c */
 struct nd_philox_call;
 ND_INTERNAL nd_status nd__cpu_random(nd_array *out, int dist, const struct nd_philox_call *call);
-/* src/cpu/fft.c: the fft slot (contract in src/fft.h) */
+/* src/cpu/fft.c: the fft slot (contract in src/fft/fft.h) */
 ND_INTERNAL nd_status nd__cpu_fft(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign,
                                   double scale);
-/* src/cpu/lapack.c: the la slot (contract in src/la.h) */
+/* src/cpu/lapack.c: the la slot (contract in src/shared/la_slots.h) */
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cpu_la(struct nd_la_call *call);
 

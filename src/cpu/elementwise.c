@@ -1,7 +1,7 @@
 /*
  * CPU elementwise loops: one nd_loop_fn per (op, loop dtype), generated
  * from ND_UNARY_OPS / ND_BINARY_OPS with the scalar bodies of
- * src/ops_math.h. Each loop has
+ * src/shared/ops_math.h. Each loop has
  *  - a contiguous path (every step == itemsize) under `omp simd`, which
  *    gcc -O2 vectorises and which is also correct for an output that
  *    exactly aliases an input (the only overlap the core lets through);
@@ -15,8 +15,8 @@
 #include "cpu.h"
 #include "cpu/transpose.h"
 #include "cpu/vmath.h"
-#include "elementwise.h"
-#include "ops_math.h"
+#include "elementwise/elementwise.h"
+#include "shared/ops_math.h"
 
 /* ------------------------------------------------------------------ */
 /* The contiguous paths are compiled twice, for AVX2 and for the       */
@@ -621,7 +621,7 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
     return ND_OK;
 }
 
-/* The core's direct path (src/elementwise.c): n contiguous elements,
+/* The core's direct path (src/elementwise/elementwise.c): n contiguous elements,
  * inputs of dtype t, the output of the op's result dtype, no partial
  * overlap. Not for integer power (its exponent scan). */
 void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n)

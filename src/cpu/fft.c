@@ -1,5 +1,5 @@
-/* The CPU backend's fft slot (contract in src/fft.h and
- * src/backend.h) over the library's own engine (src/cpu/fft_core.h).
+/* The CPU backend's fft slot (contract in src/fft/fft.h and
+ * src/core/backend.h) over the library's own engine (src/cpu/fft_core.h).
  *
  * The batch (every axis but the transformed one) is folded as
  * nd__fft_geom describes: the innermost merged batch axis becomes the
@@ -23,7 +23,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/fft_core.h"
-#include "fft.h"
+#include "fft/fft.h"
 
 typedef struct {
     const nd_fft_geom *g;

@@ -61,7 +61,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* Cached plans (the cache's capacity). */
 #define ND_FFT_CACHE 32

@@ -26,7 +26,7 @@
  * matmul) are tested per path for their own error bounds instead. */
 #ifndef ND_CPU_ISA_H
 #define ND_CPU_ISA_H
-#include "internal.h"
+#include "core/internal.h"
 
 typedef enum nd_cpu_isa { ND_ISA_BASELINE = 0, ND_ISA_AVX2 = 1, ND_ISA_AVX512 = 2, ND_ISA_N } nd_cpu_isa;
 

@@ -1,9 +1,9 @@
 /*
  * CPU indexing kernels: gather (take, take_along_axis, mask rows),
  * scatter (put, put_along_axis, mask_assign, add/maximum/minimum.at) and
- * compaction (nonzero, a[mask], compress). Contracts: src/backend.h.
+ * compaction (nonzero, a[mask], compress). Contracts: src/core/backend.h.
  *
- * gather runs through the library's iterator (src/iter.c) with three
+ * gather runs through the library's iterator (src/core/iter.c) with three
  * operands: out, idx and a view of `a` whose `axis` stride is 0 (so the
  * iterator yields the address of a's row start); the inner loop adds
  * j * stride(axis). Rows of contiguous elements under one index (take
@@ -23,7 +23,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/ix.h"
-#include "ix_ops.h"
+#include "shared/index_ops.h"
 
 /* ------------------------------------------------------------------ */
 /* gather                                                              */

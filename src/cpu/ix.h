@@ -1,8 +1,8 @@
 /* The CPU backend's indexing kernels (src/cpu/ix.c; contracts: the ix
- * slots of nd_backend, src/backend.h). */
+ * slots of nd_backend, src/core/backend.h). */
 #ifndef ND_CPU_IX_H
 #define ND_CPU_IX_H
-#include "internal.h"
+#include "core/internal.h"
 
 ND_INTERNAL nd_status nd__cpu_gather(nd_array *out, const nd_array *a, const nd_array *idx, int axis, int mode);
 ND_INTERNAL nd_status nd__cpu_scatter(nd_array *a, const nd_array *idx, const nd_array *values, int axis, int mode,

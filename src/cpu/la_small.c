@@ -30,7 +30,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/lapack.h"
-#include "la.h"
+#include "shared/la_slots.h"
 
 /* ------------------------------------------------------------------ */
 /* Real kernels                                                        */

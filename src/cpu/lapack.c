@@ -1,4 +1,4 @@
-/* The CPU backend's la slot (contract in src/la.h): batched
+/* The CPU backend's la slot (contract in src/shared/la_slots.h): batched
  * LAPACK over the Fortran symbols OpenBLAS exports (prototypes in
  * src/cpu/lapack.h; no LAPACKE, no new dependency).
  *
@@ -41,10 +41,10 @@
 
 #include "cpu/blas.h"
 
-#include "alloc.h"
+#include "core/alloc.h"
 #include "cpu/cpu.h"
 #include "cpu/lapack.h"
-#include "la.h"
+#include "shared/la_slots.h"
 
 typedef nd_lapack_int li;
 
@@ -348,7 +348,7 @@ static void la_chunk(void *ctx, int64_t b, int64_t e)
     la_job *j = ctx;
     char *s = NULL;
     if (j->scratch) {
-        s = nd__aligned_alloc(64, j->scratch + 4096); /* slack: see nd__la_pack (src/linalg_la.c) */
+        s = nd__aligned_alloc(64, j->scratch + 4096); /* slack: see nd__la_pack (src/linalg/la.c) */
         if (!s) {
             la_fail(j, ND_ERR_NOMEM, "", 0);
             return;

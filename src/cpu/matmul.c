@@ -42,10 +42,10 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "half.h"
+#include "shared/half.h"
 #include "cpu/matmul_bf16.h"
 #include "cpu/matmul_small.h"
-#include "matmul_layout.h"
+#include "shared/matmul_layout.h"
 
 /* A 2-D matrix: address of element (0,0) and strides in ELEMENTS. */
 typedef struct {
@@ -306,7 +306,7 @@ static void scale_view(mview v, nd_dtype t, int64_t rows, int64_t cols, double b
 /* ------------------------------------------------------------------ */
 /* BLAS path                                                           */
 /* ------------------------------------------------------------------ */
-/* The layout of an operand (src/matmul_layout.h, shared with the CUDA
+/* The layout of an operand (src/shared/matmul_layout.h, shared with the CUDA
  * backend): LAY_N row-major (ld = row stride), LAY_T the transpose of a
  * row-major cols x rows matrix (ld = column stride), or LAY_COPY; CBLAS
  * takes int leading dimensions. */

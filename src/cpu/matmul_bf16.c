@@ -34,7 +34,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/isa.h"
-#include "half.h"
+#include "shared/half.h"
 
 #if ND_ISA_X86 && defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
     (defined(__clang__) || __GNUC__ >= 11)

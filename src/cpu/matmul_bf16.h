@@ -13,7 +13,7 @@
  * nd_build_info() names it ("bfloat16 GEMM: amx"). */
 #ifndef ND_CPU_MATMUL_BF16_H
 #define ND_CPU_MATMUL_BF16_H
-#include "internal.h"
+#include "core/internal.h"
 
 typedef enum nd_bf16_path { ND_BF16_SGEMM = 0, ND_BF16_AVX512 = 1, ND_BF16_AMX = 2, ND_BF16_N } nd_bf16_path;
 

@@ -1,9 +1,9 @@
 /* CPU Philox kernel: fills a C-contiguous array with the stream described
- * in src/philox.h, block by block through nd_philox_thread_fill's per-block
+ * in src/shared/philox.h, block by block through nd_philox_thread_fill's per-block
  * functions (the CUDA kernel's too). Blocks are independent, so the result
  * does not depend on the number of threads. */
 #include "cpu/cpu.h"
-#include "philox.h"
+#include "shared/philox.h"
 
 typedef struct {
     void *data;

@@ -1,10 +1,10 @@
 /*
  * CPU reductions (nd_backend.reduce): reduce the LAST naxes axes of a into
- * the C-contiguous out (contract in src/reduce.c: a has its original
+ * the C-contiguous out (contract in src/reduce/reduce.c: a has its original
  * dtype, out the result dtype).
  *
  * Plan:
- *  1. simplify the geometry (src/reduce_geom.h, shared with the CUDA
+ *  1. simplify the geometry (src/shared/reduce_geom.h, shared with the CUDA
  *     backend): drop extent-1 axes; for order-free ops turn negative
  *     reduced strides around and sort the reduced axes by stride; merge
  *     axes that are contiguous with each other;
@@ -24,7 +24,7 @@
  *     (never on the thread count) and partial results are combined in a
  *     fixed pairwise order, so results are the same run to run and for
  *     any number of threads;
- *  5. finish (nd_rop_finish, src/reduce_ops.h): mean divides by n, var by
+ *  5. finish (nd_rop_finish, src/shared/reduce_ops.h): mean divides by n, var by
  *     max(n - ddof, 0), std takes the square root, in the accumulator
  *     type; then the accumulator values are converted to out's
  *     dtype (written in place when out already has the accumulator type).
@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "cpu/reduce.h"
-#include "reduce_geom.h"
+#include "shared/reduce_geom.h"
 
 #define UNIT (1 << 16)        /* elements per unit of work (inner path) */
 #define RUNIT (1 << 18)       /* elements per row group (rows path) */
@@ -49,7 +49,7 @@ typedef struct {
     nd_dtype dt;
     int64_t isz;
     const char *base;
-    nd_rgeom g; /* the simplified geometry (src/reduce_geom.h) */
+    nd_rgeom g; /* the simplified geometry (src/shared/reduce_geom.h) */
     /* inner path */
     int64_t n0, s0, nrows, nch, grows, U;
     bool direct;

@@ -1,7 +1,7 @@
 /* Private to the CPU reduction kernel (src/cpu/reduce*.c).
  *
  * The kernel computes in one of four accumulator types (nd_racc, chosen
- * by nd_racc_of in src/reduce_ops.h, which also holds every operation the
+ * by nd_racc_of in src/shared/reduce_ops.h, which also holds every operation the
  * loops apply to values: the bodies the CUDA kernels use too); input
  * elements of other dtypes are converted into small L1-resident buffers
  * (rk_load) before the loops run, so every loop below exists once per
@@ -12,7 +12,7 @@
 #define ND_CPU_REDUCE_H
 #include "cpu/cpu.h"
 #include "cpu/isa.h"
-#include "reduce_ops.h"
+#include "shared/reduce_ops.h"
 
 /* Terms per leaf of the pairwise sums (8 lanes x 16). */
 #define ND_RK_BLOCK 128

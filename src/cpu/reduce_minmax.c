@@ -17,7 +17,7 @@
  * Every path gives the same bits, for any thread count: max/min return
  * the very element that argmax/argmin pick in the order the kernel visits
  * the elements (memory order of the simplified geometry; C order for the
- * arg ops, src/reduce_geom.h): the first NaN when there is one, else the
+ * arg ops, src/shared/reduce_geom.h): the first NaN when there is one, else the
  * first element equal to the extreme. That is NumPy's rule where NumPy has
  * one (NaN propagates, first occurrence) and fixes what IEEE comparisons
  * leave open: which NaN's payload, and the sign of a zero extreme (-0.0 ==
@@ -28,14 +28,14 @@
  * the extreme's value; a leaf whose lanes saw a NaN, or whose extreme is
  * a zero, finds the element by a second scan (vectorised, from the start;
  * a zero extreme costs up to one more pass over an L1/L2-resident leaf).
- * Partial results and rows merge with nd_rop_arg*_takes (src/reduce_ops.h:
+ * Partial results and rows merge with nd_rop_arg*_takes (src/shared/reduce_ops.h:
  * a later value replaces an earlier one only when it is strictly better
  * or the first NaN), so the rule holds across leaves, units and threads. */
 #include <string.h>
 
 #include "cpu/isa.h"
 #include "cpu/reduce.h"
-#include "reduce_ops.h"
+#include "shared/reduce_ops.h"
 #if ND_ISA_X86
 #include <immintrin.h>
 #endif

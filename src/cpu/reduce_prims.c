@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cpu/reduce.h"
-#include "half.h"
-#include "reduce_ops.h"
+#include "shared/half.h"
+#include "shared/reduce_ops.h"
 
 /* The leaf loops of the pairwise sums are short and hot: their speed
  * depends on where they fall against 32-byte fetch blocks (measured: a
@@ -80,7 +80,7 @@
 
 /* The loops below are generated per accumulator type ck (C type T, rk_val
  * field FLD) by small macros, one family each; every operation on values
- * is a body of src/reduce_ops.h (nd_rop_*_ck), shared with the CUDA
+ * is a body of src/shared/reduce_ops.h (nd_rop_*_ck), shared with the CUDA
  * kernels. */
 
 /* A leaf: reduce n >= 1 contiguous values p into an rk_part. */

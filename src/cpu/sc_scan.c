@@ -1,4 +1,4 @@
-/* The CPU scan kernel (nd_backend.scan; contract in src/sc.h): inclusive
+/* The CPU scan kernel (nd_backend.scan; contract in src/shared/scan_slots.h): inclusive
  * sum/prod/max/min along the middle axis of C-contiguous (outer, n, inner)
  * arrays of int64, uint64, float32 or float64, threaded through the pool.
  *

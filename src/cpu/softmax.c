@@ -1,5 +1,5 @@
 /* CPU softmax family and cross-entropy (contracts in
- * src/softmax.h and src/backend.h).
+ * src/shared/softmax_slots.h and src/core/backend.h).
  *
  * Every row (the n elements of one (outer, inner) position) takes three
  * passes over memory that stays in cache:
@@ -33,7 +33,7 @@
 #include "cpu/cpu.h"
 #include "cpu/mx.h"
 #include "cpu/vmath.h"
-#include "half.h"
+#include "shared/half.h"
 
 #define CHUNK 1024
 

@@ -1,6 +1,6 @@
 /*
  * CPU sorting (nd_backend.sort_rows / topk_rows / searchsorted; the
- * contracts are in src/backend.h, the order in src/sort_keys.h).
+ * contracts are in src/core/backend.h, the order in src/shared/sort_keys.h).
  *
  * sort_rows: 32/64-bit integers and floats on the AVX-512 and AVX2 paths
  * take the SIMD sort (src/cpu/sort_simd.c, x86-simd-sort); the rest, and
@@ -31,7 +31,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/sort_cpu.h"
-#include "sort_keys.h"
+#include "shared/sort_keys.h"
 
 /* ------------------------------------------------------------------ */
 /* Per-dtype pieces                                                    */

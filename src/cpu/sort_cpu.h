@@ -1,8 +1,8 @@
 /* The CPU backend's sorting entry points (src/cpu/sort.c) behind
- * nd_backend.sort_rows / topk_rows / searchsorted (src/backend.h). */
+ * nd_backend.sort_rows / topk_rows / searchsorted (src/core/backend.h). */
 #ifndef ND_CPU_SORT_CPU_H
 #define ND_CPU_SORT_CPU_H
-#include "internal.h"
+#include "core/internal.h"
 
 ND_INTERNAL nd_status nd__cpu_sort_rows(nd_array *vals, nd_array *idx, const nd_array *a, bool descending);
 ND_INTERNAL nd_status nd__cpu_topk_rows(nd_array *vals, nd_array *idx, const nd_array *a, int64_t k, bool largest);

@@ -1,12 +1,12 @@
 /*
- * The float sorts' repair after a sort by keys (src/sort_keys.h): a key
+ * The float sorts' repair after a sort by keys (src/shared/sort_keys.h): a key
  * keeps neither the sign of a zero nor a NaN's bits, so the radix sort
  * (src/cpu/sort.c) and the SIMD sort (src/cpu/sort_simd.c) both refill
  * those runs from the input here. Its own file so that neither sort file
  * calls the other back.
  */
 #include "cpu/sort_cpu.h"
-#include "sort_keys.h"
+#include "shared/sort_keys.h"
 
 /* floats: in the sorted output every +-0.0 came out as +0.0 and every NaN
  * as the inverse of the all-ones key; refill both runs from the input in

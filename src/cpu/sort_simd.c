@@ -1,7 +1,7 @@
 /*
  * The SIMD sort path of nd_backend.sort_rows for 32- and 64-bit integers
  * and floats (src/cpu/sort.c calls it first; the contract is in
- * src/backend.h, the order in src/sort_keys.h).
+ * src/core/backend.h, the order in src/shared/sort_keys.h).
  *
  * The vector sorting is x86-simd-sort's quicksort (third_party/, the
  * sort NumPy dispatches to), compiled once per CPU path
@@ -33,7 +33,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/sort_cpu.h"
-#include "sort_keys.h"
+#include "shared/sort_keys.h"
 
 #if ND_HAVE_XSS
 /* src/cpu/sort_simd.cpp, once per path: ascending, in place, unstable */

@@ -4,7 +4,7 @@
  * and ND_XSS_SFX names the functions of each (nd__xss_*_avx512,
  * nd__xss_*_avx2). src/cpu/sort_simd.c chooses one by nd__cpu_isa() and
  * builds the library's order, stability and threading around them. Every
- * sort here is of unsigned integer keys (src/sort_keys.h), so NaNs and
+ * sort here is of unsigned integer keys (src/shared/sort_keys.h), so NaNs and
  * signed zeros never reach x86-simd-sort. Its functions are static inline
  * templates (internal linkage); the few std:: templates they instantiate
  * are kept local by -fno-weak where the compiler has it (the Makefile). */

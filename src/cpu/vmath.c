@@ -89,7 +89,7 @@ static inline float nd_vm_tanh_body(float x)
 }
 
 /* sigmoid: with e = exp(-|x|) (never overflows), 1/(1+e) for x >= 0 and
- * e/(1+e) for x < 0, as the scalar body in src/ops_math.h. */
+ * e/(1+e) for x < 0, as the scalar body in src/shared/ops_math.h. */
 static inline float nd_vm_sigmoid_body(float x)
 {
     float ax = nd_vm_asf(nd_vm_asu(x) & 0x7fffffffu);

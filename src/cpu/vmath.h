@@ -3,7 +3,7 @@
  *
  * nd__vmath(isa, op, dtype) is the vector kernel of a unary op for
  * float32 or float64 on one ISA path (src/cpu/isa.h), or NULL where that
- * path has none (then the scalar loop of src/ops_math.h runs, as on the
+ * path has none (then the scalar loop of src/shared/ops_math.h runs, as on the
  * CUDA side). A kernel computes o[i] = f(a[i]) for i in [0, n); o may be
  * exactly a (in place) but must not otherwise overlap it. Every element
  * goes through the same vector code whatever n and its position: a tail
@@ -95,7 +95,7 @@
 #include <stdint.h>
 
 #include "cpu/isa.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* The ops that may have a kernel: (op, libm name) for libmvec's unary
  * variants, sigmoid (composed from exp), and the binary ones. */
@@ -145,7 +145,7 @@ typedef struct nd_vmath_kernel2 {
 } nd_vmath_kernel2;
 ND_INTERNAL const nd_vmath_kernel2 *nd__vmath2(nd_cpu_isa isa, nd_binary_op op, nd_dtype t);
 /* |z| of n complex64 values (re, im float32 pairs at a) into n float32 at
- * o, on the AVX-512 path: the bits of nd_op_abs_c64 (src/ops_cpx.h), a
+ * o, on the AVX-512 path: the bits of nd_op_abs_c64 (src/shared/ops_cpx.h), a
  * double sum of squares whose square root is rounded to float, at about
  * three times the speed of gcc's vectorisation of it (vsqrtpd is slow on
  * every x86 core; vmath.c computes the root by Newton steps instead and

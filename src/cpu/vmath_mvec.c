@@ -144,7 +144,7 @@ ND_VM_MVEC_OPS2(ND_VM_K256_2)
     }                                                                                      \
     static const nd_vmath_kernel nd_vk_##name##_##sfx##_##isa = {nd_vm_##name##_##sfx##_##isa, impl};
 
-/* sigmoid, as the scalar body in src/ops_math.h: e = exp(-|x|) (never
+/* sigmoid, as the scalar body in src/shared/ops_math.h: e = exp(-|x|) (never
  * overflows), 1/(1+e) for x >= 0, e/(1+e) below; NaN in gives the input's
  * NaN, quietened. */
 __attribute__((always_inline)) static inline double nd_vm_sig_f64(double x, double e)

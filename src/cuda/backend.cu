@@ -1,11 +1,11 @@
 // The CUDA backend's descriptor. Every entry sets the array's device
 // for the duration of the call and runs on the calling thread's current
-// stream (src/runtime.c: NULL = the legacy default stream). The entries
+// stream (src/core/runtime.c: NULL = the legacy default stream). The entries
 // live in one .cu file per concern (see cuda_backend.h).
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "cuda/ix.h" // area ix
-#include "philox.h"
+#include "shared/philox.h"
 #include "cuda/sc_scan.h" // [sc] the scan entry point
 #include "cuda/sort_cuda.h"
 #include "cuda/mx.h" // [mx]
@@ -56,7 +56,7 @@ static bool cuda_supports(nd_kernel_kind kind, int op, nd_dtype t)
     }
 }
 
-// The checks of a CUDA device id (nd__check_device, src/registry.c).
+// The checks of a CUDA device id (nd__check_device, src/core/registry.c).
 static nd_status cuda_check_device(const char *func, int id)
 {
     int n = nd__cuda_device_count();
@@ -76,7 +76,7 @@ static bool cuda_pinned_upstream(struct nd_pool_upstream *up)
     return true;
 }
 
-// The CUDA backend's descriptor (see src/backend.h for every slot), in the
+// The CUDA backend's descriptor (see src/core/backend.h for every slot), in the
 // declaration order of nd_backend (C++ wants designators in that order).
 
 // A stream goes in two steps: the cuBLAS workspaces and handle bindings on
@@ -98,7 +98,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     .check_device = cuda_check_device,                     // above
     .device_info = nd__cuda_device_info,                   // cudaGetDeviceProperties
     .build_info = nd__cuda_build_info,                     // runtime, driver, GPU count
-    .memory_stats = nd__cuda_memory_stats,                 // the device pool (src/pool.c)
+    .memory_stats = nd__cuda_memory_stats,                 // the device pool (src/core/pool.c)
     .memory_release_cached = nd__cuda_memory_release_cached,
     .memory_set_limit = nd__cuda_memory_set_limit,
     .memory_reset_peak = nd__cuda_memory_reset_peak,

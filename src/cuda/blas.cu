@@ -1,5 +1,5 @@
 // Matrix products on the GPU: cuBLAS handles, float GEMM, the batch
-// engine (contract of nd_backend.matmul/gemm, src/internal.h).
+// engine (contract of nd_backend.matmul/gemm, src/core/internal.h).
 //
 // Handles. One cuBLAS handle per device and per thread, created lazily on
 // first use (cublasCreate with the device current) and destroyed when the
@@ -65,7 +65,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "cuda/matmul_int.h"
-#include "half.h"
+#include "shared/half.h"
 
 // ------------------------------------------------------------------
 // Handles

@@ -36,8 +36,8 @@
 #define ND_CUDA_BLAS_PLAN_H
 #include <stdint.h>
 
-#include "hostdev.h"
-#include "matmul_layout.h"
+#include "shared/hostdev.h"
+#include "shared/matmul_layout.h"
 
 /* A batch of row-major matrices: element (b, i, j) lies at
  * b*bs + i*rs + j*cs ELEMENTS from the first matrix's element (0, 0). */
@@ -45,7 +45,7 @@ typedef struct {
     int64_t bs, rs, cs;
 } nd_bp_view;
 
-/* The operand layouts of src/matmul_layout.h (shared with the CPU
+/* The operand layouts of src/shared/matmul_layout.h (shared with the CPU
  * backend), read column-major: ND_BP_ROW (strides (ld, 1): its transpose),
  * ND_BP_COL (strides (1, ld): itself), or ND_BP_COPY. */
 enum { ND_BP_COPY = ND_MM_COPY, ND_BP_ROW = ND_MM_ROW, ND_BP_COL = ND_MM_COL };

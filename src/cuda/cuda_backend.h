@@ -4,12 +4,12 @@
  * concern; src/cuda/backend.cu assembles the descriptor. */
 #ifndef ND_CUDA_BACKEND_H
 #define ND_CUDA_BACKEND_H
-#include "internal.h"
-#include "pool.h"
+#include "core/internal.h"
+#include "core/pool.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* The descriptor (src/cuda/backend.cu); the registry (src/registry.c) names it. */
+/* The descriptor (src/cuda/backend.cu); the registry (src/core/registry.c) names it. */
 ND_INTERNAL extern const nd_backend nd__cuda_backend;
 /* Number of usable devices; 0 when there is no driver or no GPU
  * (cudaErrorInsufficientDriver, cudaErrorNoDevice, or any other failure). */
@@ -20,7 +20,7 @@ ND_INTERNAL nd_status nd__cuda_device_info(nd_device_info *info, int id);
 /* "CUDA runtime 13.0, driver ..." */
 ND_INTERNAL void nd__cuda_build_info(char *buf, size_t cap);
 
-/* The CUDA side of the pools' stream safety (src/pool.h).
+/* The CUDA side of the pools' stream safety (src/core/pool.h).
  * src/cuda/stream.cu keeps the registry of live streams and a cache of
  * events; src/cuda/memory.cu the device pools and the pinned upstream. */
 /* The live streams of dev: the default stream (0) and every stream made by
@@ -70,7 +70,7 @@ ND_INTERNAL nd_status nd__cuda_unary(nd_unary_op op, nd_array *out, const nd_arr
 ND_INTERNAL nd_status nd__cuda_binary(nd_binary_op op, nd_array *out, const nd_array *a, const nd_array *b);
 ND_INTERNAL nd_status nd__cuda_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y);
 ND_INTERNAL bool nd__cuda_ew_supports(nd_kernel_kind kind, int op, nd_dtype t); /* UNARY, BINARY, WHERE */
-/* src/cuda/kernels_reduce.cu (contract of nd_backend.reduce, src/reduce.c) */
+/* src/cuda/kernels_reduce.cu (contract of nd_backend.reduce, src/reduce/reduce.c) */
 ND_INTERNAL nd_status nd__cuda_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof);
 ND_INTERNAL bool nd__cuda_reduce_supports(int op, nd_dtype t);
 /* src/cuda/blas.cu: cuBLAS handles (per device, per thread, bound to the
@@ -97,10 +97,10 @@ ND_INTERNAL nd_status nd__cuda_memcpy_h2d(nd_device dev, void *dst, const void *
 ND_INTERNAL nd_status nd__cuda_memcpy_d2h(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_memcpy_d2d(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream);
-/* src/cuda/fft.cu: the fft slot over cuFFT (contract in src/fft.h) */
+/* src/cuda/fft.cu: the fft slot over cuFFT (contract in src/fft/fft.h) */
 ND_INTERNAL nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign,
                                    double scale);
-/* src/cuda/solver.cu: the la slot over cuSOLVER (contract in src/la.h) */
+/* src/cuda/solver.cu: the la slot over cuSOLVER (contract in src/shared/la_slots.h) */
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cuda_la(struct nd_la_call *call);
 #ifdef __cplusplus

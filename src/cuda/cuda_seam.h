@@ -10,7 +10,7 @@
  * emu_device.h for CUDA's 32-lane warps, counting barriers, the *_sync
  * shuffles and __syncthreads_or. Nothing else in src/cuda knows which one
  * it is compiled for, apart from the device-only (__CUDA_ARCH__) branches
- * of src/philox.h.
+ * of src/shared/philox.h.
  *
  * Launches: no `<<<>>>` outside this file. nd_launch(kernel, grid, block,
  * shmem, stream, args...) checks a real GPU's launch limits on every build

@@ -3,7 +3,7 @@
 #define ND_CUDA_UTIL_CUH
 #include "cuda/cuda_seam.h"
 
-#include "internal.h"
+#include "core/internal.h"
 
 // Sets the device for the lifetime of the guard and restores the previous one.
 struct nd_device_guard {

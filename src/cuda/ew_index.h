@@ -4,7 +4,7 @@
  * compile. No CUDA runtime call and no C++ here: this header is C11 and
  * C++17 at once.
  *
- *  - nd_kiter: the simplified iteration space of src/iter.c (nd_iter) in the
+ *  - nd_kiter: the simplified iteration space of src/core/iter.c (nd_iter) in the
  *    form passed to kernels by value (shared by every kernel file through
  *    src/cuda/kiter.cuh);
  *  - byte offsets of a flat C-order index over an nd_kiter, with 64-bit or
@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hostdev.h"
-#include "internal.h"
+#include "shared/hostdev.h"
+#include "core/internal.h"
 
 /* Up to ND_ITER_MAX_OPS operands; operand 0 is the output. Axes as in
  * nd_iter: innermost LAST; strides in BYTES (negative and zero allowed). */

@@ -3,7 +3,7 @@
 // one functor + one kernel per (op, loop dtype) from the op table
 // (ND_UNARY_OPS / ND_BINARY_OPS with ND_OP_LOOPS(kinds, rule), exactly as
 // src/cpu/elementwise.c does) around the shared ND_HOSTDEV bodies of
-// src/ops_math.h. No op's math is written here.
+// src/shared/ops_math.h. No op's math is written here.
 //
 // One kernel per functor, with a runtime switch between three paths
 // (src/cuda/ew_index.h decides which on the host):
@@ -14,7 +14,7 @@
 //    with 32-bit arithmetic when every extent fits, else 64-bit.
 // All loops are grid-stride loops over ND_EW_BLOCK-thread blocks. Float16
 // and bfloat16 load as float, compute with the f32 body and store rounded
-// to nearest even (ND_LD_F16 / ND_ST_F16 of src/half.h, as on the CPU).
+// to nearest even (ND_LD_F16 / ND_ST_F16 of src/shared/half.h, as on the CPU).
 #ifndef ND_CUDA_EW_KERNELS_CUH
 #define ND_CUDA_EW_KERNELS_CUH
 #include <string.h>
@@ -23,7 +23,7 @@
 #include "cuda/cuda_util.cuh"
 #include "cuda/ew_index.h"
 #include "cuda/kiter.cuh"
-#include "ops_math.h"
+#include "shared/ops_math.h"
 
 // Raw register types for a vector of B bytes (B is a power of two, 1..16;
 // 1: the bool condition of where on complex128, one element per vector).
@@ -159,7 +159,7 @@ template <class F> static nd_status nd_ew_launch(const nd_ew_args &a, cudaStream
 // Generation from the op table. A kernel file defines ND_CU_SEL_<rule>(kinds,
 // X, ...) for the four rules (each either expanding its X over a part of the
 // op's loop dtypes, ND_OP_LOOPS_INT / ND_OP_LOOPS_FLT / ND_OP_LOOPS of
-// src/ops_math.h, or empty)
+// src/shared/ops_math.h, or empty)
 // and then instantiates ND_CU_UNARY_PART(part) or ND_CU_BINARY_PART(part):
 // the functors, kernels and a lookup `nd__cu_unary_part_<part>(op, t)`
 // returning the launcher (NULL when this part has no such kernel).

@@ -1,5 +1,5 @@
-// The CUDA backend's fft slot (contract in src/fft.h and
-// src/backend.h) over cuFFT, on the calling thread's current stream.
+// The CUDA backend's fft slot (contract in src/fft/fft.h and
+// src/core/backend.h) over cuFFT, on the calling thread's current stream.
 //
 // Layout. cufftPlanMany's advanced layout describes a batch of 1-D
 // transforms with positive int strides: element j of transform b at
@@ -49,7 +49,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "fft.h"
+#include "fft/fft.h"
 
 namespace {
 

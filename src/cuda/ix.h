@@ -1,8 +1,8 @@
 /* The CUDA backend's indexing kernels (src/cuda/kernels_ix.cu; contracts:
- * the ix slots of nd_backend, src/backend.h). */
+ * the ix slots of nd_backend, src/core/backend.h). */
 #ifndef ND_CUDA_IX_H
 #define ND_CUDA_IX_H
-#include "internal.h"
+#include "core/internal.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,5 +1,5 @@
 // CUDA fused unscale-and-check (area amp; contract in
-// src/backend.h, amp_unscale), PyTorch's
+// src/core/backend.h, amp_unscale), PyTorch's
 // _amp_foreach_non_finite_check_and_unscale_: x *= inv_scale in place and
 // a flag for whether any element was inf or NaN before the multiply.
 //
@@ -20,7 +20,7 @@
 #include "cuda/cuda_util.cuh"
 #include "cuda/kiter.cuh"
 #include "cuda/mx.h"
-#include "half.h"
+#include "shared/half.h"
 
 namespace {
 

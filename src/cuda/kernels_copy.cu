@@ -1,9 +1,9 @@
 // Fill and cast kernels over any layout. The element conversions are the
-// CPU's (src/convert.h, ND_HOSTDEV); the iteration space is simplified on
+// CPU's (src/shared/convert.h, ND_HOSTDEV); the iteration space is simplified on
 // the host by nd__iter_init exactly as for the CPU loops.
 #include <string.h>
 
-#include "convert.h"
+#include "shared/convert.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "cuda/kiter.cuh"

@@ -1,5 +1,5 @@
 // The CUDA backend's elementwise entry points (contracts of
-// nd_backend.unary / binary / where in src/internal.h): the iteration space
+// nd_backend.unary / binary / where in src/core/internal.h): the iteration space
 // is simplified on the host (nd__iter_init, as for the CPU loops), planned
 // (src/cuda/ew_index.h: flat with vector loads, or strided with 32/64-bit
 // indices) and handed to the (op, dtype) kernel of one of the generated

@@ -1,7 +1,7 @@
 // CUDA indexing kernels: gather (take, take_along_axis), scatter (put,
 // put_along_axis, mask_assign, add/maximum/minimum.at) and compaction
-// (nonzero, a[mask]). Contracts: src/backend.h; the index normalisation
-// and the combine bodies are the CPU's (src/ix_ops.h, ND_HOSTDEV).
+// (nonzero, a[mask]). Contracts: src/core/backend.h; the index normalisation
+// and the combine bodies are the CPU's (src/shared/index_ops.h, ND_HOSTDEV).
 //
 //  - gather: one thread per output element over the iterator of (out,
 //    idx, a viewed with stride 0 along axis), as the CPU loop; elements
@@ -28,7 +28,7 @@
 #include "cuda/cuda_util.cuh"
 #include "cuda/ix.h"
 #include "cuda/kiter.cuh"
-#include "ix_ops.h"
+#include "shared/index_ops.h"
 
 namespace {
 

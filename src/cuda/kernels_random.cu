@@ -1,4 +1,4 @@
-// Philox4x32-10 on the GPU: the stream of src/philox.h, bit-identical to
+// Philox4x32-10 on the GPU: the stream of src/shared/philox.h, bit-identical to
 // the CPU backend. The per-block work (Philox block -> values -> rounding
 // -> clamp -> store) is nd_philox_fill_block, the same function the CPU
 // loop calls, and the thread -> block mapping is nd_philox_thread_fill /
@@ -13,7 +13,7 @@
 // covers more than 2^28 blocks; 64-bit block indices throughout.
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "philox.h"
+#include "shared/philox.h"
 
 template <int CLS, int DIST>
 __global__ void __launch_bounds__(ND_PHILOX_THREADS)
@@ -51,7 +51,7 @@ static const char *random_func(int dist)
                                         : "nd_random_uniform";
 }
 
-// Contract of nd_backend.random (src/backend.h): fill the contiguous out
+// Contract of nd_backend.random (src/core/backend.h): fill the contiguous out
 // with the call *c described by the core (which validated the parameters
 // and advances the offset).
 extern "C" nd_status nd__cuda_random(nd_array *out, int dist, const nd_philox_call *c)

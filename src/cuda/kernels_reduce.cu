@@ -1,5 +1,5 @@
 // CUDA reductions (nd_backend.reduce; the contract is at the top of
-// src/reduce.c): sum, prod, mean, max, min, argmax, argmin, any, all, var,
+// src/reduce/reduce.c): sum, prod, mean, max, min, argmax, argmin, any, all, var,
 // std over the LAST naxes axes of a view, into the C-contiguous out of the
 // result dtype, for all 13 input dtypes.
 //
@@ -12,7 +12,7 @@
 //    reduced range was split into chunks);
 //  - mean: the sum pass, finished as sum / n;
 //  - var/std: two passes as on the CPU: the means (in the accumulator type
-//    of src/reduce_ops.h, handed over as doubles, one per output, in a
+//    of src/shared/reduce_ops.h, handed over as doubles, one per output, in a
 //    pooled temporary), then the sum of squared deviations from them,
 //    finished as S / max(n - ddof, 0) (std: its square root); an empty
 //    reduction gives NaN means and S = 0, so 0/0 = NaN (or 0 / -ddof for a

@@ -1,4 +1,4 @@
-// CUDA scans (nd_backend.scan; contract in src/sc.h): inclusive
+// CUDA scans (nd_backend.scan; contract in src/shared/scan_slots.h): inclusive
 // sum/prod/max/min along the middle axis of C-contiguous (outer, n, inner)
 // arrays of int64, uint64, float32 or float64, on the current stream.
 //
@@ -18,7 +18,7 @@
 //  - inner > 1 (a scan along a leading axis): one thread per (outer,
 //    column), a sequential run down its column (neighbouring threads read
 //    neighbouring addresses).
-// The combining steps are the shared bodies of src/sc.h (nd_sc_*_S).
+// The combining steps are the shared bodies of src/shared/scan_slots.h (nd_sc_*_S).
 // Instantiations: CUB's scan for (float, double, uint64) x (sum, prod, max,
 // min) and int64 x (max, min) (int64 sums and products are computed on the
 // uint64 bits: the same wrapping result) = 14; the two own kernels for the

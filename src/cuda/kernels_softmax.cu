@@ -1,5 +1,5 @@
 // CUDA softmax family and cross-entropy (contracts in
-// src/softmax.h and src/backend.h), on the current stream.
+// src/shared/softmax_slots.h and src/core/backend.h), on the current stream.
 //
 //  - rows along the last axis (inner == 1): one block of SM_BLOCK threads
 //    per row (grid-stride over rows): a block max, a block sum of exp(x -
@@ -18,7 +18,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "cuda/mx.h"
-#include "half.h"
+#include "shared/half.h"
 
 namespace {
 

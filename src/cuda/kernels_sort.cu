@@ -1,8 +1,8 @@
 // CUDA sorting: nd_backend.sort_rows and searchsorted (contracts in
-// src/backend.h, the order in src/sort_keys.h).
+// src/core/backend.h, the order in src/shared/sort_keys.h).
 //
 // sort_rows: a kernel turns each element into its order-preserving key
-// (src/sort_keys.h; 8-bit dtypes widen to 16-bit keys sorted on their low
+// (src/shared/sort_keys.h; 8-bit dtypes widen to 16-bit keys sorted on their low
 // 8 bits, a descending sort flips the key bits) and its int32 position in
 // the row (total <= INT_MAX elements), CUB sorts the (key, position) pairs
 // stably, and one gather kernel writes the values (the input element each
@@ -33,7 +33,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "cuda/sort_cuda.h"
-#include "sort_keys.h"
+#include "shared/sort_keys.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>

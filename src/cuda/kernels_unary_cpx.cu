@@ -1,6 +1,6 @@
 // CUDA unary kernels on complex64/complex128: every rule of the
-// ops whose kinds column has a C, with the shared bodies of src/ops_cpx.h
-// and src/ops_cpx_math.h. Generated from the op table by
+// ops whose kinds column has a C, with the shared bodies of src/shared/ops_cpx.h
+// and src/shared/ops_cpx_math.h. Generated from the op table by
 // src/cuda/ew_kernels.cuh.
 #include "cuda/ew_kernels.cuh"
 

@@ -1,7 +1,7 @@
 // CUDA where: out = cond ? x : y with cond bool (any nonzero byte is true,
 // as on the CPU) and x, y, out of one dtype, copied as bits by itemsize
 // (1, 2, 4, 8, 16 bytes): five kernels cover the fifteen dtypes.
-#include "convert.h"
+#include "shared/convert.h"
 #include "cuda/ew_kernels.cuh"
 
 template <typename T> struct nd_cu_where {

@@ -1,4 +1,4 @@
-// The simplified iteration space of src/iter.c (nd_iter) in a form passed
+// The simplified iteration space of src/core/iter.c (nd_iter) in a form passed
 // to kernels by value, and the device-side offset computation. Shared by
 // every CUDA kernel file (copy/cast/fill, elementwise, reductions). The
 // struct and the index arithmetic live in src/cuda/ew_index.h (ND_HOSTDEV,
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cuda/ew_index.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static inline nd_kiter nd_kiter_of(const nd_iter &it)
 {

@@ -25,8 +25,8 @@
 #define ND_CUDA_MATMUL_INT_H
 #include <stdint.h>
 
-#include "hostdev.h"
-#include "internal.h"
+#include "shared/hostdev.h"
+#include "core/internal.h"
 
 #define ND_MMI_TM 32
 #define ND_MMI_TN 32

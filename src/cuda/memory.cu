@@ -1,5 +1,5 @@
-// Device memory: one caching pool (src/pool.c) per device over cudaMalloc,
-// and the pinned-host upstream (cudaHostAlloc) used by src/runtime.c.
+// Device memory: one caching pool (src/core/pool.c) per device over cudaMalloc,
+// and the pinned-host upstream (cudaHostAlloc) used by src/core/runtime.c.
 //
 // Stream safety (DESIGN.md "Stream safety of pools"): an op runs on the
 // calling thread's current stream, and the core does not tell the pool
@@ -20,7 +20,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "pool.h"
+#include "core/pool.h"
 
 #define ND_MAX_POOLS 64
 
@@ -30,7 +30,7 @@ static pthread_mutex_t g_pools_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int device_upstream_alloc(void *ctx, size_t nbytes, void **p)
 {
-    if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/alloc.h)
+    if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/core/alloc.h)
     nd_device_guard g((int)(intptr_t)ctx);
     // Whole 32-bit words: the 1- and 2-byte atomics (add.at, maximum.at;
     // src/cuda/kernels_ix.cu) compare-and-swap the aligned word that holds
@@ -212,7 +212,7 @@ extern "C" nd_status nd__cuda_memory_reset_peak(int dev)
 extern "C" int nd__cuda_host_upstream_alloc(void *ctx, size_t nbytes, void **p)
 {
     (void)ctx;
-    if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/alloc.h)
+    if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/core/alloc.h)
     cudaError_t e = cudaHostAlloc(p, nbytes ? nbytes : 1, cudaHostAllocPortable);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();

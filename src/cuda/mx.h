@@ -1,9 +1,9 @@
-/* The CUDA backend's mixed-precision entry points (contracts in src/softmax.h and
- * src/backend.h): src/cuda/kernels_softmax.cu (softmax, cross_entropy)
+/* The CUDA backend's mixed-precision entry points (contracts in src/shared/softmax_slots.h and
+ * src/core/backend.h): src/cuda/kernels_softmax.cu (softmax, cross_entropy)
  * and src/cuda/kernels_amp.cu (amp_unscale). */
 #ifndef ND_CUDA_MX_H
 #define ND_CUDA_MX_H
-#include "softmax.h"
+#include "shared/softmax_slots.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -8,7 +8,7 @@
 #define ND_CUDA_REDUCE_KERN_CUH
 #include "cuda/cuda_seam.h"
 
-#include "convert.h"
+#include "shared/convert.h"
 #include "cuda/cuda_util.cuh"
 #include "cuda/reduce_plan.h"
 
@@ -105,7 +105,7 @@ NDR_ARG_SHFL(u64)
 // A balanced tree over neighbouring lanes: lane i merges lane i + 1, then
 // i + 2, 4, 8, 16 (lane 0 ends with the warp's result, ((0+1)+(2+3))+...),
 // so the lanes' partial sums add in pairwise order, as the CPU's and
-// NumPy's do (src/reduce_ops.h). Lanes whose partner is past lane 31 merge
+// NumPy's do (src/shared/reduce_ops.h). Lanes whose partner is past lane 31 merge
 // their own value; their results are never read.
 template <class O>
 __device__ __forceinline__ typename O::S nd_rwarp(typename O::S v)

@@ -3,7 +3,7 @@
  * src/cuda/reduce_kern.cuh index with it, and tests/test_gpu_reduce.c
  * emulates the kernels with it on the CPU.
  *
- * Geometry (src/reduce_geom.h, the CPU backend's too): the core hands over a
+ * Geometry (src/shared/reduce_geom.h, the CPU backend's too): the core hands over a
  * view whose last naxes axes are reduced. Kept and reduced axes are
  * simplified separately: extent-1 axes dropped, and, except for argmax/
  * argmin whose flat index must follow C order, negative reduced strides
@@ -43,9 +43,9 @@
 #include <stdlib.h>
 
 #include "cuda/reduce_states.h"
-#include "hostdev.h"
-#include "internal.h"
-#include "reduce_geom.h"
+#include "shared/hostdev.h"
+#include "core/internal.h"
+#include "shared/reduce_geom.h"
 
 #define NDR_BLOCK 256        /* threads per block, every kernel */
 #define NDR_WARPS (NDR_BLOCK / 32)
@@ -61,7 +61,7 @@
 enum { NDR_INNER = 0, NDR_OUTER = 1 };
 
 typedef struct nd_rk {
-    /* geometry (src/reduce_geom.h, shared with the CPU backend; here
+    /* geometry (src/shared/reduce_geom.h, shared with the CPU backend; here
      * nk >= 1: one kept axis of extent 1 when none is left) */
     nd_rgeom g;
     int kidx32, ridx32; /* index ranges fit 32 bits */

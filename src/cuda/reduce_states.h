@@ -5,7 +5,7 @@
  *
  * What each op means (accumulator types, identities, fold, merge, finish,
  * the NaN and first-occurrence rules) is NOT defined here: every body
- * below is a call of src/reduce_ops.h, the semantics the CPU loops use
+ * below is a call of src/shared/reduce_ops.h, the semantics the CPU loops use
  * too. This file only packs them into the state families the kernel
  * templates instantiate.
  *
@@ -18,7 +18,7 @@
  *     void nd_r_<cls>_<ck>_fold(S *, x, j, centre);     fold element j
  *     void nd_r_<cls>_<ck>_merge(S *l, S r);            l = l (+) r
  *     void nd_r_<cls>_<ck>_fin(const nd_rfin *, o, S);  write output o
- * whose state is the accumulator type of src/reduce_ops.h (float32 sums
+ * whose state is the accumulator type of src/shared/reduce_ops.h (float32 sums
  * in float, float64 in double, integer sums wrapping in uint64, mean/var
  * of integers in double: class NDR_FSUM, "sum in float64 of an integer
  * input"). merge() is called with l covering lower thread lanes than r;
@@ -31,12 +31,12 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "half.h"
-#include "hostdev.h"
-#include "internal.h"
-#include "reduce_ops.h"
+#include "shared/half.h"
+#include "shared/hostdev.h"
+#include "core/internal.h"
+#include "shared/reduce_ops.h"
 
-/* Reduction classes: those of src/reduce_ops.h, plus NDR_FSUM (the sum
+/* Reduction classes: those of src/shared/reduce_ops.h, plus NDR_FSUM (the sum
  * pass of mean/var/std of an integer input, in double). */
 enum {
     NDR_SUM = ND_RCLS_SUM,
@@ -213,7 +213,7 @@ NDR_TRUTH(u64, uint64_t)
 /* The merge of two results over disjoint index sets, in either order: an
  * empty result (i < 0) loses; otherwise the one with the smaller index is
  * "best so far" and the other replaces it when nd_rop_arg*_takes says so
- * (src/reduce_ops.h: first occurrence, the first NaN wins). That is the
+ * (src/shared/reduce_ops.h: first occurrence, the first NaN wins). That is the
  * CPU's rule, independent of the combine order. */
 #define NDR_ARG_FAMILY(ck, CT)                                                                       \
     typedef struct {                                                                               \

@@ -1,8 +1,8 @@
 /* The CUDA scan kernels (src/cuda/kernels_sc_scan.cu): nd_backend.scan,
- * contract in src/sc.h. */
+ * contract in src/shared/scan_slots.h. */
 #ifndef ND_CUDA_SC_SCAN_H
 #define ND_CUDA_SC_SCAN_H
-#include "sc.h"
+#include "shared/scan_slots.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,4 +1,4 @@
-// The CUDA backend's la slot (contract in src/la.h) over cuSOLVER's dense
+// The CUDA backend's la slot (contract in src/shared/la_slots.h) over cuSOLVER's dense
 // API and cuBLAS's batched LU and QR, on the calling thread's current stream.
 //
 // Handles. One cusolverDn handle per device and per thread, created lazily
@@ -91,7 +91,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "la.h"
+#include "shared/la_slots.h"
 
 #define ND_SOLVER_MAX_DEVICES 64
 // The Jacobi batched routines' limit on m and n.

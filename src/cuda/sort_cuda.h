@@ -1,8 +1,8 @@
 // The CUDA backend's sorting entry points (src/cuda/kernels_sort.cu) behind
-// nd_backend.sort_rows / searchsorted (src/backend.h).
+// nd_backend.sort_rows / searchsorted (src/core/backend.h).
 #ifndef ND_CUDA_SORT_CUDA_H
 #define ND_CUDA_SORT_CUDA_H
-#include "internal.h"
+#include "core/internal.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 // Streams and events on CUDA devices, and what the memory pools need of
-// them for stream safety (src/pool.h): the registry of live streams, the
+// them for stream safety (src/core/pool.h): the registry of live streams, the
 // fence (an event recorded on a stream that is still busy) and a cache of
 // events, so that fences and cross-stream waits cost no cudaEventCreate.
 #include <pthread.h>
@@ -9,7 +9,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "pool.h"
+#include "core/pool.h"
 
 #define ND_EVENT_CACHE_DEVICES 64
 #define ND_EVENT_CACHE_MAX 1024 // per device; more are destroyed on return

@@ -5,13 +5,13 @@
 //
 // Every copy runs on a stream: the calling thread's current stream for
 // the synchronous transfers, the given one for nd_copy_async. Pinned memory
-// that a queued copy uses is recorded on its pool block (src/pool.h), so
+// that a queued copy uses is recorded on its pool block (src/core/pool.h), so
 // releasing it early never hands it to the next user mid-copy.
 #include <string.h>
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "pool.h"
+#include "core/pool.h"
 
 #define STAGE_CHUNK ((size_t)8 << 20)
 #define STAGE_MIN ((size_t)1 << 20) // below this the driver's own staging is as good

@@ -9,7 +9,7 @@
  *          nd_comm, the GPU collectives on the array's current stream
  *
  * Only libndgpu's public API is used: this library could live outside the
- * repository (it includes src/half.h for the conversions, header-only). */
+ * repository (it includes src/shared/half.h for the conversions, header-only). */
 #ifndef NDGPU_MPI_INTERNAL_H
 #define NDGPU_MPI_INTERNAL_H
 

@@ -19,7 +19,7 @@
 #define NDM_X86 1
 #endif
 
-#include "half.h"
+#include "shared/half.h"
 #include "mpi_internal.h"
 
 static int g_refs;

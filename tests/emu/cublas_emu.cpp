@@ -34,7 +34,7 @@
 //    COMPUTE_32F_FAST_TF32, which cuBLAS has, is NOT_SUPPORTED here (the
 //    library never asks for it);
 //  - R_16F / R_16BF, COMPUTE_32F[_PEDANTIC]: A and B converted to float
-//    (src/half.h), T = alpha*op(A)*op(B) by cblas_sgemm into a float buffer,
+//    (src/shared/half.h), T = alpha*op(A)*op(B) by cblas_sgemm into a float buffer,
 //    then C = round_to_nearest_even_16(T + beta*C) computed in float: one
 //    rounding to the output type (split-K partial sums are never rounded to
 //    16 bits, i.e. CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION is always
@@ -92,7 +92,7 @@
 #include <new>
 
 #include "cublas_v2.h"
-#include "half.h"
+#include "shared/half.h"
 
 namespace {
 constexpr uint32_t handle_magic = 0x6375626cu; // "cubl"

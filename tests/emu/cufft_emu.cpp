@@ -65,7 +65,7 @@
 #include <new>
 
 #include "cufft.h"
-#include "internal.h"
+#include "core/internal.h"
 extern "C" {
 #include "cpu/fft_core.h"
 }

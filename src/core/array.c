@@ -1,0 +1,380 @@
+/* The array object: buffers, headers, views, shapes, broadcasting, the
+ * out-pointer rule, inspection, devices and library information. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/out.h"
+#include "prof/prof.h"
+
+/* ------------------------------------------------------------------ */
+/* Reference counting                                                  */
+/* ------------------------------------------------------------------ */
+static void buffer_release(nd_buffer *b)
+{
+    if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (b->release) {
+        b->release(b->ctx);
+    } else if (b->owns && b->ptr) {
+        const nd_backend *be = nd__backend(b->device);
+        if (be) be->free(b->device, b->ptr, b->nbytes);
+        if (ND_UNLIKELY(atomic_load_explicit(&nd__prof_mem_on, memory_order_relaxed)))
+            nd__prof_mem(b->device, -(int64_t)b->nbytes);
+    }
+    nd__free(b);
+}
+
+nd_array *nd_retain(nd_array *a)
+{
+    if (a) atomic_fetch_add_explicit(&a->refcount, 1, memory_order_relaxed);
+    return a;
+}
+
+void nd_release(nd_array *a)
+{
+    if (!a) return;
+    if (atomic_fetch_sub_explicit(&a->refcount, 1, memory_order_acq_rel) != 1) return;
+    buffer_release(a->buf);
+    nd__free(a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shapes                                                              */
+/* ------------------------------------------------------------------ */
+nd_status nd__check_shape(const char *func, int ndim, const int64_t *shape, nd_dtype dtype, int64_t *size)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        return nd__err(ND_ERR_INVALID, func, "ndim %d is out of range [0, %d]", ndim, ND_MAX_DIMS);
+    if (ndim > 0 && shape == NULL) return nd__err(ND_ERR_INVALID, func, "argument 'shape' is NULL with ndim %d", ndim);
+    if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_INVALID, func, "invalid dtype value %d", (int)dtype);
+    int64_t n = 1;
+    bool zero = false;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return nd__err(ND_ERR_INVALID, func, "negative dimensions are not allowed (shape[%d] = %lld)", i,
+                           (long long)shape[i]);
+        if (shape[i] == 0) zero = true;
+    }
+    /* overflow check over the non-zero extents, so (0, 2^62, 2^62) is still rejected like NumPy */
+    char sb[ND_MAX_DIMS * 21 + 4];
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] == 0) continue;
+        if (__builtin_mul_overflow(n, shape[i], &n))
+            return nd__err(ND_ERR_INVALID, func, "array is too big: the product of the shape %s overflows",
+                           nd__fmt_shape(sb, sizeof sb, ndim, shape));
+    }
+    int64_t bytes;
+    if (__builtin_mul_overflow(n, (int64_t)nd__itemsize(dtype), &bytes))
+        return nd__err(ND_ERR_INVALID, func, "array is too big: shape %s holds %lld elements of %s, which overflow the byte count",
+                       nd__fmt_shape(sb, sizeof sb, ndim, shape), (long long)n, nd_dtype_name(dtype));
+    if (size) *size = zero ? 0 : n;
+    return ND_OK;
+}
+
+/* Shapes that nd__check_shape refuses (a zero extent beside extents whose
+ * product overflows) may reach here first; the product then saturates
+ * rather than overflow, and the header door refuses the shape. */
+void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        if (shape[i] > 1 && __builtin_mul_overflow(s, shape[i], &s)) s = INT64_MAX;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+/* ------------------------------------------------------------------ */
+int nd_cuda_device_count(void)
+{
+    const nd_backend *be = nd__backend(nd_cuda(0));
+    return be ? be->device_count() : 0;
+}
+
+nd_device nd_default_device(void)
+{
+    const char *env = getenv("ND_DEVICE");
+    if (env && strcmp(env, "cpu") == 0) return nd_cpu();
+    if (env && strncmp(env, "cuda", 4) == 0) {
+        int id = 0;
+        if (env[4] == ':') id = atoi(env + 5);
+        if (id >= 0 && id < nd_cuda_device_count() && nd__backend(nd_cuda(id))) return nd_cuda(id);
+        return nd_cpu();
+    }
+    if (nd_cuda_device_count() > 0 && nd__backend(nd_cuda(0))) return nd_cuda(0);
+    return nd_cpu();
+}
+
+nd_status nd_device_get_info(nd_device_info *info, nd_device dev)
+{
+    ND_CHECK_PTR("nd_device_get_info", info, "info");
+    if ((unsigned)dev.type >= (unsigned)ND_NUM_DEVICE_TYPES)
+        return nd__err(ND_ERR_INVALID, "nd_device_get_info", "invalid device type %d", (int)dev.type);
+    const nd_backend *be = nd__backend(dev);
+    if (!be)
+        return nd__err(ND_ERR_UNSUPPORTED, "nd_device_get_info", "libndgpu was built without %s (%s=0)",
+                       nd__registry[dev.type].label, nd__registry[dev.type].label);
+    return be->device_info(info, dev.id); /* the backend validates the id */
+}
+
+nd_status nd_synchronize(nd_device dev)
+{
+    ND_PROF_OP_ON("synchronize", NULL, dev);
+    nd_status st = nd__check_device("nd_synchronize", dev);
+    if (st) return st;
+    return nd__backend(dev)->synchronize(dev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Allocation and views                                                */
+/* ------------------------------------------------------------------ */
+/* Every array header, owning or view, is made here, and every one passes
+ * nd__check_shape first: element counts and byte counts that would pass
+ * 2^63 (a result shape built from valid extents, e.g. (4,1) + (1,2^62)
+ * broadcast, or a view whose product overflows) are refused as NumPy
+ * refuses them ("array is too big"), never wrapped to a small size.
+ * func names the internal door; callers prefix their own name. */
+static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
+                            nd_device dev)
+{
+    int64_t size;
+    nd_status st = nd__check_shape(func, ndim, shape, dtype, &size);
+    if (st) return st;
+    nd_array *a = nd__malloc(sizeof *a);
+    *out = a;
+    if (!a) return nd__err(ND_ERR_NOMEM, func, "out of host memory for an array header");
+    atomic_init(&a->refcount, 1);
+    a->dtype = dtype;
+    a->ndim = ndim;
+    a->size = size;
+    for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
+    a->offset = 0;
+    a->device = dev;
+    a->readonly = false;
+    a->buf = NULL;
+    return ND_OK;
+}
+
+nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    const nd_backend *be = nd__backend(dev);
+    if (!be) return nd__err(ND_ERR_UNSUPPORTED, "nd_alloc", "no backend for this device");
+    nd_array *a = NULL;
+    nd_status st = header_new(&a, "nd_alloc", dtype, ndim, shape, dev);
+    if (st) return st;
+    nd_buffer *b = nd__calloc(1, sizeof *b);
+    if (!b) {
+        nd__free(a);
+        return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of host memory for an array header");
+    }
+    nd__contiguous_strides(ndim, shape, a->strides);
+    size_t nbytes = (size_t)a->size * nd__itemsize(dtype);
+    void *ptr = NULL;
+    st = be->alloc(dev, nbytes, &ptr);
+    if (st) {
+        nd__free(a);
+        nd__free(b);
+        return st;
+    }
+    atomic_init(&b->refcount, 1);
+    b->ptr = ptr;
+    b->nbytes = nbytes;
+    b->device = dev;
+    b->owns = true;
+    a->buf = b;
+    if (ND_UNLIKELY(atomic_load_explicit(&nd__prof_mem_on, memory_order_relaxed))) nd__prof_mem(dev, (int64_t)nbytes);
+    *out = a;
+    return ND_OK;
+}
+
+nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
+                   const int64_t *strides, int64_t offset)
+{
+    nd_array *v = NULL;
+    nd_status st = header_new(&v, "nd_view", dtype, ndim, shape, a->device);
+    if (st) return st;
+    for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
+    nd__normalize_strides(ndim, shape, v->strides, dtype);
+    v->offset = offset;
+    v->readonly = a->readonly;
+    v->buf = a->buf;
+    atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
+    *out = v;
+    return ND_OK;
+}
+
+/* Byte extent [lo, hi) touched by a (relative to the buffer base). */
+static void byte_extent(const nd_array *a, int64_t *lo, int64_t *hi)
+{
+    int64_t l = a->offset, h = a->offset;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] == 0) {
+            *lo = *hi = a->offset;
+            return;
+        }
+        int64_t span = (a->shape[i] - 1) * a->strides[i] * (int64_t)nd__itemsize(a->dtype);
+        if (span < 0) l += span;
+        else h += span;
+    }
+    *lo = l;
+    *hi = h + (int64_t)nd__itemsize(a->dtype);
+}
+
+bool nd__may_overlap(const nd_array *a, const nd_array *b)
+{
+    if (a->buf != b->buf || a->size == 0 || b->size == 0) return false;
+    int64_t al, ah, bl, bh;
+    byte_extent(a, &al, &ah);
+    byte_extent(b, &bl, &bh);
+    return al < bh && bl < ah;
+}
+
+bool nd__same_view(const nd_array *a, const nd_array *b)
+{
+    if (a->buf != b->buf || a->offset != b->offset || a->dtype != b->dtype || a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] != b->shape[i]) return false;
+        if (a->shape[i] > 1 && a->strides[i] != b->strides[i]) return false;
+    }
+    return true;
+}
+
+nd_status nd__broadcast_shapes(const char *func, int nd1, const int64_t *s1, int nd2, const int64_t *s2,
+                               int *out_ndim, int64_t *out_shape)
+{
+    int n = nd1 > nd2 ? nd1 : nd2;
+    for (int i = 0; i < n; i++) {
+        int i1 = nd1 - n + i, i2 = nd2 - n + i;
+        int64_t d1 = i1 >= 0 ? s1[i1] : 1, d2 = i2 >= 0 ? s2[i2] : 1;
+        if (d1 == d2 || d2 == 1) out_shape[i] = d1;
+        else if (d1 == 1) out_shape[i] = d2;
+        else {
+            char b1[400], b2[400];
+            return nd__err(ND_ERR_SHAPE, func, "shapes %s and %s do not broadcast", nd__fmt_shape(b1, sizeof b1, nd1, s1),
+                           nd__fmt_shape(b2, sizeof b2, nd2, s2));
+        }
+    }
+    *out_ndim = n;
+    return ND_OK;
+}
+
+nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const int64_t *shape)
+{
+    int64_t strides[ND_MAX_DIMS];
+    int lead = ndim - a->ndim;
+    if (lead < 0) return nd__err(ND_ERR_SHAPE, "nd_broadcast_to", "cannot broadcast to fewer dimensions");
+    for (int i = 0; i < ndim; i++) {
+        int j = i - lead;
+        if (j < 0) strides[i] = 0;
+        else if (a->shape[j] == shape[i]) strides[i] = a->strides[j];
+        else if (a->shape[j] == 1) strides[i] = 0;
+        else {
+            char b1[400], b2[400];
+            return nd__err(ND_ERR_SHAPE, "nd_broadcast_to", "shape %s cannot be broadcast to %s",
+                           nd__fmt_shape(b1, sizeof b1, a->ndim, a->shape), nd__fmt_shape(b2, sizeof b2, ndim, shape));
+        }
+    }
+    return nd__view(out, a, a->dtype, ndim, shape, strides, a->offset);
+}
+
+void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
+{
+    int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] <= 1 && (strides[i] > lim || strides[i] < -lim)) strides[i] = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* nd_empty                                                            */
+/* ------------------------------------------------------------------ */
+nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    ND_PROF_OP_ON("empty", out, dev);
+    static const char *fn = "nd_empty";
+    ND_CHECK_PTR(fn, out, "out");
+    nd_status st = nd__check_shape(fn, ndim, shape, dtype, NULL);
+    if (st) return st;
+    st = nd__check_device(fn, dev);
+    if (st) return st;
+    /* out rule: an existing array that passes the checks is returned as is */
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, dtype, ndim, shape, dev))) return st;
+    return nd__out_end(&t, ND_OK);
+}
+
+/* ------------------------------------------------------------------ */
+/* Inspection                                                          */
+/* ------------------------------------------------------------------ */
+int nd_ndim(const nd_array *a) { return a ? a->ndim : 0; }
+const int64_t *nd_shape(const nd_array *a) { return a ? a->shape : NULL; }
+const int64_t *nd_strides(const nd_array *a) { return a ? a->strides : NULL; }
+int64_t nd_size(const nd_array *a) { return a ? a->size : 0; }
+size_t nd_nbytes(const nd_array *a) { return a ? (size_t)a->size * nd__itemsize(a->dtype) : 0; }
+nd_dtype nd_dtype_of(const nd_array *a) { return a ? a->dtype : ND_NUM_DTYPES; }
+nd_device nd_device_of(const nd_array *a) { return a ? a->device : nd_cpu(); }
+void *nd_data(const nd_array *a) { return a ? nd__ptr(a) : NULL; }
+bool nd_is_pinned(const nd_array *a) { return a ? a->buf->pinned : false; }
+
+bool nd_is_contiguous(const nd_array *a)
+{
+    if (!a) return false;
+    int64_t s = 1;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] == 0) return true;
+        if (a->shape[i] != 1 && a->strides[i] != s) return false;
+        s *= a->shape[i];
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Library information                                                 */
+/* ------------------------------------------------------------------ */
+#define ND_STR2(x) #x
+#define ND_STR(x) ND_STR2(x)
+const char *nd_version(void) { return ND_STR(ND_VERSION_MAJOR) "." ND_STR(ND_VERSION_MINOR) "." ND_STR(ND_VERSION_PATCH); }
+
+/* "libndgpu 0.4.0; backends: cpu, cuda; BLAS: OpenBLAS (core Haswell);
+ * threads: 8; CUDA runtime 13.0, ...": the compiled-in backends, then each
+ * known backend's build line ("CUDA not compiled in" for one that is not). */
+const char *nd_build_info(void)
+{
+    static _Thread_local char buf[512];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "libndgpu %s; backends: ", nd_version());
+    const char *sep = "";
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES && n < sizeof buf; t++)
+        if (nd__registry[t].be) {
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", sep, nd__registry[t].be->name);
+            sep = ", ";
+        }
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES && n < sizeof buf; t++) {
+        char line[256];
+        if (nd__registry[t].be) nd__registry[t].be->build_info(line, sizeof line);
+        else snprintf(line, sizeof line, "%s not compiled in", nd__registry[t].label);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "; %s", line);
+    }
+    return buf;
+}
+
+nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    nd_array *a = NULL;
+    nd_status st = header_new(&a, "nd_wrap", dtype, ndim, shape, dev);
+    if (st) return st;
+    nd_buffer *b = nd__calloc(1, sizeof *b);
+    if (!b) {
+        nd__free(a);
+        return nd__err(ND_ERR_NOMEM, "nd_wrap", "out of host memory for an array header");
+    }
+    nd__contiguous_strides(ndim, shape, a->strides);
+    atomic_init(&b->refcount, 1);
+    b->ptr = ptr;
+    b->nbytes = (size_t)a->size * nd__itemsize(dtype);
+    b->device = dev;
+    b->owns = false;
+    a->buf = b;
+    *out = a;
+    return ND_OK;
+}

@@ -1,0 +1,348 @@
+/* DLPack import and export (versioned 1.x and legacy tensors).
+ *
+ * Export: one allocation holds the managed tensor, its shape and strides
+ * and a reference to the exported array (manager_ctx); the deleter drops
+ * that reference and frees the block.
+ * Import: a new nd_array header over a new nd_buffer whose custom release
+ * calls the producer's deleter when our last reference goes. The array and
+ * buffer are built here from internal.h's definitions (as nd__wrap does)
+ * because the buffer needs the release hook. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "prof/prof.h"
+
+/* ------------------------------------------------------------------ */
+/* dtypes and devices                                                  */
+/* ------------------------------------------------------------------ */
+/* DLPack type codes come from the dtype table. */
+#define DT_DL_CODE(A_, E_, sfx_, name_, size_, kind_, npy_, dl_, ...) case E_: d.code = (uint8_t)(dl_); break;
+#define DT_FROM_DL(A_, E_, sfx_, name_, size_, kind_, npy_, dl_, ...) \
+    if (r == ND_NUM_DTYPES && d.code == (uint8_t)(dl_) && d.bits == 8 * (size_)) r = E_;
+
+static DLDataType to_dl_dtype(nd_dtype t)
+{
+    DLDataType d;
+    d.lanes = 1;
+    d.bits = (uint8_t)(8 * nd__itemsize(t));
+    d.code = kDLFloat;
+    switch (t) {
+        ND_DTYPE_TABLE(DT_DL_CODE, _)
+    default: break;
+    }
+    return d;
+}
+
+static nd_status from_dl_dtype(const char *fn, DLDataType d, nd_dtype *t)
+{
+    nd_dtype r = ND_NUM_DTYPES;
+    if (d.lanes == 1) {
+        ND_DTYPE_TABLE(DT_FROM_DL, _)
+    }
+    if (r == ND_NUM_DTYPES)
+        return nd__err(ND_ERR_DTYPE, fn, "unsupported DLPack dtype (code %u, bits %u, lanes %u)%s", d.code, d.bits, d.lanes,
+                       d.lanes != 1 ? ": vector lanes must be 1" : "");
+    *t = r;
+    return ND_OK;
+}
+
+static nd_status from_dl_device(const char *fn, DLDevice d, nd_device *dev, bool *pinned)
+{
+    *pinned = false;
+    switch ((int)d.device_type) {
+    case kDLCPU:
+    case kDLCUDAHost:
+        if (d.device_id != 0)
+            return nd__err(ND_ERR_DEVICE, fn, "DLPack CPU device id %d is not supported (only 0)", (int)d.device_id);
+        *pinned = d.device_type == kDLCUDAHost;
+        *dev = nd_cpu();
+        return ND_OK;
+    case kDLCUDA:
+    case kDLCUDAManaged:
+        *dev = nd_cuda((int)d.device_id);
+        return nd__check_device(fn, *dev);
+    default:
+        return nd__err(ND_ERR_DEVICE, fn, "unsupported DLPack device type %d (kDLCPU, kDLCUDAHost, kDLCUDA and "
+                                          "kDLCUDAManaged are supported)",
+                       (int)d.device_type);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Export                                                              */
+/* ------------------------------------------------------------------ */
+typedef struct {
+    DLManagedTensorVersioned t;
+    nd_array *array;
+    int64_t shape[ND_MAX_DIMS];
+    int64_t strides[ND_MAX_DIMS];
+} export_versioned;
+
+typedef struct {
+    DLManagedTensor t;
+    nd_array *array;
+    int64_t shape[ND_MAX_DIMS];
+    int64_t strides[ND_MAX_DIMS];
+} export_legacy;
+
+static void deleter_versioned(DLManagedTensorVersioned *self)
+{
+    if (!self) return;
+    export_versioned *e = self->manager_ctx;
+    nd_release(e->array);
+    nd__free(e);
+}
+
+static void deleter_legacy(DLManagedTensor *self)
+{
+    if (!self) return;
+    export_legacy *e = self->manager_ctx;
+    nd_release(e->array);
+    nd__free(e);
+}
+
+/* Fill the DLTensor for a (shape/strides storage given). */
+static void fill_tensor(DLTensor *t, const nd_array *a, int64_t *shape, int64_t *strides)
+{
+    for (int i = 0; i < a->ndim; i++) {
+        shape[i] = a->shape[i];
+        strides[i] = a->strides[i];
+    }
+    t->data = nd__ptr(a);
+    t->byte_offset = 0;
+    t->ndim = a->ndim;
+    t->dtype = to_dl_dtype(a->dtype);
+    t->shape = shape;
+    t->strides = strides;
+    if (a->device.type == ND_DEVICE_CPU) {
+        t->device.device_type = a->buf->pinned ? kDLCUDAHost : kDLCPU;
+        t->device.device_id = 0;
+    } else {
+        t->device.device_type = kDLCUDA;
+        t->device.device_id = a->device.id;
+    }
+}
+
+static nd_status check_export(const char *fn, const void *out, const nd_array *a)
+{
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_INVALID, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
+    return ND_OK;
+}
+
+nd_status nd_to_dlpack(DLManagedTensorVersioned **out, nd_array *a)
+{
+    ND_PROF_OP("to_dlpack", NULL, a);
+    ND_PROF_BYTES(0); /* zero-copy */
+    static const char *fn = "nd_to_dlpack";
+    nd_status st = check_export(fn, out, a);
+    if (st) return st;
+    export_versioned *e = nd__calloc(1, sizeof *e);
+    if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory for a DLPack tensor");
+    e->t.version.major = 1;
+    e->t.version.minor = 1;
+    e->t.manager_ctx = e;
+    e->t.deleter = deleter_versioned;
+    e->t.flags = 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] > 1 && a->strides[i] == 0) e->t.flags |= DLPACK_FLAG_BITMASK_READ_ONLY; /* broadcast view */
+    fill_tensor(&e->t.dl_tensor, a, e->shape, e->strides);
+    e->array = nd_retain(a);
+    *out = &e->t;
+    return ND_OK;
+}
+
+nd_status nd_to_dlpack_legacy(DLManagedTensor **out, nd_array *a)
+{
+    ND_PROF_OP("to_dlpack_legacy", NULL, a);
+    ND_PROF_BYTES(0); /* zero-copy */
+    static const char *fn = "nd_to_dlpack_legacy";
+    nd_status st = check_export(fn, out, a);
+    if (st) return st;
+    export_legacy *e = nd__calloc(1, sizeof *e);
+    if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory for a DLPack tensor");
+    e->t.manager_ctx = e;
+    e->t.deleter = deleter_legacy;
+    fill_tensor(&e->t.dl_tensor, a, e->shape, e->strides);
+    e->array = nd_retain(a);
+    *out = &e->t;
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Import                                                              */
+/* ------------------------------------------------------------------ */
+static void release_versioned(void *ctx)
+{
+    DLManagedTensorVersioned *t = ctx;
+    if (t->deleter) t->deleter(t);
+}
+
+static void release_legacy(void *ctx)
+{
+    DLManagedTensor *t = ctx;
+    if (t->deleter) t->deleter(t);
+}
+
+/* Validate t and build an array over its memory. When base is non-NULL
+ * (t was exported by libndgpu from base) the array is a view of base's
+ * buffer, so that overlap checks see one buffer; otherwise a new buffer
+ * whose release(ctx) runs when the last reference goes. Nothing is
+ * consumed here. */
+static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t, void (*release)(void *), void *ctx,
+                               const nd_array *base, bool readonly)
+{
+    if (t->ndim < 0 || t->ndim > ND_MAX_DIMS)
+        return nd__err(ND_ERR_INVALID, fn, "DLPack tensor ndim %d is out of range [0, %d]", (int)t->ndim, ND_MAX_DIMS);
+    int ndim = (int)t->ndim;
+    if (ndim > 0 && t->shape == NULL) return nd__err(ND_ERR_INVALID, fn, "DLPack tensor 'shape' is NULL with ndim %d", ndim);
+    nd_dtype dtype = ND_NUM_DTYPES;
+    nd_status st = from_dl_dtype(fn, t->dtype, &dtype);
+    if (st) return st;
+    int64_t size;
+    st = nd__check_shape(fn, ndim, t->shape, dtype, &size);
+    if (st) return st;
+    nd_device dev;
+    bool pinned;
+    st = from_dl_device(fn, t->device, &dev, &pinned);
+    if (st) return st;
+    if (t->data == NULL && size > 0) return nd__err(ND_ERR_INVALID, fn, "DLPack tensor 'data' is NULL for %lld elements", (long long)size);
+    if (t->byte_offset > (uint64_t)INT64_MAX)
+        return nd__err(ND_ERR_INVALID, fn, "DLPack tensor byte_offset %llu is too large", (unsigned long long)t->byte_offset);
+    /* CUDA kernels access whole elements (complex128 as one 16-byte
+     * load): an element that is not aligned to its size would fault on
+     * the device, and a fault ends every later CUDA call of the process */
+    if (dev.type == ND_DEVICE_CUDA && size > 0) {
+        size_t al = nd__itemsize(dtype);
+        uintptr_t first = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+        if (first % al != 0)
+            return nd__err(ND_ERR_INVALID, fn,
+                           "DLPack CUDA tensor: data %p + byte_offset %llu is not aligned to its %zu-byte elements "
+                           "(copy it to an aligned buffer first)",
+                           t->data, (unsigned long long)t->byte_offset, al);
+    }
+
+    int64_t strides[ND_MAX_DIMS];
+    if (t->strides) {
+        for (int i = 0; i < ndim; i++) strides[i] = t->strides[i];
+    } else {
+        nd__contiguous_strides(ndim, t->shape, strides);
+    }
+    /* every byte offset the library may compute must fit int64: the span
+     * of each axis and their sum with byte_offset */
+    int64_t isz = (int64_t)nd__itemsize(dtype), lo = (int64_t)t->byte_offset, hi = lo;
+    { /* empty tensors too: ops multiply the strides of their non-empty axes */
+        for (int i = 0; i < ndim; i++) {
+            int64_t span;
+            if (t->shape[i] > 1) {
+                if (strides[i] == INT64_MIN || __builtin_mul_overflow(t->shape[i] - 1, strides[i], &span) ||
+                    __builtin_mul_overflow(span, isz, &span) ||
+                    (span < 0 ? __builtin_add_overflow(lo, span, &lo) : __builtin_add_overflow(hi, span, &hi)))
+                    return nd__err(ND_ERR_INVALID, fn, "DLPack tensor strides overflow 64-bit byte offsets (axis %d, stride %lld)", i,
+                                   (long long)strides[i]);
+            }
+        }
+        /* the whole byte span hi - lo must fit too: a span of exactly
+         * INT64_MIN passes every per-axis check above */
+        int64_t extent;
+        if (__builtin_add_overflow(hi, isz, &hi) || __builtin_sub_overflow(hi, lo < 0 ? lo : 0, &extent))
+            return nd__err(ND_ERR_INVALID, fn, "DLPack tensor strides overflow 64-bit byte offsets");
+    }
+    nd__normalize_strides(ndim, t->shape, strides, dtype);
+
+    if (base) {
+        int64_t offset = (int64_t)t->byte_offset + (int64_t)((const char *)t->data - (const char *)base->buf->ptr);
+        st = nd__view(res, base, dtype, ndim, t->shape, strides, offset);
+        if (st == ND_OK && readonly) (*res)->readonly = true;
+        return st;
+    }
+    nd_array *a = nd__calloc(1, sizeof *a);
+    nd_buffer *b = nd__calloc(1, sizeof *b);
+    if (!a || !b) {
+        nd__free(a);
+        nd__free(b);
+        return nd__err(ND_ERR_NOMEM, fn, "out of host memory for an array header");
+    }
+    atomic_init(&b->refcount, 1);
+    b->ptr = t->data;
+    b->nbytes = size > 0 ? (size_t)(hi - (lo < 0 ? lo : 0)) : 0;
+    b->device = dev;
+    b->pinned = pinned;
+    b->owns = false;
+    b->release = release;
+    b->ctx = ctx;
+    atomic_init(&a->refcount, 1);
+    a->dtype = dtype;
+    a->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        a->shape[i] = t->shape[i];
+        a->strides[i] = strides[i];
+    }
+    a->offset = (int64_t)t->byte_offset;
+    a->size = size;
+    a->device = dev;
+    a->readonly = readonly;
+    a->buf = b;
+    *res = a;
+    return ND_OK;
+}
+
+/* The out rule: a new reference, or copy into *out and drop the import.
+ * consume() hands t back to its producer (our own tensors: the view holds
+ * the buffer, so the deleter runs at once); for foreign tensors the view's
+ * buffer calls the deleter later and consume is NULL. */
+static nd_status finish_import(const char *fn, nd_array **out, nd_array *view, void (*consume)(void *), void *t)
+{
+    if (*out != NULL) {
+        nd_status st = nd_copy(out, view);
+        if (st) {
+            /* not consumed: detach the release hook so the caller keeps t */
+            if (!consume) view->buf->release = NULL;
+            nd_release(view);
+            return nd__err_prefix(st, fn);
+        }
+        nd_release(view);
+    } else {
+        *out = view;
+    }
+    if (consume) consume(t);
+    return ND_OK;
+}
+
+nd_status nd_from_dlpack(nd_array **out, DLManagedTensorVersioned *t)
+{
+    ND_PROF_OP("from_dlpack", out, NULL);
+    ND_PROF_BYTES(0); /* zero-copy */
+    static const char *fn = "nd_from_dlpack";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, t, "t");
+    if (t->version.major != 1)
+        return nd__err(ND_ERR_UNSUPPORTED, fn, "DLPack version %u.%u is not supported (libndgpu reads 1.x)",
+                       (unsigned)t->version.major, (unsigned)t->version.minor);
+    nd_array *view;
+    bool ours = t->deleter == deleter_versioned;
+    const nd_array *base = ours ? ((export_versioned *)t->manager_ctx)->array : NULL;
+    nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_versioned, t, base,
+                                  (t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+    if (st) return st;
+    ND_PROF_DEVICE(view->device);
+    return finish_import(fn, out, view, ours ? release_versioned : NULL, t);
+}
+
+nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t)
+{
+    ND_PROF_OP("from_dlpack_legacy", out, NULL);
+    ND_PROF_BYTES(0); /* zero-copy */
+    static const char *fn = "nd_from_dlpack_legacy";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, t, "t");
+    nd_array *view;
+    bool ours = t->deleter == deleter_legacy;
+    const nd_array *base = ours ? ((export_legacy *)t->manager_ctx)->array : NULL;
+    nd_status st = import_tensor(fn, &view, &t->dl_tensor, release_legacy, t, base, false);
+    if (st) return st;
+    ND_PROF_DEVICE(view->device);
+    return finish_import(fn, out, view, ours ? release_legacy : NULL, t);
+}

@@ -1,0 +1,363 @@
+/* Views: reshape, transpose, slice, squeeze, expand_dims, broadcast_to.
+ *
+ * Each makes a new header sharing a's buffer (nd__view); reshape falls
+ * back to a copy when the strides do not allow a view. The out rule: with
+ * *out != NULL the view's elements are copied into *out (finish_view). */
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/out.h"
+#include "prof/prof.h"
+
+/* Hand the view v to the caller: *out = v when *out is NULL, else copy
+ * v's elements into *out (shape, device and same_kind checked) and drop
+ * v. Consumes v in every case. */
+static nd_status finish_view(const char *fn, nd_array **out, nd_array *v)
+{
+    if (*out == NULL) {
+        *out = v;
+        return ND_OK;
+    }
+    nd_out t;
+    nd_status st = nd__out_begin(&t, fn, out, v->dtype, v->ndim, v->shape, v->device);
+    if (!st) st = nd__out_end(&t, nd__copy_into(t.res, v));
+    nd_release(v);
+    return st;
+}
+
+/* Normalise axis (negatives count from the end) into [0, ndim). */
+static nd_status norm_axis(const char *fn, int axis, int ndim, int *res)
+{
+    if (axis < -ndim || axis >= ndim)
+        return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", axis, ndim);
+    *res = axis < 0 ? axis + ndim : axis;
+    return ND_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* reshape                                                             */
+/* ------------------------------------------------------------------ */
+static bool c_contiguous(const nd_array *a)
+{
+    if (a->size == 0) return true;
+    int64_t s = 1;
+    for (int i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] != 1 && a->strides[i] != s) return false;
+        s *= a->shape[i];
+    }
+    return true;
+}
+
+/* NumPy's _attempt_nocopy_reshape (C order) with strides in elements:
+ * whether a (size > 0) can be viewed with the new shape; fills the new
+ * strides when it can. */
+static bool attempt_nocopy_reshape(const nd_array *a, int newnd, const int64_t *newdims, int64_t *newstrides)
+{
+    int64_t olddims[ND_MAX_DIMS], oldstrides[ND_MAX_DIMS];
+    int oldnd = 0;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] != 1) {
+            olddims[oldnd] = a->shape[i];
+            oldstrides[oldnd] = a->strides[i];
+            oldnd++;
+        }
+    }
+    int oi = 0, oj = 1, ni = 0, nj = 1;
+    while (ni < newnd && oi < oldnd) {
+        int64_t np = newdims[ni], op = olddims[oi];
+        while (np != op) {
+            if (np < op) np *= newdims[nj++]; /* trailing 1s are handled later */
+            else op *= olddims[oj++];
+        }
+        /* can the original axes oi..oj-1 be merged? */
+        for (int ok = oi; ok < oj - 1; ok++)
+            if (oldstrides[ok] != olddims[ok + 1] * oldstrides[ok + 1]) return false;
+        newstrides[nj - 1] = oldstrides[oj - 1];
+        for (int nk = nj - 1; nk > ni; nk--) newstrides[nk - 1] = newstrides[nk] * newdims[nk];
+        ni = nj++;
+        oi = oj++;
+    }
+    int64_t last = ni >= 1 ? newstrides[ni - 1] : 1;
+    for (int nk = ni; nk < newnd; nk++) newstrides[nk] = last;
+    return true;
+}
+
+nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t *shape)
+{
+    ND_PROF_OP("reshape", out, a);
+    static const char *fn = "nd_reshape";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        return nd__err(ND_ERR_INVALID, fn, "ndim %d is out of range [0, %d]", ndim, ND_MAX_DIMS);
+    if (ndim > 0 && shape == NULL) return nd__err(ND_ERR_INVALID, fn, "argument 'shape' is NULL with ndim %d", ndim);
+
+    int64_t dims[ND_MAX_DIMS];
+    int unknown = -1;
+    int64_t known = 1;
+    bool overflow = false;
+    for (int i = 0; i < ndim; i++) {
+        dims[i] = shape[i];
+        if (shape[i] < 0) {
+            if (shape[i] != -1 || unknown >= 0)
+                return nd__err(ND_ERR_INVALID, fn,
+                               shape[i] == -1 ? "can only specify one unknown dimension"
+                                              : "negative dimensions are not allowed (shape[%d] = %lld)",
+                               i, (long long)shape[i]);
+            unknown = i;
+            continue;
+        }
+        if (__builtin_mul_overflow(known, shape[i], &known)) overflow = true;
+    }
+    if (known == 0) overflow = false; /* a zero extent makes the product 0 */
+    char b1[400];
+    if (unknown >= 0) {
+        if (overflow || known == 0 || a->size % known != 0)
+            return nd__err(ND_ERR_SHAPE, fn, "cannot reshape array of size %lld into shape %s", (long long)a->size,
+                           nd__fmt_shape(b1, sizeof b1, ndim, shape));
+        dims[unknown] = a->size / known;
+    } else if (overflow || known != a->size) {
+        return nd__err(ND_ERR_SHAPE, fn, "cannot reshape array of size %lld into shape %s", (long long)a->size,
+                       nd__fmt_shape(b1, sizeof b1, ndim, shape));
+    }
+
+    /* (0, 2^62, 2) multiplies to 0 but cannot exist (NumPy: too big) */
+    nd_status st = nd__check_shape(fn, ndim, dims, a->dtype, NULL);
+    if (st) return st;
+    int64_t strides[ND_MAX_DIMS];
+    nd_array *v = NULL;
+    bool same = ndim == a->ndim, copied = false;
+    for (int i = 0; same && i < ndim; i++) same = dims[i] == a->shape[i];
+    if (same) {
+        st = nd__view(&v, a, a->dtype, ndim, dims, a->strides, a->offset);
+    } else if (c_contiguous(a)) {
+        nd__contiguous_strides(ndim, dims, strides);
+        st = nd__view(&v, a, a->dtype, ndim, dims, strides, a->offset);
+    } else if (attempt_nocopy_reshape(a, ndim, dims, strides)) {
+        st = nd__view(&v, a, a->dtype, ndim, dims, strides, a->offset);
+    } else {
+        /* copy: a C-contiguous result, written through a view of it
+         * with a's shape */
+        nd_array *r = NULL, *rv = NULL;
+        st = nd__alloc(&r, a->dtype, ndim, dims, a->device);
+        if (!st) {
+            nd__contiguous_strides(a->ndim, a->shape, strides);
+            st = nd__view(&rv, r, r->dtype, a->ndim, a->shape, strides, r->offset);
+        }
+        if (!st) st = nd__copy_into(rv, a);
+        nd_release(rv);
+        if (st) nd_release(r);
+        else v = r;
+        copied = true;
+    }
+    if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL && !copied) ND_PROF_BYTES(0); /* a view */
+    return finish_view(fn, out, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* transpose                                                           */
+/* ------------------------------------------------------------------ */
+nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes)
+{
+    ND_PROF_OP("transpose", out, a);
+    static const char *fn = "nd_transpose";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    int n = a->ndim, perm[ND_MAX_DIMS];
+    bool seen[ND_MAX_DIMS] = {false};
+    for (int i = 0; i < n; i++) {
+        if (axes == NULL) {
+            perm[i] = n - 1 - i;
+            continue;
+        }
+        nd_status st = norm_axis(fn, axes[i], n, &perm[i]);
+        if (st) return st;
+        if (seen[perm[i]]) return nd__err(ND_ERR_SHAPE, fn, "repeated axis in transpose (axes[%d] = %d)", i, axes[i]);
+        seen[perm[i]] = true;
+    }
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        shape[i] = a->shape[perm[i]];
+        strides[i] = a->strides[perm[i]];
+    }
+    nd_array *v = NULL;
+    nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
+    if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
+    return finish_view(fn, out, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* slice                                                               */
+/* ------------------------------------------------------------------ */
+/* PySlice_Unpack + PySlice_AdjustIndices: start/stop clamped into the
+ * axis, returns the number of elements. step is non-zero and
+ * > INT64_MIN. */
+static int64_t adjust_slice(int64_t length, int64_t *start, int64_t *stop, int64_t step)
+{
+    if (*start == ND_NONE) *start = step < 0 ? INT64_MAX : 0;
+    if (*stop == ND_NONE) *stop = step < 0 ? INT64_MIN : INT64_MAX;
+    int64_t *v[2] = {start, stop};
+    for (int j = 0; j < 2; j++) {
+        if (*v[j] < 0) {
+            *v[j] += length;
+            if (*v[j] < 0) *v[j] = step < 0 ? -1 : 0;
+        } else if (*v[j] >= length) {
+            *v[j] = step < 0 ? length - 1 : length;
+        }
+    }
+    if (step < 0) {
+        if (*stop < *start) return (*start - *stop - 1) / (-step) + 1;
+    } else if (*start < *stop) {
+        return (*stop - *start - 1) / step + 1;
+    }
+    return 0;
+}
+
+nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_range *ranges)
+{
+    ND_PROF_OP("slice", out, a);
+    static const char *fn = "nd_slice";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    if (nranges < 0) return nd__err(ND_ERR_INVALID, fn, "nranges %d is negative", nranges);
+    if (nranges > 0 && ranges == NULL) return nd__err(ND_ERR_INVALID, fn, "argument 'ranges' is NULL with nranges %d", nranges);
+    if (nranges > a->ndim)
+        return nd__err(ND_ERR_SHAPE, fn, "too many indices for array: array is %d-dimensional, but %d were indexed",
+                       a->ndim, nranges);
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    int64_t offset = a->offset, isz = (int64_t)nd__itemsize(a->dtype);
+    bool empty = false;
+    for (int i = 0; i < a->ndim; i++) {
+        shape[i] = a->shape[i];
+        strides[i] = a->strides[i];
+        if (i >= nranges) continue;
+        int64_t start = ranges[i].start, stop = ranges[i].stop, step = ranges[i].step;
+        if (step == 0) return nd__err(ND_ERR_INVALID, fn, "slice step cannot be zero (ranges[%d])", i);
+        if (step == ND_NONE) step = 1; /* Python's None step */
+        int64_t len = adjust_slice(a->shape[i], &start, &stop, step);
+        shape[i] = len;
+        if (len == 0) empty = true;
+        /* start in [0, extent) when len > 0, so the offset stays inside
+         * the buffer; the stride product can only overflow when len <= 1,
+         * where the stride does not matter */
+        if (len > 0) offset += start * a->strides[i] * isz;
+        int64_t s;
+        if (!__builtin_mul_overflow(a->strides[i], step, &s)) strides[i] = s;
+    }
+    if (empty) offset = a->offset; /* no element is addressed; keep a valid pointer */
+    nd_array *v = NULL;
+    nd_status st = nd__view(&v, a, a->dtype, a->ndim, shape, strides, offset);
+    if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
+    return finish_view(fn, out, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* squeeze / expand_dims                                               */
+/* ------------------------------------------------------------------ */
+nd_status nd_squeeze(nd_array **out, const nd_array *a, int naxes, const int *axes)
+{
+    ND_PROF_OP("squeeze", out, a);
+    static const char *fn = "nd_squeeze";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    bool drop[ND_MAX_DIMS] = {false};
+    if (axes == NULL) {
+        for (int i = 0; i < a->ndim; i++) drop[i] = a->shape[i] == 1;
+    } else {
+        if (naxes < 0 || naxes > a->ndim)
+            return nd__err(ND_ERR_INVALID, fn, "naxes %d is out of range [0, %d]", naxes, a->ndim);
+        for (int j = 0; j < naxes; j++) {
+            int ax = 0;
+            nd_status st = norm_axis(fn, axes[j], a->ndim, &ax);
+            if (st) return st;
+            if (drop[ax]) return nd__err(ND_ERR_SHAPE, fn, "duplicate value in 'axes' (%d)", axes[j]);
+            if (a->shape[ax] != 1)
+                return nd__err(ND_ERR_SHAPE, fn,
+                               "cannot select an axis to squeeze out which has size not equal to one (axis %d has "
+                               "extent %lld)",
+                               axes[j], (long long)a->shape[ax]);
+            drop[ax] = true;
+        }
+    }
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < a->ndim; i++) {
+        if (drop[i]) continue;
+        shape[n] = a->shape[i];
+        strides[n] = a->strides[i];
+        n++;
+    }
+    nd_array *v = NULL;
+    nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
+    if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
+    return finish_view(fn, out, v);
+}
+
+nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
+{
+    ND_PROF_OP("expand_dims", out, a);
+    static const char *fn = "nd_expand_dims";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    if (a->ndim >= ND_MAX_DIMS)
+        return nd__err(ND_ERR_SHAPE, fn, "the result would have %d dimensions (maximum %d)", a->ndim + 1, ND_MAX_DIMS);
+    int n = a->ndim + 1, ax = 0;
+    nd_status st = norm_axis(fn, axis, n, &ax);
+    if (st) return st;
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    for (int i = 0, j = 0; i < n; i++) {
+        if (i == ax) {
+            shape[i] = 1;
+            /* keep contiguity: the stride of the axis it precedes, scaled */
+            strides[i] = 1;
+            if (ax < a->ndim && __builtin_mul_overflow(a->shape[ax], a->strides[ax], &strides[i])) strides[i] = 0;
+            continue;
+        }
+        shape[i] = a->shape[j];
+        strides[i] = a->strides[j];
+        j++;
+    }
+    nd_array *v = NULL;
+    st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
+    if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
+    return finish_view(fn, out, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* broadcast_to                                                        */
+/* ------------------------------------------------------------------ */
+nd_status nd_broadcast_to(nd_array **out, const nd_array *a, int ndim, const int64_t *shape)
+{
+    ND_PROF_OP("broadcast_to", out, a);
+    static const char *fn = "nd_broadcast_to";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    nd_status st = nd__check_shape(fn, ndim, shape, a->dtype, NULL);
+    if (st) return st;
+    if (ndim < a->ndim)
+        return nd__err(ND_ERR_SHAPE, fn,
+                       "input operand has more dimensions than allowed by the axis remapping (%d > %d)", a->ndim, ndim);
+    int64_t strides[ND_MAX_DIMS];
+    int lead = ndim - a->ndim;
+    for (int i = 0; i < ndim; i++) {
+        int j = i - lead;
+        if (j < 0) strides[i] = 0;
+        else if (a->shape[j] == shape[i]) strides[i] = a->strides[j];
+        else if (a->shape[j] == 1) strides[i] = 0;
+        else {
+            char b1[400], b2[400];
+            return nd__err(ND_ERR_SHAPE, fn, "array of shape %s cannot be broadcast to the requested shape %s",
+                           nd__fmt_shape(b1, sizeof b1, a->ndim, a->shape), nd__fmt_shape(b2, sizeof b2, ndim, shape));
+        }
+    }
+    nd_array *v = NULL;
+    st = nd__view(&v, a, a->dtype, ndim, shape, strides, a->offset);
+    if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
+    return finish_view(fn, out, v);
+}
