@@ -9,7 +9,7 @@
  *
  * The profiler's cost, CPU only:
  *  - "profiler door (off)": a function holding nothing but the scope every
- *    public op opens (src/prof/prof.h, ND_PROF_OP) while no session runs,
+ *    public op opens (src/core/prof.h, ND_PROF_OP) while no session runs,
  *    against the same function without it ("empty_call_s"): door_cost_s
  *    is what the disabled profiler adds to every op;
  *  - "add" layout "out,profiled": nd_add into an existing out (n = 1, 100)
@@ -26,7 +26,7 @@
 #ifdef ND_WITH_CUDA
 #include <cuda_runtime.h>
 #endif
-#include "prof/prof.h" /* the profiler's door, for the door-cost case */
+#include "core/prof.h" /* the profiler's door, for the door-cost case */
 
 enum { OP_ADD_OUT, OP_ADD_ALLOC, OP_SUM_ALLOC, OP_EMPTY, OP_MALLOC, OP_CUDA_MALLOC, OP_DOOR, OP_ADD_PROF, NOPS };
 static const char *const op_names[NOPS] = {"add", "add", "sum", "empty+release", "malloc+free", "cudaMalloc+cudaFree",

@@ -1,9 +1,12 @@
-# The backend table is the only door to a device (src/core/backend.h): fails when
-# a core file other than src/core/registry.c calls a backend by name or tests
-# ND_WITH_*. Part of `make test` (extra-tests) and runnable on its own.
+# The doors of src/ (README "Source map"): the text rules of
+# tools/check-doors.sh (only the registry names a backend, its build flag or
+# its device type) and the rooms' include, symbol and walk rules read from
+# the objects (tools/layout.py --doors). Part of `make test` (extra-tests)
+# and runnable on its own.
 .PHONY: check-doors
-check-doors:
+check-doors: $(LIB_A)
 	@bash tools/check-doors.sh
+	@$(PYTHON) tools/layout.py --build $(BUILD) --doors
 
 extra-tests:: check-doors
 

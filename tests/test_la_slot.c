@@ -29,6 +29,7 @@
 #include <complex.h>
 
 #include "cpu/lapack.h"
+#include "core/internal.h"
 #include "shared/la_slots.h"
 #include "test_util.h"
 

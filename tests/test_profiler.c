@@ -1,9 +1,9 @@
-/* The profiler's recording core (src/prof/profiler.c): sessions, scopes,
+/* The profiler's recording core (src/core/profiler.c): sessions, scopes,
  * nesting and self times, shapes, bytes, transfers, memory events, user
  * ranges (balance, limits, unclosed at stop), NVTX emission in CUDA builds,
  * four threads at once, the event bound, device timing on cuda:0 (the
  * emulated GPU in the emu build). The scopes are opened here by fake ops
- * through the same door the library's ops use (src/prof/prof.h), so these cases
+ * through the same door the library's ops use (src/core/prof.h), so these cases
  * do not depend on which public functions are hooked; the hooks of the
  * real ops are tested in tests/test_profiler_ops.c. */
 #include <pthread.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 #include "test_util.h"
 
 static void fresh(void)

@@ -1,4 +1,4 @@
-/* The profiler's events from the real operations (the hooks of src/prof/prof.h
+/* The profiler's events from the real operations (the hooks of src/core/prof.h
  * in every public function): names, kinds, devices, input dtypes and
  * shapes, result dtypes, bytes (the estimate: inputs' and result's nbytes;
  * 0 for views; the bytes copied for transfers), FLOPs of the products,

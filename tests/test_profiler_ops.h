@@ -1,5 +1,5 @@
 /* Shared by tests/test_profiler_ops*.c: the events of the real ops (the
- * hooks of src/prof/prof.h in every public operation). */
+ * hooks of src/core/prof.h in every public operation). */
 #ifndef ND_TEST_PROFILER_OPS_H
 #define ND_TEST_PROFILER_OPS_H
 #include "test_util.h"

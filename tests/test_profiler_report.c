@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* ---------------------------------------------------------------- */
 /* A synthetic session: two threads, nested ranges, ops on the CPU   */

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The backend table is the only door (src/core/backend.h): outside
-# src/core/registry.c, no file of the core (src/*.c, src/*.h) may name a
-# backend's function or data (nd__<backend>_*, for every backend directory
-# src/<backend>/) or test a backend's build flag (ND_WITH_*). Comments and
-# string literals do not count.
+# The text doors of src/ (the rooms' include and symbol rules are checked on
+# the objects by tools/layout.py --doors; make check-doors runs both):
+#  - the backend table is the only door to a device (src/core/backend.h):
+#    outside src/core/registry.c and the backend folders (src/cpu, src/cuda),
+#    no file of the library names a backend's function or data
+#    (nd__<backend>_*), tests a backend's build flag (ND_WITH_*) or names a
+#    device type other than the host's (ND_DEVICE_CUDA: device identity and
+#    capabilities are the registry's fields). src/mpi, a separate library
+#    on the public API whose NCCL transport is CUDA's by definition, may
+#    name ND_DEVICE_CUDA. Comments and string literals do not count.
+#  - the CPU instruction set has one door (src/cpu/isa.h).
 #
 #   bash tools/check-doors.sh [srcdir]      (make check-doors; part of make test)
 #
@@ -13,15 +19,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${1:-src}
 registry="$src/core/registry.c"
-backends=()
-for d in "$src"/*/; do backends+=("$(basename "$d")"); done
-if [ ${#backends[@]} -eq 0 ]; then echo "check-doors: FAILED (no backend directories under $src)"; exit 1; fi
+backends=(cpu cuda)
+devtypes="CUDA" # the device types that are not the host's (ND_DEVICE_*)
 alt=$(IFS='|'; echo "${backends[*]}")
-pattern="\\bnd__($alt)_[A-Za-z0-9_]*|\\bND_WITH_[A-Z0-9_]+"
 bad=0
 nfiles=0
-for f in "$src"/*.c "$src"/*.h; do
+for f in $(find "$src" \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' \) | sort); do
   [ "$f" = "$registry" ] && continue
+  case "$f" in "$src"/cpu/*|"$src"/cuda/*) continue ;; esac
+  pattern="\\bnd__($alt)_[A-Za-z0-9_]*|\\bND_WITH_[A-Z0-9_]+"
+  case "$f" in "$src"/mpi/*) ;; *) pattern="$pattern|\\bND_DEVICE_($devtypes)\\b" ;; esac
   nfiles=$((nfiles + 1))
   # blank out comments and string/char literals, keeping the line count
   hits=$(perl -0777 -pe '
@@ -47,8 +54,9 @@ if [ -n "$isa_hits" ]; then
   exit 1
 fi
 if [ $bad -ne 0 ]; then
-  echo "check-doors: FAILED (the core reaches a backend by name or tests its build flag; go through"
-  echo "  nd__backend(dev)->slot, src/core/backend.h, and keep ND_WITH_* in $registry)"
+  echo "check-doors: FAILED (a file outside the backends reaches one by name, tests its build flag or its"
+  echo "  device type; go through nd__backend(dev)->slot and the registry's fields, src/core/backend.h,"
+  echo "  and keep ND_WITH_* in $registry)"
   exit 1
 fi
-echo "check-doors: OK ($nfiles core files, backends: ${backends[*]}; only $registry names them; only $src/cpu/isa.c reads the CPU's features)"
+echo "check-doors: OK ($nfiles files outside the backends (${backends[*]}); only $registry names them; only $src/cpu/isa.c reads the CPU's features)"

@@ -19,6 +19,25 @@ connected component of more than one file), with one symbol per edge of a
 shortest way round, so a reader sees why the files are tied. --list also
 prints every file with what it uses and what uses it. --strict exits 1
 when there is a circle (make layout-check).
+
+--doors checks the rooms of src/ (README "Source map") and exits 1 on a
+breach (make check-doors, part of make test):
+  - no import circle among the library's files;
+  - only src/core/registry.c includes a backend's files; src/cpu and
+    src/cuda include only src/core, src/shared and their own folder;
+    src/shared includes only src/shared (every folder may include the
+    public header, which is not under src/);
+  - the base (src/core) uses no symbol of an op family, of src/prof or of
+    a backend; a backend uses only symbols of src/core and of its own
+    folder (whatever their names: read from the objects); no file outside
+    the backends uses a backend's symbol (the registry's descriptors are
+    the door, and its table of the profiler's report writers);
+  - src/mpi, a separate library on the public API, includes only its own
+    folder and src/shared (header-only bodies: the float16 conversions)
+    and uses only public symbols (nd_*, never nd__*);
+  - the walk of an array through nd_binary (the family's file, what it
+    calls, the backend's binary slot and what that calls) stays in at most
+    3 folders for every backend.
 """
 import argparse
 import os
@@ -100,6 +119,90 @@ def is_backend(path):
     return len(parts) == 3 and parts[0] == "src" and parts[1] in ("cpu", "cuda", "emu", "mpi")
 
 
+ROLES_BACKEND = ("cpu", "cuda")
+
+
+def folder(path):
+    """The room of a file: "core", "shared", "cpu", an op family ..."""
+    parts = path.split("/")
+    return parts[1] if len(parts) >= 3 and parts[0] == "src" else ""
+
+
+def closure(start, edges):
+    """Every file reachable from start through call edges (start included)."""
+    seen, todo = {start}, [start]
+    while todo:
+        for w in edges.get(todo.pop(), ()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+def slot_impls(slot):
+    """{backend folder: name of the function its descriptor puts in slot}."""
+    out = {}
+    for b in ROLES_BACKEND:
+        for f in sorted(os.listdir(os.path.join(ROOT, "src", b))):
+            if not f.startswith("backend."):
+                continue
+            text = open(os.path.join(ROOT, "src", b, f), errors="replace").read()
+            m = re.search(r"\.%s\s*=\s*(\w+)" % slot, text)
+            if m:
+                out[b] = m.group(1)
+    return out
+
+
+def doors(by_src, defs, edges, inc):
+    """The breaches of the rooms' rules (module docstring), as lines."""
+    bad = []
+    for f, deps in sorted(inc.items()):
+        ff = folder(f)
+        for d in sorted(deps):
+            fd = folder(d)
+            if ff == "mpi" and fd not in ("mpi", "shared"):
+                bad.append("%s includes %s: src/mpi includes only the public header and src/shared" % (f, d))
+            elif fd in ROLES_BACKEND and ff != fd and f != "src/core/registry.c":
+                bad.append("%s includes %s: only src/core/registry.c includes a backend" % (f, d))
+            elif ff in ROLES_BACKEND and fd not in ("core", "shared", ff):
+                bad.append("%s includes %s: a backend includes only src/core, src/shared and its own folder" % (f, d))
+            elif ff == "shared" and fd != "shared":
+                bad.append("%s includes %s: src/shared includes only src/shared" % (f, d))
+    for src, (_, undef) in sorted(by_src.items()):
+        fs = folder(src)
+        for sym in sorted(undef):
+            dst = defs.get(sym)
+            if not dst or dst == src:
+                continue
+            fd = folder(dst)
+            if src == "src/core/registry.c" and (fd in ROLES_BACKEND or fd == "prof"):
+                continue
+            if fs == "mpi":
+                if fd != "mpi" and (sym.startswith("nd__") or not sym.startswith("nd_")):
+                    bad.append("%s uses %s (%s): src/mpi uses only public symbols" % (src, sym, dst))
+            elif fs in ROLES_BACKEND:
+                if fd not in ("core", fs):
+                    bad.append("%s uses %s (%s): a backend uses only src/core and its own folder" % (src, sym, dst))
+            elif fd in ROLES_BACKEND:
+                bad.append("%s uses %s (%s): only the registry names a backend" % (src, sym, dst))
+            elif fs == "core" and fd != "core":
+                bad.append("%s uses %s (%s): the base uses no op family and no report" % (src, sym, dst))
+    start = defs.get("nd_binary")
+    if not start:
+        bad.append("nd_binary is defined by no library object")
+    else:
+        for b, fn in sorted(slot_impls("binary").items()):
+            impl = defs.get(fn)
+            if not impl:
+                continue  # that backend is not in this build
+            walk = closure(start, edges) | closure(impl, edges)
+            rooms = sorted({folder(x) for x in walk})
+            print("layout: nd_binary on %s walks %d folders: %s" % (b, len(rooms), ", ".join(rooms)))
+            if len(rooms) > 3:
+                bad.append("nd_binary on %s walks %d folders (at most 3): %s" % (b, len(rooms), ", ".join(rooms)))
+    return bad
+
+
 def sccs(nodes, edges):
     """Tarjan's strongly connected components (iterative)."""
     index, low, on, stack, out = {}, {}, set(), [], []
@@ -171,6 +274,7 @@ def main(argv=None):
     ap.add_argument("--build", default="build", help="the build folder whose src/ objects are read (default build)")
     ap.add_argument("--list", action="store_true", help="every file with what it uses and what uses it")
     ap.add_argument("--strict", action="store_true", help="exit 1 when there is an import circle")
+    ap.add_argument("--doors", action="store_true", help="check the rooms' rules too; exit 1 on a breach or a circle")
     args = ap.parse_args(argv)
     build = os.path.join(ROOT, args.build) if not os.path.isabs(args.build) else args.build
     objs = objects(build)
@@ -190,9 +294,10 @@ def main(argv=None):
     for src, (_, u) in by_src.items():
         for s in sorted(u):
             dst = defs.get(s)
-            # the registry naming a backend's descriptor is the door the
-            # core goes through (src/core/backend.h), not a call into the backend
-            if dst and src == "src/core/registry.c" and is_backend(dst):
+            # the registry naming a backend's descriptor (or the profiler's
+            # report writers) is the door the core goes through
+            # (src/core/backend.h, src/core/prof.h), not a call into them
+            if dst and src == "src/core/registry.c" and (is_backend(dst) or dst.startswith("src/prof/")):
                 continue
             if dst and dst != src:
                 edges[src].add(dst)
@@ -218,12 +323,17 @@ def main(argv=None):
         steps = " -> ".join("%s (%s)" % (a, why[(a, b)]) for a, b in zip(way, way[1:])) + " -> " + way[0]
         print("layout: circle %d of %d files: %s" % (i, len(comp), " ".join(comp)))
         print("        a way round: %s" % steps)
+    breaches = doors(by_src, defs, edges, inc) if args.doors else []
+    for line in breaches:
+        print("layout: door: %s" % line)
     if comps:
         print("layout: %d import circle%s among %d files" % (len(comps), "" if len(comps) == 1 else "s",
                                                           sum(len(c) for c in comps)))
-        return 1 if args.strict else 0
+        return 1 if args.strict or args.doors else 0
     print("layout: no import circle")
-    return 0
+    if args.doors:
+        print("layout: doors %s (%d breaches)" % ("FAILED" if breaches else "OK", len(breaches)))
+    return 1 if breaches else 0
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
-/* The array object: buffers, headers, views, shapes, broadcasting, the
- * out-pointer rule, inspection, devices and library information. */
+/* The array object: buffers, headers, views, shapes, broadcasting,
+ * inspection. Below the out rule (core/out.c) and every op; the
+ * allocations and releases it makes are the profiler's memory events. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* ------------------------------------------------------------------ */
 /* Reference counting                                                  */
@@ -82,49 +82,6 @@ void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
         strides[i] = s;
         if (shape[i] > 1 && __builtin_mul_overflow(s, shape[i], &s)) s = INT64_MAX;
     }
-}
-
-/* ------------------------------------------------------------------ */
-/* Devices                                                             */
-/* ------------------------------------------------------------------ */
-int nd_cuda_device_count(void)
-{
-    const nd_backend *be = nd__backend(nd_cuda(0));
-    return be ? be->device_count() : 0;
-}
-
-nd_device nd_default_device(void)
-{
-    const char *env = getenv("ND_DEVICE");
-    if (env && strcmp(env, "cpu") == 0) return nd_cpu();
-    if (env && strncmp(env, "cuda", 4) == 0) {
-        int id = 0;
-        if (env[4] == ':') id = atoi(env + 5);
-        if (id >= 0 && id < nd_cuda_device_count() && nd__backend(nd_cuda(id))) return nd_cuda(id);
-        return nd_cpu();
-    }
-    if (nd_cuda_device_count() > 0 && nd__backend(nd_cuda(0))) return nd_cuda(0);
-    return nd_cpu();
-}
-
-nd_status nd_device_get_info(nd_device_info *info, nd_device dev)
-{
-    ND_CHECK_PTR("nd_device_get_info", info, "info");
-    if ((unsigned)dev.type >= (unsigned)ND_NUM_DEVICE_TYPES)
-        return nd__err(ND_ERR_INVALID, "nd_device_get_info", "invalid device type %d", (int)dev.type);
-    const nd_backend *be = nd__backend(dev);
-    if (!be)
-        return nd__err(ND_ERR_UNSUPPORTED, "nd_device_get_info", "libndgpu was built without %s (%s=0)",
-                       nd__registry[dev.type].label, nd__registry[dev.type].label);
-    return be->device_info(info, dev.id); /* the backend validates the id */
-}
-
-nd_status nd_synchronize(nd_device dev)
-{
-    ND_PROF_OP_ON("synchronize", NULL, dev);
-    nd_status st = nd__check_device("nd_synchronize", dev);
-    if (st) return st;
-    return nd__backend(dev)->synchronize(dev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -287,24 +244,6 @@ void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_
 }
 
 /* ------------------------------------------------------------------ */
-/* nd_empty                                                            */
-/* ------------------------------------------------------------------ */
-nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
-{
-    ND_PROF_OP_ON("empty", out, dev);
-    static const char *fn = "nd_empty";
-    ND_CHECK_PTR(fn, out, "out");
-    nd_status st = nd__check_shape(fn, ndim, shape, dtype, NULL);
-    if (st) return st;
-    st = nd__check_device(fn, dev);
-    if (st) return st;
-    /* out rule: an existing array that passes the checks is returned as is */
-    nd_out t;
-    if ((st = nd__out_begin(&t, fn, out, dtype, ndim, shape, dev))) return st;
-    return nd__out_end(&t, ND_OK);
-}
-
-/* ------------------------------------------------------------------ */
 /* Inspection                                                          */
 /* ------------------------------------------------------------------ */
 int nd_ndim(const nd_array *a) { return a ? a->ndim : 0; }
@@ -327,35 +266,6 @@ bool nd_is_contiguous(const nd_array *a)
         s *= a->shape[i];
     }
     return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* Library information                                                 */
-/* ------------------------------------------------------------------ */
-#define ND_STR2(x) #x
-#define ND_STR(x) ND_STR2(x)
-const char *nd_version(void) { return ND_STR(ND_VERSION_MAJOR) "." ND_STR(ND_VERSION_MINOR) "." ND_STR(ND_VERSION_PATCH); }
-
-/* "libndgpu 0.4.0; backends: cpu, cuda; BLAS: OpenBLAS (core Haswell);
- * threads: 8; CUDA runtime 13.0, ...": the compiled-in backends, then each
- * known backend's build line ("CUDA not compiled in" for one that is not). */
-const char *nd_build_info(void)
-{
-    static _Thread_local char buf[512];
-    size_t n = (size_t)snprintf(buf, sizeof buf, "libndgpu %s; backends: ", nd_version());
-    const char *sep = "";
-    for (int t = 0; t < ND_NUM_DEVICE_TYPES && n < sizeof buf; t++)
-        if (nd__registry[t].be) {
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", sep, nd__registry[t].be->name);
-            sep = ", ";
-        }
-    for (int t = 0; t < ND_NUM_DEVICE_TYPES && n < sizeof buf; t++) {
-        char line[256];
-        if (nd__registry[t].be) nd__registry[t].be->build_info(line, sizeof line);
-        else snprintf(line, sizeof line, "%s not compiled in", nd__registry[t].label);
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "; %s", line);
-    }
-    return buf;
 }
 
 nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)

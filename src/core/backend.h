@@ -134,9 +134,11 @@ typedef struct nd_backend {
     /* OPTIONAL: dst = src (same dtype and shape) where one of them is on
      * this backend's device, queued on stream (a stream handle of that
      * device; NULL = its default stream), also across two devices of this
-     * type (peer copy). NULL: the device is the host; the core copies
-     * synchronously. */
-    nd_status (*copy_async)(nd_array *dst, const nd_array *src, void *stream);
+     * type (peer copy). *queued false with ND_OK: this copy cannot be
+     * queued (not contiguous, or pageable host memory) and nothing was
+     * done; the core then copies synchronously after the stream's work.
+     * NULL: the device is the host; the core copies synchronously. */
+    nd_status (*copy_async)(nd_array *dst, const nd_array *src, void *stream, bool *queued);
     /* Wait for all work queued on dev. */
     nd_status (*synchronize)(nd_device dev);
     /* OPTIONAL (both or none): open / close a named range in the vendor's
@@ -302,10 +304,19 @@ typedef struct nd_backend {
 /* ------------------------------------------------------------------ */
 /* The registry (src/core/registry.c)                                       */
 /* ------------------------------------------------------------------ */
+/* What the core knows of a device type besides its descriptor: its
+ * identity and capabilities. The core and the families ask these fields,
+ * never a device type by name, so a new backend's devices behave (names,
+ * DLPack, profiler tracks, alignment rules) once its line is here. */
 typedef struct nd_backend_entry {
-    const char *name;     /* "cuda": device names and messages, also when not compiled in */
+    const char *name;     /* "cuda": the name users write (ND_DEVICE=cuda:1), messages, traces */
     const char *label;    /* "CUDA": the build flag's name (CUDA=0) and "CUDA not compiled in" */
     const nd_backend *be; /* NULL when not compiled in */
+    bool host;            /* the CPU addresses its memory directly (no element alignment rule) */
+    bool timed;           /* events time work on the device itself (the profiler's device tracks) */
+    int dlpack;           /* DLDeviceType of its memory (kDLCPU 1, kDLCUDA 2, ...) */
+    int dlpack_managed;   /* DLDeviceType of its managed memory, imported as its own (0: none) */
+    int dlpack_pinned;    /* DLDeviceType of host memory it page-locks, a pinned CPU array (0: none) */
 } nd_backend_entry;
 ND_INTERNAL extern const nd_backend_entry nd__registry[ND_NUM_DEVICE_TYPES];
 
@@ -324,6 +335,9 @@ ND_INTERNAL nd_status nd__check_device(const char *func, nd_device dev);
 /* The upstream of the pinned host pool from the first compiled-in backend
  * that can page-lock memory now; false: none (plain host memory). */
 ND_INTERNAL bool nd__pinned_upstream(struct nd_pool_upstream *up);
+/* The device type whose name is the first len bytes of s ("cuda" of
+ * "cuda:1"); -1 when none is. */
+ND_INTERNAL int nd__device_type_named(const char *s, size_t len);
 
 #ifdef __cplusplus
 }

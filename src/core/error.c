@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/internal.h"
 
@@ -85,3 +86,8 @@ const char *nd_status_name(nd_status s)
     return "ND_ERR_UNKNOWN";
 }
 
+void nd__remove_failed_output(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}

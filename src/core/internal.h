@@ -14,7 +14,7 @@
 
 #include "ndgpu.h"
 #include "core/alloc.h" /* nd__malloc & co: the one allocator door */
-#include "shared/dtype_table.h"
+#include "shared/dtype.h" /* the dtype table and its inline facts; ND_INTERNAL, ND_LIKELY */
 
 #include <stdarg.h>
 #ifdef __cplusplus
@@ -30,12 +30,6 @@ typedef atomic_long nd_atomic_long;
 extern "C" { /* the CUDA backend (C++) calls the core's C functions */
 #endif
 
-#define ND_INTERNAL __attribute__((visibility("hidden")))
-
-#ifndef ND_LIKELY
-#define ND_LIKELY(x) __builtin_expect(!!(x), 1)
-#define ND_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Errors (src/core/error.c)                                                */
@@ -57,43 +51,8 @@ ND_INTERNAL char *nd__fmt_shape(char *buf, size_t cap, int ndim, const int64_t *
 /* ------------------------------------------------------------------ */
 /* dtypes (src/core/dtype.c)                                                */
 /* ------------------------------------------------------------------ */
-/* ND_KIND_COMPLEX last: code that switches on the kind must name it (a
- * complex dtype is never "float" by default). */
-typedef enum { ND_KIND_BOOL = 0, ND_KIND_INT, ND_KIND_UINT, ND_KIND_FLOAT, ND_KIND_COMPLEX } nd_kind;
-
-static inline bool nd__dtype_valid(nd_dtype t) { return (unsigned)t < (unsigned)ND_NUM_DTYPES; }
-/* Per-dtype facts come from the one dtype table (src/shared/dtype_table.h). */
-#define ND__DT_KIND(A, E, s, name, size, kind, ...) case E: return kind;
-#define ND__DT_SIZE(A, E, s, name, size, ...) size,
-/* a switch, not a table load: the compiler folds it into range tests on
- * the per-call path (measured: nd_add of one element) */
-static inline nd_kind nd__kind(nd_dtype t)
-{
-    switch (t) {
-        ND_DTYPE_TABLE(ND__DT_KIND, _)
-    default: return ND_KIND_FLOAT;
-    }
-}
-static inline size_t nd__itemsize(nd_dtype t)
-{
-    static const unsigned char sz[ND_NUM_DTYPES] = {ND_DTYPE_TABLE(ND__DT_SIZE, _)};
-    return nd__dtype_valid(t) ? sz[t] : 0;
-}
-static inline bool nd__is_float(nd_dtype t) { return nd__kind(t) == ND_KIND_FLOAT; }
-static inline bool nd__is_complex(nd_dtype t) { return nd__kind(t) == ND_KIND_COMPLEX; }
-/* The float dtype of a complex dtype's parts (complex64 -> float32); t
- * itself for the others. */
-static inline nd_dtype nd__real_of(nd_dtype t)
-{
-    return t == ND_COMPLEX64 ? ND_FLOAT32 : t == ND_COMPLEX128 ? ND_FLOAT64 : t;
-}
-/* The complex dtype whose parts hold float dtype t (float16, bfloat16,
- * float32 -> complex64; float64 -> complex128); complex t unchanged. */
-static inline nd_dtype nd__complex_of(nd_dtype t)
-{
-    return t == ND_FLOAT64 || t == ND_COMPLEX128 ? ND_COMPLEX128 : ND_COMPLEX64;
-}
-static inline bool nd__is_integer(nd_dtype t) { nd_kind k = nd__kind(t); return k == ND_KIND_INT || k == ND_KIND_UINT; }
+/* The kinds and the inline per-dtype facts: src/shared/dtype.h (both
+ * backends compile them). */
 /* The smallest float dtype that holds every value of t (NumPy's rule for
  * float ufuncs: bool/int8/uint8 -> float16, 16-bit -> float32, wider ->
  * float64; floats are unchanged). */
@@ -186,6 +145,8 @@ ND_INTERNAL void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *
  * shape; any dtypes; same device; any strides). Handles overlap by
  * copying through a temporary. Implemented in src/core/copy.c. */
 ND_INTERNAL nd_status nd__copy_into(nd_array *dst, const nd_array *src);
+/* a (cast to dtype) copied into a new C-contiguous array *res. */
+ND_INTERNAL nd_status nd__copy_new(nd_array **res, const nd_array *a, nd_dtype dtype);
 /* a cast to dtype as a new C-contiguous array, or a new reference to a
  * itself when it already has that dtype. */
 ND_INTERNAL nd_status nd__as_dtype(nd_array **out, const nd_array *a, nd_dtype dtype);
@@ -216,38 +177,28 @@ ND_INTERNAL void nd__iter_init(nd_iter *it, int nops, const nd_array *const *ops
  * stride == itemsize (or 0 for broadcast scalars). */
 ND_INTERNAL bool nd__iter_is_flat(const nd_iter *it);
 
-/* Merge adjacent axes (outer first) when str[i] == str[i+1] * shape[i+1]
- * (any stride unit); returns the new count. Used by the CPU reduction
- * driver and the CUDA reduction plan (src/cuda/reduce_plan.h), so both
- * see the same geometry. */
-static inline int nd__merge_axes(int n, int64_t *shape, int64_t *str)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (m > 0 && str[m - 1] == str[i] * shape[i]) {
-            shape[m - 1] *= shape[i];
-            str[m - 1] = str[i];
-        } else {
-            shape[m] = shape[i];
-            str[m] = str[i];
-            m++;
-        }
-    }
-    return m;
-}
 
 /* A 1-D strided inner loop, NumPy style: args[k] points at operand k's
  * first element, steps[k] is its byte stride, n the count. */
 typedef void (*nd_loop_fn)(char **args, const int64_t *steps, int64_t n, const void *ctx);
+
+/* After a failed write to path: remove what the writer left there, but only
+ * a regular file; a device (/dev/full), a FIFO or a symbolic link the
+ * caller named stays. Every file writer of the library uses it (.npy files in
+ * src/io/npy.c, the profiler's reports in src/prof/report.c); core/error.c. */
+ND_INTERNAL void nd__remove_failed_output(const char *path);
 
 /* ------------------------------------------------------------------ */
 /* Backends: the interface, the registry, nd__backend (src/core/backend.h)  */
 /* ------------------------------------------------------------------ */
 #include "core/backend.h"
 
-/* Streams (src/core/runtime.c): the calling thread's current stream handle on
+/* Streams (src/core/stream.c): the calling thread's current stream handle on
  * dev (a cudaStream_t for CUDA; NULL = the default stream). */
 ND_INTERNAL void *nd__current_stream(nd_device dev);
+/* nd__check_device, and dev's id within the devices of a type the
+ * library tracks streams for (core/stream.c). */
+ND_INTERNAL nd_status nd__stream_check_device(const char *fn, nd_device dev);
 /* The host allocator used for pinned memory: cudaHostAlloc through a pool
  * when a GPU is usable, ordinary memory otherwise (src/core/runtime.c). Sets
  * *pinned to whether the memory is page-locked. */

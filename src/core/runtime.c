@@ -1,7 +1,8 @@
-/* The runtime API: memory statistics and limits, streams, events, pinned
- * host memory and asynchronous copies, over the device part of each
+/* The runtime API: memory statistics and limits, synchronisation, events,
+ * pinned host memory and asynchronous copies, over the device part of each
  * backend's descriptor (src/core/backend.h). A device whose backend has no
- * streams or events (the CPU: synchronous) gets host-side ones here. */
+ * events (the CPU: synchronous) gets host-clock ones here. The streams
+ * themselves and the current stream: core/stream.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,14 +10,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "core/pool.h"
-#include "prof/hooks.h"
-
-#define ND_MAX_DEVICES 64 /* per device type: the size of the current-stream table */
-
-struct nd_stream {
-    nd_device dev;
-    void *handle; /* the backend's stream; NULL for a device without streams (the CPU) */
-};
+#include "core/prof_hooks.h"
 
 struct nd_event {
     nd_device dev;
@@ -25,32 +19,6 @@ struct nd_event {
     bool recorded;
 };
 
-/* The calling thread's current stream per device (NULL = the default). */
-static _Thread_local nd_stream *tl_stream[ND_NUM_DEVICE_TYPES][ND_MAX_DEVICES];
-
-static nd_status check_dev(const char *fn, nd_device dev)
-{
-    nd_status st = nd__check_device(fn, dev);
-    if (st == ND_OK && dev.id >= ND_MAX_DEVICES) {
-        char d[32];
-        st = nd__err(ND_ERR_DEVICE, fn, "%s is beyond the %d devices libndgpu supports", nd__device_name(dev, d, sizeof d),
-                     ND_MAX_DEVICES);
-    }
-    return st;
-}
-
-static nd_stream **stream_slot(nd_device dev)
-{
-    if ((unsigned)dev.type >= (unsigned)ND_NUM_DEVICE_TYPES || (unsigned)dev.id >= (unsigned)ND_MAX_DEVICES) return NULL;
-    return &tl_stream[dev.type][dev.id];
-}
-
-void *nd__current_stream(nd_device dev)
-{
-    nd_stream **slot = stream_slot(dev);
-    return slot && *slot ? (*slot)->handle : NULL;
-}
-
 /* ------------------------------------------------------------------ */
 /* Memory statistics                                                   */
 /* ------------------------------------------------------------------ */
@@ -58,14 +26,14 @@ nd_status nd_memory_get_stats(nd_memory_stats *stats, nd_device dev)
 {
     static const char *fn = "nd_memory_get_stats";
     ND_CHECK_PTR(fn, stats, "stats");
-    nd_status st = check_dev(fn, dev);
+    nd_status st = nd__stream_check_device(fn, dev);
     if (st) return st;
     return nd__backend(dev)->memory_stats(stats, dev.id);
 }
 
 nd_status nd_memory_release_cached(nd_device dev)
 {
-    nd_status st = check_dev("nd_memory_release_cached", dev);
+    nd_status st = nd__stream_check_device("nd_memory_release_cached", dev);
     if (st) return st;
     const nd_backend *be = nd__backend(dev);
     return be->memory_release_cached ? be->memory_release_cached(dev.id) : ND_OK; /* NULL: nothing is cached */
@@ -73,14 +41,14 @@ nd_status nd_memory_release_cached(nd_device dev)
 
 nd_status nd_memory_set_limit(nd_device dev, size_t bytes)
 {
-    nd_status st = check_dev("nd_memory_set_limit", dev);
+    nd_status st = nd__stream_check_device("nd_memory_set_limit", dev);
     if (st) return st;
     return nd__backend(dev)->memory_set_limit(dev.id, bytes);
 }
 
 nd_status nd_memory_reset_peak(nd_device dev)
 {
-    nd_status st = check_dev("nd_memory_reset_peak", dev);
+    nd_status st = nd__stream_check_device("nd_memory_reset_peak", dev);
     if (st) return st;
     return nd__backend(dev)->memory_reset_peak(dev.id);
 }
@@ -88,69 +56,14 @@ nd_status nd_memory_reset_peak(nd_device dev)
 /* ------------------------------------------------------------------ */
 /* Streams                                                             */
 /* ------------------------------------------------------------------ */
-nd_status nd_stream_create(nd_stream **stream, nd_device dev)
-{
-    static const char *fn = "nd_stream_create";
-    ND_CHECK_PTR(fn, stream, "stream");
-    nd_status st = check_dev(fn, dev);
-    if (st) return st;
-    nd_stream *s = nd__calloc(1, sizeof *s);
-    if (!s) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
-    s->dev = dev;
-    const nd_backend *be = nd__backend(dev);
-    if (be->stream_create && (st = be->stream_create(&s->handle, dev.id))) {
-        nd__free(s);
-        return st;
-    }
-    *stream = s;
-    return ND_OK;
-}
-
 nd_status nd_stream_synchronize(nd_stream *stream)
 {
     ND_PROF_OP("stream_synchronize", NULL, NULL);
     ND_CHECK_PTR("nd_stream_synchronize", stream, "stream");
-    ND_PROF_DEVICE(stream->dev);
-    const nd_backend *be = nd__backend(stream->dev);
-    if (be->stream_synchronize) return be->stream_synchronize(stream->handle, stream->dev.id);
+    ND_PROF_DEVICE(nd_stream_device(stream));
+    const nd_backend *be = nd__backend(nd_stream_device(stream));
+    if (be->stream_synchronize) return be->stream_synchronize(nd__stream_handle(stream), nd_stream_device(stream).id);
     return ND_OK; /* a synchronous device: its work is done */
-}
-
-nd_status nd_stream_destroy(nd_stream *stream)
-{
-    if (!stream) return ND_OK;
-    nd_status st = ND_OK;
-    nd_stream **slot = stream_slot(stream->dev);
-    if (slot && *slot == stream) *slot = NULL;
-    const nd_backend *be = nd__backend(stream->dev);
-    if (be->stream_destroy) st = be->stream_destroy(stream->handle, stream->dev.id);
-    nd__free(stream);
-    return st;
-}
-
-void *nd__stream_handle(const nd_stream *s) { return s ? s->handle : NULL; }
-
-nd_device nd_stream_device(const nd_stream *stream) { return stream ? stream->dev : nd_cpu(); }
-
-void *nd_stream_native(const nd_stream *stream) { return stream ? stream->handle : NULL; }
-
-/* Any device's stream, the CPU's included, becomes the current one of its
- * device: nd_get_stream then returns it (for the CPU, work stays
- * synchronous; the stream is what callers asked for, as on a GPU). */
-nd_status nd_set_stream(nd_stream *stream)
-{
-    if (!stream) {
-        memset(tl_stream, 0, sizeof tl_stream);
-        return ND_OK;
-    }
-    *stream_slot(stream->dev) = stream; /* its device was checked by nd_stream_create */
-    return ND_OK;
-}
-
-nd_stream *nd_get_stream(nd_device dev)
-{
-    nd_stream **slot = stream_slot(dev);
-    return slot ? *slot : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -167,7 +80,7 @@ nd_status nd_event_create(nd_event **event, nd_device dev)
 {
     static const char *fn = "nd_event_create";
     ND_CHECK_PTR(fn, event, "event");
-    nd_status st = check_dev(fn, dev);
+    nd_status st = nd__stream_check_device(fn, dev);
     if (st) return st;
     nd_event *e = nd__calloc(1, sizeof *e);
     if (!e) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
@@ -185,11 +98,11 @@ nd_status nd_event_record(nd_event *event, nd_stream *stream)
 {
     static const char *fn = "nd_event_record";
     ND_CHECK_PTR(fn, event, "event");
-    if (stream && !nd__same_device(stream->dev, event->dev))
+    if (stream && !nd__same_device(nd_stream_device(stream), event->dev))
         return nd__err(ND_ERR_DEVICE, fn, "the event and the stream belong to different devices");
     const nd_backend *be = nd__backend(event->dev);
     if (be->event_record) {
-        void *h = stream ? stream->handle : nd__current_stream(event->dev);
+        void *h = stream ? nd__stream_handle(stream) : nd__current_stream(event->dev);
         nd_status st = be->event_record(event->handle, h, event->dev.id);
         if (st) return st;
     } else {
@@ -357,6 +270,26 @@ nd_status nd_empty_pinned(nd_array **out, nd_dtype dtype, int ndim, const int64_
 /* ------------------------------------------------------------------ */
 /* Asynchronous copies                                                 */
 /* ------------------------------------------------------------------ */
+/* nd_copy_async of a copy the backend cannot queue: the work queued on
+ * the stream first, then the ordinary transfer (on the current streams of
+ * the devices involved), then that work finished, so that whatever is
+ * queued on the stream later comes after the copy. */
+static nd_status copy_after_stream(nd_array *dst, const nd_array *src, nd_device sdev, void *handle)
+{
+    const nd_backend *sbe = nd__backend(sdev);
+    nd_status st = sbe->stream_synchronize ? sbe->stream_synchronize(handle, sdev.id) : ND_OK;
+    nd_array *tmp = dst;
+    if (st == ND_OK) st = nd_to_device(&tmp, src, dst->device);
+    const nd_array *arrays[2] = {dst, src};
+    for (int i = 0; i < 2 && st == ND_OK; i++) {
+        nd_device dv = arrays[i]->device;
+        const nd_backend *be = nd__backend(dv);
+        if ((i == 0 || !nd__same_device(dv, dst->device)) && be->stream_synchronize)
+            st = be->stream_synchronize(nd__current_stream(dv), dv.id);
+    }
+    return st;
+}
+
 nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream)
 {
     ND_PROF_OP("copy_async", NULL, src, dst);
@@ -370,7 +303,7 @@ nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream)
         return nd__err(ND_ERR_SHAPE, fn, "shapes differ: %s and %s", nd__fmt_shape(b1, sizeof b1, dst->ndim, dst->shape),
                        nd__fmt_shape(b2, sizeof b2, src->ndim, src->shape));
     }
-    if (stream && !nd__same_device(stream->dev, dst->device) && !nd__same_device(stream->dev, src->device))
+    if (stream && !nd__same_device(nd_stream_device(stream), dst->device) && !nd__same_device(nd_stream_device(stream), src->device))
         return nd__err(ND_ERR_DEVICE, fn, "the stream belongs to neither array's device");
     ND_PRH_TRANSFER(src->device, dst->device, nd_nbytes(src));
     /* the backend of the device side queues the copy (dst's when both are
@@ -378,7 +311,24 @@ nd_status nd_copy_async(nd_array *dst, const nd_array *src, nd_stream *stream)
     nd_device d = dst->device;
     const nd_backend *be = nd__backend(d);
     if (!be->copy_async) be = nd__backend(d = src->device);
-    if (be->copy_async) return be->copy_async(dst, src, stream ? stream->handle : nd__current_stream(d));
-    nd_status st = nd__copy_into(dst, src);
-    return st ? nd__err_prefix(st, fn) : ND_OK;
+    if (!be->copy_async) {
+        nd_status st = nd__copy_into(dst, src);
+        return st ? nd__err_prefix(st, fn) : ND_OK;
+    }
+    void *h = stream ? nd__stream_handle(stream) : nd__current_stream(d);
+    bool queued = false;
+    nd_status st = be->copy_async(dst, src, h, &queued);
+    if (st || queued) return st;
+    return copy_after_stream(dst, src, stream ? nd_stream_device(stream) : d, h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Synchronisation                                                     */
+/* ------------------------------------------------------------------ */
+nd_status nd_synchronize(nd_device dev)
+{
+    ND_PROF_OP_ON("synchronize", NULL, dev);
+    nd_status st = nd__check_device("nd_synchronize", dev);
+    if (st) return st;
+    return nd__backend(dev)->synchronize(dev);
 }

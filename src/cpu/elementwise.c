@@ -15,7 +15,7 @@
 #include "cpu.h"
 #include "cpu/transpose.h"
 #include "cpu/vmath.h"
-#include "elementwise/elementwise.h"
+#include "shared/ew_names.h"
 #include "shared/ops_math.h"
 
 /* ------------------------------------------------------------------ */
@@ -610,7 +610,7 @@ nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
     int64_t cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, a->dtype) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], a->dtype);
     if (fn == NULL) fn = nd_cpu_unary_loop(op, a->dtype);
     if (fn == NULL)
-        return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "no loop for %s on %s", nd_unary_op_name(op),
+        return nd__err(ND_ERR_INTERNAL, "nd__cpu_unary", "no loop for %s on %s", nd__unary_name(op),
                        nd_dtype_name(a->dtype));
     if (out->size == 0) return ND_OK;
     const nd_array *ops[2] = {out, a};
@@ -728,7 +728,7 @@ nd_status nd__cpu_binary(nd_binary_op op, nd_array *out, const nd_array *a, cons
     nd_loop_fn vfn = nd__vmath2_candidate(op) ? nd_cpu_vector_loop2(op, a->dtype, &ctx) : NULL;
     nd_loop_fn fn = vfn ? vfn : nd_cpu_binary_loops[op][a->dtype];
     if (fn == NULL)
-        return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "no loop for %s on %s", nd_binary_op_name(op),
+        return nd__err(ND_ERR_INTERNAL, "nd__cpu_binary", "no loop for %s on %s", nd__binary_name(op),
                        nd_dtype_name(a->dtype));
     if (out->size == 0) return ND_OK;
     if (op == ND_BINARY_POWER && nd_cpu_has_negative(b))

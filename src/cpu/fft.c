@@ -1,4 +1,4 @@
-/* The CPU backend's fft slot (contract in src/fft/fft.h and
+/* The CPU backend's fft slot (contract in src/core/fft_slot.h and
  * src/core/backend.h) over the library's own engine (src/cpu/fft_core.h).
  *
  * The batch (every axis but the transformed one) is folded as
@@ -23,7 +23,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/fft_core.h"
-#include "fft/fft.h"
+#include "core/fft_slot.h"
 
 typedef struct {
     const nd_fft_geom *g;

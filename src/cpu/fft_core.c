@@ -469,3 +469,40 @@ void nd__fft_cache_clear(void)
     pthread_mutex_unlock(&cache_mu);
     for (int i = 0; i < nd; i++) plan_destroy(dead[i]);
 }
+
+/* ------------------------------------------------------------------ */
+/* Transforms: the plan's engine from the cache, then fft_exec.c       */
+/* ------------------------------------------------------------------ */
+bool nd__fft_c2c(nd_fft_plan *p, int sign, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
+                 int64_t ostride, int64_t odist, double scale)
+{
+    if (howmany <= 0) return true;
+    fft_eng *e = nd__fft_plan_complex(p);
+    return e && nd__fft_exec_c2c(p, e, sign, howmany, in, istride, idist, out, ostride, odist, scale);
+}
+
+/* A real transform of even n runs as a complex one of n/2 (the plan's
+ * real form); of odd n as a complex one of n. */
+static fft_eng *real_engine(nd_fft_plan *p, fft_real **r)
+{
+    *r = p->n % 2 == 0 ? nd__fft_plan_real(p) : NULL;
+    return p->n % 2 == 0 ? (*r ? (*r)->half : NULL) : nd__fft_plan_complex(p);
+}
+
+bool nd__fft_r2c(nd_fft_plan *p, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
+                 int64_t ostride, int64_t odist, double scale)
+{
+    if (howmany <= 0) return true;
+    fft_real *r;
+    fft_eng *e = real_engine(p, &r);
+    return e && nd__fft_exec_r2c(p, r, e, howmany, in, istride, idist, out, ostride, odist, scale);
+}
+
+bool nd__fft_c2r(nd_fft_plan *p, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
+                 int64_t ostride, int64_t odist, double scale)
+{
+    if (howmany <= 0) return true;
+    fft_real *r;
+    fft_eng *e = real_engine(p, &r);
+    return e && nd__fft_exec_c2r(p, r, e, howmany, in, istride, idist, out, ostride, odist, scale);
+}

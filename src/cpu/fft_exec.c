@@ -376,12 +376,9 @@ static bool spans_meet(const char *a, int64_t n, int64_t sa, const char *b, int6
     return alo < bhi && blo < ahi;
 }
 
-bool nd__fft_c2c(nd_fft_plan *p, int sign, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
+bool nd__fft_exec_c2c(const nd_fft_plan *p, fft_eng *e, int sign, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
                  int64_t ostride, int64_t odist, double scale)
 {
-    if (howmany <= 0) return true;
-    fft_eng *e = nd__fft_plan_complex(p);
-    if (!e) return false;
     const fft_kern *K = nd__fft_kern(p->dbl);
     const size_t tsz = p->dbl ? sizeof(double) : sizeof(float);
     const int cf = sign > 0 ? FFT_CONJ : 0;
@@ -400,15 +397,11 @@ bool nd__fft_c2c(nd_fft_plan *p, int sign, int64_t howmany, const void *in, int6
     return true;
 }
 
-bool nd__fft_r2c(nd_fft_plan *p, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
+bool nd__fft_exec_r2c(const nd_fft_plan *p, fft_real *r, fft_eng *e, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
                  int64_t ostride, int64_t odist, double scale)
 {
-    if (howmany <= 0) return true;
     const int64_t n = p->n, h = n / 2;
     const bool even = n % 2 == 0;
-    fft_real *r = even ? nd__fft_plan_real(p) : NULL;
-    fft_eng *e = even ? (r ? r->half : NULL) : nd__fft_plan_complex(p);
-    if (!e) return false;
     const fft_kern *K = nd__fft_kern(p->dbl);
     const size_t tsz = p->dbl ? sizeof(double) : sizeof(float), csz = 2 * tsz;
     if (lanes_ok(e, howmany)) {
@@ -437,15 +430,11 @@ bool nd__fft_r2c(nd_fft_plan *p, int64_t howmany, const void *in, int64_t istrid
     return true;
 }
 
-bool nd__fft_c2r(nd_fft_plan *p, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
+bool nd__fft_exec_c2r(const nd_fft_plan *p, fft_real *r, fft_eng *e, int64_t howmany, const void *in, int64_t istride, int64_t idist, void *out,
                  int64_t ostride, int64_t odist, double scale)
 {
-    if (howmany <= 0) return true;
     const int64_t n = p->n, h = n / 2;
     const bool even = n % 2 == 0;
-    fft_real *r = even ? nd__fft_plan_real(p) : NULL;
-    fft_eng *e = even ? (r ? r->half : NULL) : nd__fft_plan_complex(p);
-    if (!e) return false;
     const fft_kern *K = nd__fft_kern(p->dbl);
     const size_t tsz = p->dbl ? sizeof(double) : sizeof(float), csz = 2 * tsz;
     if (lanes_ok(e, howmany)) {

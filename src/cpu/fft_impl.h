@@ -141,4 +141,15 @@ struct nd_fft_plan {
 ND_INTERNAL fft_eng *nd__fft_plan_complex(nd_fft_plan *p);
 ND_INTERNAL fft_real *nd__fft_plan_real(nd_fft_plan *p);
 
+/* The transforms of fft_core.h's nd__fft_c2c, nd__fft_r2c, nd__fft_c2r on
+ * the engine the plan cache gave them (fft_exec.c, below the cache: e is
+ * nd__fft_plan_complex(p), or for an even-length real transform r is
+ * nd__fft_plan_real(p) and e its half-length engine); howmany > 0. */
+ND_INTERNAL bool nd__fft_exec_c2c(const nd_fft_plan *p, fft_eng *e, int sign, int64_t howmany, const void *in,
+                                  int64_t istride, int64_t idist, void *out, int64_t ostride, int64_t odist, double scale);
+ND_INTERNAL bool nd__fft_exec_r2c(const nd_fft_plan *p, fft_real *r, fft_eng *e, int64_t howmany, const void *in,
+                                  int64_t istride, int64_t idist, void *out, int64_t ostride, int64_t odist, double scale);
+ND_INTERNAL bool nd__fft_exec_c2r(const nd_fft_plan *p, fft_real *r, fft_eng *e, int64_t howmany, const void *in,
+                                  int64_t istride, int64_t idist, void *out, int64_t ostride, int64_t odist, double scale);
+
 #endif

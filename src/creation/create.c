@@ -15,7 +15,7 @@
 #include "shared/half.h"
 #include "core/internal.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* ------------------------------------------------------------------ */
 /* Element stores                                                      */
@@ -570,4 +570,22 @@ nd_status nd_eye(nd_array **out, nd_dtype dtype, int64_t n, int64_t m, int64_t k
     if (st) return st;
     eye_ctx c = {n, m, k};
     return create_host(fn, out, dtype, 2, shape, dev, eye_fill, &c);
+}
+
+/* ------------------------------------------------------------------ */
+/* nd_empty                                                            */
+/* ------------------------------------------------------------------ */
+nd_status nd_empty(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    ND_PROF_OP_ON("empty", out, dev);
+    static const char *fn = "nd_empty";
+    ND_CHECK_PTR(fn, out, "out");
+    nd_status st = nd__check_shape(fn, ndim, shape, dtype, NULL);
+    if (st) return st;
+    st = nd__check_device(fn, dev);
+    if (st) return st;
+    /* out rule: an existing array that passes the checks is returned as is */
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, dtype, ndim, shape, dev))) return st;
+    return nd__out_end(&t, ND_OK);
 }

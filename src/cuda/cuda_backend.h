@@ -96,7 +96,7 @@ ND_INTERNAL nd_status nd__cuda_fill(nd_array *dst, const void *value);
 ND_INTERNAL nd_status nd__cuda_memcpy_h2d(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_memcpy_d2h(nd_device dev, void *dst, const void *src, size_t n);
 ND_INTERNAL nd_status nd__cuda_memcpy_d2d(nd_device dev, void *dst, const void *src, size_t n);
-ND_INTERNAL nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream);
+ND_INTERNAL nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream, bool *queued);
 /* src/cuda/fft.cu: the fft slot over cuFFT (contract in src/fft/fft.h) */
 ND_INTERNAL nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, int64_t n, int kind, int sign,
                                    double scale);

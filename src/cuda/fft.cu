@@ -1,4 +1,4 @@
-// The CUDA backend's fft slot (contract in src/fft/fft.h and
+// The CUDA backend's fft slot (contract in src/core/fft_slot.h and
 // src/core/backend.h) over cuFFT, on the calling thread's current stream.
 //
 // Layout. cufftPlanMany's advanced layout describes a batch of 1-D
@@ -49,7 +49,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "fft/fft.h"
+#include "core/fft_slot.h"
 
 namespace {
 

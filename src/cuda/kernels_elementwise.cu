@@ -7,6 +7,7 @@
 // launch on the calling thread's current stream. No allocation, no
 // synchronisation, no transfer, except for integer power (below).
 #include "cuda/ew_kernels.cuh"
+#include "shared/ew_names.h"
 
 static nd_ew_launch_fn unary_fn(int op, int t)
 {
@@ -78,7 +79,7 @@ extern "C" nd_status nd__cuda_unary(nd_unary_op op, nd_array *out, const nd_arra
         return nd__err(ND_ERR_INTERNAL, "nd__cuda_unary", "bad op %d or dtype %d", (int)op, (int)a->dtype);
     nd_ew_launch_fn fn = unary_fn(op, a->dtype);
     if (fn == NULL)
-        return nd__err(ND_ERR_INTERNAL, "nd__cuda_unary", "no kernel for %s on %s", nd_unary_op_name(op),
+        return nd__err(ND_ERR_INTERNAL, "nd__cuda_unary", "no kernel for %s on %s", nd__unary_name(op),
                        nd_dtype_name(a->dtype));
     // the output: bool, the loop dtype, or the real part's for abs of complex
     const nd_dtype want = unary_gives_bool(op)                               ? ND_BOOL
@@ -86,10 +87,10 @@ extern "C" nd_status nd__cuda_unary(nd_unary_op op, nd_array *out, const nd_arra
                                                                              : a->dtype;
     if (out->dtype != want)
         return nd__err(ND_ERR_INTERNAL, "nd__cuda_unary", "%s: output dtype %s does not match the loop",
-                       nd_unary_op_name(op), nd_dtype_name(out->dtype));
+                       nd__unary_name(op), nd_dtype_name(out->dtype));
     if (out->size == 0) return ND_OK;
     const nd_array *ops[2] = {out, a};
-    return run(fn, 2, ops, nd_unary_op_name(op));
+    return run(fn, 2, ops, nd__unary_name(op));
 }
 
 // ---------------------------------------------------------------------
@@ -177,11 +178,11 @@ extern "C" nd_status nd__cuda_binary(nd_binary_op op, nd_array *out, const nd_ar
                        (int)b->dtype);
     nd_ew_launch_fn fn = binary_fn(op, a->dtype);
     if (fn == NULL)
-        return nd__err(ND_ERR_INTERNAL, "nd__cuda_binary", "no kernel for %s on %s", nd_binary_op_name(op),
+        return nd__err(ND_ERR_INTERNAL, "nd__cuda_binary", "no kernel for %s on %s", nd__binary_name(op),
                        nd_dtype_name(a->dtype));
     if (out->dtype != (binary_gives_bool(op) ? ND_BOOL : a->dtype))
         return nd__err(ND_ERR_INTERNAL, "nd__cuda_binary", "%s: output dtype %s does not match the loop",
-                       nd_binary_op_name(op), nd_dtype_name(out->dtype));
+                       nd__binary_name(op), nd_dtype_name(out->dtype));
     if (out->size == 0) return ND_OK;
     if (op == ND_BINARY_POWER) {
         bool neg = false;
@@ -190,7 +191,7 @@ extern "C" nd_status nd__cuda_binary(nd_binary_op op, nd_array *out, const nd_ar
         if (neg) return nd__err(ND_ERR_INVALID, "power", "Integers to negative integer powers are not allowed.");
     }
     const nd_array *ops[3] = {out, a, b};
-    return run(fn, 3, ops, nd_binary_op_name(op));
+    return run(fn, 3, ops, nd__binary_name(op));
 }
 
 extern "C" nd_status nd__cuda_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y)

@@ -194,15 +194,16 @@ static void record_use(const nd_array *a, cudaStream_t s, int sdev)
 
 // nd_copy_async: contiguous arrays with pinned host memory (or device to
 // device) are queued on the stream and return at once; anything else is
-// done synchronously through the ordinary path. Either way the copy comes
-// after the work already queued on the current streams of the devices
-// involved (where src was produced), and the memory it uses is not reused
-// before it has run, even if the arrays are released at once.
-extern "C" nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream)
+// left to the core (*queued false), which copies synchronously. A queued
+// copy comes after the work already queued on the current streams of the
+// devices involved (where src was produced), and the memory it uses is not
+// reused before it has run, even if the arrays are released at once.
+extern "C" nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, void *stream, bool *queued)
 {
     static const char *fn = "nd_copy_async";
     cudaStream_t s = nd_stream_of(stream);
     size_t n = nd_nbytes(src);
+    *queued = true;
     if (n == 0) return ND_OK;
     // a NULL stream is the default stream of the device side (dst first), as in nd_copy_async
     int sdev = nd__cuda_stream_device(stream, dst->device.type == ND_DEVICE_CUDA ? dst->device.id : src->device.id);
@@ -210,7 +211,7 @@ extern "C" nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, voi
     void *d = nd_data(dst);
     const void *sp = nd_data(src);
     bool d2d = dst->device.type == ND_DEVICE_CUDA && src->device.type == ND_DEVICE_CUDA;
-    bool queued = false;
+    *queued = false;
     if (contig && (d2d || (dst->device.type == ND_DEVICE_CUDA && src->buf->pinned) ||
                    (src->device.type == ND_DEVICE_CUDA && dst->buf->pinned))) {
         nd_status st = order_after_producers(dst, src, s, sdev, fn);
@@ -224,21 +225,11 @@ extern "C" nd_status nd__cuda_copy_async(nd_array *dst, const nd_array *src, voi
             ND_CUDA_TRY(cudaMemcpyAsync(d, sp, n, cudaMemcpyHostToDevice, s), fn);
         else
             ND_CUDA_TRY(cudaMemcpyAsync(d, sp, n, cudaMemcpyDeviceToHost, s), fn);
-        queued = true;
+        *queued = true;
     }
-    if (queued) {
+    if (*queued) {
         record_use(dst, s, sdev);
         record_use(src, s, sdev);
-        return ND_OK;
     }
-    // the synchronous fallback: make the work on the stream visible first
-    {
-        nd_device_guard g(sdev);
-        ND_CUDA_TRY(cudaStreamSynchronize(s), fn);
-    }
-    nd_array *tmp = dst;
-    nd_status st = nd_to_device(&tmp, src, dst->device);
-    // it ran on the current streams: later work on s comes after it
-    if (st == ND_OK) st = order_after_producers(dst, src, s, sdev, fn);
-    return st;
+    return ND_OK;
 }

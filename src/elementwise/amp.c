@@ -21,7 +21,7 @@
 
 #include "core/alloc.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 #include "shared/softmax_slots.h"
 
 #define UNSCALE_FN "nd_amp_unscale_check"

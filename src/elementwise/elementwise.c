@@ -10,20 +10,17 @@
 #include <string.h>
 
 #include "elementwise/elementwise.h"
-#include "prof/hooks.h"
+#include "shared/ew_names.h"
+#include "core/prof_hooks.h"
 
 /* ------------------------------------------------------------------ */
 /* The op table, derived from the X-macro lists                        */
 /* ------------------------------------------------------------------ */
-#define ND_EW_UNAME(E, n, k, r) [ND_UNARY_##E] = #n,
-#define ND_EW_BNAME(E, n, k, r) [ND_BINARY_##E] = #n,
 #define ND_EW_UKINDS(E, n, k, r) [ND_UNARY_##E] = #k,
 #define ND_EW_BKINDS(E, n, k, r) [ND_BINARY_##E] = #k,
 #define ND_EW_URULE(E, n, k, r) [ND_UNARY_##E] = ND_EW_RULE_##r,
 #define ND_EW_BRULE(E, n, k, r) [ND_BINARY_##E] = ND_EW_RULE_##r,
 
-static const char *const unary_names[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_EW_UNAME)};
-static const char *const binary_names[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_EW_BNAME)};
 static const char *const unary_kinds[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_EW_UKINDS)};
 static const char *const binary_kinds[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_EW_BKINDS)};
 static const nd_ew_rule unary_rules[ND_NUM_UNARY_OPS] = {ND_UNARY_OPS(ND_EW_URULE)};
@@ -31,17 +28,17 @@ static const nd_ew_rule binary_rules[ND_NUM_BINARY_OPS] = {ND_BINARY_OPS(ND_EW_B
 
 const char *nd_unary_op_name(nd_unary_op op)
 {
-    return (unsigned)op < (unsigned)ND_NUM_UNARY_OPS ? unary_names[op] : NULL;
+    return nd__unary_name(op);
 }
 
 const char *nd_binary_op_name(nd_binary_op op)
 {
-    return (unsigned)op < (unsigned)ND_NUM_BINARY_OPS ? binary_names[op] : NULL;
+    return nd__binary_name(op);
 }
 
 /* profiler event names (an invalid op still gets a name: its call fails) */
-static const char *prof_uname(nd_unary_op op) { return (unsigned)op < (unsigned)ND_NUM_UNARY_OPS ? unary_names[op] : "unary"; }
-static const char *prof_bname(nd_binary_op op) { return (unsigned)op < (unsigned)ND_NUM_BINARY_OPS ? binary_names[op] : "binary"; }
+static const char *prof_uname(nd_unary_op op) { return nd__unary_name(op) ? nd__unary_name(op) : "unary"; }
+static const char *prof_bname(nd_binary_op op) { return nd__binary_name(op) ? nd__binary_name(op) : "binary"; }
 
 /* ------------------------------------------------------------------ */
 /* Shared helpers (declared in src/elementwise/elementwise.h)                      */
@@ -203,9 +200,9 @@ static nd_status unary_impl(const char *func, bool named, nd_array **out, nd_una
     ND_CHECK_PTR(func, a, "a");
     nd_dtype loop = ND_BOOL, res = ND_BOOL;
     nd_status st = nd__dtype_valid(a->dtype)
-                       ? resolve_memo(&unary_memo[op][a->dtype], func, unary_names[op], named, unary_kinds[op],
+                       ? resolve_memo(&unary_memo[op][a->dtype], func, nd__unary_name(op), named, unary_kinds[op],
                                       unary_rules[op], a->dtype, &loop, &res)
-                       : resolve(func, unary_names[op], named, unary_kinds[op], unary_rules[op], a->dtype, &loop, &res);
+                       : resolve(func, nd__unary_name(op), named, unary_kinds[op], unary_rules[op], a->dtype, &loop, &res);
     if (st) return st;
     nd_array *o = *out;
     const nd_backend *fast = nd__backend(a->device); /* the direct path, where the backend has one */
@@ -232,7 +229,7 @@ done:
     return nd__out_end(&t, st);
 }
 
-/* The profiled copy of a unary op (ND_PRH_HOT in src/prof/hooks.h). */
+/* The profiled copy of a unary op (ND_PRH_HOT in src/core/prof_hooks.h). */
 static ND_PRH_COLD nd_status unary_prof(const char *func, bool named, nd_array **out, nd_unary_op op, const nd_array *a)
 {
     ND_PROF_OP(prof_uname(op), out, a);
@@ -251,7 +248,7 @@ nd_status nd__ew_binary(const char *func, bool named, nd_array **out, nd_binary_
                         const nd_array *b, nd_dtype in)
 {
     nd_dtype loop = ND_BOOL, res = ND_BOOL;
-    nd_status st = resolve_memo(&binary_memo[op][in], func, binary_names[op], named, binary_kinds[op],
+    nd_status st = resolve_memo(&binary_memo[op][in], func, nd__binary_name(op), named, binary_kinds[op],
                                 binary_rules[op], in, &loop, &res);
     if (st) return st;
     if ((st = nd__ew_same_device(func, a, "a", b, "b"))) return st;
@@ -365,7 +362,7 @@ nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_binary_op op, co
     return binary_impl(func, false, out, op, a, b);
 }
 
-/* The profiled copy of a binary op (ND_PRH_HOT in src/prof/hooks.h). */
+/* The profiled copy of a binary op (ND_PRH_HOT in src/core/prof_hooks.h). */
 static ND_PRH_COLD nd_status binary_prof(const char *func, bool named, nd_array **out, nd_binary_op op,
                                          const nd_array *a, const nd_array *b)
 {
@@ -442,7 +439,7 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
     nd_dtype in = nd__promote_weak(a->dtype, s.kind), loop = in, res = in;
     /* the scalar must fit the dtype the loop reads it as (int8 / 300 is
      * fine: true division loops in float64) */
-    st = resolve(func, binary_names[op], false, binary_kinds[op], binary_rules[op], in, &loop, &res);
+    st = resolve(func, nd__binary_name(op), false, binary_kinds[op], binary_rules[op], in, &loop, &res);
     if (st == ND_OK && !nd__scalar_fits(s, loop)) {
         if (!exact_for_any_int(op)) return nd__ew_out_of_bounds(func, s, loop);
         in = loop = in == ND_UINT64 ? ND_FLOAT64 : ND_INT64; /* these BOOL-rule ops loop in `in` */

@@ -11,7 +11,7 @@
  * is written.
  */
 #include "elementwise/elementwise.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "elementwise/elementwise.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* ------------------------------------------------------------------ */
 /* where                                                               */

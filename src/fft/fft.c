@@ -27,7 +27,7 @@
 
 #include "fft/fft.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 nd_status nd__fft_check_norm(const char *fn, nd_fft_norm norm)
 {

@@ -28,7 +28,7 @@
 
 #include "fft/fft.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 #define FFT_MAX_AXES 64
 

@@ -16,7 +16,7 @@
 #include "core/internal.h"
 #include "index/index.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 nd_status nd__ix_backend(const char *fn, nd_device dev, const nd_backend **be)
 {

@@ -17,7 +17,7 @@
 #include "index/index.h"
 #include "manip/manip.h" /* mp__finish_list: the out rule of a list of results */
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 nd_status nd__ix_mask_flat(const char *fn, const nd_array *x, nd_array **m, int64_t *count)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* ------------------------------------------------------------------ */
 /* dtypes and devices                                                  */
@@ -47,26 +47,26 @@ static nd_status from_dl_dtype(const char *fn, DLDataType d, nd_dtype *t)
     return ND_OK;
 }
 
+/* The device of a DLPack tensor, from the registry's DLPack types: a
+ * type's own memory (and its managed memory) is that type's device, host
+ * memory a backend page-locks is a pinned CPU array. */
 static nd_status from_dl_device(const char *fn, DLDevice d, nd_device *dev, bool *pinned)
 {
     *pinned = false;
-    switch ((int)d.device_type) {
-    case kDLCPU:
-    case kDLCUDAHost:
-        if (d.device_id != 0)
+    const int dt = (int)d.device_type;
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES; t++) {
+        const nd_backend_entry *e = &nd__registry[t];
+        const bool own = dt == e->dlpack || (e->dlpack_managed && dt == e->dlpack_managed);
+        if (!own && !(e->dlpack_pinned && dt == e->dlpack_pinned)) continue;
+        *dev = own ? (nd_device){.type = (nd_device_type)t, .id = (int)d.device_id} : nd_cpu();
+        *pinned = !own;
+        if (nd__registry[dev->type].host && d.device_id != 0)
             return nd__err(ND_ERR_DEVICE, fn, "DLPack CPU device id %d is not supported (only 0)", (int)d.device_id);
-        *pinned = d.device_type == kDLCUDAHost;
-        *dev = nd_cpu();
-        return ND_OK;
-    case kDLCUDA:
-    case kDLCUDAManaged:
-        *dev = nd_cuda((int)d.device_id);
         return nd__check_device(fn, *dev);
-    default:
-        return nd__err(ND_ERR_DEVICE, fn, "unsupported DLPack device type %d (kDLCPU, kDLCUDAHost, kDLCUDA and "
-                                          "kDLCUDAManaged are supported)",
-                       (int)d.device_type);
     }
+    return nd__err(ND_ERR_DEVICE, fn, "unsupported DLPack device type %d (kDLCPU, kDLCUDAHost, kDLCUDA and "
+                                      "kDLCUDAManaged are supported)",
+                   dt);
 }
 
 /* ------------------------------------------------------------------ */
@@ -115,13 +115,14 @@ static void fill_tensor(DLTensor *t, const nd_array *a, int64_t *shape, int64_t 
     t->dtype = to_dl_dtype(a->dtype);
     t->shape = shape;
     t->strides = strides;
-    if (a->device.type == ND_DEVICE_CPU) {
-        t->device.device_type = a->buf->pinned ? kDLCUDAHost : kDLCPU;
-        t->device.device_id = 0;
-    } else {
-        t->device.device_type = kDLCUDA;
-        t->device.device_id = a->device.id;
-    }
+    t->device.device_type = (DLDeviceType)nd__registry[a->device.type].dlpack;
+    t->device.device_id = a->device.id;
+    if (a->buf->pinned) /* host memory page-locked by the first backend that can (nd__pinned_upstream) */
+        for (int k = 0; k < ND_NUM_DEVICE_TYPES; k++)
+            if (nd__registry[k].be && nd__registry[k].dlpack_pinned) {
+                t->device.device_type = (DLDeviceType)nd__registry[k].dlpack_pinned;
+                break;
+            }
 }
 
 static nd_status check_export(const char *fn, const void *out, const nd_array *a)
@@ -211,17 +212,17 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
     if (t->data == NULL && size > 0) return nd__err(ND_ERR_INVALID, fn, "DLPack tensor 'data' is NULL for %lld elements", (long long)size);
     if (t->byte_offset > (uint64_t)INT64_MAX)
         return nd__err(ND_ERR_INVALID, fn, "DLPack tensor byte_offset %llu is too large", (unsigned long long)t->byte_offset);
-    /* CUDA kernels access whole elements (complex128 as one 16-byte
-     * load): an element that is not aligned to its size would fault on
-     * the device, and a fault ends every later CUDA call of the process */
-    if (dev.type == ND_DEVICE_CUDA && size > 0) {
+    /* device kernels access whole elements (complex128 as one 16-byte
+     * load on CUDA): an element that is not aligned to its size would
+     * fault on the device, and a fault ends every later call of the process */
+    if (!nd__registry[dev.type].host && size > 0) {
         size_t al = nd__itemsize(dtype);
         uintptr_t first = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
         if (first % al != 0)
             return nd__err(ND_ERR_INVALID, fn,
-                           "DLPack CUDA tensor: data %p + byte_offset %llu is not aligned to its %zu-byte elements "
+                           "DLPack %s tensor: data %p + byte_offset %llu is not aligned to its %zu-byte elements "
                            "(copy it to an aligned buffer first)",
-                           t->data, (unsigned long long)t->byte_offset, al);
+                           nd__registry[dev.type].label, t->data, (unsigned long long)t->byte_offset, al);
     }
 
     int64_t strides[ND_MAX_DIMS];

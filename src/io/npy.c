@@ -9,7 +9,7 @@
 
 #include "core/internal.h"
 #include "io/npy.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define NPY_NATIVE_CHAR ">"
@@ -300,10 +300,4 @@ nd_status nd_save_npy(const char *path, const nd_array *a)
         return nd__err(ND_ERR_IO, fn, "cannot write '%s': %s", path, strerror(err ? err : EIO));
     }
     return ND_OK;
-}
-
-void nd__remove_failed_output(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
 }

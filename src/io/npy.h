@@ -25,10 +25,4 @@ typedef struct npy_header {
  * dict in buf[0, avail). Never reads outside it. func names the caller. */
 ND_INTERNAL nd_status nd__npy_parse_header(const char *func, const unsigned char *buf, size_t avail, npy_header *h);
 
-/* After a failed write to path: remove what the writer left there, but only
- * a regular file; a device (/dev/full), a FIFO or a symbolic link the
- * caller named stays. Every file writer of the library uses it (.npy here,
- * the profiler's reports in src/prof/report.c). */
-ND_INTERNAL void nd__remove_failed_output(const char *path);
-
 #endif

@@ -62,7 +62,7 @@
 #include <string.h>
 
 #include "linalg/la.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "manip/manip.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 #define NLET 52                         /* 'A'..'Z' -> 0..25, 'a'..'z' -> 26..51 (ASCII order) */
 #define NLAB (NLET + ND_MAX_DIMS)       /* then one label per broadcast (ellipsis) dimension */

@@ -28,27 +28,7 @@
 
 #include "core/internal.h"
 #include "core/out.h"
-#include "prof/prof.h"
-
-/* The TF32 switch: -1 = not read from the environment yet. */
-static atomic_int g_tf32 = -1;
-
-void nd_set_matmul_tf32(bool allow) { atomic_store(&g_tf32, allow ? 1 : 0); }
-
-bool nd_get_matmul_tf32(void)
-{
-    int v = atomic_load(&g_tf32);
-    if (v < 0) {
-        const char *e = getenv("ND_MATMUL_TF32");
-        int init = e && (strcmp(e, "1") == 0 || strcmp(e, "true") == 0) ? 1 : 0;
-        int expect = -1;
-        atomic_compare_exchange_strong(&g_tf32, &expect, init);
-        v = atomic_load(&g_tf32);
-    }
-    return v == 1;
-}
-
-bool nd__matmul_tf32(void) { return nd_get_matmul_tf32(); }
+#include "core/prof.h"
 
 #define SIG "(n?,k),(k,m?)->(n?,m?)"
 

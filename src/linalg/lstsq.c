@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "linalg/la.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* out = mask ? 1 / x : 0 (mask bool, x real; never divides by zero). */
 static nd_status masked_recip(nd_array **out, const nd_array *x, const nd_array *mask)

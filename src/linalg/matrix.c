@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "manip/manip.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 static nd_status same_device(const char *fn, const nd_array *a, const nd_array *b)
 {

@@ -82,7 +82,7 @@
 #include <string.h>
 
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "manip/manip.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 nd_status mp__axis(const char *fn, int axis, int ndim, int *res)
 {

@@ -6,7 +6,7 @@
 
 #include "core/internal.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 
 /* Validate the array list itself: n >= 1, no NULLs. */

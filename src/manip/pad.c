@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "manip/manip.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 typedef struct {
     nd_array *roi;

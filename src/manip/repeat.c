@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "manip/manip.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* begin + target for a copy op writing a's dtype, any overlap -> temp */
 static nd_status copy_begin(nd_out *t, const char *fn, nd_array **out, const nd_array *a, int ndim,

@@ -7,7 +7,7 @@
 
 #include "core/internal.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* Hand the view v to the caller: *out = v when *out is NULL, else copy
  * v's elements into *out (shape, device and same_kind checked) and drop

@@ -396,6 +396,139 @@ static int64_t nchunks(int64_t count) { return count <= 0 ? 1 : (count + CHUNK -
 /* ------------------------------------------------------------------ */
 static bool valid_op(nd_comm_op op) { return op >= ND_COMM_SUM && op <= ND_COMM_AVG; }
 
+/* The arguments of a collective, checked the same on every rank (each
+ * failure is recorded in the signature that sig_check compares), and the
+ * shape of its result for the kinds with an output (*ondim, oshape). */
+static nd_status coll_check(nd_comm *c, int kind, nd_array *a, nd_array **out, nd_comm_op op, int root, sig_t_ *s,
+                            int64_t *oshape, int *ondim)
+{
+    const char *fn = kind_fn(kind);
+    bool has_op = kind == NDM_ALLREDUCE || kind == NDM_REDUCE_SCATTER;
+    bool has_out = kind == NDM_ALLGATHER || kind == NDM_REDUCE_SCATTER || kind == NDM_ALLTOALL;
+    nd_status st = ND_OK;
+    nd_dtype t = a ? nd_dtype_of(a) : ND_NUM_DTYPES;
+    int64_t count = a ? nd_size(a) : 0;
+    if (kind != NDM_BARRIER) {
+        if (!a) st = sig_fail(s, nd_set_error(ND_ERR_INVALID, fn, "'a' is NULL"));
+        else if (has_out && !out) st = sig_fail(s, nd_set_error(ND_ERR_INVALID, fn, "'out' is NULL"));
+        else if (has_op && !valid_op(op)) st = sig_fail(s, nd_set_error(ND_ERR_INVALID, fn, "bad reduction op %d", (int)op));
+        else if (has_op && op == ND_COMM_AVG && !ndm_is_float(t) && t != ND_COMPLEX64 && t != ND_COMPLEX128)
+            st = sig_fail(s, nd_set_error(ND_ERR_DTYPE, fn, "avg needs a float or complex dtype, not %s (use sum)",
+                                          nd_dtype_name(t)));
+        else if (has_op && (op == ND_COMM_MAX || op == ND_COMM_MIN) && (t == ND_COMPLEX64 || t == ND_COMPLEX128))
+            st = sig_fail(s, nd_set_error(ND_ERR_DTYPE, fn, "max/min of %s: complex numbers have no order",
+                                          nd_dtype_name(t)));
+        else if (kind == NDM_BROADCAST && (root < 0 || root >= c->size))
+            st = sig_fail(s, nd_set_error(ND_ERR_INVALID, fn, "root %d is out of range for %d ranks", root, c->size));
+        else if (!has_out && !nd_is_writable(a))
+            st = sig_fail(s, nd_set_error(ND_ERR_INVALID, fn, "'a' is not writable (a broadcast view or a read-only import)"));
+    }
+    if (st || !has_out) return st;
+    *ondim = nd_ndim(a);
+    memcpy(oshape, nd_shape(a), sizeof(int64_t) * (size_t)*ondim);
+    if (kind == NDM_ALLGATHER) {
+        if (*ondim == 0) *ondim = 1, oshape[0] = c->size;
+        else oshape[0] *= c->size;
+    } else if (*ondim == 0 || oshape[0] % c->size != 0) {
+        char b[400];
+        st = sig_fail(s, nd_set_error(ND_ERR_SHAPE, fn, "axis 0 of 'a' %s must be a multiple of the %d ranks",
+                                      fmt_shape(b, sizeof b, nd_ndim(a), nd_shape(a)), c->size));
+    } else if (kind == NDM_REDUCE_SCATTER) {
+        oshape[0] /= c->size;
+    }
+    int64_t block = kind == NDM_ALLGATHER ? count : count / (c->size ? c->size : 1);
+    if (!st && block > INT_MAX)
+        st = sig_fail(s, nd_set_error(ND_ERR_UNSUPPORTED, fn, "%lld elements per rank is more than MPI's int count",
+                                      (long long)block));
+    if (!st && *out) {
+        nd_array *o = *out;
+        bool same = nd_ndim(o) == *ondim;
+        for (int i = 0; same && i < *ondim; i++) same = nd_shape(o)[i] == oshape[i];
+        char b0[400], b1[400];
+        if (!same)
+            st = nd_set_error(ND_ERR_SHAPE, fn, "'out' has shape %s, but the result has shape %s",
+                              fmt_shape(b0, sizeof b0, nd_ndim(o), nd_shape(o)), fmt_shape(b1, sizeof b1, *ondim, oshape));
+        else if (nd_dtype_of(o) != t)
+            st = nd_set_error(ND_ERR_DTYPE, fn, "'out' is %s, but 'a' is %s (collectives do not cast)",
+                              nd_dtype_name(nd_dtype_of(o)), nd_dtype_name(t));
+        else if (nd_device_of(o).type != nd_device_of(a).type || nd_device_of(o).id != nd_device_of(a).id)
+            st = nd_set_error(ND_ERR_DEVICE, fn, "'out' and 'a' are on different devices");
+        else if (!nd_is_writable(o))
+            st = nd_set_error(ND_ERR_INVALID, fn, "'out' is not writable");
+        if (st) sig_fail(s, st);
+    }
+    return st;
+}
+
+/* A barrier: posted (or, blocking, run) at once. */
+static nd_status coll_barrier(nd_comm *c, const char *fn, nd_request **req, bool blocking)
+{
+    nd_request *r = req_new(c, NDM_BARRIER, fn, 1);
+    if (!r) return nd_set_error(ND_ERR_NOMEM, fn, "out of host memory");
+    int rc;
+    if (blocking) {
+        rc = MPI_Barrier(c->mc);
+        r->done = true;
+    } else {
+        rc = MPI_Ibarrier(c->mc, &r->mr[0]);
+        if (rc == MPI_SUCCESS) r->nmr = 1;
+    }
+    if (rc != MPI_SUCCESS) return req_abort(r, mpi_fail(fn, blocking ? "MPI_Barrier" : "MPI_Ibarrier", rc));
+    *req = r;
+    return ND_OK;
+}
+
+/* The MPI call(s) of a staged collective on r's buffers: allreduce and
+ * broadcast in chunks of CHUNK elements (nreq requests), the others as
+ * one call. Returns MPI's code; *call names the call that failed. */
+static int coll_post_mpi(nd_comm *c, nd_request *r, int kind, int64_t count, int64_t nreq, nd_comm_op op, int root,
+                         bool blocking, const char **call)
+{
+    nd_dtype t = r->dtype;
+    bool has_op = kind == NDM_ALLREDUCE || kind == NDM_REDUCE_SCATTER;
+    MPI_Datatype dt = ndm_mpi_type(t);
+    MPI_Op mop = has_op ? ndm_mpi_op(op, t) : MPI_OP_NULL;
+    size_t isz = nd_dtype_size(t);
+    int rc = MPI_SUCCESS;
+    int blk = (int)(count / c->size);
+    switch (kind) {
+    case NDM_ALLREDUCE:
+    case NDM_BROADCAST:
+        for (int64_t k = 0; k < nreq && rc == MPI_SUCCESS; k++) {
+            int64_t off = k * CHUNK, cnt = count - off < CHUNK ? count - off : CHUNK;
+            char *p = (char *)r->in.buf + (size_t)off * isz;
+            if (kind == NDM_ALLREDUCE && blocking)
+                *call = "MPI_Allreduce", rc = MPI_Allreduce(MPI_IN_PLACE, p, (int)cnt, dt, mop, c->mc);
+            else if (kind == NDM_ALLREDUCE)
+                *call = "MPI_Iallreduce", rc = MPI_Iallreduce(MPI_IN_PLACE, p, (int)cnt, dt, mop, c->mc, &r->mr[k]);
+            else if (blocking)
+                *call = "MPI_Bcast", rc = MPI_Bcast(p, (int)cnt, dt, root, c->mc);
+            else
+                *call = "MPI_Ibcast", rc = MPI_Ibcast(p, (int)cnt, dt, root, c->mc, &r->mr[k]);
+            if (rc == MPI_SUCCESS && !blocking) r->nmr = (int)k + 1;
+        }
+        break;
+    case NDM_ALLGATHER:
+        *call = blocking ? "MPI_Allgather" : "MPI_Iallgather";
+        rc = blocking ? MPI_Allgather(r->in.buf, (int)count, dt, r->out.buf, (int)count, dt, c->mc)
+                      : MPI_Iallgather(r->in.buf, (int)count, dt, r->out.buf, (int)count, dt, c->mc, &r->mr[0]);
+        break;
+    case NDM_REDUCE_SCATTER:
+        *call = blocking ? "MPI_Reduce_scatter_block" : "MPI_Ireduce_scatter_block";
+        rc = blocking ? MPI_Reduce_scatter_block(r->in.buf, r->out.buf, blk, dt, mop, c->mc)
+                      : MPI_Ireduce_scatter_block(r->in.buf, r->out.buf, blk, dt, mop, c->mc, &r->mr[0]);
+        break;
+    default:
+        *call = blocking ? "MPI_Alltoall" : "MPI_Ialltoall";
+        rc = blocking ? MPI_Alltoall(r->in.buf, blk, dt, r->out.buf, blk, dt, c->mc)
+                      : MPI_Ialltoall(r->in.buf, blk, dt, r->out.buf, blk, dt, c->mc, &r->mr[0]);
+        break;
+    }
+    if (kind != NDM_ALLREDUCE && kind != NDM_BROADCAST && rc == MPI_SUCCESS && !blocking) r->nmr = 1;
+    if (blocking) r->done = true;
+    return rc;
+}
+
 /* blocking: run the blocking MPI call now (the request only finishes the
  * staging in nd_wait). Open MPI's blocking collectives (coll/tuned) are up
  * to 2x faster than its non-blocking ones (coll/libnbc) on large buffers:
@@ -411,62 +544,11 @@ static nd_status coll_start(nd_comm *c, int kind, nd_array *a, nd_array **out, n
     bool has_out = kind == NDM_ALLGATHER || kind == NDM_REDUCE_SCATTER || kind == NDM_ALLTOALL;
     sig_t_ s;
     sig_init(&s, kind, a, has_op ? op : 0, kind == NDM_BROADCAST ? root : 0);
-    nd_status st = ND_OK;
-    nd_array *fresh = NULL;
     int64_t oshape[ND_MAX_DIMS];
     int ondim = 0;
     nd_dtype t = a ? nd_dtype_of(a) : ND_NUM_DTYPES;
     int64_t count = a ? nd_size(a) : 0;
-    if (kind != NDM_BARRIER) {
-        if (!a) st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "'a' is NULL"));
-        else if (has_out && !out) st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "'out' is NULL"));
-        else if (has_op && !valid_op(op)) st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "bad reduction op %d", (int)op));
-        else if (has_op && op == ND_COMM_AVG && !ndm_is_float(t) && t != ND_COMPLEX64 && t != ND_COMPLEX128)
-            st = sig_fail(&s, nd_set_error(ND_ERR_DTYPE, fn, "avg needs a float or complex dtype, not %s (use sum)",
-                                           nd_dtype_name(t)));
-        else if (has_op && (op == ND_COMM_MAX || op == ND_COMM_MIN) && (t == ND_COMPLEX64 || t == ND_COMPLEX128))
-            st = sig_fail(&s, nd_set_error(ND_ERR_DTYPE, fn, "max/min of %s: complex numbers have no order",
-                                           nd_dtype_name(t)));
-        else if (kind == NDM_BROADCAST && (root < 0 || root >= c->size))
-            st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "root %d is out of range for %d ranks", root, c->size));
-        else if (!has_out && !nd_is_writable(a))
-            st = sig_fail(&s, nd_set_error(ND_ERR_INVALID, fn, "'a' is not writable (a broadcast view or a read-only import)"));
-    }
-    if (!st && has_out) {
-        ondim = nd_ndim(a);
-        memcpy(oshape, nd_shape(a), sizeof(int64_t) * (size_t)ondim);
-        if (kind == NDM_ALLGATHER) {
-            if (ondim == 0) ondim = 1, oshape[0] = c->size;
-            else oshape[0] *= c->size;
-        } else if (ondim == 0 || oshape[0] % c->size != 0) {
-            char b[400];
-            st = sig_fail(&s, nd_set_error(ND_ERR_SHAPE, fn, "axis 0 of 'a' %s must be a multiple of the %d ranks",
-                                           fmt_shape(b, sizeof b, nd_ndim(a), nd_shape(a)), c->size));
-        } else if (kind == NDM_REDUCE_SCATTER) {
-            oshape[0] /= c->size;
-        }
-        int64_t block = kind == NDM_ALLGATHER ? count : count / (c->size ? c->size : 1);
-        if (!st && block > INT_MAX)
-            st = sig_fail(&s, nd_set_error(ND_ERR_UNSUPPORTED, fn, "%lld elements per rank is more than MPI's int count",
-                                           (long long)block));
-        if (!st && *out) {
-            nd_array *o = *out;
-            bool same = nd_ndim(o) == ondim;
-            for (int i = 0; same && i < ondim; i++) same = nd_shape(o)[i] == oshape[i];
-            char b0[400], b1[400];
-            if (!same)
-                st = nd_set_error(ND_ERR_SHAPE, fn, "'out' has shape %s, but the result has shape %s",
-                                  fmt_shape(b0, sizeof b0, nd_ndim(o), nd_shape(o)), fmt_shape(b1, sizeof b1, ondim, oshape));
-            else if (nd_dtype_of(o) != t)
-                st = nd_set_error(ND_ERR_DTYPE, fn, "'out' is %s, but 'a' is %s (collectives do not cast)",
-                                  nd_dtype_name(nd_dtype_of(o)), nd_dtype_name(t));
-            else if (nd_device_of(o).type != nd_device_of(a).type || nd_device_of(o).id != nd_device_of(a).id)
-                st = nd_set_error(ND_ERR_DEVICE, fn, "'out' and 'a' are on different devices");
-            else if (!nd_is_writable(o))
-                st = nd_set_error(ND_ERR_INVALID, fn, "'out' is not writable");
-            if (st) sig_fail(&s, st);
-        }
-    }
+    nd_status st = coll_check(c, kind, a, out, op, root, &s, oshape, &ondim);
     bool nccl = false;
     if (!st && kind != NDM_BARRIER) {
         nd_device dev = nd_device_of(a);
@@ -475,21 +557,8 @@ static nd_status coll_start(nd_comm *c, int kind, nd_array *a, nd_array **out, n
     nd_status cs = sig_check(c, fn, &s, &nccl);
     if (st) return st;
     if (cs) return cs;
-    if (kind == NDM_BARRIER) {
-        nd_request *r = req_new(c, kind, fn, 1);
-        if (!r) return nd_set_error(ND_ERR_NOMEM, fn, "out of host memory");
-        int rc;
-        if (blocking) {
-            rc = MPI_Barrier(c->mc);
-            r->done = true;
-        } else {
-            rc = MPI_Ibarrier(c->mc, &r->mr[0]);
-            if (rc == MPI_SUCCESS) r->nmr = 1;
-        }
-        if (rc != MPI_SUCCESS) return req_abort(r, mpi_fail(fn, blocking ? "MPI_Barrier" : "MPI_Ibarrier", rc));
-        *req = r;
-        return ND_OK;
-    }
+    if (kind == NDM_BARRIER) return coll_barrier(c, fn, req, blocking);
+    nd_array *fresh = NULL;
     if (has_out && !*out) {
         st = nd_empty(&fresh, t, ondim, oshape, nd_device_of(a));
         if (st) return st;
@@ -528,47 +597,8 @@ static nd_status coll_start(nd_comm *c, int kind, nd_array *a, nd_array **out, n
             return st;
         }
     } else {
-        MPI_Datatype dt = ndm_mpi_type(t);
-        MPI_Op mop = has_op ? ndm_mpi_op(op, t) : MPI_OP_NULL;
-        size_t isz = nd_dtype_size(t);
-        int rc = MPI_SUCCESS;
         const char *call = "";
-        int blk = (int)(count / c->size);
-        switch (kind) {
-        case NDM_ALLREDUCE:
-        case NDM_BROADCAST:
-            for (int64_t k = 0; k < nreq && rc == MPI_SUCCESS; k++) {
-                int64_t off = k * CHUNK, cnt = count - off < CHUNK ? count - off : CHUNK;
-                char *p = (char *)r->in.buf + (size_t)off * isz;
-                if (kind == NDM_ALLREDUCE && blocking)
-                    call = "MPI_Allreduce", rc = MPI_Allreduce(MPI_IN_PLACE, p, (int)cnt, dt, mop, c->mc);
-                else if (kind == NDM_ALLREDUCE)
-                    call = "MPI_Iallreduce", rc = MPI_Iallreduce(MPI_IN_PLACE, p, (int)cnt, dt, mop, c->mc, &r->mr[k]);
-                else if (blocking)
-                    call = "MPI_Bcast", rc = MPI_Bcast(p, (int)cnt, dt, root, c->mc);
-                else
-                    call = "MPI_Ibcast", rc = MPI_Ibcast(p, (int)cnt, dt, root, c->mc, &r->mr[k]);
-                if (rc == MPI_SUCCESS && !blocking) r->nmr = (int)k + 1;
-            }
-            break;
-        case NDM_ALLGATHER:
-            call = blocking ? "MPI_Allgather" : "MPI_Iallgather";
-            rc = blocking ? MPI_Allgather(r->in.buf, (int)count, dt, r->out.buf, (int)count, dt, c->mc)
-                          : MPI_Iallgather(r->in.buf, (int)count, dt, r->out.buf, (int)count, dt, c->mc, &r->mr[0]);
-            break;
-        case NDM_REDUCE_SCATTER:
-            call = blocking ? "MPI_Reduce_scatter_block" : "MPI_Ireduce_scatter_block";
-            rc = blocking ? MPI_Reduce_scatter_block(r->in.buf, r->out.buf, blk, dt, mop, c->mc)
-                          : MPI_Ireduce_scatter_block(r->in.buf, r->out.buf, blk, dt, mop, c->mc, &r->mr[0]);
-            break;
-        default:
-            call = blocking ? "MPI_Alltoall" : "MPI_Ialltoall";
-            rc = blocking ? MPI_Alltoall(r->in.buf, blk, dt, r->out.buf, blk, dt, c->mc)
-                          : MPI_Ialltoall(r->in.buf, blk, dt, r->out.buf, blk, dt, c->mc, &r->mr[0]);
-            break;
-        }
-        if (kind != NDM_ALLREDUCE && kind != NDM_BROADCAST && rc == MPI_SUCCESS && !blocking) r->nmr = 1;
-        if (blocking) r->done = true;
+        int rc = coll_post_mpi(c, r, kind, count, nreq, op, root, blocking, &call);
         if (rc != MPI_SUCCESS) {
             nd_release(fresh);
             return req_abort(r, mpi_fail(fn, call, rc));

@@ -1,10 +1,9 @@
 /*
  * The profiler's key averages and its table (PyTorch's
  * prof.key_averages().table()), on a finished session (nd_prof_result).
- * The trace and the JSON summary: src/prof/trace.c. Recording: src/prof/profiler.c.
+ * The trace and the JSON summary: src/prof/trace.c. Recording: src/core/profiler.c.
  */
 #include "prof/report.h"
-#include "io/npy.h" /* nd__remove_failed_output */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -145,7 +144,8 @@ void nd__sb_us(nd_sb *b, int64_t ns)
 /* ------------------------------------------------------------------ */
 const char *nd__prof_devname(char buf[24], nd_device d)
 {
-    snprintf(buf, 24, "%s:%d", d.type == ND_DEVICE_CUDA ? "cuda" : "cpu", d.id);
+    char name[32];
+    snprintf(buf, 24, "%s", nd__device_name(d, name, sizeof name));
     return buf;
 }
 
@@ -181,15 +181,6 @@ nd_status nd__prof_opts(const char *func, const nd_profiler_table_options *opt, 
     return ND_OK;
 }
 
-nd_status nd__prof_need_last(const char *func, const nd_prof_result **r)
-{
-    *r = nd__prof_last();
-    if (*r) return ND_OK;
-    return nd__err(ND_ERR_INVALID, func, "%s",
-                   nd_profiler_is_running() ? "a profiling session is running: call nd_profiler_stop first"
-                                            : "no profiling session has finished (nd_profiler_start, then nd_profiler_stop)");
-}
-
 nd_status nd__prof_open(const char *func, const char *path, nd_sb *b)
 {
     *b = (nd_sb){0};
@@ -215,11 +206,12 @@ nd_status nd__prof_close(const char *func, const char *path, nd_sb *b)
 }
 
 /* ------------------------------------------------------------------ */
-/* Shape strings: interned, alive until nd__prof_report_reset          */
+/* Shape strings: interned per session                                 */
 /* ------------------------------------------------------------------ */
 static pthread_mutex_t g_intern_mu = PTHREAD_MUTEX_INITIALIZER;
 static char **g_intern; /* open addressing, power-of-two size */
 static size_t g_intern_cap, g_intern_n;
+static uint64_t g_intern_serial; /* the session whose strings the table holds */
 
 static uint64_t hash_str(const char *s, uint64_t h)
 {
@@ -258,13 +250,23 @@ static const char *intern_locked(const char *s)
     return c;
 }
 
-void nd__prof_report_reset(void)
+/* The strings of an older session are dropped when a report reads a newer
+ * one: rows a caller holds stay valid until then (at least until the next
+ * session stops). Caller holds the lock. */
+static void intern_session_locked(uint64_t serial)
 {
-    pthread_mutex_lock(&g_intern_mu);
+    if (serial == g_intern_serial) return;
     for (size_t i = 0; i < g_intern_cap; i++) nd__free(g_intern[i]);
     nd__free(g_intern);
     g_intern = NULL;
     g_intern_cap = g_intern_n = 0;
+    g_intern_serial = serial;
+}
+
+void nd__prof_report_reset(void)
+{
+    pthread_mutex_lock(&g_intern_mu);
+    intern_session_locked(g_intern_serial + 1);
     pthread_mutex_unlock(&g_intern_mu);
 }
 
@@ -344,7 +346,10 @@ nd_status nd__prof_rows(const char *func, const nd_prof_result *r, const nd_prof
     nd_status st = ND_OK;
     char sbuf[2048];
     bool shapes = o->group_by_shape;
-    if (shapes) pthread_mutex_lock(&g_intern_mu);
+    if (shapes) {
+        pthread_mutex_lock(&g_intern_mu);
+        intern_session_locked(r->serial);
+    }
     for (size_t i = 0; i < r->n; i++) {
         const nd_profiler_event *e = &r->ev[i];
         if (e->kind == ND_PROFILER_MEMORY) continue;
@@ -438,13 +443,4 @@ nd_status nd__prof_key_averages(const nd_prof_result *r, nd_profiler_row *rows, 
                                 const nd_profiler_table_options *opt)
 {
     return key_averages("nd_profiler_key_averages", r, rows, cap, nrows, opt);
-}
-
-nd_status nd_profiler_key_averages(nd_profiler_row *rows, size_t cap, size_t *nrows, const nd_profiler_table_options *opt)
-{
-    const char *func = "nd_profiler_key_averages";
-    ND_CHECK_PTR(func, nrows, "nrows");
-    const nd_prof_result *r;
-    nd_status st = nd__prof_need_last(func, &r);
-    return st != ND_OK ? st : key_averages(func, r, rows, cap, nrows, opt);
 }

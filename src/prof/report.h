@@ -7,7 +7,7 @@
  */
 #ifndef ND_PROF_REPORT_H
 #define ND_PROF_REPORT_H
-#include "prof/prof.h"
+#include "core/prof.h"
 
 typedef struct nd_sb {
     char *p;
@@ -46,7 +46,5 @@ ND_INTERNAL const char *nd__prof_sort_name(nd_profiler_sort s);
  * on failure the partial file is removed. */
 ND_INTERNAL nd_status nd__prof_open(const char *func, const char *path, nd_sb *b);
 ND_INTERNAL nd_status nd__prof_close(const char *func, const char *path, nd_sb *b);
-/* The finished session for a public function: ND_ERR_INVALID when none. */
-ND_INTERNAL nd_status nd__prof_need_last(const char *func, const nd_prof_result **r);
 
 #endif /* ND_PROF_REPORT_H */

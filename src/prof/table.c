@@ -250,17 +250,3 @@ nd_status nd__prof_print_table(const nd_prof_result *r, FILE *f, const nd_profil
 {
     return print_table("nd_profiler_print_table", r, f, opt);
 }
-
-nd_status nd_profiler_table(char *buf, size_t size, size_t *needed, const nd_profiler_table_options *opt)
-{
-    const nd_prof_result *r;
-    nd_status st = nd__prof_need_last("nd_profiler_table", &r);
-    return st != ND_OK ? st : table("nd_profiler_table", r, buf, size, needed, opt);
-}
-
-nd_status nd_profiler_print_table(FILE *f, const nd_profiler_table_options *opt)
-{
-    const nd_prof_result *r;
-    nd_status st = nd__prof_need_last("nd_profiler_print_table", &r);
-    return st != ND_OK ? st : print_table("nd_profiler_print_table", r, f, opt);
-}

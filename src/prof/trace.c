@@ -60,6 +60,21 @@ static void rate(nd_sb *b, const char *key, int64_t v, int64_t ns)
     if (ns > 0) nd__sb_printf(b, ", \"%s\": %.3f", key, (double)v / (double)ns);
 }
 
+/* A device whose events time work on the device (the registry's timed
+ * devices) gets a process of its own, pid 1 + its id, one track per
+ * stream. The registry has one such type; a second would share the pids. */
+static bool timed_dev(nd_device d)
+{
+    return (unsigned)d.type < (unsigned)ND_NUM_DEVICE_TYPES && nd__registry[d.type].timed;
+}
+
+static nd_device_type timed_type(void)
+{
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES; t++)
+        if (nd__registry[t].timed) return (nd_device_type)t;
+    return ND_DEVICE_CPU;
+}
+
 static void args(nd_sb *b, const nd_prof_result *r, const nd_profiler_event *e, bool host)
 {
     char dn[24];
@@ -69,7 +84,7 @@ static void args(nd_sb *b, const nd_prof_result *r, const nd_profiler_event *e, 
     }
     nd__sb_puts(b, ", \"args\": {\"device\": ");
     nd__sb_json_str(b, nd__prof_devname(dn, e->device));
-    if (e->device.type == ND_DEVICE_CUDA) nd__sb_printf(b, ", \"stream\": %d", e->stream);
+    if (timed_dev(e->device)) nd__sb_printf(b, ", \"stream\": %d", e->stream);
     int n = e->ninputs < 0 ? 0 : e->ninputs > ND_PROFILER_MAX_INPUTS ? ND_PROFILER_MAX_INPUTS : e->ninputs;
     nd__sb_puts(b, ", \"dtypes\": [");
     for (int i = 0; i < n; i++) nd__sb_printf(b, "%s\"%s\"", i ? ", " : "", nd_dtype_name(e->dtypes[i]));
@@ -117,7 +132,7 @@ static void x_event(nd_sb *b, const nd_prof_result *r, const nd_profiler_event *
 
 static bool on_device(const nd_profiler_event *e)
 {
-    return e->kind != ND_PROFILER_MEMORY && e->device_ns >= 0 && e->device.type == ND_DEVICE_CUDA && e->device.id >= 0;
+    return e->kind != ND_PROFILER_MEMORY && e->device_ns >= 0 && timed_dev(e->device) && e->device.id >= 0;
 }
 
 static nd_status trace(const char *func, const nd_prof_result *r, const char *path)
@@ -129,7 +144,7 @@ static nd_status trace(const char *func, const nd_prof_result *r, const char *pa
     for (size_t i = 0; i < r->n; i++) {
         const nd_profiler_event *e = &r->ev[i];
         if (e->thread + 1 > nthreads) nthreads = e->thread + 1;
-        if (e->device.type == ND_DEVICE_CUDA && e->device.id > maxdev && e->device.id < 4096) maxdev = e->device.id;
+        if (timed_dev(e->device) && e->device.id > maxdev && e->device.id < 4096) maxdev = e->device.id;
     }
     int *streams = (int *)nd__calloc((size_t)maxdev + 2, sizeof *streams); /* 1 + max stream; 0: no device time */
     bool *devmem = (bool *)nd__calloc((size_t)maxdev + 2, sizeof *devmem);
@@ -140,7 +155,7 @@ static nd_status trace(const char *func, const nd_prof_result *r, const char *pa
     }
     for (size_t i = 0; i < r->n; i++) {
         const nd_profiler_event *e = &r->ev[i];
-        if (e->device.type != ND_DEVICE_CUDA || e->device.id < 0 || e->device.id > maxdev) continue;
+        if (!timed_dev(e->device) || e->device.id < 0 || e->device.id > maxdev) continue;
         if (e->kind == ND_PROFILER_MEMORY) devmem[e->device.id] = true;
         else if (on_device(e)) {
             if (e->stream + 1 > streams[e->device.id]) streams[e->device.id] = e->stream + 1;
@@ -168,7 +183,7 @@ static nd_status trace(const char *func, const nd_prof_result *r, const char *pa
     }
     for (int d = 0; d <= maxdev; d++) {
         if (!streams[d] && !devmem[d]) continue;
-        snprintf(name, sizeof name, "cuda:%d", d);
+        nd__device_name((nd_device){.type = timed_type(), .id = d}, name, sizeof name);
         meta(&b, "process_name", 1 + d, 0, name, &first);
         sort_meta(&b, 1 + d, 1 + d, &first);
         for (int s = 0; s < streams[d]; s++) {
@@ -183,7 +198,7 @@ static nd_status trace(const char *func, const nd_prof_result *r, const char *pa
         if (e->kind == ND_PROFILER_MEMORY) {
             char dn[24];
             nd__prof_devname(dn, e->device);
-            int pid = e->device.type == ND_DEVICE_CUDA && e->device.id >= 0 && e->device.id <= maxdev ? 1 + e->device.id : 0;
+            int pid = timed_dev(e->device) && e->device.id >= 0 && e->device.id <= maxdev ? 1 + e->device.id : 0;
             nd__sb_printf(&b, ",\n{\"name\": \"memory %s\", \"ph\": \"C\", \"ts\": ", dn);
             nd__sb_us(&b, e->host_start_ns);
             nd__sb_printf(&b, ", \"pid\": %d, \"tid\": 0, \"args\": {\"bytes in use\": %" PRId64 "}}", pid, e->mem_in_use);
@@ -264,22 +279,4 @@ nd_status nd__prof_chrome_trace(const nd_prof_result *r, const char *path)
 nd_status nd__prof_json(const nd_prof_result *r, const char *path, const nd_profiler_table_options *opt)
 {
     return summary("nd_profiler_export_json", r, path, opt);
-}
-
-nd_status nd_profiler_export_chrome_trace(const char *path)
-{
-    const char *func = "nd_profiler_export_chrome_trace";
-    ND_CHECK_PTR(func, path, "path");
-    const nd_prof_result *r;
-    nd_status st = nd__prof_need_last(func, &r);
-    return st != ND_OK ? st : trace(func, r, path);
-}
-
-nd_status nd_profiler_export_json(const char *path, const nd_profiler_table_options *opt)
-{
-    const char *func = "nd_profiler_export_json";
-    ND_CHECK_PTR(func, path, "path");
-    const nd_prof_result *r;
-    nd_status st = nd__prof_need_last(func, &r);
-    return st != ND_OK ? st : summary(func, r, path, opt);
 }

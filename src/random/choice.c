@@ -29,7 +29,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "shared/philox.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* *out = fresh (consumed), or fresh copied into the caller's *out after
  * the out rule's checks (shape, device, same_kind). */

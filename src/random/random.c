@@ -7,7 +7,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "shared/philox.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 struct nd_rng {
     uint64_t seed;

@@ -7,7 +7,7 @@
  * calls the other back.
  */
 #include "core/internal.h"
-#include "prof/hooks.h"
+#include "core/prof_hooks.h"
 #include "reduce/complex.h"
 
 nd_status nd__reduce_run(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
@@ -28,7 +28,7 @@ static const char *prof_name(nd_reduce_op op)
     return n ? n : "reduce";
 }
 
-/* The profiled copy of a reduction (ND_PRH_HOT in src/prof/hooks.h). */
+/* The profiled copy of a reduction (ND_PRH_HOT in src/core/prof_hooks.h). */
 static ND_PRH_COLD nd_status reduce_prof(const char *fn, nd_array **out, nd_reduce_op op, const nd_array *a, int naxes,
                                          const int *axes, bool keepdims, double ddof)
 {

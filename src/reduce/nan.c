@@ -23,7 +23,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "shared/scan_slots.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 #include "reduce/complex.h"
 
 /* nansum / nanprod / nanmean / nanvar / nanstd (op SUM, PROD, MEAN, VAR,

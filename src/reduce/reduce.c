@@ -38,7 +38,7 @@
 
 #include "core/internal.h"
 #include "core/out.h"
-#include "prof/hooks.h"
+#include "core/prof_hooks.h"
 #include "reduce/complex.h"
 
 static const char *const reduce_names[ND_NUM_REDUCE_OPS] = {

@@ -36,7 +36,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "shared/scan_slots.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* The accumulation dtype of a scan over values of dtype t. */
 static nd_dtype scan_acc(nd_dtype t)

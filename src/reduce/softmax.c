@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 #include "shared/softmax_slots.h"
 
 /* float dtypes keep theirs; bool and integers compute in float64 (SciPy) */

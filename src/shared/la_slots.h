@@ -77,7 +77,7 @@
  * the public function's name. */
 #ifndef ND_LA_H
 #define ND_LA_H
-#include "core/internal.h"
+#include "shared/dtype.h"
 
 enum {
     ND_LA_GETRF = 0,

@@ -24,7 +24,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "ndgpu.h" /* ND_MAX_DIMS */
+
+/* Merge adjacent axes (outer first) when str[i] == str[i+1] * shape[i+1]
+ * (any stride unit); returns the new count. Used by the CPU reduction
+ * driver and the CUDA reduction plan (src/cuda/reduce_plan.h) through
+ * nd_rgeom_make, so both see the same geometry. */
+static inline int nd__merge_axes(int n, int64_t *shape, int64_t *str)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (m > 0 && str[m - 1] == str[i] * shape[i]) {
+            shape[m - 1] *= shape[i];
+            str[m - 1] = str[i];
+        } else {
+            shape[m] = shape[i];
+            str[m] = str[i];
+            m++;
+        }
+    }
+    return m;
+}
 
 typedef struct nd_rgeom {
     int nk, nr;

@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "shared/hostdev.h"
-#include "core/internal.h"
+#include "shared/dtype.h"
 
 /* What is folded per element. mean is SUM then a division; var/std are
  * SUM (the centres) then SQDEV. */

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "shared/hostdev.h"
-#include "core/internal.h"
+#include "shared/dtype.h"
 
 #ifdef __cplusplus
 extern "C" {

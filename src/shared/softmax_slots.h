@@ -24,7 +24,7 @@
  */
 #ifndef ND_SOFTMAX_H
 #define ND_SOFTMAX_H
-#include "core/internal.h"
+#include "shared/dtype.h"
 
 enum { ND_SM_SOFTMAX = 0, ND_SM_LOG_SOFTMAX = 1, ND_SM_LOGSUMEXP = 2 };
 

@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "sort/sort.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* a's reduced axes merged last and sorted: *s is (outer..., n) in the
  * order of a's kept axes; oshape/ondim the result shape (keepdims

@@ -8,7 +8,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "sort/sort.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* The searchsorted work on validated, promoted, contiguous arrays into a
  * fresh int64 array of v's shape. */

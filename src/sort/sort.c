@@ -17,7 +17,7 @@
 #include "core/internal.h"
 #include "core/out.h"
 #include "sort/sort.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 nd_status nd__sort_norm_axis(const char *func, int *axis, int ndim)
 {

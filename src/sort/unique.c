@@ -13,7 +13,7 @@
 
 #include "core/internal.h"
 #include "core/out.h"
-#include "prof/prof.h"
+#include "core/prof.h"
 
 static nd_status give(const char *func, nd_array **out, nd_array **fresh)
 {

@@ -1,9 +1,11 @@
 /*
  * The profiler's recording side: sessions, per-thread event buffers, the
- * scopes every public op opens (src/prof/prof.h), user ranges (and their NVTX
+ * scopes every public op opens (src/core/prof.h), user ranges (and their NVTX
  * twins through the backend descriptor), device timing with events read
- * at stop, memory events, ND_PROFILE. The reports (table, trace, JSON)
- * read the finished session: src/prof/report.c.
+ * at stop, memory events, ND_PROFILE, and the public report functions,
+ * which hand the last finished session to the writers of src/prof/ (the
+ * table, the key averages, the Chrome trace, the JSON summary: pure
+ * functions of a session, below this file).
  *
  * Recording. Each thread owns a buffer (a stack of open frames, its
  * records in chunks of stable addresses, arenas for shapes and range
@@ -32,9 +34,10 @@
  * device when that is a GPU. Self device time = its time less its
  * children's on the same device.
  */
-#include "prof/prof.h"
+#include "core/prof.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -555,7 +558,6 @@ static void arena_free(arena_block *b)
 
 static void result_free(void)
 {
-    nd__prof_report_reset();
     nd__free(g_res.ev);
     nd__free(g_tids);
     g_res = (nd_prof_result){0};
@@ -565,7 +567,7 @@ static void result_free(void)
 
 /* query_devices false: touch no GPU runtime (the session ND_PROFILE
  * starts before main); device memory counters then start at 0. */
-static nd_status profiler_start(const nd_profiler_config *cfg, bool query_devices)
+nd_status nd__prof_start(const nd_profiler_config *cfg, bool query_devices)
 {
     static const char *fn = "nd_profiler_start";
     nd_profiler_config c;
@@ -623,7 +625,7 @@ static nd_status profiler_start(const nd_profiler_config *cfg, bool query_device
     return ND_OK;
 }
 
-nd_status nd_profiler_start(const nd_profiler_config *cfg) { return profiler_start(cfg, true); }
+nd_status nd_profiler_start(const nd_profiler_config *cfg) { return nd__prof_start(cfg, true); }
 
 bool nd_profiler_is_running(void) { return nd__prof_running(); }
 
@@ -758,6 +760,8 @@ nd_status nd_profiler_stop(void)
     g_res.start_unix_ns = g_t0_unix;
     g_res.nthreads = nthreads;
     g_res.thread_os_id = g_tids;
+    static uint64_t serial;
+    g_res.serial = ++serial;
     g_have_result = true;
     pthread_mutex_unlock(&g_lock);
     return st;
@@ -804,6 +808,60 @@ nd_status nd_profiler_get_stats(nd_profiler_stats *s)
 }
 
 /* ------------------------------------------------------------------ */
+/* The reports of the last session (the writers, pure functions of a  */
+/* finished session: src/prof/)                                        */
+/* ------------------------------------------------------------------ */
+nd_status nd__prof_need_last(const char *func, const nd_prof_result **r)
+{
+    *r = nd__prof_last();
+    if (*r) return ND_OK;
+    return nd__err(ND_ERR_INVALID, func, "%s",
+                   nd_profiler_is_running() ? "a profiling session is running: call nd_profiler_stop first"
+                                            : "no profiling session has finished (nd_profiler_start, then nd_profiler_stop)");
+}
+
+nd_status nd_profiler_key_averages(nd_profiler_row *rows, size_t cap, size_t *nrows, const nd_profiler_table_options *opt)
+{
+    const char *func = "nd_profiler_key_averages";
+    ND_CHECK_PTR(func, nrows, "nrows");
+    const nd_prof_result *r;
+    nd_status st = nd__prof_need_last(func, &r);
+    return st != ND_OK ? st : nd__prof_writers.key_averages(r, rows, cap, nrows, opt);
+}
+
+nd_status nd_profiler_table(char *buf, size_t size, size_t *needed, const nd_profiler_table_options *opt)
+{
+    const nd_prof_result *r;
+    nd_status st = nd__prof_need_last("nd_profiler_table", &r);
+    return st != ND_OK ? st : nd__prof_writers.table(r, buf, size, needed, opt);
+}
+
+nd_status nd_profiler_print_table(FILE *f, const nd_profiler_table_options *opt)
+{
+    const nd_prof_result *r;
+    nd_status st = nd__prof_need_last("nd_profiler_print_table", &r);
+    return st != ND_OK ? st : nd__prof_writers.print_table(r, f, opt);
+}
+
+nd_status nd_profiler_export_chrome_trace(const char *path)
+{
+    const char *func = "nd_profiler_export_chrome_trace";
+    ND_CHECK_PTR(func, path, "path");
+    const nd_prof_result *r;
+    nd_status st = nd__prof_need_last(func, &r);
+    return st != ND_OK ? st : nd__prof_writers.chrome_trace(r, path);
+}
+
+nd_status nd_profiler_export_json(const char *path, const nd_profiler_table_options *opt)
+{
+    const char *func = "nd_profiler_export_json";
+    ND_CHECK_PTR(func, path, "path");
+    const nd_prof_result *r;
+    nd_status st = nd__prof_need_last(func, &r);
+    return st != ND_OK ? st : nd__prof_writers.json(r, path, opt);
+}
+
+/* ------------------------------------------------------------------ */
 /* ND_PROFILE=trace.json: a whole program, written at exit             */
 /* ------------------------------------------------------------------ */
 static void env_profile_finish(void)
@@ -833,5 +891,5 @@ __attribute__((constructor)) static void env_profile_start(void)
     c.record_shapes = c.profile_memory = true;
     /* touches no GPU runtime: a process that forks before its first GPU
      * call (a test runner) keeps a usable GPU in its children */
-    if (profiler_start(&c, false) == ND_OK) atexit(env_profile_finish);
+    if (nd__prof_start(&c, false) == ND_OK) atexit(env_profile_finish);
 }

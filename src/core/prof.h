@@ -1,5 +1,5 @@
 /*
- * The profiler's door into the library (src/prof/profiler.c records, src/prof/report.c
+ * The profiler's door into the library (src/core/profiler.c records, src/prof/report.c
  * writes tables and traces). Public API: include/ndgpu.h, section "Profiler".
  *
  * Every public operation opens ONE scope at the very top of its body,
@@ -51,7 +51,7 @@
  *
  * The hottest ops (nd_add and the other named wrappers, nd_unary/binary,
  * the reductions) open their scope in a cold copy of themselves
- * (ND_PRH_HOT, src/prof/hooks.h), so that while no session runs they stay a
+ * (ND_PRH_HOT, src/core/prof_hooks.h), so that while no session runs they stay a
  * load, a branch and a tail call.
  */
 #ifndef ND_PROF_H
@@ -59,10 +59,10 @@
 #include "core/internal.h"
 
 #ifdef __cplusplus
-#error "src/prof/prof.h is for the C core only"
+#error "src/core/prof.h is for the C core only"
 #endif
 
-/* 1 while a session runs (src/prof/profiler.c). */
+/* 1 while a session runs (src/core/profiler.c). */
 extern ND_INTERNAL atomic_int nd__prof_on;
 /* 1 while a session with profile_memory runs. */
 extern ND_INTERNAL atomic_int nd__prof_mem_on;
@@ -123,12 +123,17 @@ typedef struct nd_prof_result {
     int64_t start_unix_ns;  /* wall clock at the session's start (trace metadata) */
     int nthreads;
     const long *thread_os_id; /* [nthreads]: the OS thread id (gettid) of each thread index */
+    uint64_t serial;          /* the session's number, from 1 (0: a synthetic result) */
 } nd_prof_result;
 
+/* nd_profiler_start; query_devices false touches no GPU runtime (a session
+ * started before main by ND_PROFILE). */
+ND_INTERNAL nd_status nd__prof_start(const nd_profiler_config *cfg, bool query_devices);
+/* The finished session for a public function: ND_ERR_INVALID when none. */
+ND_INTERNAL nd_status nd__prof_need_last(const char *func, const nd_prof_result **r);
 /* The last finished session, NULL while one runs or before the first. */
 ND_INTERNAL const nd_prof_result *nd__prof_last(void);
-/* The reports' cached data (key averages, strings) of the last session are
- * no longer valid: src/prof/profiler.c calls it when a session starts. */
+/* Drop the reports' interned strings now (tests with synthetic results). */
 ND_INTERNAL void nd__prof_report_reset(void);
 /* Report functions on a given result (the public ones pass nd__prof_last();
  * tests pass synthetic results). Same contracts as the public functions. */
@@ -139,5 +144,20 @@ ND_INTERNAL nd_status nd__prof_table(const nd_prof_result *r, char *buf, size_t 
 ND_INTERNAL nd_status nd__prof_print_table(const nd_prof_result *r, FILE *f, const nd_profiler_table_options *opt);
 ND_INTERNAL nd_status nd__prof_chrome_trace(const nd_prof_result *r, const char *path);
 ND_INTERNAL nd_status nd__prof_json(const nd_prof_result *r, const char *path, const nd_profiler_table_options *opt);
+
+/* The writers above as the core calls them (the public report functions
+ * and ND_PROFILE's trace at exit, src/core/profiler.c): a table in the
+ * registry (src/core/registry.c), the one door from the base to code above
+ * it, as the backends' descriptors are. */
+typedef struct nd_prof_writers {
+    nd_status (*key_averages)(const nd_prof_result *r, nd_profiler_row *rows, size_t cap, size_t *nrows,
+                              const nd_profiler_table_options *opt);
+    nd_status (*table)(const nd_prof_result *r, char *buf, size_t size, size_t *needed,
+                       const nd_profiler_table_options *opt);
+    nd_status (*print_table)(const nd_prof_result *r, FILE *f, const nd_profiler_table_options *opt);
+    nd_status (*chrome_trace)(const nd_prof_result *r, const char *path);
+    nd_status (*json)(const nd_prof_result *r, const char *path, const nd_profiler_table_options *opt);
+} nd_prof_writers;
+ND_INTERNAL extern const nd_prof_writers nd__prof_writers;
 
 #endif /* ND_PROF_H */

@@ -1,10 +1,10 @@
 /*
- * Helpers of the profiler hooks (the ND_PROF_* scopes of src/prof/prof.h in
+ * Helpers of the profiler hooks (the ND_PROF_* scopes of src/core/prof.h in
  * the public operations): the name and the timed device of a transfer.
  */
 #ifndef ND_PRH_H
 #define ND_PRH_H
-#include "prof/prof.h"
+#include "core/prof.h"
 
 /* "copy_h2d", "copy_d2h", "copy_d2d" or "copy_h2h" for a copy from one
  * device to another (the host is the CPU device). */
