@@ -1,6 +1,6 @@
 /*
  * The profiler's door into the library (src/prof/profiler.c records, src/prof/report.c
- * writes tables and traces). Public API: include/ndgpu.h, section "Profiler".
+ * writes tables and traces). Public API: include/ndgpu/profiler.h.
  *
  * Every public operation opens ONE scope at the very top of its body,
  * before any other statement (a goto must never jump past it):
