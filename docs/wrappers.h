@@ -1,5 +1,6 @@
 /* Input of `make docs`: expanded with `cc -E -P` into one line per named
- * wrapper of the op tables in include/ndgpu.h ("U name ENUM kinds rule",
+ * wrapper of the op tables in include/ndgpu/elementwise.h and
+ * include/ndgpu/reduce.h ("U name ENUM kinds rule",
  * "B ...", "R name ENUM"), from which mk/docs.mk writes the wrappers'
  * documentation - so it follows the tables and is never edited by hand. */
 #include "ndgpu.h"

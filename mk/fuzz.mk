@@ -30,7 +30,7 @@ FUZZ_SEEDS_shapes := tests/fuzz/corpus-shapes
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OBJS): $(BLAS_STAMP)
-$(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h src/*/*.h)
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h include/ndgpu/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -c $< -o $@
 

@@ -1,8 +1,9 @@
 # Installation, pkg-config file, exported-symbol check and consumer test.
 #
 #   make install      PREFIX=/usr/local DESTDIR= : libndgpu.a, libndgpu.so.X.Y.Z
-#                     (+ the libndgpu.so.0 and libndgpu.so links), ndgpu.h,
-#                     ndgpu.pc, the CMake package files
+#                     (+ the libndgpu.so.0 and libndgpu.so links), ndgpu.h
+#                     and its family headers ndgpu/*.h, ndgpu.pc, the CMake
+#                     package files
 #                     lib/cmake/ndgpu/ndgpuConfig.cmake and ndgpuConfigVersion.cmake
 #                     (targets ndgpu::ndgpu, ndgpu::ndgpu_static and, with
 #                     libndgpu_mpi, ndgpu::ndgpu_mpi[_static]),
@@ -10,9 +11,11 @@
 #                     and, when libndgpu_mpi is built (mpicc found; MPI=0
 #                     leaves it out), libndgpu_mpi.a/.so.X.Y.Z (+ links)
 #                     and ndgpu_mpi.h
-#   make uninstall    remove exactly those files (same PREFIX/DESTDIR)
+#   make uninstall    remove exactly those files (same PREFIX/DESTDIR) and the
+#                     then empty include/ndgpu folder
 #   make test-symbols the shared library exports exactly the ND_API functions
-#                     declared in include/ndgpu.h (tests/test_symbols.sh)
+#                     declared in include/ndgpu.h and the family headers it
+#                     includes (tests/test_symbols.sh)
 #   make test-install install into a temporary DESTDIR and build and run
 #                     examples/quickstart.c with pkg-config only and with CMake
 #                     (find_package(ndgpu CONFIG)), shared and static
@@ -51,10 +54,14 @@ ifeq ($(WITH_CUDA),1)
   STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 
+# The public headers: the umbrella ndgpu.h and one header per family under
+# ndgpu/ (installed as $(INCLUDEDIR)/ndgpu/*.h, which ndgpu.h includes).
+NDGPU_FAMILY_HEADERS := $(sort $(wildcard include/ndgpu/*.h))
 # Everything `make install` writes, relative to $(DESTDIR).
 INSTALLED_FILES = $(LIBDIR)/libndgpu.a $(LIBDIR)/libndgpu.so.$(NDGPU_VERSION) \
                    $(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libndgpu.so \
-                   $(INCLUDEDIR)/ndgpu.h $(PKGCONFIGDIR)/ndgpu.pc \
+                   $(INCLUDEDIR)/ndgpu.h $(NDGPU_FAMILY_HEADERS:include/%=$(INCLUDEDIR)/%) \
+                   $(PKGCONFIGDIR)/ndgpu.pc \
                    $(CMAKEDIR)/ndgpuConfig.cmake $(CMAKEDIR)/ndgpuConfigVersion.cmake \
                    $(BINDIR)/ndgpu-info $(MANDIR)/man3/ndgpu.3
 MPI_INSTALLED_FILES := $(LIBDIR)/libndgpu_mpi.a $(LIBDIR)/libndgpu_mpi.so.$(NDGPU_VERSION) \
@@ -86,13 +93,14 @@ $(BUILD)/ndgpuConfigVersion.cmake: ndgpuConfigVersion.cmake.in | $(BUILD)/.dirs
 	sed $(CMAKE_SUBST) $< > $@
 
 install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc $(BUILD)/ndgpuConfig.cmake $(BUILD)/ndgpuConfigVersion.cmake
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/ndgpu $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
 	              $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libndgpu.a
 	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libndgpu.so.$(NDGPU_VERSION)
 	ln -sf libndgpu.so.$(NDGPU_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libndgpu.so
 	$(INSTALL) -m 644 include/ndgpu.h $(DESTDIR)$(INCLUDEDIR)/ndgpu.h
+	$(INSTALL) -m 644 $(NDGPU_FAMILY_HEADERS) $(DESTDIR)$(INCLUDEDIR)/ndgpu/
 	$(INSTALL) -m 644 $(BUILD)/ndgpu.pc $(DESTDIR)$(PKGCONFIGDIR)/ndgpu.pc
 	$(INSTALL) -m 644 $(BUILD)/ndgpuConfig.cmake $(BUILD)/ndgpuConfigVersion.cmake $(DESTDIR)$(CMAKEDIR)/
 	$(if $(filter 1,$(WITH_MPI)),@$(MAKE) --no-print-directory mpi && \
@@ -107,7 +115,7 @@ install: lib $(BUILD)/ndgpu-info $(BUILD)/ndgpu.pc $(BUILD)/ndgpuConfig.cmake $(
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
-	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+	@rmdir $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(INCLUDEDIR)/ndgpu 2>/dev/null || true
 
 test-symbols: $(BUILD)/libndgpu.so
 	@CC="$(CC)" bash tests/test_symbols.sh $(BUILD)/libndgpu.so include/ndgpu.h

@@ -28,7 +28,7 @@ def gate(name):
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 lib = ctypes.CDLL(os.environ.get("NDGPU_LIB") or os.path.join(ROOT, "build", "libndgpu.so"))
 
-# nd_dtype order (include/ndgpu.h)
+# nd_dtype order (include/ndgpu/core.h)
 DT = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
       "float32", "float64", "complex64", "complex128"]
 

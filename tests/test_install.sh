@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Consumer test of `make install`:
 #  1. install into a temporary DESTDIR (PREFIX=/usr/local) and check the
-#     exact file list, the soname links and ndgpu.pc;
+#     exact file list (ndgpu.h and every family header include/ndgpu/*.h,
+#     byte for byte), the soname links and ndgpu.pc;
 #     `make uninstall` then leaves no file behind;
 #  2. install into a temporary PREFIX and build examples/quickstart.c with
 #     nothing but `pkg-config --cflags --libs ndgpu` (PKG_CONFIG_PATH), against
@@ -39,6 +40,7 @@ mk install > "$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "make ins
 cat > "$tmp/want" <<LIST
 $prefix/bin/ndgpu-info
 $prefix/include/ndgpu.h
+$(for h in include/ndgpu/*.h; do echo "$prefix/$h"; done)
 $prefix/lib/libndgpu.a
 $prefix/lib/libndgpu.so
 $prefix/lib/libndgpu.so.0
@@ -56,7 +58,9 @@ L=$stage$prefix/lib
 if command -v readelf >/dev/null; then
   grep -q 'SONAME.*\[libndgpu.so.0\]' <<<"$(readelf -d "$L/libndgpu.so.0.1.0")" || fail "soname is not libndgpu.so.0"
 fi
-cmp -s include/ndgpu.h "$stage$prefix/include/ndgpu.h" || fail "installed ndgpu.h differs"
+for h in include/ndgpu.h include/ndgpu/*.h; do
+  cmp -s "$h" "$stage$prefix/$h" || fail "installed $h differs"
+done
 pc=$L/pkgconfig/ndgpu.pc
 grep -q "^prefix=$prefix\$" "$pc" || fail "ndgpu.pc: prefix is not $prefix"
 grep -q '^Version: 0.1.0$' "$pc" || fail "ndgpu.pc: version"
@@ -196,4 +200,4 @@ fi
 $MAKE --no-print-directory -s BUILD="$BUILD" CUDA="$WITH_CUDA" PREFIX="$p" uninstall > /dev/null 2>&1 || fail "make uninstall PREFIX=$p"
 left=$(cd "$p" && find . \( -type f -o -type l \))
 [ -z "$left" ] || { echo "$left"; fail "make uninstall PREFIX=$p left files behind"; }
-echo "test-install: PASSED (10 files installed and uninstalled; quickstart built with pkg-config only and with CMake ($cmake_what), shared and static: 'quickstart: ok')"
+echo "test-install: PASSED ($(wc -l < "$tmp/want") files installed and uninstalled; quickstart built with pkg-config only and with CMake ($cmake_what), shared and static: 'quickstart: ok')"

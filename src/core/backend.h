@@ -21,7 +21,7 @@
  * compiled-in descriptor).
  *
  * Adding a backend "foo" (one directory plus one registry line):
- *  1. include/ndgpu.h: a value ND_DEVICE_FOO in nd_device_type (and an
+ *  1. include/ndgpu/core.h: a value ND_DEVICE_FOO in nd_device_type (and an
  *     nd_foo(id) constructor); raise ND_NUM_DEVICE_TYPES below;
  *  2. src/foo/: the backend's files, ending in one descriptor
  *     `const nd_backend nd__foo_backend = {.abi_version = ..., ...}` and a
@@ -52,7 +52,7 @@ extern "C" {
                                  *    with a float32 out from float16/bfloat16 operands;
                                  * 5: fft (the numpy.fft family, one batched 1-D transform)
                                  * 6: la (LAPACK / cuSOLVER factorisations) */
-/* One more than the largest nd_device_type value (include/ndgpu.h). */
+/* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
 /* Kernel families, for nd_backend.supports (what the coverage test asks

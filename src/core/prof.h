@@ -1,6 +1,7 @@
 /*
- * The profiler's door into the library (src/core/profiler.c records, src/prof/report.c
- * writes tables and traces). Public API: include/ndgpu.h, section "Profiler".
+ * The profiler's door into the library (src/core/profiler.c records and
+ * hands finished sessions to the writers of src/prof/: tables, traces).
+ * Public API: include/ndgpu/profiler.h.
  *
  * Every public operation opens ONE scope at the very top of its body,
  * before any other statement (a goto must never jump past it):

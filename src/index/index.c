@@ -1,6 +1,6 @@
 /*
  * nd_take, nd_take_along_axis, nd_put_along_axis, nd_put (NumPy
- * semantics; include/ndgpu.h) and the helpers the mask functions share
+ * semantics; include/ndgpu/index.h) and the helpers the mask functions share
  * (src/index/index.h).
  *
  * Every function reduces to one backend call: gather (out[p] = a[p with

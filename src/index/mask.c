@@ -1,7 +1,7 @@
 /*
  * nd_nonzero, nd_flatnonzero, nd_argwhere, nd_count_nonzero,
  * nd_mask_select, nd_mask_assign, nd_compress and the ufunc.at scatters
- * (NumPy semantics; include/ndgpu.h).
+ * (NumPy semantics; include/ndgpu/index.h).
  *
  * Compositions: a mask is x != 0 (the elementwise op; a bool x is used as
  * is), counts are sums of the bool mask (the reduction, int64), the flat

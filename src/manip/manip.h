@@ -8,7 +8,7 @@
 #include "core/out.h"
 
 /* The status of a bad axis: the library's (nd_transpose, nd_reduce,
- * nd_concatenate: "shapes / bad axis" in ndgpu.h's status list). */
+ * nd_concatenate: "shapes / bad axis" in ndgpu/core.h's status list). */
 #define MP_ERR_AXIS ND_ERR_SHAPE
 
 /* axis (negatives from the end) into [0, ndim), NumPy's AxisError text. */

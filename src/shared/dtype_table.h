@@ -3,7 +3,7 @@
  *
  * ND_DTYPE_TABLE(X, A) expands X(A, ENUM, sfx, name, size, kind, npy, dl, lo, hi, fmax)
  * per dtype (A is passed through, for adaptor macros; `_` when unused):
- *   ENUM  the public nd_dtype value (include/ndgpu.h; rows are in enum
+ *   ENUM  the public nd_dtype value (include/ndgpu/core.h; rows are in enum
  *         order, which static asserts in src/core/dtype.c check)
  *   sfx   the type suffix of src/shared/convert.h (nd_<sfx>_t, nd_cvt_<s>_<d>)
  *   name  NumPy's name (nd_dtype_name)
@@ -17,7 +17,7 @@
  *   fmax  largest finite value of a float dtype, of each part of a
  *         complex one (0 otherwise)
  *
- * Adding a dtype: a value in the public enum (include/ndgpu.h), a row here,
+ * Adding a dtype: a value in the public enum (include/ndgpu/core.h), a row here,
  * a row in ND_DTYPE_PAIRS below, its storage type, loads/stores in
  * src/shared/convert.h and its promotion rule in src/core/dtype.c (promote(): the
  * kinds and sizes decide everything else); the op table's kind letters

@@ -5,7 +5,7 @@
  * device code also has (expf, exp, tanhf, ...).
  *
  * Naming: nd_op_<name>_<sfx>(x) / nd_op_<name>_<sfx>(a, b), where <name> is
- * the op's name in ND_UNARY_OPS / ND_BINARY_OPS (include/ndgpu.h) and <sfx>
+ * the op's name in ND_UNARY_OPS / ND_BINARY_OPS (include/ndgpu/elementwise.h) and <sfx>
  * the compute type:
  *      b    bool            (storage uint8_t, values 0/1)
  *      i8 i16 i32 i64       int8_t ... int64_t
