@@ -8,6 +8,6 @@
 .PHONY: python-complex-test
 python-complex-test: $(BUILD)/libndgpu.so
 	@if ! command -v python3 >/dev/null 2>&1; then echo "python-complex-test: SKIPPED (python3 not found)"; \
-	else NDGPU_LIB=$(abspath $(BUILD)/libndgpu.so) python3 tests/test_complex_numpy.py; fi
+	else NDGPU_LIBRARY=$(abspath $(BUILD)/libndgpu.so) python3 tests/test_complex_numpy.py; fi
 
 extra-tests:: python-complex-test

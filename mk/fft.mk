@@ -7,6 +7,6 @@
 .PHONY: python-fft-test
 python-fft-test: $(BUILD)/libndgpu.so
 	@if ! command -v python3 >/dev/null 2>&1; then echo "python-fft-test: SKIPPED (python3 not found)"; \
-	else NDGPU_LIB=$(abspath $(BUILD)/libndgpu.so) python3 tests/test_fft_numpy.py; fi
+	else NDGPU_LIBRARY=$(abspath $(BUILD)/libndgpu.so) python3 tests/test_fft_numpy.py; fi
 
 extra-tests:: python-fft-test

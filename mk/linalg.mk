@@ -11,6 +11,6 @@
 .PHONY: python-linalg-test
 python-linalg-test: $(BUILD)/libndgpu.so
 	@if ! command -v python3 >/dev/null 2>&1; then echo "python-linalg-test: SKIPPED (python3 not found)"; \
-	else NDGPU_LIB=$(abspath $(BUILD)/libndgpu.so) python3 tests/test_linalg_numpy.py; fi
+	else NDGPU_LIBRARY=$(abspath $(BUILD)/libndgpu.so) python3 tests/test_linalg_numpy.py; fi
 
 extra-tests:: python-linalg-test

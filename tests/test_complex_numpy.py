@@ -17,31 +17,26 @@ complex and the ordering comparisons / maximum / minimum (which NumPy 2
 still orders lexicographically, the array API standard leaves unspecified
 and libndgpu refuses) must fail with ND_ERR_DTYPE.
 
-    NDGPU_LIB=build/libndgpu.so python3 tests/test_complex_numpy.py
+    NDGPU_LIBRARY=build/libndgpu.so python3 tests/test_complex_numpy.py
 
+The C functions are called through the package's loader (C.nd_unary,
+C.nd_binary, declared in python/ndgpu/_lib.py; tests/numpy_compare.py);
+the op tables are the library's own (nd_unary_op_name, nd_binary_op_name).
 Prints SKIPPED and exits 0 without NumPy 2; exits 1 on a mismatch.
 (make python-complex-test, part of make test through mk/complex.mk.)
 """
 import ctypes
 import os
 import sys
-from ctypes import c_char_p, c_int, c_void_p
+from ctypes import c_void_p
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nd_ctypes import gate, lib, DT, Dev, A, to_nd  # noqa: E402
+from numpy_compare import gate, C, NdDevice, to_nd, from_nd  # noqa: E402
 
 np = gate("python-complex-test")
 ND_ERR_DTYPE = None
-
-
-lib.nd_unary_op_name.restype = c_char_p
-lib.nd_unary_op_name.argtypes = [c_int]
-lib.nd_binary_op_name.restype = c_char_p
-lib.nd_binary_op_name.argtypes = [c_int]
-lib.nd_unary.argtypes = [A, c_int, c_void_p]
-lib.nd_binary.argtypes = [A, c_int, c_void_p, c_void_p]
 for i in range(64):
-    if lib.nd_status_name(i) == b"ND_ERR_DTYPE":
+    if C.nd_status_name(i) == b"ND_ERR_DTYPE":
         ND_ERR_DTYPE = i
         break
 
@@ -56,18 +51,10 @@ def op_table(namefn):
     return names
 
 
-UNARY = op_table(lib.nd_unary_op_name)
-BINARY = op_table(lib.nd_binary_op_name)
+UNARY = op_table(C.nd_unary_op_name)
+BINARY = op_table(C.nd_binary_op_name)
 # libndgpu name -> NumPy ufunc name where they differ
 NP_NAME = {"abs": "absolute", "relu": None, "sigmoid": None}
-
-
-def from_nd(a, shape):
-    dt = np.dtype(DT[lib.nd_dtype_of(a)]) if DT[lib.nd_dtype_of(a)] != "bfloat16" else None
-    res = np.empty(shape, dt)
-    st = lib.nd_copy_to_host(res.ctypes.data, a, lib.nd_nbytes(a))
-    assert st == 0, lib.nd_last_error()
-    return res
 
 
 def special_grid(real):
@@ -199,7 +186,7 @@ def run(dev, devname):
             npn = NP_NAME.get(name, name)
             f = getattr(np, npn, None) if npn else None
             out = c_void_p()
-            st = lib.nd_unary(ctypes.byref(out), op, za)
+            st = C.nd_unary(ctypes.byref(out), op, za)
             refused = False
             try:
                 with np.errstate(all="ignore"):
@@ -217,12 +204,11 @@ def run(dev, devname):
             if st != 0:
                 if np_ok and not refused:
                     fails.append("%s(%s) on %s: %s: %s" % (name, cdt.__name__, devname,
-                                                          lib.nd_status_name(st).decode(), lib.nd_last_error().decode()))
+                                                          C.nd_status_name(st).decode(), C.nd_last_error().decode()))
                 elif st != ND_ERR_DTYPE:
-                    fails.append("%s(%s): %s, want ND_ERR_DTYPE" % (name, cdt.__name__, lib.nd_status_name(st).decode()))
+                    fails.append("%s(%s): %s, want ND_ERR_DTYPE" % (name, cdt.__name__, C.nd_status_name(st).decode()))
                 continue
-            got = from_nd(out, z.shape)
-            lib.nd_release(out)
+            got = from_nd(out)
             if not np_ok:
                 fails.append("%s(%s) on %s: NumPy refuses complex, libndgpu gave a result" % (name, cdt.__name__, devname))
                 continue
@@ -233,7 +219,7 @@ def run(dev, devname):
             y = expo if name in ("power", "float_power") else w
             ya = to_nd(y, dev)
             out = c_void_p()
-            st = lib.nd_binary(ctypes.byref(out), op, za, ya)
+            st = C.nd_binary(ctypes.byref(out), op, za, ya)
             try:
                 with np.errstate(all="ignore"):
                     want = f(z, y) if f is not None else None
@@ -245,26 +231,25 @@ def run(dev, devname):
             if st != 0:
                 if np_ok:
                     fails.append("%s(%s) on %s: %s: %s" % (name, cdt.__name__, devname,
-                                                          lib.nd_status_name(st).decode(), lib.nd_last_error().decode()))
+                                                          C.nd_status_name(st).decode(), C.nd_last_error().decode()))
                 elif st != ND_ERR_DTYPE:
-                    fails.append("%s(%s): %s, want ND_ERR_DTYPE" % (name, cdt.__name__, lib.nd_status_name(st).decode()))
+                    fails.append("%s(%s): %s, want ND_ERR_DTYPE" % (name, cdt.__name__, C.nd_status_name(st).decode()))
             else:
-                got = from_nd(out, z.shape)
-                lib.nd_release(out)
+                got = from_nd(out)
                 if not np_ok:
                     fails.append("%s(%s) on %s: refused complex expected, libndgpu gave a result" %
                                  (name, cdt.__name__, devname))
                 else:
                     compare("%s[%s, %s]" % (name, cdt.__name__, devname), name, got, want, want_ld, (z, y), fails)
-            lib.nd_release(ya)
-        lib.nd_release(za)
+            C.nd_release(ya)
+        C.nd_release(za)
     return count, fails
 
 
 def main():
-    devs = [(Dev(0, 0), "cpu")]
-    if os.environ.get("NDGPU_CPX_CUDA") == "1" and lib.nd_cuda_device_count() > 0:
-        devs.append((Dev(1, 0), "cuda:0"))
+    devs = [(NdDevice(0, 0), "cpu")]
+    if os.environ.get("NDGPU_CPX_CUDA") == "1" and C.nd_cuda_device_count() > 0:
+        devs.append((NdDevice(1, 0), "cuda:0"))
     total, allf = 0, []
     for dev, name in devs:
         n, f = run(dev, name)

@@ -8,41 +8,31 @@ One known difference is allowed for: for a float16 input NumPy 2 rounds the
 norm's factor (1/n, 1/sqrt(n)) to float16, libndgpu scales exactly, so
 such results may differ by 2^-11 relative.
 
-    NDGPU_LIB=build/libndgpu.so python3 tests/test_fft_numpy.py
+    NDGPU_LIBRARY=build/libndgpu.so python3 tests/test_fft_numpy.py
 
-Prints SKIPPED and exits 0 without NumPy 2; exits 1 on a mismatch.
+The C functions are called through the package's loader (C.nd_fft*,
+declared in python/ndgpu/_lib.py; tests/numpy_compare.py). Prints SKIPPED
+and exits 0 without NumPy 2; exits 1 on a mismatch.
 (make python-fft-test, part of make test through mk/fft.mk.)
 """
 import ctypes
 import math
 import os
 import sys
-from ctypes import POINTER, c_double, c_int, c_int64, c_size_t, c_void_p
+from ctypes import c_int, c_int64, c_void_p
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nd_ctypes import gate, lib, DT, Dev, A, P64  # noqa: E402
+from numpy_compare import gate, C, DT, NdDevice, to_nd as put, from_nd as get  # noqa: E402
 
 np = gate("python-fft-test")
 
 NORMS = {"backward": 0, "ortho": 1, "forward": 2}
 
-
-
-def fn(name, *argtypes):
-    f = getattr(lib, name)
-    f.restype = c_int
-    f.argtypes = list(argtypes)
-    return f
-
-
-PI = POINTER(c_int)
-from_host = fn("nd_from_host", A, c_void_p, c_int, c_int, P64, Dev)
-to_host = fn("nd_copy_to_host", c_void_p, c_void_p, c_size_t)
-ONE_D = {k: fn("nd_" + k, A, c_void_p, c_int64, c_int, c_int) for k in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")}
-N_D = {k: fn("nd_" + k, A, c_void_p, c_int, P64, PI, c_int) for k in ("fftn", "ifftn", "rfftn", "irfftn")}
-TWO_D = {k: fn("nd_" + k, A, c_void_p, P64, PI, c_int) for k in ("fft2", "ifft2", "rfft2", "irfft2")}
-FREQ = {k: fn("nd_" + k, A, c_int64, c_double, c_int, Dev) for k in ("fftfreq", "rfftfreq")}
-SHIFT = {k: fn("nd_" + k, A, c_void_p, c_int, PI) for k in ("fftshift", "ifftshift")}
+ONE_D = {k: getattr(C, "nd_" + k) for k in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")}
+N_D = {k: getattr(C, "nd_" + k) for k in ("fftn", "ifftn", "rfftn", "irfftn")}
+TWO_D = {k: getattr(C, "nd_" + k) for k in ("fft2", "ifft2", "rfft2", "irfft2")}
+FREQ = {k: getattr(C, "nd_" + k) for k in ("fftfreq", "rfftfreq")}
+SHIFT = {k: getattr(C, "nd_" + k) for k in ("fftshift", "ifftshift")}
 
 fails = []
 count = [0]
@@ -50,25 +40,7 @@ count = [0]
 
 def check(status, what):
     if status != 0:
-        raise RuntimeError("%s: %s: %s" % (what, lib.nd_status_name(status).decode(), lib.nd_last_error().decode()))
-
-
-def put(x, dev):
-    x = np.ascontiguousarray(x)
-    a = c_void_p()
-    shape = (c_int64 * max(1, x.ndim))(*x.shape)
-    check(from_host(ctypes.byref(a), x.ctypes.data, DT.index(x.dtype.name), x.ndim, shape, dev), "nd_from_host")
-    return a
-
-
-def get(a):
-    nd = lib.nd_ndim(a)
-    sh = tuple(lib.nd_shape(a)[i] for i in range(nd))
-    dt = np.dtype(DT[lib.nd_dtype_of(a)])
-    y = np.empty(sh, dt)
-    check(to_host(y.ctypes.data, a, lib.nd_nbytes(a)), "nd_copy_to_host")
-    lib.nd_release(a)
-    return y
+        raise RuntimeError("%s: %s: %s" % (what, C.nd_status_name(status).decode(), C.nd_last_error().decode()))
 
 
 def eps(dt):
@@ -114,9 +86,9 @@ def rand(rng, shape, dt):
 
 
 def main():
-    devs = [("cpu", Dev(0, 0))]
-    if os.environ.get("NDGPU_FFT_CUDA") == "1" and lib.nd_cuda_device_count() > 0:
-        devs.append(("cuda:0", Dev(1, 0)))
+    devs = [("cpu", NdDevice(0, 0))]
+    if os.environ.get("NDGPU_FFT_CUDA") == "1" and C.nd_cuda_device_count() > 0:
+        devs.append(("cuda:0", NdDevice(1, 0)))
     rng = np.random.default_rng(17)
     for dname, dev in devs:
         # the 1-D functions: lengths, norms, dtypes, axes, n (default, crop, pad)
@@ -135,7 +107,7 @@ def main():
                         a, o = put(x, dev), c_void_p()
                         check(ONE_D[name](ctypes.byref(o), a, -1 if n is None else n, axis, NORMS[norm]),
                               "nd_%s" % name)
-                        lib.nd_release(a)
+                        C.nd_release(a)
                         compare("%s %s %s%s axis %d n %s %s on %s" % (name, dt, dt, shape, axis, n, norm, dname),
                                 get(o), want, x, N, norm_scale(name, norm, N))
         # the n-D functions: default axes, explicit/negative/repeated axes, s with crop/pad/-1
@@ -169,7 +141,7 @@ def main():
                     else:
                         na = len(axes) if axes is not None else (len(s) if s is not None else -1)
                         check(N_D[name](ctypes.byref(o), a, na, sp, ap, NORMS[norm]), "nd_" + name)
-                    lib.nd_release(a)
+                    C.nd_release(a)
                     compare("%s axes %s s %s %s on %s" % (name, axes, s, norm, dname), get(o), want, x, N,
                             math.prod(norm_scale(name, norm, L) for L in lens))
         # fftfreq, rfftfreq: exact
@@ -192,7 +164,7 @@ def main():
                     a, o = put(x, dev), c_void_p()
                     ap = (c_int * len(axes))(*axes) if axes is not None else None
                     check(SHIFT[name](ctypes.byref(o), a, -1 if axes is None else len(axes), ap), "nd_" + name)
-                    lib.nd_release(a)
+                    C.nd_release(a)
                     got, want = get(o), getattr(np.fft, name)(x, axes=axes)
                     count[0] += 1
                     if not np.array_equal(got, want):

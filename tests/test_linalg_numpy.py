@@ -19,36 +19,24 @@ Tolerances: C * eps(dtype) * n (times the condition number for quantities
 that are not backward stable). Errors: a singular / non-positive-definite
 matrix fails with ND_ERR_INVALID where NumPy raises LinAlgError.
 
-    NDGPU_LIB=build/libndgpu.so python3 tests/test_linalg_numpy.py
+    NDGPU_LIBRARY=build/libndgpu.so python3 tests/test_linalg_numpy.py
 
-Prints SKIPPED and exits 0 without NumPy 2; exits 1 on a mismatch.
+The C functions are called through the package's loader (C.nd_linalg_*,
+declared in python/ndgpu/_lib.py; tests/numpy_compare.py). Prints SKIPPED
+and exits 0 without NumPy 2; exits 1 on a mismatch.
 (make python-linalg-test, part of make test through mk/linalg.mk.)
 """
 import ctypes
 import os
 import sys
-from ctypes import Structure, c_bool, c_char, c_double, c_int, c_int64, c_void_p
+from ctypes import c_int64, c_void_p
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nd_ctypes import gate, lib, Dev, A, P64, to_nd, from_nd  # noqa: E402
+from numpy_compare import gate, C, NdDevice, NdNormOrd as Ord, to_nd, from_nd  # noqa: E402
 
 np = gate("python-linalg-test")
 
-
-class Ord(Structure):
-    _fields_ = [("kind", c_int), ("p", c_double)]
-
-
-V = c_void_p
-SIG = {
-    "solve": [A, V, V], "inv": [A, V], "det": [A, V], "slogdet": [A, A, V], "cholesky": [A, V, c_bool],
-    "qr": [A, A, V, c_int], "svd": [A, A, A, V, c_bool], "svdvals": [A, V], "eigh": [A, A, V, c_char],
-    "eigvalsh": [A, V, c_char], "eig": [A, A, V], "eigvals": [A, V], "lstsq": [A, A, P64, A, V, V, c_double],
-    "pinv": [A, V, c_double, c_bool], "matrix_rank": [A, V, c_double, c_bool], "cond": [A, V, Ord],
-}
-for k, v in SIG.items():
-    getattr(lib, "nd_linalg_" + k).argtypes = v
-ST = {lib.nd_status_name(i).decode(): i for i in range(16) if lib.nd_status_name(i)}
+ST = {C.nd_status_name(i).decode(): i for i in range(16) if C.nd_status_name(i)}
 ORD_KIND = {None: (0, 0.0), "fro": (2, 0.0), "nuc": (3, 0.0)}
 
 FAILS = []
@@ -57,14 +45,14 @@ COUNT = [0]
 
 class NdError(Exception):
     def __init__(self, st):
-        super().__init__("%s: %s" % (lib.nd_status_name(st).decode(), lib.nd_last_error().decode()))
+        super().__init__("%s: %s" % (C.nd_status_name(st).decode(), C.nd_last_error().decode()))
         self.st = st
 
 
 def call(name, nout, *args):
     """nd_linalg_<name>(&o1, ..., &on, *args) -> the n results as NumPy arrays."""
     outs = [c_void_p() for _ in range(nout)]
-    st = getattr(lib, "nd_linalg_" + name)(*[ctypes.byref(o) for o in outs], *args)
+    st = getattr(C, "nd_linalg_" + name)(*[ctypes.byref(o) for o in outs], *args)
     if st != 0:
         raise NdError(st)
     return [from_nd(o) for o in outs]
@@ -137,7 +125,7 @@ def run(dev, dname):
         bv_nd = to_nd(bv, dev)
         (x,) = call("solve", 1, a_nd, bv_nd)
         close(x, np.linalg.solve(ref(a), ref(bv)), 50 * 5 * e * cnd, tag + " solve 1-D b")
-        lib.nd_release(bv_nd)
+        C.nd_release(bv_nd)
         (x,) = call("inv", 1, a_nd)
         close(x, np.linalg.inv(ref(a)), 50 * 5 * e * cnd, tag + " inv")
         g = rand(rng, dt, (4, 6, 6))
@@ -152,7 +140,7 @@ def run(dev, dname):
         check(str(lad.dtype) == real_of(dt), "%s slogdet dtype %s" % (tag, lad.dtype))
         close(sgn, sn, 50 * 6 * e * gc, tag + " slogdet sign")
         close(lad, ln, 50 * 6 * e * gc, tag + " slogdet logabsdet")
-        lib.nd_release(a_nd), lib.nd_release(b_nd)
+        C.nd_release(a_nd), C.nd_release(b_nd)
         # cholesky
         h = rand(rng, dt, (2, 5, 5), "hpd")
         h_nd = to_nd(h, dev)
@@ -183,7 +171,7 @@ def run(dev, dname):
             check(max(dist, dist2) <= 1e3 * 6 * e * max(1.0, float(np.max(np.abs(wn[i])))),
                   "%s eig values batch %d: %.3g" % (tag, i, max(dist, dist2)))
         close(ref(g) @ v, v * w[..., None, :], 200 * 6 * e, tag + " eig A V = V w")
-        lib.nd_release(h_nd), lib.nd_release(s_nd)
+        C.nd_release(h_nd), C.nd_release(s_nd)
         # qr, svd, svdvals, pinv, matrix_rank, lstsq on non-square shapes
         for m, n in ((7, 4), (4, 7), (5, 5)):
             r_ = rand(rng, dt, (2, m, n))
@@ -192,8 +180,8 @@ def run(dev, dname):
             for mode, mname in ((0, "reduced"), (1, "complete"), (2, "r")):
                 if mode == 2:
                     out = c_void_p()
-                    st = lib.nd_linalg_qr(None, ctypes.byref(out), r_nd, 2)
-                    assert st == 0, lib.nd_last_error()
+                    st = C.nd_linalg_qr(None, ctypes.byref(out), r_nd, 2)
+                    assert st == 0, C.nd_last_error()
                     rr = from_nd(out)
                     rn = np.linalg.qr(ref(r_), mode="r")
                     check(rr.shape == rn.shape, "%s qr r shape %s vs %s" % (tag, rr.shape, rn.shape))
@@ -224,7 +212,7 @@ def run(dev, dname):
             close(p, np.linalg.pinv(ref(r_)), 50 * m * e * pc, "%s pinv %dx%d" % (tag, m, n))
             (rk,) = call("matrix_rank", 1, r_nd, -1.0, False)
             check(np.array_equal(rk, np.linalg.matrix_rank(ref(r_))), "%s matrix_rank %s" % (tag, rk))
-            lib.nd_release(r_nd)
+            C.nd_release(r_nd)
             # lstsq (2-D a): full rank, both 1-D and 2-D b
             a2 = rand(rng, dt, (m, n))
             a2_nd = to_nd(a2, dev)
@@ -233,10 +221,10 @@ def run(dev, dname):
                 b2_nd = to_nd(b2, dev)
                 out = [c_void_p() for _ in range(3)]
                 rank = c_int64(-1)
-                st = lib.nd_linalg_lstsq(ctypes.byref(out[0]), ctypes.byref(out[1]), ctypes.byref(rank),
+                st = C.nd_linalg_lstsq(ctypes.byref(out[0]), ctypes.byref(out[1]), ctypes.byref(rank),
                                          ctypes.byref(out[2]), a2_nd, b2_nd, -1.0)
                 if st != 0:
-                    check(False, "%s lstsq: %s" % (tag, lib.nd_last_error().decode()))
+                    check(False, "%s lstsq: %s" % (tag, C.nd_last_error().decode()))
                     continue
                 x, res, sv = (from_nd(o) for o in out)
                 xn, resn, rankn, svn = np.linalg.lstsq(ref(a2), ref(b2))
@@ -247,8 +235,8 @@ def run(dev, dname):
                     close(res, resn, 50 * m * e * ac, "%s lstsq residuals" % tag)
                 check(rank.value == rankn, "%s lstsq rank %d vs %d" % (tag, rank.value, rankn))
                 close(sv, svn, 50 * m * e, "%s lstsq s" % tag)
-                lib.nd_release(b2_nd)
-            lib.nd_release(a2_nd)
+                C.nd_release(b2_nd)
+            C.nd_release(a2_nd)
         # cond, every ord; matrix_rank of rank-deficient stacks, tol, hermitian; hermitian pinv
         c_nd = to_nd(g, dev)
         for o in (None, 1, -1, 2, -2, np.inf, -np.inf, "fro", "nuc"):
@@ -257,7 +245,7 @@ def run(dev, dname):
             cn = np.linalg.cond(ref(g), o)
             check(str(c.dtype) == real_of(dt), "%s cond dtype %s" % (tag, c.dtype))
             close(c / cn, np.ones_like(cn), 1e3 * 6 * e * gc, "%s cond %s" % (tag, o))
-        lib.nd_release(c_nd), lib.nd_release(g_nd)
+        C.nd_release(c_nd), C.nd_release(g_nd)
         lo = rand(rng, dt, (3, 6, 2)) if dt != "int32" else rand(rng, dt, (3, 6, 2))
         lr = (lo @ np.swapaxes(lo, -1, -2)).astype(dt)  # rank <= 2
         lr_nd = to_nd(lr, dev)
@@ -265,7 +253,7 @@ def run(dev, dname):
             (rk,) = call("matrix_rank", 1, lr_nd, tol, False)
             rn = np.linalg.matrix_rank(ref(lr), tol=None if tol < 0 else tol)
             check(np.array_equal(rk, rn), "%s matrix_rank tol=%s: %s vs %s" % (tag, tol, rk, rn))
-        lib.nd_release(lr_nd)
+        C.nd_release(lr_nd)
         hm = rand(rng, dt, (2, 5, 5), "herm")
         hm_nd = to_nd(hm, dev)
         (p,) = call("pinv", 1, hm_nd, -1.0, True)
@@ -273,7 +261,7 @@ def run(dev, dname):
         close(p, np.linalg.pinv(ref(hm), hermitian=True), 50 * 5 * e * hc, tag + " pinv hermitian")
         (rk,) = call("matrix_rank", 1, hm_nd, -1.0, True)
         check(np.array_equal(rk, np.linalg.matrix_rank(ref(hm), hermitian=True)), tag + " matrix_rank hermitian")
-        lib.nd_release(hm_nd)
+        C.nd_release(hm_nd)
     # errors where NumPy raises LinAlgError
     sing = np.array([[[2.0, 0], [0, 1]], [[1.0, 2], [2, 4]]])
     s_nd = to_nd(sing, dev)
@@ -291,13 +279,13 @@ def run(dev, dname):
     (c,) = call("cond", 1, s_nd, Ord(1, 1.0))
     close(c[:1], np.linalg.cond(sing, 1)[:1], 1e-12, dname + " cond p=1")
     check(np.isinf(c[1]) and np.isinf(np.linalg.cond(sing, 1)[1]), "%s cond singular: %s" % (dname, c))
-    lib.nd_release(s_nd)
+    C.nd_release(s_nd)
 
 
 def main():
-    devs = [(Dev(0, 0), "cpu")]
-    if os.environ.get("NDGPU_LA_CUDA") == "1" and lib.nd_cuda_device_count() > 0:
-        devs.append((Dev(1, 0), "cuda:0"))
+    devs = [(NdDevice(0, 0), "cpu")]
+    if os.environ.get("NDGPU_LA_CUDA") == "1" and C.nd_cuda_device_count() > 0:
+        devs.append((NdDevice(1, 0), "cuda:0"))
     for dev, name in devs:
         run(dev, name)
     for f in FAILS[:60]:

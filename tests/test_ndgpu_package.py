@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The ndgpu package (python/) beyond the conformance suite: DLPack with
-NumPy both ways (shared memory, no copy), weak Python scalars, devices and
-their errors, the standard's choices where NumPy differs (var with
-N - correction <= 0, clip's dtype), and exceptions for bad input.
+NumPy both ways (shared memory, no copy), .npy save/load, weak Python
+scalars, devices and their errors, the standard's choices where NumPy
+differs (var with N - correction <= 0, clip's dtype), and exceptions for
+bad input.
 
     NDGPU_LIBRARY=build/libndgpu.so PYTHONPATH=python python3 tests/test_ndgpu_package.py
 
@@ -106,6 +107,20 @@ check(np.allclose(w, np.linalg.eigvalsh(m), rtol=1e-13), "linalg.eigvalsh vs Num
 f = xp.fft.rfft(xm, axis=-1)
 fh = np.from_dlpack(f.to_device("cpu") if not on_cpu else f)
 check(np.allclose(fh, np.fft.rfft(m, axis=-1), rtol=1e-13, atol=1e-13), "fft.rfft vs NumPy")
+
+# .npy files: save/load as np.save/np.load (onto the default device; any device saves)
+import tempfile  # noqa: E402
+
+with tempfile.TemporaryDirectory() as d:
+    xp.save(os.path.join(d, "x"), x)  # '.npy' appended, as np.save does
+    ld = xp.load(os.path.join(d, "x.npy"))
+    check(ld.device == dev and ld.dtype == xp.float32 and ld.shape == (3, 4) and bool(xp.all(ld == x)),
+          "save/load round trip on %s" % dev)
+    check(np.array_equal(np.load(os.path.join(d, "x.npy")), np.arange(12, dtype=np.float32).reshape(3, 4)),
+          "np.load reads xp.save's file")
+    check(xp.load(os.path.join(d, "x.npy"), device="cpu").device == "cpu", "load(device='cpu')")
+    check(raises(TypeError, lambda: xp.save(os.path.join(d, "y.npy"), np.zeros(2))), "save of a non-ndgpu array")
+    check(raises(OSError, lambda: xp.load(os.path.join(d, "missing.npy"))), "load of a missing file raises OSError")
 
 # bad input raises, never crashes
 check(raises(ValueError, lambda: xp.reshape(x, (5, 5))), "reshape to a wrong size raises ValueError")

@@ -7,7 +7,8 @@
 
 Arrays live where libndgpu puts them (cpu, cuda:N); every function runs
 on its arguments' device; mixing devices raises ValueError. DLPack
-(__dlpack__/from_dlpack) shares memory with NumPy, PyTorch, CuPy, JAX.
+(__dlpack__/from_dlpack) shares memory with NumPy, PyTorch, CuPy, JAX;
+save/load read and write NumPy's .npy files (extensions, as np.save/np.load).
 """
 from ._lib import library_path
 from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32,
@@ -24,6 +25,7 @@ from ._manipulation import (broadcast_arrays, broadcast_to, concat, expand_dims,
                             repeat, reshape, roll, squeeze, stack, tile, unstack, take, take_along_axis, matmul,
                             matrix_transpose, tensordot, vecdot, astype)
 from ._info import __array_namespace_info__
+from ._npy import load, save
 from . import linalg, fft
 
 __array_api_version__ = "2023.12"

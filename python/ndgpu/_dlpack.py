@@ -31,12 +31,13 @@ _DELETER = ctypes.CFUNCTYPE(None, c_void_p)
 _OFF_V = 16
 _OFF_L = 56
 
-# Capsule lifetime (as examples/python/ndgpu.py): the capsules carry no
-# destructor (a Python destructor may run while a consumer's exception is
-# pending); the module keeps a reference to each exported capsule and
-# sweeps them at every export/import and at exit: one only the module
-# still holds was consumed (renamed "used_...") or abandoned (its deleter
-# is called here).
+# Capsule lifetime: the capsules carry no destructor (a destructor written
+# in Python, a ctypes callback, may run while a consumer's exception is
+# pending, e.g. NumPy refusing bfloat16, and no Python code may run then);
+# the module keeps a reference to each exported capsule and sweeps them at
+# every export/import and at exit: one only the module still holds was
+# consumed (renamed "used_...": the consumer owns the tensor) or abandoned
+# (its deleter is called here).
 _exported = []
 
 

@@ -22,6 +22,11 @@ dtype are read lazily (see _array.py).
 The library is found as: $NDGPU_LIBRARY, else the repository's build
 directories (build/, build-cpu/, relative to this package in a checkout),
 else the installed prefix (ctypes.util.find_library('ndgpu')).
+
+This module is the one place that loads libndgpu and declares its C
+signatures: the NumPy comparison tests (tests/test_*_numpy.py) call the C
+functions through `C` too, so a few entries of _SIGS (nd_linalg_eig,
+nd_linalg_lstsq, nd_linalg_cond, the 2-D FFTs) are there for them.
 """
 import ctypes
 import ctypes.util
@@ -123,6 +128,8 @@ _CODES = {"h": H, "o": O, "i": c_int, "l": c_int64, "d": c_double, "D": NdDevice
 _SIGS = """
 nd_status_name s i
 nd_last_error s
+nd_unary_op_name s i
+nd_binary_op_name s i
 nd_version s
 nd_build_info s
 nd_release - h
@@ -226,6 +233,9 @@ nd_linalg_svd i o o o h b
 nd_linalg_svdvals i o h
 nd_linalg_eigh i o o h c
 nd_linalg_eigvalsh i o h c
+nd_linalg_eig i o o h
+nd_linalg_eigvals i o h
+nd_linalg_lstsq i o o L o h h d
 nd_linalg_pinv i o h d b
 nd_linalg_matrix_rank i o h d b
 nd_linalg_vector_norm i o h d i I b
@@ -242,6 +252,10 @@ nd_fftn i o h i L I i
 nd_ifftn i o h i L I i
 nd_rfftn i o h i L I i
 nd_irfftn i o h i L I i
+nd_fft2 i o h L I i
+nd_ifft2 i o h L I i
+nd_rfft2 i o h L I i
+nd_irfft2 i o h L I i
 nd_fftfreq i o l d i D
 nd_rfftfreq i o l d i D
 nd_fftshift i o h i I
@@ -250,6 +264,9 @@ nd_to_dlpack i p h
 nd_to_dlpack_legacy i p h
 nd_from_dlpack i o p
 nd_from_dlpack_legacy i o p
+nd_save_npy i s h
+nd_load_npy i o s D
+nd_load_npy_buffer i o p z D
 """
 
 
@@ -276,11 +293,11 @@ class NdNormOrd(Structure):
     _fields_ = [("kind", c_int), ("p", c_double)]
 
 
-for _name in ("nd_linalg_matrix_norm",):
+for _name, _args in (("nd_linalg_matrix_norm", [O, H, NdNormOrd, c_bool]), ("nd_linalg_cond", [O, H, NdNormOrd])):
     try:
         _f = getattr(lib, _name)
         _f.restype = c_int
-        _f.argtypes = [O, H, NdNormOrd, c_bool]
+        _f.argtypes = _args
         setattr(C, _name, _f)
     except AttributeError:
         missing.append(_name)
@@ -296,17 +313,11 @@ BINARY_OPS = ("add subtract multiply divide floor_divide remainder power maximum
 UNARY = {n: i for i, n in enumerate(UNARY_OPS)}
 BINARY = {n: i for i, n in enumerate(BINARY_OPS)}
 for _i, _n in enumerate(UNARY_OPS):  # cross-check with the library's own names
-    _nm = lib.nd_unary_op_name
-    _nm.restype = c_char_p
-    _nm.argtypes = [c_int]
-    if (_nm(_i) or b"").decode() != _n:
-        raise ImportError(f"libndgpu's unary op {_i} is {_nm(_i)!r}, the package expects {_n!r}")
+    if (C.nd_unary_op_name(_i) or b"").decode() != _n:
+        raise ImportError(f"libndgpu's unary op {_i} is {C.nd_unary_op_name(_i)!r}, the package expects {_n!r}")
 for _i, _n in enumerate(BINARY_OPS):
-    _nm = lib.nd_binary_op_name
-    _nm.restype = c_char_p
-    _nm.argtypes = [c_int]
-    if (_nm(_i) or b"").decode() != _n:
-        raise ImportError(f"libndgpu's binary op {_i} is {_nm(_i)!r}, the package expects {_n!r}")
+    if (C.nd_binary_op_name(_i) or b"").decode() != _n:
+        raise ImportError(f"libndgpu's binary op {_i} is {C.nd_binary_op_name(_i)!r}, the package expects {_n!r}")
 
 REDUCE = {n: i for i, n in enumerate("sum prod mean max min argmax argmin any all var std".split())}
 
