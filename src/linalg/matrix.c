@@ -24,15 +24,8 @@ nd_status nd_diag(nd_array **out, const nd_array *a, int64_t k)
     if (a->ndim == 2) {
         nd_array *d = NULL;
         if ((st = nd_diagonal(&d, a, k, 0, 1))) return nd__err_prefix(st, fn);
-        nd_array *c = NULL;
-        if (*out == NULL) {
-            st = nd_copy(&c, d); /* a copy (np.diag gives a read-only view) */
-            nd_release(d);
-            if (st) return nd__err_prefix(st, fn);
-            *out = c;
-            return ND_OK;
-        }
-        return mp__finish(fn, out, d);
+        /* a copy (np.diag gives a read-only view) */
+        return nd__out_deliver(fn, out, &d, d->dtype, ND_OUT_COPY);
     }
     if (a->ndim != 1) return nd__err(ND_ERR_INVALID, fn, "Input must be 1- or 2-d.");
     int64_t n;
@@ -239,5 +232,5 @@ nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array *b, int
     nd_release(b2);
     nd_release(r);
     if (st) return nd__err_prefix(st, fn);
-    return mp__finish(fn, out, rv);
+    return nd__out_deliver(fn, out, &rv, rv->dtype, 0);
 }
