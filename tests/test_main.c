@@ -71,9 +71,11 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_LA(X) X(la_slot) X(linalg_decomp) X(linalg_norm)
 /* result shapes whose size passes 2^63, every op family */
 #define SUITES_SZ(X) X(sizes)
+/* the out rule's core cases for every public function with an out-pointer (tools/out_api.py) */
+#define SUITES_OUTAPI(X) X(out_api)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X) \
-    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X) SUITES_CX(X) SUITES_LA(X) SUITES_SZ(X)
+    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X) SUITES_CX(X) SUITES_LA(X) SUITES_SZ(X) SUITES_OUTAPI(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

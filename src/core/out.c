@@ -146,3 +146,28 @@ nd_status nd__out_end(nd_out *t, nd_status st)
     t->res = t->dst = NULL;
     return st;
 }
+
+nd_status nd__out_deliver(const char *func, nd_array **out, nd_array **res, nd_dtype dtype, unsigned flags)
+{
+    nd_array *r = *res;
+    *res = NULL;
+    if ((flags & ND_OUT_ROUND) && r->dtype != dtype) {
+        /* a bad out is refused before the rounding copy is made */
+        nd_array *c = NULL;
+        nd_status st = *out ? nd__out_check(func, *out, dtype, r->ndim, r->shape, r->device) : ND_OK;
+        if (st == ND_OK && (st = nd__as_dtype(&c, r, dtype))) nd__err_prefix(st, func);
+        nd_release(r);
+        if (st) return st;
+        r = c;
+    }
+    if (*out == NULL && r->dtype == dtype && !(flags & ND_OUT_COPY) &&
+        (!(flags & ND_OUT_CONTIGUOUS) || nd_is_contiguous(r))) {
+        *out = r;
+        return ND_OK;
+    }
+    nd_out t;
+    nd_status st = nd__out_begin(&t, func, out, dtype, r->ndim, r->shape, r->device);
+    if (st == ND_OK) st = nd__out_end(&t, nd__copy_into(t.res, r));
+    nd_release(r);
+    return st;
+}

@@ -21,6 +21,13 @@
  * cannot tolerate). end copies a temporary back (casting, same_kind), hands a
  * fresh result to *out on success, and on failure releases everything it
  * made and leaves *out untouched.
+ *
+ * A function that has its result already computed (a view, a composition
+ * of other ops, a result of another dtype) hands it over in one step:
+ *
+ *     return nd__out_deliver(func, out, &r, dtype, 0);
+ *
+ * which is the same transaction with a copy as the op (see below).
  */
 #ifndef ND_OUT_H
 #define ND_OUT_H
@@ -49,6 +56,15 @@ enum {
      * input that is exactly the destination (same view) is fine in place;
      * without this flag any overlap with an input takes a temporary */
     ND_OUT_ELEMENTWISE = 1u << 2,
+    /* nd__out_deliver with *out == NULL: a new array even when the computed
+     * array could be handed over (it is an input, or a view of one, that
+     * the caller must not receive) */
+    ND_OUT_COPY = 1u << 3,
+    /* nd__out_deliver: the computed array holds the values in a wider
+     * dtype; they are rounded to the result dtype first, then cast into
+     * the caller's out (the result is the rounded one, whatever out's
+     * dtype) */
+    ND_OUT_ROUND = 1u << 4,
 };
 
 /* Check the caller's *out against the result (shape, device, dtype under
@@ -85,6 +101,21 @@ ND_INTERNAL nd_status nd__out_target(nd_out *t, nd_dtype computed, unsigned flag
  * transaction made, leave *out untouched and return the failure (messages
  * prefixed with func). Returns the final status. */
 ND_INTERNAL nd_status nd__out_end(nd_out *t, nd_status st);
+/* Hand a computed array *res (one reference, consumed: *res is NULL
+ * afterwards, on failure too) to the caller as the result of func, whose
+ * dtype is `dtype` and whose shape and device are *res's:
+ *  - *out == NULL: *out = *res itself when it has that dtype (and is
+ *    C-contiguous where flags has ND_OUT_CONTIGUOUS, and flags has no
+ *    ND_OUT_COPY), else a fresh C-contiguous array with *res's values cast
+ *    to dtype;
+ *  - *out != NULL: the checks of nd__out_begin against dtype (shape,
+ *    device, same_kind, writable), then *res's values are cast once,
+ *    straight into *out (any overlap with *res is safe), or with
+ *    ND_OUT_ROUND rounded to dtype first.
+ * On failure *out is neither replaced nor written and the message names
+ * func. */
+ND_INTERNAL nd_status nd__out_deliver(const char *func, nd_array **out, nd_array **res, nd_dtype dtype,
+                                      unsigned flags);
 
 #ifdef __cplusplus
 }

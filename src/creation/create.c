@@ -406,11 +406,11 @@ static nd_status int_length(const char *fn, int64_t start, int64_t stop, int64_t
     return ND_OK;
 }
 
-nd_status nd_arange_scalar(nd_array **out, nd_dtype dtype, nd_scalar start, nd_scalar stop, nd_scalar step,
-                           nd_device dev)
+/* nd_arange and nd_arange_scalar; fn names the caller in messages. */
+static nd_status arange(const char *fn, nd_array **out, nd_dtype dtype, nd_scalar start, nd_scalar stop,
+                        nd_scalar step, nd_device dev)
 {
     ND_PROF_OP_ON("arange", out, dev);
-    static const char *fn = "nd_arange";
     ND_CHECK_PTR(fn, out, "out");
     if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_INVALID, fn, "invalid dtype value %d", (int)dtype);
     const nd_scalar args[3] = {start, stop, step};
@@ -478,9 +478,15 @@ nd_status nd_arange_scalar(nd_array **out, nd_dtype dtype, nd_scalar start, nd_s
     return create_host(fn, out, dtype, 1, shape, dev, arange_fill, &c);
 }
 
+nd_status nd_arange_scalar(nd_array **out, nd_dtype dtype, nd_scalar start, nd_scalar stop, nd_scalar step,
+                           nd_device dev)
+{
+    return arange("nd_arange_scalar", out, dtype, start, stop, step, dev);
+}
+
 nd_status nd_arange(nd_array **out, nd_dtype dtype, double start, double stop, double step, nd_device dev)
 {
-    return nd_arange_scalar(out, dtype, nd_scalar_float(start), nd_scalar_float(stop), nd_scalar_float(step), dev);
+    return arange("nd_arange", out, dtype, nd_scalar_float(start), nd_scalar_float(stop), nd_scalar_float(step), dev);
 }
 
 /* ------------------------------------------------------------------ */

@@ -6,7 +6,7 @@
  * conjugate-ready aliases (conj, real, imag, radians, degrees).
  *
  * Every function computes into fresh temporaries and hands the result(s)
- * over only at the end (give()), so that on failure nothing is written and
+ * over only at the end (nd__out_deliver), so that on failure nothing is written and
  * *out stays untouched; two-output functions check both outs before either
  * is written.
  */
@@ -28,21 +28,6 @@ static nd_status check_out(const char *func, nd_array *const *out, const nd_arra
 {
     if (*out == NULL) return ND_OK;
     return nd__out_check(func, *out, res->dtype, res->ndim, res->shape, res->device);
-}
-
-/* Hand the fresh result *res over to *out (the out-pointer rule: a given
- * *out receives a same_kind cast copy) and clear *res. */
-static nd_status give(const char *func, nd_array **out, nd_array **res)
-{
-    nd_status st;
-    if (*out == NULL) {
-        *out = *res;
-        *res = NULL;
-        return ND_OK;
-    }
-    if ((st = check_out(func, out, *res)) == ND_OK) st = nd__copy_into(*out, *res);
-    drop(res);
-    return st ? nd__err_prefix(st, func) : ND_OK;
 }
 
 static nd_status scalar_op(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s,
@@ -81,16 +66,8 @@ nd_status nd_real(nd_array **out, const nd_array *a)
     nd_status st = nd__is_complex(a->dtype) ? nd__cpx_part(&v, a, 0)
                                             : nd__view(&v, a, a->dtype, a->ndim, a->shape, a->strides, a->offset);
     if (st) return nd__err_prefix(st, func);
-    if (*out == NULL) {
-        ND_PROF_BYTES(0); /* a view */
-        *out = v;
-        return ND_OK;
-    }
-    /* a given out receives a copy */
-    st = check_out(func, out, v);
-    if (st == ND_OK && (st = nd__copy_into(*out, v))) st = nd__err_prefix(st, func);
-    nd_release(v);
-    return st;
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view; a given out receives a copy */
+    return nd__out_deliver(func, out, &v, v->dtype, 0);
 }
 
 nd_status nd_imag(nd_array **out, const nd_array *a)
@@ -103,18 +80,11 @@ nd_status nd_imag(nd_array **out, const nd_array *a)
     if (nd__is_complex(a->dtype)) { /* a view of the imaginary parts (NumPy's .imag) */
         nd_status st = nd__cpx_part(&z, a, 1);
         if (st) return nd__err_prefix(st, func);
-        if (*out == NULL) {
-            *out = z;
-            return ND_OK;
-        }
-        st = check_out(func, out, z);
-        if (st == ND_OK && (st = nd__copy_into(*out, z))) st = nd__err_prefix(st, func);
-        nd_release(z);
-        return st;
+        return nd__out_deliver(func, out, &z, z->dtype, 0);
     }
     nd_status st = nd_zeros(&z, a->dtype, a->ndim, a->shape, a->device);
     if (st) return nd__err_prefix(st, func);
-    return give(func, out, &z);
+    return nd__out_deliver(func, out, &z, z->dtype, 0);
 }
 
 nd_status nd_angle(nd_array **out, const nd_array *a, bool deg)
@@ -136,7 +106,7 @@ nd_status nd_angle(nd_array **out, const nd_array *a, bool deg)
     }
     if ((st = nd_arctan2(deg ? &x : &r, im, re))) goto done;
     if (deg && (st = nd_rad2deg(&r, x))) goto done;
-    st = give(func, out, &r);
+    st = nd__out_deliver(func, out, &r, r->dtype, 0);
 done:
     if (st && st != ND_ERR_NOMEM) st = nd__err_prefix(st, func);
     nd_release(re), nd_release(im), nd_release(r), nd_release(x);
@@ -158,8 +128,8 @@ nd_status nd_divmod(nd_array **q, nd_array **r, const nd_array *a, const nd_arra
     if (st == ND_OK) st = nd__ew_binary_op(func, &tr, ND_BINARY_REMAINDER, a, b);
     if (st == ND_OK) st = check_out(func, q, tq);
     if (st == ND_OK) st = check_out(func, r, tr);
-    if (st == ND_OK) st = give(func, q, &tq);
-    if (st == ND_OK) st = give(func, r, &tr);
+    if (st == ND_OK) st = nd__out_deliver(func, q, &tq, tq->dtype, 0);
+    if (st == ND_OK) st = nd__out_deliver(func, r, &tr, tr->dtype, 0);
     nd_release(tq);
     nd_release(tr);
     return st;
@@ -193,8 +163,8 @@ nd_status nd_modf(nd_array **frac, nd_array **intpart, const nd_array *a)
     if (st == ND_OK && (st = nd_where(&res, inf, z, fr))) st = nd__err_prefix(st, func);
     if (st == ND_OK) st = check_out(func, frac, res);
     if (st == ND_OK) st = check_out(func, intpart, ip);
-    if (st == ND_OK) st = give(func, frac, &res);
-    if (st == ND_OK) st = give(func, intpart, &ip);
+    if (st == ND_OK) st = nd__out_deliver(func, frac, &res, res->dtype, 0);
+    if (st == ND_OK) st = nd__out_deliver(func, intpart, &ip, ip->dtype, 0);
     nd_release(x);
     nd_release(ip);
     nd_release(fr);
@@ -245,8 +215,8 @@ nd_status nd_frexp(nd_array **mantissa, nd_array **exponent, const nd_array *a)
     if (st == ND_OK) st = nd__ew_binary_op(func, &t[M2], ND_BINARY_LDEXP, t[X], t[NE2]);
     if (st == ND_OK) st = check_out(func, mantissa, t[M2]);
     if (st == ND_OK) st = check_out(func, exponent, t[E2]);
-    if (st == ND_OK) st = give(func, mantissa, &t[M2]);
-    if (st == ND_OK) st = give(func, exponent, &t[E2]);
+    if (st == ND_OK) st = nd__out_deliver(func, mantissa, &t[M2], t[M2]->dtype, 0);
+    if (st == ND_OK) st = nd__out_deliver(func, exponent, &t[E2], t[E2]->dtype, 0);
     for (int k = 0; k < NT; k++) nd_release(t[k]);
     return st;
 }
@@ -285,7 +255,7 @@ nd_status nd_round(nd_array **out, const nd_array *a, int decimals)
     bool isint = !nd__is_float(a->dtype);
     if (isint && decimals >= 0) {
         if ((st = nd_copy(&t, a))) return nd__err_prefix(st, func);
-        return give(func, out, &t);
+        return nd__out_deliver(func, out, &t, t->dtype, 0);
     }
     /* decimals >= 0: rint(a * f) / f, else rint(a / f) * f, f = 10^|d| a
      * weak float (in a's float dtype; integers compute in float64 and
@@ -297,7 +267,7 @@ nd_status nd_round(nd_array **out, const nd_array *a, int decimals)
     if (st == ND_OK) st = scalar_op(func, &u, decimals >= 0 ? ND_BINARY_DIVIDE : ND_BINARY_MULTIPLY, t, f, false);
     drop(&t);
     if (st == ND_OK && isint && (st = nd__as_dtype(&t, u, a->dtype))) st = nd__err_prefix(st, func);
-    if (st == ND_OK) st = give(func, out, isint ? &t : &u);
+    if (st == ND_OK) st = nd__out_deliver(func, out, isint ? &t : &u, (isint ? t : u)->dtype, 0);
     nd_release(t);
     nd_release(u);
     return st;

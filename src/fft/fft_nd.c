@@ -237,9 +237,8 @@ static nd_status shift(const char *fn, bool inverse, nd_array **out, const nd_ar
         st = nd_roll(out, a, naxes, sh, naxes, ax);
         return st ? nd__err_prefix(st, fn) : ND_OK;
     }
-    nd_out t; /* no axis (a 0-d array, or naxes = 0): a copy */
-    if ((st = nd__out_begin(&t, fn, out, a->dtype, nd, a->shape, a->device))) return st;
-    return nd__out_end(&t, nd__copy_into(t.dst, a));
+    nd_array *c = nd_retain((nd_array *)a); /* no axis (a 0-d array, or naxes = 0): a copy */
+    return nd__out_deliver(fn, out, &c, a->dtype, ND_OUT_COPY);
 }
 
 nd_status nd_fftshift(nd_array **out, const nd_array *a, int naxes, const int *axes)

@@ -155,14 +155,7 @@ nd_status nd_argwhere(nd_array **out, const nd_array *a)
         st = nd_empty(&r, ND_INT64, 2, (const int64_t[]){f->size, 0}, a->device);
         nd_release(f);
         if (st) return nd__err_prefix(st, fn);
-        nd_out t;
-        if (*out == NULL) {
-            *out = r;
-            return ND_OK;
-        }
-        if (!(st = nd__out_begin(&t, fn, out, ND_INT64, 2, r->shape, a->device))) st = nd__out_end(&t, ND_OK);
-        nd_release(r);
-        return st;
+        return nd__out_deliver(fn, out, &r, ND_INT64, 0);
     }
     st = unravel(fn, f, a->ndim, a->shape, coords);
     nd_release(f);

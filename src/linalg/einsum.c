@@ -416,16 +416,8 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
     nd_array *v = NULL;
     if (!st && T[0].n != no) st = nd__err(ND_ERR_INTERNAL, fn, "the last term has %d labels, the output %d", T[0].n, no);
     if (!st) st = arrange(&v, &T[0], no, olab, no, 0);
-    if (!st) {
-        if (*out == NULL && T[0].mine && nd_is_contiguous(v) && v->dtype == R) {
-            *out = v;
-            v = NULL;
-        } else {
-            nd_out t;
-            st = nd__out_begin(&t, fn, out, R, no, oshape, operands[0]->device);
-            if (!st) st = nd__out_end(&t, nd__copy_into(t.res, v));
-        }
-    }
+    /* a term that is not the library's own (a view of an operand) is copied */
+    if (!st) st = nd__out_deliver(fn, out, &v, R, T[0].mine ? ND_OUT_CONTIGUOUS : ND_OUT_COPY);
     nd_release(v);
     release_terms(T, n);
     nd__free(T);

@@ -24,15 +24,8 @@ nd_status nd_diag(nd_array **out, const nd_array *a, int64_t k)
     if (a->ndim == 2) {
         nd_array *d = NULL;
         if ((st = nd_diagonal(&d, a, k, 0, 1))) return nd__err_prefix(st, fn);
-        nd_array *c = NULL;
-        if (*out == NULL) {
-            st = nd_copy(&c, d); /* a copy (np.diag gives a read-only view) */
-            nd_release(d);
-            if (st) return nd__err_prefix(st, fn);
-            *out = c;
-            return ND_OK;
-        }
-        return mp__finish(fn, out, d);
+        /* a copy (np.diag gives a read-only view) */
+        return nd__out_deliver(fn, out, &d, d->dtype, ND_OUT_COPY);
     }
     if (a->ndim != 1) return nd__err(ND_ERR_INVALID, fn, "Input must be 1- or 2-d.");
     int64_t n;
@@ -71,8 +64,8 @@ static nd_status tri(const char *fn, nd_array **out, const nd_array *a, int64_t 
     if (!st) st = nd_subtract(&diff, cols, rv);
     if (!st) st = nd_binary_scalar(&mask, lower ? ND_BINARY_LESS_EQUAL : ND_BINARY_GREATER_EQUAL, diff, nd_scalar_int(k));
     if (!st) st = nd__scalar_array(&zero, nd_scalar_int(0), a->dtype, a->device);
-    if (st) st = nd__err_prefix(st, fn);
-    else st = nd_where(out, mask, a, zero);
+    if (!st) st = nd_where(out, mask, a, zero);
+    if (st) nd__err_prefix(st, fn); /* also for where's refusal of out */
     nd_release(rows);
     nd_release(cols);
     nd_release(rv);
@@ -105,7 +98,7 @@ nd_status nd_trace(nd_array **out, const nd_array *a, int64_t offset, int axis1,
     int last = d->ndim - 1;
     st = nd_sum(out, d, 1, &last, false);
     nd_release(d);
-    return st;
+    return st ? nd__err_prefix(st, fn) : ND_OK; /* also for the sum's refusal of out */
 }
 
 nd_status nd_meshgrid(nd_array **outs, int n, const nd_array *const *arrays, nd_meshgrid_indexing indexing, bool copy)
@@ -239,5 +232,5 @@ nd_status nd_tensordot(nd_array **out, const nd_array *a, const nd_array *b, int
     nd_release(b2);
     nd_release(r);
     if (st) return nd__err_prefix(st, fn);
-    return mp__finish(fn, out, rv);
+    return nd__out_deliver(fn, out, &rv, rv->dtype, 0);
 }

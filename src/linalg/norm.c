@@ -108,39 +108,6 @@ static nd_status same_device(const char *fn, const nd_array *a, const nd_array *
                    nd__device_name(a->device, d1, sizeof d1), nd__device_name(b->device, d2, sizeof d2));
 }
 
-/* Hand the computed result r (owned; consumed) to the caller as dtype rdt:
- * a fresh C-contiguous array when *out == NULL, else checked against and
- * copied (cast same_kind) into *out. */
-static nd_status finish(const char *fn, nd_array **out, nd_array *r, nd_dtype rdt)
-{
-    nd_status st = ND_OK;
-    if (*out != NULL && (st = nd__out_check(fn, *out, rdt, r->ndim, r->shape, r->device))) {
-        nd_release(r);
-        return st;
-    }
-    nd_array *c = NULL;
-    if (r->dtype != rdt) { /* round to the result dtype once (then into out) */
-        st = nd__alloc(&c, rdt, r->ndim, r->shape, r->device);
-        if (!st && (st = nd__copy_into(c, r))) {
-            nd_release(c);
-            c = NULL;
-        }
-    } else if (*out == NULL) {
-        st = nd_contiguous(&c, r);
-    } else {
-        c = nd_retain(r);
-    }
-    nd_release(r);
-    if (st) return nd__err_prefix(st, fn);
-    if (*out == NULL) {
-        *out = c;
-        return ND_OK;
-    }
-    st = nd__copy_into(*out, c);
-    nd_release(c);
-    return st ? nd__err_prefix(st, fn) : ND_OK;
-}
-
 /* Replace *x (owned) by f(*x); on failure *x is released and NULL. */
 typedef nd_status (*unary_fn)(nd_array **, const nd_array *);
 static nd_status step1(nd_array **x, unary_fn f)
@@ -541,7 +508,7 @@ nd_status nd_linalg_norm(nd_array **out, const nd_array *a, nd_norm_ord ord, int
         return nd__err(ND_ERR_INVALID, fn, "Improper number of dimensions to norm.");
     }
     if (st) return nd__err_prefix(st, fn);
-    return finish(fn, out, r, result_dtype(a->dtype));
+    return nd__out_deliver(fn, out, &r, result_dtype(a->dtype), ND_OUT_CONTIGUOUS | ND_OUT_ROUND);
 }
 
 nd_status nd_linalg_vector_norm(nd_array **out, const nd_array *a, double ord, int naxes, const int *axes,
@@ -563,7 +530,7 @@ nd_status nd_linalg_vector_norm(nd_array **out, const nd_array *a, double ord, i
         st = vec_core(fn, &r, a, ord, naxes, ax, keepdims);
     }
     if (st) return nd__err_prefix(st, fn);
-    return finish(fn, out, r, result_dtype(a->dtype));
+    return nd__out_deliver(fn, out, &r, result_dtype(a->dtype), ND_OUT_CONTIGUOUS | ND_OUT_ROUND);
 }
 
 nd_status nd_linalg_matrix_norm(nd_array **out, const nd_array *a, nd_norm_ord ord, bool keepdims)
@@ -578,7 +545,7 @@ nd_status nd_linalg_matrix_norm(nd_array **out, const nd_array *a, nd_norm_ord o
     if ((st = matrix_ord(fn, ord))) return st;
     nd_array *r = NULL;
     if ((st = mat_core(fn, &r, a, ord, ax[0], ax[1], keepdims))) return nd__err_prefix(st, fn);
-    return finish(fn, out, r, result_dtype(a->dtype));
+    return nd__out_deliver(fn, out, &r, result_dtype(a->dtype), ND_OUT_CONTIGUOUS | ND_OUT_ROUND);
 }
 
 /* ------------------------------------------------------------------ */
@@ -608,7 +575,7 @@ nd_status nd_linalg_matrix_power(nd_array **out, const nd_array *a, int64_t n)
         if (!st) st = nd_copy(&r, b);
         nd_release(b);
         if (st) return nd__err_prefix(st, fn);
-        return finish(fn, out, r, r->dtype);
+        return nd__out_deliver(fn, out, &r, r->dtype, ND_OUT_CONTIGUOUS);
     }
     nd_array *base = NULL;
     uint64_t k;
@@ -660,7 +627,7 @@ nd_status nd_linalg_matrix_power(nd_array **out, const nd_array *a, int64_t n)
         nd_release(r);
         return nd__err_prefix(st, fn);
     }
-    return finish(fn, out, r, r->dtype);
+    return nd__out_deliver(fn, out, &r, r->dtype, ND_OUT_CONTIGUOUS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -701,7 +668,7 @@ nd_status nd_linalg_multi_dot(nd_array **out, int n, const nd_array *const *arra
     nd_array *r = NULL;
     if (n == 2) {
         if ((st = nd_dot(&r, arrays[0], arrays[1]))) return nd__err_prefix(st, fn);
-        return finish(fn, out, r, r->dtype);
+        return nd__out_deliver(fn, out, &r, r->dtype, ND_OUT_CONTIGUOUS);
     }
     int nd0 = arrays[0]->ndim, ndl = arrays[n - 1]->ndim;
     for (int i = 0; i < n; i++) {
@@ -777,7 +744,7 @@ done:
         nd_release(r);
         return nd__err_prefix(st, fn);
     }
-    return finish(fn, out, r, r->dtype);
+    return nd__out_deliver(fn, out, &r, r->dtype, ND_OUT_CONTIGUOUS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -862,7 +829,7 @@ done:
         nd_release(cat);
         return nd__err_prefix(st, fn);
     }
-    return finish(fn, out, cat, t);
+    return nd__out_deliver(fn, out, &cat, t, ND_OUT_CONTIGUOUS | ND_OUT_ROUND);
 }
 
 nd_status nd_linalg_vecdot(nd_array **out, const nd_array *a, const nd_array *b, int axis)
@@ -904,7 +871,7 @@ done:
         nd_release(p);
         return nd__err_prefix(st, fn);
     }
-    return finish(fn, out, p, t);
+    return nd__out_deliver(fn, out, &p, t, ND_OUT_CONTIGUOUS | ND_OUT_ROUND);
 }
 
 nd_status nd_kron(nd_array **out, const nd_array *a, const nd_array *b)
@@ -922,7 +889,7 @@ nd_status nd_kron(nd_array **out, const nd_array *a, const nd_array *b)
     int nda = a->ndim > b->ndim ? a->ndim : b->ndim; /* a padded to at least b's ndim */
     if (nda == 0 || b->ndim == 0) {
         if ((st = nd_multiply(&r, a, b))) return nd__err_prefix(st, fn);
-        return finish(fn, out, r, t);
+        return nd__out_deliver(fn, out, &r, t, ND_OUT_CONTIGUOUS | ND_OUT_ROUND);
     }
     int nd = nda;
     int64_t as[ND_MAX_DIMS], bs[ND_MAX_DIMS], rs[ND_MAX_DIMS];
@@ -960,7 +927,7 @@ nd_status nd_kron(nd_array **out, const nd_array *a, const nd_array *b)
         nd_release(p);
         if (st) return nd__err_prefix(st, fn);
     }
-    return finish(fn, out, r, t);
+    return nd__out_deliver(fn, out, &r, t, ND_OUT_CONTIGUOUS | ND_OUT_ROUND);
 too_many:
     return nd__err(ND_ERR_UNSUPPORTED, fn,
                    "the interleaved product needs more than %d dimensions (ndim %d, extents other than 1 on both sides)",

@@ -38,34 +38,14 @@ nd_status mp__sub(nd_array **out, const nd_array *a, int ax, int64_t start, int6
     return mp__view(out, a, a->ndim, shape, strides, off);
 }
 
-nd_status mp__finish(const char *fn, nd_array **out, nd_array *v)
-{
-    if (*out == NULL) {
-        *out = v;
-        return ND_OK;
-    }
-    nd_out t;
-    nd_status st = nd__out_begin(&t, fn, out, v->dtype, v->ndim, v->shape, v->device);
-    if (!st) st = nd__out_end(&t, nd__copy_into(t.res, v));
-    nd_release(v);
-    return st;
-}
-
 nd_status mp__finish_list(const char *fn, nd_array **outs, int64_t n, nd_array **views)
 {
     nd_status st = ND_OK;
     for (int64_t i = 0; i < n && !st; i++)
         if (outs[i]) st = nd__out_check(fn, outs[i], views[i]->dtype, views[i]->ndim, views[i]->shape, views[i]->device);
     for (int64_t i = 0; i < n; i++) {
-        if (!st && outs[i] == NULL) {
-            outs[i] = views[i];
-            continue;
-        }
-        if (!st) {
-            st = nd__copy_into(outs[i], views[i]);
-            if (st) nd__err_prefix(st, fn);
-        }
-        nd_release(views[i]);
+        if (st) nd_release(views[i]);
+        else st = nd__out_deliver(fn, &outs[i], &views[i], views[i]->dtype, 0);
     }
     return st;
 }
@@ -125,7 +105,7 @@ nd_status nd_flip(nd_array **out, const nd_array *a, int naxes, const int *axes)
     nd_array *v = NULL;
     nd_status st = mp__view(&v, a, a->ndim, a->shape, strides, off);
     if (st) return nd__err_prefix(st, fn);
-    return mp__finish(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 /* a with its axes permuted (perm[i] = the axis of a that becomes axis i). */
@@ -139,7 +119,7 @@ static nd_status permuted(const char *fn, nd_array **out, const nd_array *a, con
     nd_array *v = NULL;
     nd_status st = mp__view(&v, a, a->ndim, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
-    return mp__finish(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 nd_status nd_swapaxes(nd_array **out, const nd_array *a, int axis1, int axis2)
@@ -226,7 +206,7 @@ nd_status nd_diagonal(nd_array **out, const nd_array *a, int64_t offset, int axi
     st = mp__view(&v, a, k, shape, strides, off);
     if (st) return nd__err_prefix(st, fn);
     v->readonly = true; /* NumPy >= 1.9: a read-only view */
-    return mp__finish(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 /* ------------------------------------------------------------------ */

@@ -13,12 +13,10 @@
 
 /* axis (negatives from the end) into [0, ndim), NumPy's AxisError text. */
 ND_INTERNAL nd_status mp__axis(const char *fn, int axis, int ndim, int *res);
-/* Hand v to the caller under the out rule: *out = v when *out is NULL,
- * else v's elements are copied (cast same_kind) into *out. Consumes v. */
-ND_INTERNAL nd_status mp__finish(const char *fn, nd_array **out, nd_array *v);
 /* The out rule for a list of n results: every non-NULL outs[i] is checked
- * first (nothing is written when one is refused); then NULL entries take
- * the view, the others get its elements copied. Consumes views[0..n). */
+ * first (nothing is written when one is refused); then each entry gets its
+ * view through nd__out_deliver (NULL entries take the view itself, the
+ * others get its elements copied). Consumes views[0..n). */
 ND_INTERNAL nd_status mp__finish_list(const char *fn, nd_array **outs, int64_t n, nd_array **views);
 /* 1-D view (or C-contiguous copy) of a's elements in C order. */
 ND_INTERNAL nd_status mp__ravel(nd_array **out, const nd_array *a);

@@ -9,22 +9,6 @@
 #include "core/out.h"
 #include "core/prof.h"
 
-/* Hand the view v to the caller: *out = v when *out is NULL, else copy
- * v's elements into *out (shape, device and same_kind checked) and drop
- * v. Consumes v in every case. */
-static nd_status finish_view(const char *fn, nd_array **out, nd_array *v)
-{
-    if (*out == NULL) {
-        *out = v;
-        return ND_OK;
-    }
-    nd_out t;
-    nd_status st = nd__out_begin(&t, fn, out, v->dtype, v->ndim, v->shape, v->device);
-    if (!st) st = nd__out_end(&t, nd__copy_into(t.res, v));
-    nd_release(v);
-    return st;
-}
-
 /* Normalise axis (negatives count from the end) into [0, ndim). */
 static nd_status norm_axis(const char *fn, int axis, int ndim, int *res)
 {
@@ -152,7 +136,7 @@ nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t 
     }
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL && !copied) ND_PROF_BYTES(0); /* a view */
-    return finish_view(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -185,7 +169,7 @@ nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes)
     nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return finish_view(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -251,7 +235,7 @@ nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_rang
     nd_status st = nd__view(&v, a, a->dtype, a->ndim, shape, strides, offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return finish_view(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -294,7 +278,7 @@ nd_status nd_squeeze(nd_array **out, const nd_array *a, int naxes, const int *ax
     nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return finish_view(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
@@ -325,7 +309,7 @@ nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
     st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return finish_view(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -359,5 +343,5 @@ nd_status nd_broadcast_to(nd_array **out, const nd_array *a, int ndim, const int
     st = nd__view(&v, a, a->dtype, ndim, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return finish_view(fn, out, v);
+    return nd__out_deliver(fn, out, &v, v->dtype, 0);
 }

@@ -31,20 +31,6 @@
 #include "shared/philox.h"
 #include "core/prof.h"
 
-/* *out = fresh (consumed), or fresh copied into the caller's *out after
- * the out rule's checks (shape, device, same_kind). */
-static nd_status deliver(const char *func, nd_array **out, nd_array *fresh)
-{
-    if (!*out) {
-        *out = fresh;
-        return ND_OK;
-    }
-    nd_status st = nd__out_check(func, *out, fresh->dtype, fresh->ndim, fresh->shape, fresh->device);
-    if (st == ND_OK) st = nd__copy_into(*out, fresh);
-    nd_release(fresh);
-    return st;
-}
-
 /* argsort of n random int64 keys: an int64 permutation of [0, n) on dev */
 static nd_status permutation(const char *func, nd_array **perm, nd_rng *rng, int64_t n, nd_device dev)
 {
@@ -65,7 +51,7 @@ nd_status nd_random_permutation(nd_array **out, nd_rng *rng, int64_t n, nd_devic
     uint64_t off0 = nd_rng_offset(rng);
     nd_array *p = NULL;
     nd_status st = permutation(F, &p, rng, n, dev);
-    if (st == ND_OK) st = deliver(F, out, p);
+    if (st == ND_OK) st = nd__out_deliver(F, out, &p, p->dtype, 0);
     if (st != ND_OK) nd_rng_set_offset(rng, off0);
     return st;
 }
@@ -83,7 +69,7 @@ nd_status nd_random_permutation_of(nd_array **out, nd_rng *rng, const nd_array *
     nd_status st = permutation(F, &p, rng, a->shape[0], a->device);
     if (st == ND_OK) st = nd_take(&r, a, p, 0, ND_TAKE_RAISE);
     nd_release(p);
-    if (st == ND_OK) st = deliver(F, out, r);
+    if (st == ND_OK) st = nd__out_deliver(F, out, &r, r->dtype, 0);
     else nd__err_prefix(st, F);
     if (st != ND_OK) nd_rng_set_offset(rng, off0);
     return st;
@@ -254,7 +240,7 @@ nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a, int64
     } else {
         res = idx;
     }
-    if (st == ND_OK) st = deliver(F, out, res);
+    if (st == ND_OK) st = nd__out_deliver(F, out, &res, res->dtype, 0);
     else nd_release(res);
     if (st != ND_OK) {
         nd_rng_set_offset(rng, off0);

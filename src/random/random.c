@@ -110,10 +110,7 @@ static nd_status random_cpx(const char *func, nd_array **out, nd_rng *rng, nd_dt
         st = nd__view(&re, r, pt, ndim, shape, rs, r->offset);
         if (st == ND_OK) st = nd_binary_scalar(&re, ND_BINARY_ADD, re, nd_scalar_float(re_shift));
     }
-    if (st == ND_OK) {
-        if (*out == NULL) *out = z, z = NULL;
-        else st = nd__copy_into(*out, z);
-    }
+    if (st == ND_OK) st = nd__out_deliver(func, out, &z, dtype, 0);
     nd_release(r), nd_release(z), nd_release(re);
     if (st != ND_OK) {
         rng->offset = off0;

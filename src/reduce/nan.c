@@ -84,24 +84,6 @@ done:
     return st;
 }
 
-/* Hand v (any dtype, the result's shape) to the caller as dtype rdt: a new
- * reference or cast when *out is NULL, else copied (cast) into *out under
- * the out rule. Consumes nothing. */
-static nd_status finish_as(const char *fn, nd_array **out, const nd_array *v, nd_dtype rdt)
-{
-    if (*out == NULL) {
-        nd_array *r = NULL;
-        nd_status st = nd__as_dtype(&r, v, rdt);
-        if (st) return nd__err_prefix(st, fn);
-        *out = r;
-        return ND_OK;
-    }
-    nd_out t;
-    nd_status st = nd__out_begin(&t, fn, out, rdt, v->ndim, v->shape, v->device);
-    if (st) return st;
-    return nd__out_end(&t, nd__copy_into(t.res, v));
-}
-
 /* The common checks; *isf: a has a float dtype (NaNs possible). */
 static nd_status nan_check(const char *fn, nd_array **out, const nd_array *a, bool *isf)
 {
@@ -219,7 +201,7 @@ static nd_status nan_arg(const char *fn, nd_array **out, nd_reduce_op op, const 
     if (!st) st = nd_copy_to_host(&hit, any, 1);
     if (st) nd__err_prefix(st, fn);
     else if (hit) st = nd__err(ND_ERR_INVALID, fn, "All-NaN slice encountered");
-    else st = finish_as(fn, out, res, ND_INT64);
+    else st = nd__out_deliver(fn, out, &res, ND_INT64, 0);
     nd_release(x), nd_release(m), nd_release(all), nd_release(any), nd_release(res);
     return st;
 }
@@ -254,7 +236,7 @@ nd_status nd_nanmean(nd_array **out, const nd_array *a, int naxes, const int *ax
     if (!st) st = nd_sum(&tot, x, naxes, axes, keepdims);
     if (!st) st = nd_divide(&q, tot, cnt);
     if (st) nd__err_prefix(st, fn);
-    else st = finish_as(fn, out, q, a->dtype);
+    else st = nd__out_deliver(fn, out, &q, a->dtype, 0);
     nd_release(x), nd_release(m), nd_release(nm), nd_release(cnt), nd_release(tot), nd_release(q);
     return st;
 }
@@ -314,7 +296,7 @@ static nd_status nan_vs(const char *fn, nd_array **out, bool is_std, const nd_ar
         st = nd_sqrt(out, v);
         if (st) nd__err_prefix(st, fn);
     } else {
-        st = finish_as(fn, out, v, a->dtype);
+        st = nd__out_deliver(fn, out, &v, a->dtype, 0);
     }
     nd_release(v);
     return st;
@@ -393,7 +375,7 @@ nd_status nd_reduce_dtype(nd_array **out, nd_reduce_op op, const nd_array *a, in
         st = nd_reduce(&r, op, x, naxes, axes, keepdims);
     }
     if (st) nd__err_prefix(st, fn);
-    else st = finish_as(fn, out, r, dtype);
+    else st = nd__out_deliver(fn, out, &r, dtype, 0);
     nd_release(x), nd_release(r), nd_release(s), nd_release(q);
     return st;
 }

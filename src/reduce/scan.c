@@ -284,13 +284,8 @@ nd_status nd_diff(nd_array **out, const nd_array *a, int n, int axis, const nd_a
     ND_CHECK_PTR(fn, a, "a");
     if (n < 0) return nd__err(ND_ERR_INVALID, fn, "order must be non-negative but got %d", n);
     if (n == 0) { /* NumPy returns a itself before it looks at ndim, axis, prepend or append */
-        if (*out == NULL) {
-            *out = nd_retain((nd_array *)a);
-            return ND_OK;
-        }
-        nd_out t;
-        nd_status st = nd__out_begin(&t, fn, out, a->dtype, a->ndim, a->shape, a->device);
-        return st ? st : nd__out_end(&t, nd__copy_into(t.res, a));
+        nd_array *r = nd_retain((nd_array *)a);
+        return nd__out_deliver(fn, out, &r, a->dtype, 0);
     }
     if (a->ndim == 0) return nd__err(ND_ERR_INVALID, fn, "diff requires input that is at least one dimensional");
     if (axis < -a->ndim || axis >= a->ndim)

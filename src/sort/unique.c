@@ -15,21 +15,6 @@
 #include "core/out.h"
 #include "core/prof.h"
 
-static nd_status give(const char *func, nd_array **out, nd_array **fresh)
-{
-    if (!out) return ND_OK;
-    nd_array *f = *fresh;
-    *fresh = NULL;
-    if (!*out) {
-        *out = f;
-        return ND_OK;
-    }
-    nd_status st = nd__out_check(func, *out, f->dtype, f->ndim, f->shape, f->device);
-    if (st == ND_OK) st = nd__copy_into(*out, f);
-    nd_release(f);
-    return st;
-}
-
 nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, nd_array **counts, const nd_array *a)
 {
     if (nd__no_complex("nd_unique", a, "a")) return ND_ERR_DTYPE; /* no complex loops yet */
@@ -84,17 +69,13 @@ nd_status nd_unique(nd_array **values, nd_array **indices, nd_array **inverse, n
     /* hand the results over only when everything succeeded and every given
      * output takes its result (checked before any is written) */
     nd_array **outs[4] = {values, indices, inverse, counts};
-    nd_array *res[4] = {vals, idx, inv, cnt};
+    nd_array **res[4] = {&vals, &idx, &inv, &cnt};
     for (int k = 0; k < 4 && st == ND_OK; k++)
         if (outs[k] && *outs[k])
-            st = nd__out_check(F, *outs[k], res[k]->dtype, res[k]->ndim, res[k]->shape, res[k]->device);
+            st = nd__out_check(F, *outs[k], (*res[k])->dtype, (*res[k])->ndim, (*res[k])->shape, (*res[k])->device);
     if (st == ND_OK) {
-        nd_status s2 = ND_OK;
-        if (values) s2 = give(F, values, &vals);
-        if (s2 == ND_OK && indices) s2 = give(F, indices, &idx);
-        if (s2 == ND_OK && inverse) s2 = give(F, inverse, &inv);
-        if (s2 == ND_OK && counts) s2 = give(F, counts, &cnt);
-        st = s2;
+        for (int k = 0; k < 4 && st == ND_OK; k++)
+            if (outs[k]) st = nd__out_deliver(F, outs[k], res[k], (*res[k])->dtype, 0);
     } else if (!strstr(nd_last_error(), F)) { /* an inner call's message, prefixed */
         nd__err_prefix(st, F);
     }
