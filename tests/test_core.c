@@ -232,6 +232,39 @@ START_TEST(cuda_without_gpu)
 }
 END_TEST
 
+/* Devices by name, as users write them: the registry's names. */
+START_TEST(device_names)
+{
+    char buf[32];
+    ck_assert_str_eq(nd_device_str(nd_cpu(), buf, sizeof buf), "cpu:0");
+    ck_assert_str_eq(nd_device_str(nd_cuda(3), buf, sizeof buf), "cuda:3");
+    ck_assert_str_eq(nd_device_str((nd_device){(nd_device_type)7, 0}, buf, sizeof buf), "device-type-7:0");
+    ck_assert_str_eq(nd_device_str(nd_cuda(12), buf, 4), "cud"); /* truncated, terminated */
+    nd_device d = {(nd_device_type)5, 9};
+    ND_OK_OR_FAIL(nd_device_parse(&d, "cuda:2"));
+    ck_assert(d.type == ND_DEVICE_CUDA && d.id == 2);
+    ND_OK_OR_FAIL(nd_device_parse(&d, "cpu"));
+    ck_assert(d.type == ND_DEVICE_CPU && d.id == 0);
+    ND_OK_OR_FAIL(nd_device_parse(&d, "cuda"));
+    ck_assert(d.type == ND_DEVICE_CUDA && d.id == 0);
+    const char *bad[] = {"", "gpu", "cuda:", "cuda:-1", "cuda:1x", "cudax", ":1", "cuda:99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        d = nd_cpu();
+        ND_EXPECT_ERR(nd_device_parse(&d, bad[i]), ND_ERR_INVALID, "nd_device_parse");
+        ck_assert(d.type == ND_DEVICE_CPU && d.id == 0); /* untouched */
+    }
+    ND_EXPECT_ERR(nd_device_parse(NULL, "cpu"), ND_ERR_INVALID, "dev");
+    ND_EXPECT_ERR(nd_device_parse(&d, NULL), ND_ERR_INVALID, "s");
+    /* every name the library writes reads back */
+    for (int t = 0; t < 2; t++)
+        for (int id = 0; id < 3; id++) {
+            nd_device w = {(nd_device_type)t, id}, r;
+            ND_OK_OR_FAIL(nd_device_parse(&r, nd_device_str(w, buf, sizeof buf)));
+            ck_assert(r.type == w.type && r.id == w.id);
+        }
+}
+END_TEST
+
 START_TEST(devices_and_library)
 {
     const char *env0 = getenv("ND_DEVICE");
@@ -245,6 +278,17 @@ START_TEST(devices_and_library)
     ck_assert_int_eq(nd_default_device().type, ND_DEVICE_CPU); /* an unusable override falls back to the CPU */
     setenv("ND_DEVICE", "cpu", 1);
     ck_assert_int_eq(nd_default_device().type, ND_DEVICE_CPU);
+    setenv("ND_DEVICE", "cpu:0", 1);
+    ck_assert_int_eq(nd_default_device().type, ND_DEVICE_CPU);
+    setenv("ND_DEVICE", "tpu:0", 1); /* an unknown name falls back to the CPU, and sets no error */
+    nd_set_error(ND_ERR_SHAPE, "earlier", "kept");
+    ck_assert_int_eq(nd_default_device().type, ND_DEVICE_CPU);
+    ck_assert_ptr_nonnull(strstr(nd_last_error(), "kept"));
+    if (nd_test_gpu_count() > 0) {
+        setenv("ND_DEVICE", "cuda", 1);
+        d = nd_default_device();
+        ck_assert(d.type == ND_DEVICE_CUDA && d.id == 0);
+    }
     if (env0) setenv("ND_DEVICE", saved, 1);
     else unsetenv("ND_DEVICE");
     nd_device_info info;
@@ -450,6 +494,7 @@ Suite *suite_core(void)
     Suite *s = suite_create("core");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, set_error_formats_like_the_library);
+    tcase_add_test(tc, device_names);
     tcase_add_test(tc, from_host_roundtrip_all_dtypes);
     tcase_add_test(tc, zero_d_and_zero_size);
     tcase_add_test(tc, strided_views_copy_in_c_order);

@@ -41,8 +41,14 @@ START_TEST(export_fields_all_dtypes)
     unsigned char *want = malloc(nb);
     ND_OK_OR_FAIL(nd_copy_to_host(want, a, nb));
     void *data = nd_data(a);
+    int32_t dtype_ = -1, did = -1; /* __dlpack_device__: the device the export will carry */
+    ND_OK_OR_FAIL(nd_dlpack_device(a, &dtype_, &did));
     DLManagedTensorVersioned *m = NULL;
     ND_OK_OR_FAIL(nd_to_dlpack(&m, a));
+    ck_assert_int_eq(dtype_, m->dl_tensor.device.device_type);
+    ck_assert_int_eq(did, m->dl_tensor.device.device_id);
+    ND_EXPECT_ERR(nd_dlpack_device(NULL, &dtype_, &did), ND_ERR_INVALID, "a");
+    ND_EXPECT_ERR(nd_dlpack_device(a, NULL, &did), ND_ERR_INVALID, "type");
     nd_release(a); /* the tensor keeps the memory alive */
     ck_assert_uint_eq(m->version.major, 1);
     ck_assert_uint_eq(m->flags, 0);
@@ -301,6 +307,9 @@ START_TEST(import_devices_flags_dtypes)
     ND_OK_OR_FAIL(nd_from_dlpack(&a, &p.v));
     ck_assert(nd_is_pinned(a));
     ck_assert_int_eq(nd_device_of(a).type, ND_DEVICE_CPU);
+    int32_t dt = -1, did = -1;
+    ND_OK_OR_FAIL(nd_dlpack_device(a, &dt, &did));
+    ck_assert(dt == kDLCUDAHost && did == 0);
     nd_release(a);
     a = NULL;
     /* read-only is accepted (documented as not enforced) */

@@ -19,8 +19,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${1:-src}
 registry="$src/core/registry.c"
-backends=(cpu cuda)
-devtypes="CUDA" # the device types that are not the host's (ND_DEVICE_*)
+# the backend folders: those with a descriptor source (src/<name>/backend.c, .cu, .cpp)
+backends=()
+for d in "$src"/*/; do compgen -G "${d}backend.c*" >/dev/null && backends+=("$(basename "$d")"); done
+if [ ${#backends[@]} -eq 0 ]; then echo "check-doors: FAILED (no backend folder with a backend.c* file under $src)"; exit 1; fi
+# the device types other than the host's, from the public enum (ND_DEVICE_*)
+devtypes=$(grep -ohE '\bND_DEVICE_[A-Z0-9]+ *= *[0-9]+' include/ndgpu/core.h | sed 's/ *=.*//; s/ND_DEVICE_//' | grep -v '^CPU$' | paste -sd'|')
+if [ -z "$devtypes" ]; then echo "check-doors: FAILED (no device types found in include/ndgpu/core.h)"; exit 1; fi
 alt=$(IFS='|'; echo "${backends[*]}")
 bad=0
 nfiles=0

@@ -116,10 +116,14 @@ def includes(src_root):
 def is_backend(path):
     """A file of a backend folder (src/<backend>/, one per registry line)."""
     parts = path.split("/")
-    return len(parts) == 3 and parts[0] == "src" and parts[1] in ("cpu", "cuda", "emu", "mpi")
+    return len(parts) == 3 and parts[0] == "src" and parts[1] in ROLES_BACKEND
 
 
-ROLES_BACKEND = ("cpu", "cuda")
+# The backend folders: those holding a descriptor source (src/<name>/backend.c, .cu),
+# so a new backend is found by its directory.
+ROLES_BACKEND = tuple(sorted(d for d in os.listdir(os.path.join(ROOT, "src"))
+                             if any(f.startswith("backend.") and not f.endswith(".h") for f in os.listdir(os.path.join(ROOT, "src", d)))
+                             if os.path.isdir(os.path.join(ROOT, "src", d))))
 
 
 def folder(path):

@@ -126,11 +126,7 @@ static void parse_build_info(build_fields *f, const char *info)
     if (r) copy_field(f->no_gpu_reason, sizeof f->no_gpu_reason, r + 8, strlen(r + 8));
 }
 
-const char *dev_name(nd_device d, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s:%d", d.type == ND_DEVICE_CUDA ? "cuda" : "cpu", d.id);
-    return buf;
-}
+const char *dev_name(nd_device d, char *buf, size_t cap) { return nd_device_str(d, buf, cap); }
 
 void human_bytes(char *buf, size_t cap, size_t b)
 {
@@ -248,7 +244,7 @@ static void print_text(const build_fields *f, const dev_report *devs, int ndev, 
         printf("%s\n", in->name[0] ? in->name : "(unnamed)");
         human_bytes(b1, sizeof b1, in->total_memory);
         human_bytes(b2, sizeof b2, in->free_memory);
-        if (r->dev.type == ND_DEVICE_CUDA) {
+        if (in->cc_major > 0) { /* a GPU: compute capability, SMs, its memory */
             printf("          compute capability %d.%d, %d SMs\n", in->cc_major, in->cc_minor, in->multiprocessors);
             printf("          memory %s total, %s free", b1, b2);
             if (in->peak_bandwidth_gbps > 0)
@@ -336,7 +332,7 @@ static void print_json(const build_fields *f, const dev_report *devs, int ndev, 
             printf(", \"name\": ");
             json_string(in->name);
             printf(", \"compute_capability\": ");
-            if (r->dev.type == ND_DEVICE_CUDA)
+            if (in->cc_major > 0) /* a GPU */
                 printf("\"%d.%d\"", in->cc_major, in->cc_minor);
             else
                 printf("null");

@@ -209,6 +209,14 @@ ND_API int nd_cuda_device_count(void);
 ND_API nd_status nd_device_get_info(nd_device_info *info, nd_device dev);
 /** Wait for all work queued on dev. */
 ND_API nd_status nd_synchronize(nd_device dev);
+/** dev as users write it ("cpu:0", "cuda:1", PyTorch's spelling) into buf
+ *  (cap bytes; 32 are enough); returns buf. A type the library does not
+ *  know is written "device-type-7:0". */
+ND_API char *nd_device_str(nd_device dev, char *buf, size_t cap);
+/** The device named s: "cpu", "cuda", "cuda:1" (no id: 0). ND_ERR_INVALID
+ *  for NULL, an unknown name or a bad id; the device need not exist or be
+ *  compiled in (nd_device_get_info says whether it does). */
+ND_API nd_status nd_device_parse(nd_device *dev, const char *s);
 
 #ifdef __cplusplus
 }

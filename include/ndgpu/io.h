@@ -223,6 +223,10 @@ ND_API nd_status nd_to_dlpack_legacy(DLManagedTensor **out, nd_array *a);
 ND_API nd_status nd_from_dlpack(nd_array **out, DLManagedTensorVersioned *t);
 /** Import a legacy DLManagedTensor; consumes t only on success. */
 ND_API nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t);
+/** The DLPack device of a's memory, as the array API's __dlpack_device__
+ *  returns it: kDLCPU (1) / 0, kDLCUDAHost (3) / 0 for pinned host
+ *  memory, kDLCUDA (2) / N. ND_ERR_INVALID for a NULL argument. */
+ND_API nd_status nd_dlpack_device(const nd_array *a, int32_t *type, int32_t *id);
 
 #ifdef __cplusplus
 }

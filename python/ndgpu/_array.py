@@ -23,12 +23,18 @@ _SCALARS = (bool, int, float, complex)
 # devices
 
 
+# nd_device_type of the host (the CPU): the one device named without an id
+_HOST = 0
+
+
 class Device:
-    """A device: `cpu` or `cuda:N` (compares by value; str() gives the name)."""
+    """A device: `cpu` or `cuda:N` (compares by value; str() gives the name
+    the library gives it, nd_device_str; the host without its id, as in
+    PyTorch)."""
     __slots__ = ("type", "id")
 
     def __init__(self, type, id=0):
-        self.type = type  # 0 cpu, 1 cuda
+        self.type = type  # nd_device_type
         self.id = id
 
     def __eq__(self, other):
@@ -46,7 +52,9 @@ class Device:
         return hash((self.type, self.id))
 
     def __str__(self):
-        return "cpu" if self.type == 0 else f"cuda:{self.id}"
+        buf = ctypes.create_string_buffer(32)
+        s = C.nd_device_str(NdDevice(self.type, self.id), buf, 32).decode()
+        return s[:-2] if self.type == _HOST and s.endswith(":0") else s
 
     def __repr__(self):
         return f"Device('{self}')"
@@ -56,7 +64,7 @@ class Device:
         return NdDevice(self.type, self.id)
 
 
-CPU = Device(0, 0)
+CPU = Device(_HOST, 0)
 
 
 def default_device():
@@ -65,23 +73,17 @@ def default_device():
 
 
 def as_device(device):
-    """None -> the library's default device; a Device, 'cpu', 'cuda', 'cuda:N'."""
+    """None -> the library's default device; a Device, or a name the
+    library reads (nd_device_parse: 'cpu', 'cuda', 'cuda:N')."""
     if device is None:
         return default_device()
     if isinstance(device, Device):
         return device
     if isinstance(device, str):
-        s = device.strip().lower()
-        if s in ("cpu", "cpu:0"):
-            return CPU
-        if s == "cuda" or s == "gpu":
-            return Device(1, 0)
-        if s.startswith("cuda:"):
-            try:
-                return Device(1, int(s[5:]))
-            except ValueError:
-                pass
-        raise ValueError(f"unknown device {device!r} (expected 'cpu' or 'cuda:N')")
+        d = NdDevice()
+        if C.nd_device_parse(byref(d), device.strip().lower().encode()) != 0:
+            raise ValueError(f"unknown device {device!r} (expected a name such as 'cpu', 'cuda' or 'cuda:1')")
+        return CPU if d.type == _HOST and d.id == 0 else Device(d.type, d.id)
     raise ValueError(f"unknown device {device!r}")
 
 
@@ -406,7 +408,7 @@ class Array:
         except Exception:  # e.g. a device without a way back
             body = "..."
         dev = self.device
-        ds = "" if dev.type == 0 else f", device='{dev}'"
+        ds = "" if dev.type == _HOST else f", device='{dev}'"
         return f"Array({body}, shape={self.shape}, dtype={self.dtype.name}{ds})"
 
     __str__ = __repr__
@@ -416,10 +418,9 @@ class Array:
 
     # ---- DLPack
     def __dlpack_device__(self):
-        d = C.nd_device_of(self._h)
-        if d.type == 1:
-            return (2, d.id)  # kDLCUDA
-        return (3, 0) if C.nd_is_pinned(self._h) else (1, 0)
+        t, i = ctypes.c_int(), ctypes.c_int()
+        check(C.nd_dlpack_device(self._h, byref(t), byref(i)))
+        return (t.value, i.value)
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         from ._dlpack import export

@@ -67,7 +67,7 @@ atexit.register(collect)
 
 
 def export(a, *, stream=None, max_version=None, dl_device=None, copy=None):
-    from ._array import call
+    from ._array import _HOST, call
     collect()
     dev = C.nd_device_of(a._h)
     if dl_device is not None:
@@ -79,7 +79,7 @@ def export(a, *, stream=None, max_version=None, dl_device=None, copy=None):
                 copy = False
             else:
                 raise BufferError(f"cannot export to DLPack device {want} without a copy")
-    if dev.type == 1 and stream != -1:
+    if dev.type != _HOST and stream != -1:
         # the consumer's stream (None: the legacy default stream, as the
         # DLPack standard reads it; -1 alone asks for no synchronisation):
         # make the data ready by synchronising the device
@@ -99,7 +99,7 @@ def export(a, *, stream=None, max_version=None, dl_device=None, copy=None):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    from ._array import Array, call, wrap, as_device
+    from ._array import _HOST, Array, call, wrap, as_device
     collect()
     if isinstance(x, Array) and device is None:
         return call(C.nd_copy, x._h) if copy else x
@@ -108,8 +108,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
         kw["copy"] = copy
     if device is not None:
         d = as_device(device)
-        if d.type == 0:
-            kw["dl_device"] = (1, 0)
+        if d.type == _HOST:
+            kw["dl_device"] = (1, 0)  # kDLCPU
     try:
         cap = x.__dlpack__(**kw)
     except TypeError:  # a producer before DLPack 1.0's keywords

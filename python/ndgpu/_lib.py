@@ -122,7 +122,7 @@ I64P = POINTER(c_int64)
 IP = POINTER(c_int)
 _CODES = {"h": H, "o": O, "i": c_int, "l": c_int64, "d": c_double, "D": NdDevice, "S": NdScalar, "b": c_bool,
           "p": c_void_p, "L": I64P, "I": IP, "z": c_size_t, "s": c_char_p, "c": c_char, "u": c_uint64,
-          "B": POINTER(c_bool), "N": POINTER(c_int)}
+          "B": POINTER(c_bool), "N": POINTER(c_int), "E": POINTER(NdDevice)}
 
 # name: return code (i = nd_status, others as _CODES, - = void) then argument codes
 _SIGS = """
@@ -137,6 +137,9 @@ nd_retain h h
 nd_result_type i N i i
 nd_can_cast_same_kind b i i
 nd_default_device D
+nd_device_str s D p z
+nd_device_parse i E s
+nd_dlpack_device i h N N
 nd_cuda_device_count i
 nd_synchronize i D
 nd_empty i o i i L D

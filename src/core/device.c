@@ -25,19 +25,48 @@ static int type_count(int t)
     return be ? be->device_count() : 0;
 }
 
-/* ND_DEVICE names a device as users write it ("cpu", "cuda", "cuda:1");
- * one that is unknown or not usable falls back to the CPU. Without it:
- * device 0 of the first type in the registry that is not the host and has
- * a usable device, else the CPU. */
+char *nd_device_str(nd_device dev, char *buf, size_t cap)
+{
+    if (!buf || cap == 0) return buf;
+    return nd__device_name(dev, buf, cap);
+}
+
+/* "cuda:1" -> cuda:1 ("cuda": id 0); false for an unknown name or a bad id. */
+static bool parse_name(const char *s, nd_device *dev)
+{
+    const char *colon = strchr(s, ':');
+    int t = nd__device_type_named(s, colon ? (size_t)(colon - s) : strlen(s));
+    if (t < 0) return false;
+    long id = 0;
+    if (colon) {
+        char *end = NULL;
+        id = strtol(colon + 1, &end, 10);
+        if (end == colon + 1 || *end != '\0' || id < 0 || id > 1 << 20) return false;
+    }
+    *dev = (nd_device){.type = (nd_device_type)t, .id = (int)id};
+    return true;
+}
+
+nd_status nd_device_parse(nd_device *dev, const char *s)
+{
+    static const char *fn = "nd_device_parse";
+    ND_CHECK_PTR(fn, dev, "dev");
+    ND_CHECK_PTR(fn, s, "s");
+    if (!parse_name(s, dev))
+        return nd__err(ND_ERR_INVALID, fn, "unknown device '%s' (expected a name such as cpu, cuda or cuda:1)", s);
+    return ND_OK;
+}
+
+/* ND_DEVICE names a device as users write it (parse_name); one that
+ * is unknown or not usable falls back to the CPU. Without it: device 0 of
+ * the first type in the registry that is not the host and has a usable
+ * device, else the CPU. */
 nd_device nd_default_device(void)
 {
     const char *env = getenv("ND_DEVICE");
     if (env && *env) {
-        const char *colon = strchr(env, ':');
-        int t = nd__device_type_named(env, colon ? (size_t)(colon - env) : strlen(env));
-        int id = colon ? atoi(colon + 1) : 0;
-        if (t >= 0 && id >= 0 && id < type_count(t)) return (nd_device){.type = (nd_device_type)t, .id = id};
-        return nd_cpu();
+        nd_device d;
+        return parse_name(env, &d) && d.id < type_count(d.type) ? d : nd_cpu();
     }
     for (int t = 0; t < ND_NUM_DEVICE_TYPES; t++)
         if (!nd__registry[t].host && type_count(t) > 0) return (nd_device){.type = (nd_device_type)t, .id = 0};

@@ -182,7 +182,7 @@ double nd__load_f64(const void *src, nd_dtype t)
 
 double nd__dtype_max(nd_dtype t)
 {
-#define DT_FMAX(A, E, sfx, name, size, kind, npy, dl, lo, hi, fmax) \
+#define DT_FMAX(A, E, sfx, name, size, kind, npy, dl, lo, hi, fmax, ...) \
     case E: return (fmax);
     switch (t) {
         ND_DTYPE_TABLE(DT_FMAX, _)

@@ -122,7 +122,7 @@ ND_CPU_VLOOP(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
  * nd__vmath_candidate(op) first, so other ops pay nothing per call. */
 __attribute__((noinline)) static nd_loop_fn nd_cpu_vector_loop(nd_unary_op op, nd_dtype t, const void **ctx)
 {
-    nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
+    nd_dtype kt = nd__compute_dtype(t);
     const nd_vmath_kernel *k = nd__vmath(nd__cpu_isa(), op, kt);
     if (k == NULL) return NULL;
     *ctx = k;
@@ -173,7 +173,7 @@ ND_CPU_VLOOP2(bf16, uint16_t, float, ND_LD_BF16, ND_ST_BF16, 0)
  * the caller, which keeps the other ops' per-call cost unchanged). */
 __attribute__((noinline)) static nd_loop_fn nd_cpu_vector_loop2(nd_binary_op op, nd_dtype t, const void **ctx)
 {
-    nd_dtype kt = (t == ND_FLOAT16 || t == ND_BFLOAT16) ? ND_FLOAT32 : t;
+    nd_dtype kt = nd__compute_dtype(t);
     const nd_vmath_kernel2 *k = nd__vmath2(nd__cpu_isa(), op, kt);
     if (k == NULL) return NULL;
     *ctx = k;
@@ -286,7 +286,7 @@ bool nd__cpu_ew_supports(nd_kernel_kind kind, int op, nd_dtype t)
 static int64_t nd_cpu_loop_cost(int64_t base, nd_dtype t)
 {
     /* half types convert in software */
-    return (t == ND_FLOAT16 || t == ND_BFLOAT16) ? base + 4 : base;
+    return nd__storage_only(t) ? base + 4 : base;
 }
 
 /* Work (element-costs) below which a single-axis iteration calls its

@@ -424,7 +424,7 @@ static bool gemm_one(nd_dtype t, nd_dtype tc, int64_t M, int64_t N, int64_t K, d
 {
     if (t == ND_BFLOAT16 && nd__bf16_path() != ND_BF16_SGEMM)
         return nd__bf16_gemm(M, N, K, alpha, A.p, A.rs, A.cs, B.p, B.rs, B.cs, beta, C.p, tc, C.rs, C.cs);
-    if (t == ND_FLOAT16 || t == ND_BFLOAT16) {
+    if (nd__storage_only(t)) {
         /* panels: NB columns of B and C, MB rows of A and C, widened to
          * float32 one panel at a time, so the float32 scratch stays near
          * HALF_PANEL_BYTES per operand however large the product (a half
@@ -593,7 +593,7 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
     nd_small_mm_fn sfn = small_kernel(t, M, N, K);
     if (sfn) {
         small_ctx sc = {out, a, b, M, N, K, t == ND_FLOAT64,
-                        (t == ND_FLOAT16 || t == ND_BFLOAT16) ? t : ND_BOOL, tc, sfn};
+                        nd__storage_only(t) ? t : ND_BOOL, tc, sfn};
         /* ~8 flops per element-cost unit */
         nd__parallel_for(nb, (M * N * K) / 8 + 1, small_body, &sc);
         return ND_OK;

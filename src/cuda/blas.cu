@@ -332,7 +332,7 @@ static nd_status gemm_call(const char *fn, cublasHandle_t h, nd_dtype t, nd_dtyp
     // mixed precision: float16/bfloat16 A and B into a float32 C (COMPUTE_32F)
     cdt = dt;
     if (tc != t) {
-        if (tc != ND_FLOAT32 || (t != ND_FLOAT16 && t != ND_BFLOAT16))
+        if (!nd__storage_only(t) || tc != nd__compute_dtype(t))
             return nd__err(ND_ERR_INTERNAL, fn, "no cuBLAS GEMM from %s into %s", nd_dtype_name(t), nd_dtype_name(tc));
         cdt = CUDA_R_32F;
     }

@@ -28,7 +28,7 @@ static nd_rk_launcher launcher_of(nd_dtype dt, int cls)
 {
     dt = nd_r_kernel_dtype(dt, cls);
     switch (nd__kind(dt)) {
-    case ND_KIND_FLOAT: return dt == ND_FLOAT16 || dt == ND_BFLOAT16 ? nd__rk_launcher_h(dt, cls) : nd__rk_launcher_f(dt, cls);
+    case ND_KIND_FLOAT: return nd__storage_only(dt) ? nd__rk_launcher_h(dt, cls) : nd__rk_launcher_f(dt, cls);
     case ND_KIND_INT: return nd__rk_launcher_s(dt, cls);
     default: return nd__rk_launcher_u(dt, cls);
     }

@@ -56,8 +56,8 @@ enum { NDR_CF32, NDR_CF64, NDR_CI64, NDR_CU64 };
 
 static inline int nd_r_ckind(nd_dtype t)
 {
+    if (nd__compute_dtype(t) == ND_FLOAT32) return NDR_CF32; /* float32 and the storage-only floats */
     switch (t) {
-    case ND_FLOAT16: case ND_BFLOAT16: case ND_FLOAT32: return NDR_CF32;
     case ND_FLOAT64: return NDR_CF64;
     case ND_INT8: case ND_INT16: case ND_INT32: case ND_INT64: return NDR_CI64;
     default: return NDR_CU64; /* bool, unsigned */

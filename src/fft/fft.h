@@ -11,14 +11,15 @@
  * bfloat16, float32 and complex64, complex128 for everything else. */
 static inline nd_dtype nd__fft_ctype(nd_dtype t)
 {
-    return t == ND_FLOAT16 || t == ND_BFLOAT16 || t == ND_FLOAT32 || t == ND_COMPLEX64 ? ND_COMPLEX64 : ND_COMPLEX128;
+    const nd_dtype c = nd__compute_dtype(t);
+    return c == ND_FLOAT32 || c == ND_COMPLEX64 ? ND_COMPLEX64 : ND_COMPLEX128;
 }
 /* The real result dtype of irfft/hfft/irfftn of input dtype t: float16
  * and bfloat16 keep theirs (NumPy 2 gives float16 for float16), else the
  * real part of nd__fft_ctype(t). */
 static inline nd_dtype nd__fft_rtype(nd_dtype t)
 {
-    return t == ND_FLOAT16 || t == ND_BFLOAT16 ? t : nd__real_of(nd__fft_ctype(t));
+    return nd__storage_only(t) ? t : nd__real_of(nd__fft_ctype(t));
 }
 /* ND_OK for a valid nd_fft_norm, else ND_ERR_INVALID naming fn. */
 ND_INTERNAL nd_status nd__fft_check_norm(const char *fn, nd_fft_norm norm);

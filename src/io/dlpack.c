@@ -102,6 +102,34 @@ static void deleter_legacy(DLManagedTensor *self)
     nd__free(e);
 }
 
+/* The DLPack device of a's memory, from the registry: its device type's
+ * own, or for pinned host memory the host type of the first backend that
+ * page-locks memory (also when an import brought the pinned memory into a
+ * build without that backend). */
+static DLDevice dl_device_of(const nd_array *a)
+{
+    DLDevice d = {(DLDeviceType)nd__registry[a->device.type].dlpack, a->device.id};
+    if (a->buf->pinned)
+        for (int k = 0; k < ND_NUM_DEVICE_TYPES; k++)
+            if (nd__registry[k].dlpack_pinned) {
+                d.device_type = (DLDeviceType)nd__registry[k].dlpack_pinned;
+                break;
+            }
+    return d;
+}
+
+nd_status nd_dlpack_device(const nd_array *a, int32_t *type, int32_t *id)
+{
+    static const char *fn = "nd_dlpack_device";
+    ND_CHECK_PTR(fn, a, "a");
+    ND_CHECK_PTR(fn, type, "type");
+    ND_CHECK_PTR(fn, id, "id");
+    DLDevice d = dl_device_of(a);
+    *type = (int32_t)d.device_type;
+    *id = d.device_id;
+    return ND_OK;
+}
+
 /* Fill the DLTensor for a (shape/strides storage given). */
 static void fill_tensor(DLTensor *t, const nd_array *a, int64_t *shape, int64_t *strides)
 {
@@ -115,14 +143,7 @@ static void fill_tensor(DLTensor *t, const nd_array *a, int64_t *shape, int64_t 
     t->dtype = to_dl_dtype(a->dtype);
     t->shape = shape;
     t->strides = strides;
-    t->device.device_type = (DLDeviceType)nd__registry[a->device.type].dlpack;
-    t->device.device_id = a->device.id;
-    if (a->buf->pinned) /* host memory page-locked by the first backend that can (nd__pinned_upstream) */
-        for (int k = 0; k < ND_NUM_DEVICE_TYPES; k++)
-            if (nd__registry[k].be && nd__registry[k].dlpack_pinned) {
-                t->device.device_type = (DLDeviceType)nd__registry[k].dlpack_pinned;
-                break;
-            }
+    t->device = dl_device_of(a);
 }
 
 static nd_status check_export(const char *fn, const void *out, const nd_array *a)

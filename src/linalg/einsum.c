@@ -211,11 +211,19 @@ static nd_status contract(term *A, term *B, const bool *needed, nd_dtype R)
     return to_dtype(A, R);
 }
 
-nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_array *const *operands)
+/* The equation of a call: every operand's axes as labels, the output's
+ * labels and every label's extent. */
+typedef struct {
+    int n;                          /* operands */
+    int labs[MAXOPS][ND_MAX_DIMS];  /* per operand, per axis: label (broadcast dims filled in) */
+    int nlab[MAXOPS], ell[MAXOPS];  /* letters per operand; axis of its ellipsis (-1: none) */
+    int count[NLAB], nbcast;        /* axes per label over all operands; broadcast dims */
+    int olab[ND_MAX_DIMS + NLAB], no; /* the output's labels */
+    int64_t ext[NLAB];              /* extent per label (-1: unused) */
+} equation;
+
+static nd_status check_operands(int n, const nd_array *const *operands)
 {
-    ND_PROF_OP_N("einsum", out, operands && n > 0 ? n : 0, operands);
-    ND_CHECK_PTR(fn, out, "out");
-    ND_CHECK_PTR(fn, subscripts, "subscripts");
     if (n < 1) return nd__err(ND_ERR_INVALID, fn, "No input operands");
     if (n > MAXOPS) return nd__err(ND_ERR_INVALID, fn, "too many operands (%d; at most %d)", n, MAXOPS);
     ND_CHECK_PTR(fn, operands, "operands");
@@ -228,9 +236,15 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
                            nd__device_name(operands[i]->device, d2, sizeof d2));
         }
     }
-    /* ---- parse the inputs ---- */
-    int labs[MAXOPS][ND_MAX_DIMS]; /* per operand, per axis: label (broadcast dims filled below) */
-    int nlab[MAXOPS], ell[MAXOPS], count[NLAB] = {0}, nbcast = 0;
+    return ND_OK;
+}
+
+/* The inputs' subscripts (up to "->" or the end, *rest), each operand's
+ * axes as labels: the letters before the ellipsis, its broadcast dims
+ * (right-aligned onto the nbcast global ones), the letters after it. */
+static nd_status parse_inputs(equation *q, const char *subscripts, const nd_array *const *operands, const char **rest)
+{
+    const int n = q->n;
     const char *s = subscripts;
     for (int i = 0; i < n; i++) {
         int len = (int)strcspn(s, ",-");
@@ -238,32 +252,37 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
             return nd__err(ND_ERR_INVALID, fn, "more operands provided to einstein sum function than specified in the subscripts string");
         if (i < n - 1 && s[len] != ',')
             return nd__err(ND_ERR_INVALID, fn, "fewer operands provided to einstein sum function than specified in the subscripts string");
-        nd_status st = parse_operand(s, len, operands[i]->ndim, i, labs[i], &nlab[i], &ell[i]);
+        nd_status st = parse_operand(s, len, operands[i]->ndim, i, q->labs[i], &q->nlab[i], &q->ell[i]);
         if (st) return st;
-        int nb = operands[i]->ndim - nlab[i];
-        if (nb > nbcast) nbcast = nb;
+        int nb = operands[i]->ndim - q->nlab[i];
+        if (nb > q->nbcast) q->nbcast = nb;
         s += len;
         if (i < n - 1) s++;
     }
-    /* axes: the labels before the ellipsis, nb broadcast dims (right-aligned
-     * onto the nbcast global ones), the labels after it */
     for (int i = 0; i < n; i++) {
-        int nd = operands[i]->ndim, nb = nd - nlab[i], e = ell[i] < 0 ? nlab[i] : ell[i];
+        int nd = operands[i]->ndim, nb = nd - q->nlab[i], e = q->ell[i] < 0 ? q->nlab[i] : q->ell[i];
         int tmp[ND_MAX_DIMS];
         for (int d = 0, j = 0; d < nd; d++) {
-            if (d < e) tmp[d] = labs[i][j++];
-            else if (d < e + nb) tmp[d] = NLET + nbcast - nb + (d - e);
-            else tmp[d] = labs[i][j++];
+            if (d < e) tmp[d] = q->labs[i][j++];
+            else if (d < e + nb) tmp[d] = NLET + q->nbcast - nb + (d - e);
+            else tmp[d] = q->labs[i][j++];
         }
-        memcpy(labs[i], tmp, sizeof(int) * (size_t)nd);
-        for (int d = 0; d < nd; d++) count[tmp[d]]++;
+        memcpy(q->labs[i], tmp, sizeof(int) * (size_t)nd);
+        for (int d = 0; d < nd; d++) q->count[tmp[d]]++;
     }
-    /* ---- the output ---- */
-    int olab[ND_MAX_DIMS + NLAB], no = 0;
+    *rest = s;
+    return ND_OK;
+}
+
+/* The output's labels: "->" and its subscripts, or (s empty) NumPy's
+ * implicit output: the broadcast dims, then the letters used once, in
+ * alphabetical order. */
+static nd_status parse_output(equation *q, const char *s)
+{
     if (*s == '\0') {
-        for (int b = 0; b < nbcast; b++) olab[no++] = NLET + b;
+        for (int b = 0; b < q->nbcast; b++) q->olab[q->no++] = NLET + b;
         for (int l = 0; l < NLET; l++)
-            if (count[l] == 1) olab[no++] = l;
+            if (q->count[l] == 1) q->olab[q->no++] = l;
     } else {
         if (s[0] != '-' || s[1] != '>')
             return nd__err(ND_ERR_INVALID, fn, "einstein sum subscript string does not contain proper '->' output specified");
@@ -275,79 +294,81 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
                 int l = code_of(c);
                 if (memchr(s + i + 1, c, (size_t)(len - i - 1)) != NULL)
                     return nd__err(ND_ERR_INVALID, fn, "einstein sum subscripts string includes output subscript '%c' multiple times", (char)c);
-                if (count[l] == 0)
+                if (q->count[l] == 0)
                     return nd__err(ND_ERR_INVALID, fn,
                                    "einstein sum subscripts string included output subscript '%c' which never appeared in an input", (char)c);
-                olab[no++] = l;
+                q->olab[q->no++] = l;
             } else if (c == '.') {
                 if (oell != -1 || i + 2 >= len || s[++i] != '.' || s[++i] != '.')
                     return nd__err(ND_ERR_INVALID, fn,
                                    "einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in the output");
-                oell = no;
-                for (int b = 0; b < nbcast; b++) olab[no++] = NLET + b;
+                oell = q->no;
+                for (int b = 0; b < q->nbcast; b++) q->olab[q->no++] = NLET + b;
             } else if (c != ' ') {
                 return nd__err(ND_ERR_INVALID, fn,
                                "invalid subscript '%c' in einstein sum subscripts string, subscripts must be letters", (char)c);
             }
         }
-        if (oell == -1 && nbcast > 0)
+        if (oell == -1 && q->nbcast > 0)
             return nd__err(ND_ERR_INVALID, fn,
                            "output has more dimensions than subscripts given in einstein sum, but no '...' ellipsis provided to "
                            "broadcast the extra dimensions.");
     }
-    if (no > ND_MAX_DIMS)
+    if (q->no > ND_MAX_DIMS)
         return nd__err(ND_ERR_INVALID, fn, "einstein sum subscripts string contains too many subscripts in the output");
-    /* ---- extents: repeated labels match exactly, across operands size 1 broadcasts ---- */
-    int64_t ext[NLAB];
-    for (int l = 0; l < NLAB; l++) ext[l] = -1;
-    for (int i = 0; i < n; i++) {
+    return ND_OK;
+}
+
+/* Every label's extent: a label repeated within an operand matches
+ * exactly, across operands an extent of 1 broadcasts. */
+static nd_status extents(equation *q, const nd_array *const *operands)
+{
+    for (int l = 0; l < NLAB; l++) q->ext[l] = -1;
+    for (int i = 0; i < q->n; i++) {
         const nd_array *a = operands[i];
         for (int d = 0; d < a->ndim; d++)
             for (int e = 0; e < d; e++)
-                if (labs[i][e] == labs[i][d] && a->shape[e] != a->shape[d])
+                if (q->labs[i][e] == q->labs[i][d] && a->shape[e] != a->shape[d])
                     return nd__err(ND_ERR_SHAPE, fn, "dimensions in operand %d for collapsing index '%c' don't match (%lld != %lld)",
-                                   i, char_of(labs[i][d]), (long long)a->shape[e], (long long)a->shape[d]);
+                                   i, char_of(q->labs[i][d]), (long long)a->shape[e], (long long)a->shape[d]);
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < q->n; i++) {
         const nd_array *a = operands[i];
         for (int d = 0; d < a->ndim; d++) {
-            int l = labs[i][d];
+            int l = q->labs[i][d];
             int64_t x = a->shape[d];
-            if (ext[l] < 0 || ext[l] == 1) ext[l] = x;
-            else if (x != 1 && x != ext[l]) {
+            if (q->ext[l] < 0 || q->ext[l] == 1) q->ext[l] = x;
+            else if (x != 1 && x != q->ext[l]) {
                 char b1[400];
                 return nd__err(ND_ERR_SHAPE, fn,
                                "operands could not be broadcast together with remapped shapes: label '%c' has extent %lld in "
                                "operand %d %s but %lld elsewhere",
-                               char_of(l), (long long)x, i, nd__fmt_shape(b1, sizeof b1, a->ndim, a->shape), (long long)ext[l]);
+                               char_of(l), (long long)x, i, nd__fmt_shape(b1, sizeof b1, a->ndim, a->shape), (long long)q->ext[l]);
             }
         }
     }
-    nd_dtype R = operands[0]->dtype;
-    for (int i = 1; i < n; i++) {
-        nd_status st = nd_result_type(&R, R, operands[i]->dtype);
-        if (st) return nd__err_prefix(st, fn);
-    }
-    int64_t oshape[ND_MAX_DIMS];
-    for (int i = 0; i < no; i++) oshape[i] = ext[olab[i]] < 0 ? 1 : ext[olab[i]];
-    nd_status st = *out ? nd__out_check(fn, *out, R, no, oshape, operands[0]->device) : ND_OK;
-    if (st) return st;
+    return ND_OK;
+}
 
-    /* ---- 1. diagonals, cast, broadcast ---- */
-    term *T = nd__calloc((size_t)n, sizeof *T);
-    if (!T) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
+/* The terms, one per operand: diagonals taken (a label repeated within
+ * an operand), cast to R, broadcast to the labels' extents; then the
+ * labels of one operand only that are not in the output summed away. */
+static nd_status prepare_terms(term *T, const equation *q, const nd_array *const *operands, nd_dtype R)
+{
+    const int n = q->n;
+    nd_status st = ND_OK;
     for (int i = 0; i < n && !st; i++) {
         const nd_array *a = operands[i];
         int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
         int k = 0;
         for (int d = 0; d < a->ndim; d++) {
             int e = 0;
-            while (e < k && T[i].lab[e] != labs[i][d]) e++;
+            while (e < k && T[i].lab[e] != q->labs[i][d]) e++;
             if (e < k) {
                 strides[e] += a->strides[d];
                 continue;
             }
-            T[i].lab[k] = labs[i][d];
+            T[i].lab[k] = q->labs[i][d];
             shape[k] = a->shape[d];
             strides[k++] = a->strides[d];
         }
@@ -359,7 +380,7 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
             for (int d = 0; d < k; d++) {
                 shape[d] = T[i].a->shape[d];
                 strides[d] = T[i].a->strides[d];
-                if (shape[d] == 1 && ext[T[i].lab[d]] != 1) shape[d] = ext[T[i].lab[d]], strides[d] = 0, bc = true;
+                if (shape[d] == 1 && q->ext[T[i].lab[d]] != 1) shape[d] = q->ext[T[i].lab[d]], strides[d] = 0, bc = true;
             }
             nd_array *v = NULL;
             if (bc && !(st = mp__view(&v, T[i].a, k, shape, strides, T[i].a->offset))) {
@@ -368,9 +389,8 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
             }
         }
     }
-    /* ---- 2. labels of one operand only, not in the output: summed ---- */
     bool inout[NLAB] = {false};
-    for (int i = 0; i < no; i++) inout[olab[i]] = true;
+    for (int i = 0; i < q->no; i++) inout[q->olab[i]] = true;
     for (int i = 0; i < n && !st; i++) {
         bool drop[NLAB] = {false};
         for (int d = 0; d < T[i].n; d++) {
@@ -382,44 +402,85 @@ nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_arra
         }
         st = sum_labels(&T[i], drop, R);
     }
-    /* ---- 3. pairwise, greedy: the pair whose result is smallest (ties:
-     * the leftmost pair; with two terms simply the two), the result
-     * taking the place of the first of them ---- */
-    int alive = n;
-    while (alive > 1 && !st) {
+    return st;
+}
+
+/* Which labels are still needed besides the pair (p, q): the output's
+ * and those of every other live term. */
+static void needed_labels(bool *need, const term *T, const equation *eq, int p, int q)
+{
+    for (int l = 0; l < NLAB; l++) need[l] = false;
+    for (int i = 0; i < eq->no; i++) need[eq->olab[i]] = true;
+    for (int o = 0; o < eq->n; o++)
+        for (int e = 0; o != p && o != q && T[o].a && e < T[o].n; e++) need[T[o].lab[e]] = true;
+}
+
+/* Pairwise contraction, greedy: the pair whose result is smallest (ties:
+ * the leftmost pair; with two terms simply the two), the result taking
+ * the place of the first of them, until one term is left (T[0]). */
+static nd_status contract_all(term *T, const equation *eq, nd_dtype R)
+{
+    const int n = eq->n;
+    nd_status st = ND_OK;
+    for (int alive = n; alive > 1 && !st; alive--) {
         int bp = 0, bq = 1;
         double best = -1;
         for (int p = 0; p < n; p++)
             for (int q = p + 1; q < n && T[p].a; q++) {
                 if (!T[q].a) continue;
                 bool need[NLAB], in[NLAB] = {false};
-                for (int l = 0; l < NLAB; l++) need[l] = inout[l];
-                for (int o = 0; o < n; o++)
-                    for (int e = 0; o != p && o != q && T[o].a && e < T[o].n; e++) need[T[o].lab[e]] = true;
+                needed_labels(need, T, eq, p, q);
                 double size = 1;
                 for (int e = 0; e < T[p].n; e++) in[T[p].lab[e]] = true;
                 for (int e = 0; e < T[q].n; e++) in[T[q].lab[e]] = true;
                 for (int l = 0; l < NLAB; l++)
-                    if (in[l] && need[l]) size *= (double)(ext[l] < 0 ? 1 : ext[l]);
+                    if (in[l] && need[l]) size *= (double)(eq->ext[l] < 0 ? 1 : eq->ext[l]);
                 if (best < 0 || size < best) best = size, bp = p, bq = q;
             }
         bool needed[NLAB];
-        for (int l = 0; l < NLAB; l++) needed[l] = inout[l];
-        for (int o = 0; o < n; o++)
-            for (int e = 0; o != bp && o != bq && T[o].a && e < T[o].n; e++) needed[T[o].lab[e]] = true;
+        needed_labels(needed, T, eq, bp, bq);
         st = contract(&T[bp], &T[bq], needed, R);
         nd_release(T[bq].a), T[bq].a = NULL;
-        alive--;
     }
-    /* T[0] is alive: a result takes the place of the lower index */
-    /* ---- 4. the output order ---- */
+    return st;
+}
+
+nd_status nd_einsum(nd_array **out, const char *subscripts, int n, const nd_array *const *operands)
+{
+    ND_PROF_OP_N("einsum", out, operands && n > 0 ? n : 0, operands);
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, subscripts, "subscripts");
+    nd_status st = check_operands(n, operands);
+    if (st) return st;
+    equation *q = nd__calloc(1, sizeof *q);
+    if (!q) return nd__err(ND_ERR_NOMEM, fn, "out of host memory");
+    q->n = n;
+    const char *rest = NULL;
+    if (!(st = parse_inputs(q, subscripts, operands, &rest)) && !(st = parse_output(q, rest))) st = extents(q, operands);
+    nd_dtype R = operands[0]->dtype;
+    for (int i = 1; i < n && !st; i++)
+        if ((st = nd_result_type(&R, R, operands[i]->dtype))) st = nd__err_prefix(st, fn);
+    int64_t oshape[ND_MAX_DIMS];
+    for (int i = 0; i < q->no && !st; i++) oshape[i] = q->ext[q->olab[i]] < 0 ? 1 : q->ext[q->olab[i]];
+    if (!st && *out) st = nd__out_check(fn, *out, R, q->no, oshape, operands[0]->device);
+    term *T = st ? NULL : nd__calloc((size_t)n, sizeof *T);
+    if (!st && !T) st = nd__err(ND_ERR_NOMEM, fn, "out of host memory");
+    if (st) { /* the messages above name nd_einsum already */
+        nd__free(q);
+        return st;
+    }
+    st = prepare_terms(T, q, operands, R);
+    if (!st) st = contract_all(T, q, R);
+    /* T[0] is alive: a result takes the place of the lower index; the
+     * output order last */
     nd_array *v = NULL;
-    if (!st && T[0].n != no) st = nd__err(ND_ERR_INTERNAL, fn, "the last term has %d labels, the output %d", T[0].n, no);
-    if (!st) st = arrange(&v, &T[0], no, olab, no, 0);
+    if (!st && T[0].n != q->no) st = nd__err(ND_ERR_INTERNAL, fn, "the last term has %d labels, the output %d", T[0].n, q->no);
+    if (!st) st = arrange(&v, &T[0], q->no, q->olab, q->no, 0);
     /* a term that is not the library's own (a view of an operand) is copied */
     if (!st) st = nd__out_deliver(fn, out, &v, R, T[0].mine ? ND_OUT_CONTIGUOUS : ND_OUT_COPY);
     nd_release(v);
     release_terms(T, n);
     nd__free(T);
+    nd__free(q);
     return st ? nd__err_prefix(st, fn) : ND_OK;
 }

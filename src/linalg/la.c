@@ -26,9 +26,8 @@ nd_status nd__la_ctype(const char *fn, const nd_array *a, const char *name, nd_d
     const nd_dtype t = a->dtype;
     nd_dtype r;
     if (!nd__dtype_valid(t)) return nd__err(ND_ERR_DTYPE, fn, "array '%s' has an invalid dtype", name);
-    switch (t) {
-    case ND_FLOAT32: case ND_FLOAT64: case ND_COMPLEX64: case ND_COMPLEX128: r = t; break;
-    case ND_FLOAT16: case ND_BFLOAT16: r = ND_FLOAT32; break;
+    switch (nd__compute_dtype(t)) { /* a storage-only float: its compute type */
+    case ND_FLOAT32: case ND_FLOAT64: case ND_COMPLEX64: case ND_COMPLEX128: r = nd__compute_dtype(t); break;
     default:
         if (t == ND_BOOL || nd__is_integer(t)) r = ND_FLOAT64;
         else return nd__err(ND_ERR_DTYPE, fn, "array '%s' has dtype %s, which linalg does not support", name,

@@ -157,7 +157,7 @@ static nd_status matmul_impl(const char *func, nd_array **out, const nd_array *a
      * computed straight into float32 (the backends accumulate in float32
      * and write float32, never rounding to half in between); any other
      * out dtype gets the result dtype, cast once */
-    const nd_dtype ct = (rt == ND_FLOAT16 || rt == ND_BFLOAT16) && t.res->dtype == ND_FLOAT32 ? ND_FLOAT32 : rt;
+    const nd_dtype ct = nd__storage_only(rt) && t.res->dtype == nd__compute_dtype(rt) ? nd__compute_dtype(rt) : rt;
     nd_array *ca = NULL, *cb = NULL;
     if (t.res->size == 0) goto done;
     if (K == 0) {
@@ -362,7 +362,7 @@ nd_status nd_gemm(nd_array **c, bool trans_a, bool trans_b, double alpha, const 
                            nd__device_name(a->device, d2, sizeof d2));
         }
         /* mixed precision: float16/bfloat16 a and b into a float32 c */
-        const bool mixed = cu->dtype == ND_FLOAT32 && (rt == ND_FLOAT16 || rt == ND_BFLOAT16);
+        const bool mixed = nd__storage_only(rt) && cu->dtype == nd__compute_dtype(rt);
         if (cu->dtype != rt && !mixed)
             return nd__err(ND_ERR_DTYPE, F, "c has dtype %s, but the result dtype of a (%s) and b (%s) is %s",
                            nd_dtype_name(cu->dtype), nd_dtype_name(a->dtype), nd_dtype_name(b->dtype),

@@ -150,13 +150,13 @@ static nd_status step_pow(nd_array **x, double p)
 /* The dtype a norm computes in, and the dtype it gives. */
 static nd_dtype work_dtype(nd_dtype t)
 {
-    if (t == ND_FLOAT16 || t == ND_BFLOAT16) return ND_FLOAT32;
+    if (nd__storage_only(t)) return nd__compute_dtype(t);
     if (nd__is_float(t) || nd__is_complex(t)) return t;
     return ND_FLOAT64;
 }
 static nd_dtype result_dtype(nd_dtype t)
 {
-    if (t == ND_FLOAT16 || t == ND_BFLOAT16) return t;
+    if (nd__storage_only(t)) return t;
     if (nd__is_complex(t)) return nd__real_of(t);
     if (nd__is_float(t)) return t;
     return ND_FLOAT64;

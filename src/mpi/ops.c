@@ -19,6 +19,7 @@
 #define NDM_X86 1
 #endif
 
+#include "shared/dtype.h"
 #include "shared/half.h"
 #include "mpi_internal.h"
 
@@ -192,13 +193,13 @@ MPI_Datatype ndm_mpi_type(nd_dtype t)
     }
 }
 
-bool ndm_is_float(nd_dtype t) { return t == ND_FLOAT16 || t == ND_BFLOAT16 || t == ND_FLOAT32 || t == ND_FLOAT64; }
+bool ndm_is_float(nd_dtype t) { return nd__kind(t) == ND_KIND_FLOAT; }
 
 MPI_Op ndm_mpi_op(nd_comm_op op, nd_dtype t)
 {
     if (t == ND_BOOL) /* NumPy: add on bool is or, multiply is and */
         return (op == ND_COMM_SUM || op == ND_COMM_MAX || op == ND_COMM_AVG) ? MPI_LOR : MPI_LAND;
-    bool half = t == ND_FLOAT16 || t == ND_BFLOAT16;
+    bool half = nd__storage_only(t);
     switch (op) {
     case ND_COMM_SUM:
     case ND_COMM_AVG: return half ? g_sum : MPI_SUM;

@@ -38,6 +38,18 @@ static inline size_t nd__itemsize(nd_dtype t)
     static const unsigned char sz[ND_NUM_DTYPES] = {ND_DTYPE_TABLE(ND__DT_SIZE, _)};
     return nd__dtype_valid(t) ? sz[t] : 0;
 }
+#define ND__DT_COMPUTE(A, E, s, name, size, kind, npy, dl, lo, hi, fmax, comp) case E: return comp;
+/* The dtype t computes in (the table's compute column): t itself, or the
+ * float type a storage-only type widens to. */
+static inline nd_dtype nd__compute_dtype(nd_dtype t)
+{
+    switch (t) {
+        ND_DTYPE_TABLE(ND__DT_COMPUTE, _)
+    default: return t;
+    }
+}
+/* A type that is only stored: its arithmetic runs in nd__compute_dtype. */
+static inline bool nd__storage_only(nd_dtype t) { return nd__compute_dtype(t) != t; }
 static inline bool nd__is_float(nd_dtype t) { return nd__kind(t) == ND_KIND_FLOAT; }
 static inline bool nd__is_complex(nd_dtype t) { return nd__kind(t) == ND_KIND_COMPLEX; }
 /* The float dtype of a complex dtype's parts (complex64 -> float32); t

@@ -1,7 +1,7 @@
 /* The dtype table: every fact about a dtype that the library needs, in
  * one place, for the C compiler and nvcc alike (plain macros, no code).
  *
- * ND_DTYPE_TABLE(X, A) expands X(A, ENUM, sfx, name, size, kind, npy, dl, lo, hi, fmax)
+ * ND_DTYPE_TABLE(X, A) expands X(A, ENUM, sfx, name, size, kind, npy, dl, lo, hi, fmax, comp)
  * per dtype (A is passed through, for adaptor macros; `_` when unused):
  *   ENUM  the public nd_dtype value (include/ndgpu/core.h; rows are in enum
  *         order, which static asserts in src/core/dtype.c check)
@@ -16,6 +16,10 @@
  *         0, 0 for floats and bool (no range check)
  *   fmax  largest finite value of a float dtype, of each part of a
  *         complex one (0 otherwise)
+ *   comp  the dtype it computes in (nd__compute_dtype): itself, or for a
+ *         storage-only type (float16, bfloat16) the type its values are
+ *         widened to by the loops, reductions, matmuls and transforms that
+ *         have no native form for it (float32)
  *
  * Adding a dtype: a value in the public enum (include/ndgpu/core.h), a row here,
  * a row in ND_DTYPE_PAIRS below, its storage type, loads/stores in
@@ -27,21 +31,21 @@
 #define ND_DTYPE_TABLE_H
 
 #define ND_DTYPE_TABLE(X, A)                                                                               \
-    X(A, ND_BOOL, b1, "bool", 1, ND_KIND_BOOL, 'b', kDLBool, 0, 0, 0)                                         \
-    X(A, ND_INT8, i8, "int8", 1, ND_KIND_INT, 'i', kDLInt, INT8_MIN, INT8_MAX, 0)                             \
-    X(A, ND_INT16, i16, "int16", 2, ND_KIND_INT, 'i', kDLInt, INT16_MIN, INT16_MAX, 0)                        \
-    X(A, ND_INT32, i32, "int32", 4, ND_KIND_INT, 'i', kDLInt, INT32_MIN, INT32_MAX, 0)                        \
-    X(A, ND_INT64, i64, "int64", 8, ND_KIND_INT, 'i', kDLInt, INT64_MIN, INT64_MAX, 0)                        \
-    X(A, ND_UINT8, u8, "uint8", 1, ND_KIND_UINT, 'u', kDLUInt, 0, UINT8_MAX, 0)                               \
-    X(A, ND_UINT16, u16, "uint16", 2, ND_KIND_UINT, 'u', kDLUInt, 0, UINT16_MAX, 0)                           \
-    X(A, ND_UINT32, u32, "uint32", 4, ND_KIND_UINT, 'u', kDLUInt, 0, UINT32_MAX, 0)                           \
-    X(A, ND_UINT64, u64, "uint64", 8, ND_KIND_UINT, 'u', kDLUInt, 0, UINT64_MAX, 0)                           \
-    X(A, ND_FLOAT16, f16, "float16", 2, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 65504.0)                          \
-    X(A, ND_BFLOAT16, bf16, "bfloat16", 2, ND_KIND_FLOAT, 'V', kDLBfloat, 0, 0, 3.3895313892515355e38)        \
-    X(A, ND_FLOAT32, f32, "float32", 4, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 3.4028234663852886e38)            \
-    X(A, ND_FLOAT64, f64, "float64", 8, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 1.7976931348623157e308)            \
-    X(A, ND_COMPLEX64, c64, "complex64", 8, ND_KIND_COMPLEX, 'c', kDLComplex, 0, 0, 3.4028234663852886e38)    \
-    X(A, ND_COMPLEX128, c128, "complex128", 16, ND_KIND_COMPLEX, 'c', kDLComplex, 0, 0, 1.7976931348623157e308)
+    X(A, ND_BOOL, b1, "bool", 1, ND_KIND_BOOL, 'b', kDLBool, 0, 0, 0, ND_BOOL)                                 \
+    X(A, ND_INT8, i8, "int8", 1, ND_KIND_INT, 'i', kDLInt, INT8_MIN, INT8_MAX, 0, ND_INT8)                     \
+    X(A, ND_INT16, i16, "int16", 2, ND_KIND_INT, 'i', kDLInt, INT16_MIN, INT16_MAX, 0, ND_INT16)               \
+    X(A, ND_INT32, i32, "int32", 4, ND_KIND_INT, 'i', kDLInt, INT32_MIN, INT32_MAX, 0, ND_INT32)               \
+    X(A, ND_INT64, i64, "int64", 8, ND_KIND_INT, 'i', kDLInt, INT64_MIN, INT64_MAX, 0, ND_INT64)               \
+    X(A, ND_UINT8, u8, "uint8", 1, ND_KIND_UINT, 'u', kDLUInt, 0, UINT8_MAX, 0, ND_UINT8)                      \
+    X(A, ND_UINT16, u16, "uint16", 2, ND_KIND_UINT, 'u', kDLUInt, 0, UINT16_MAX, 0, ND_UINT16)                 \
+    X(A, ND_UINT32, u32, "uint32", 4, ND_KIND_UINT, 'u', kDLUInt, 0, UINT32_MAX, 0, ND_UINT32)                 \
+    X(A, ND_UINT64, u64, "uint64", 8, ND_KIND_UINT, 'u', kDLUInt, 0, UINT64_MAX, 0, ND_UINT64)                 \
+    X(A, ND_FLOAT16, f16, "float16", 2, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 65504.0, ND_FLOAT32)               \
+    X(A, ND_BFLOAT16, bf16, "bfloat16", 2, ND_KIND_FLOAT, 'V', kDLBfloat, 0, 0, 3.3895313892515355e38, ND_FLOAT32) \
+    X(A, ND_FLOAT32, f32, "float32", 4, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 3.4028234663852886e38, ND_FLOAT32) \
+    X(A, ND_FLOAT64, f64, "float64", 8, ND_KIND_FLOAT, 'f', kDLFloat, 0, 0, 1.7976931348623157e308, ND_FLOAT64) \
+    X(A, ND_COMPLEX64, c64, "complex64", 8, ND_KIND_COMPLEX, 'c', kDLComplex, 0, 0, 3.4028234663852886e38, ND_COMPLEX64) \
+    X(A, ND_COMPLEX128, c128, "complex128", 16, ND_KIND_COMPLEX, 'c', kDLComplex, 0, 0, 1.7976931348623157e308, ND_COMPLEX128)
 
 /* X(sfx) over the dtypes in enum order, from the table. X may use
  * ND_DTYPE_PAIRS (not ND_DTYPE_TABLE: a macro cannot expand inside its own
