@@ -13,7 +13,7 @@
 #include "elementwise/elementwise.h"
 #include "core/internal.h"
 #include "shared/philox.h"
-#include "shared/scan_slots.h" /* [sc] ND_SC_NOPS */
+#include "shared/scan_slots.h" /* ND_SC_NOPS */
 #include "test_util.h"
 
 #ifdef ND_WITH_CUDA
@@ -39,7 +39,7 @@ static int num_ops(nd_kernel_kind k)
     case ND_KERNEL_REDUCE: return ND_NUM_REDUCE_OPS;
     case ND_KERNEL_RANDOM: return 2;
     case ND_KERNEL_CAST: return ND_NUM_DTYPES;
-    case ND_KERNEL_SCAN: return ND_SC_NOPS; /* [sc] sum, prod, max, min (src/shared/scan_slots.h) */
+    case ND_KERNEL_SCAN: return ND_SC_NOPS; /* sum, prod, max, min (src/shared/scan_slots.h) */
     case ND_KERNEL_SCATTER: return 4; /* ix: nd_scatter_op, src/shared/index_ops.h */
     default: return 1;
     }

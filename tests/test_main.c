@@ -29,53 +29,35 @@ int nd_test_gpu_count(void)
 
 typedef Suite *(*suite_fn)(void);
 
-/* Weak while suites are being written in parallel; a missing suite is
- * reported, never counted as passed. */
+/* The suites, in the order they run, by family. Each is declared weak: a
+ * missing suite is reported, never counted as passed. */
+/* the base, the devices and the checks across families */
 #define SUITES_BASE(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(coverage) X(vmath) X(out) X(findings) X(doors) X(faults) X(threads) X(unique) X(fft_core) X(complex)
-/* one line per area (kept apart so parallel branches merge) */
-/* [ix] */
-#define SUITES_IX(X) X(index) X(index_mask)
-
-/* [so] */
-#define SUITES_SO(X) X(sort) X(sort_stats)
-
-/* [sc] */
-#define SUITES_SC(X) X(scan) X(reduce_nan)
-
-/* [mp] */
-#define SUITES_MP(X) X(manip) X(einsum)
-
-/* [ew] */
-#define SUITES_EW(X)
-
-/* the profiler: [prof] the core, [prh] the hooks in every op, [prr] the reports */
-#define SUITES_PROF(X) X(profiler)
-/* [prh] */
-#define SUITES_PRH(X) X(profiler_ops)
-/* [prr] */
-#define SUITES_PRR(X) X(profiler_report)
-
-/* mixed precision: [sm] softmax family and cross-entropy, [amp] loss scaling, [mm] half matmul */
-/* [sm] */
-#define SUITES_SM(X) X(softmax)
-/* [amp] */
-#define SUITES_AMP(X) X(amp)
-/* [mm] */
-#define SUITES_MM(X) X(matmul_half)
-
-/* [fft] the FFT module */
+/* indexing */
+#define SUITES_INDEX(X) X(index) X(index_mask)
+/* sorting, searching, order statistics */
+#define SUITES_SORT(X) X(sort) X(sort_stats)
+/* scans and nan-reductions */
+#define SUITES_SCAN(X) X(scan) X(reduce_nan)
+/* manipulation, einsum */
+#define SUITES_MANIP(X) X(manip) X(einsum)
+/* the profiler: the recorder, the hooks in every op, the reports */
+#define SUITES_PROF(X) X(profiler) X(profiler_ops) X(profiler_report)
+/* mixed precision: softmax and cross-entropy, loss scaling, half matmul */
+#define SUITES_MIXED(X) X(softmax) X(amp) X(matmul_half)
+/* the FFT */
 #define SUITES_FFT(X) X(fft)
-/* [cx] complex math bodies, complex matmul, complex reductions and random */
-#define SUITES_CX(X) X(ops_cpx) X(matmul_cpx) X(reduce_cpx) X(complex_ew)
-/* [la] the backend slot la (every compiled-in backend), the decompositions, norms and products */
-#define SUITES_LA(X) X(la_slot) X(linalg_decomp) X(linalg_norm)
+/* complex numbers: the math bodies, matmul, reductions, elementwise */
+#define SUITES_COMPLEX(X) X(ops_cpx) X(matmul_cpx) X(reduce_cpx) X(complex_ew)
+/* linear algebra: the la slot of every compiled-in backend, the decompositions, norms and products */
+#define SUITES_LINALG(X) X(la_slot) X(linalg_decomp) X(linalg_norm)
 /* result shapes whose size passes 2^63, every op family */
 #define SUITES_SZ(X) X(sizes)
 /* the out rule's core cases for every public function with an out-pointer (tools/out_api.py) */
 #define SUITES_OUTAPI(X) X(out_api)
 
-#define SUITES(X) SUITES_BASE(X) SUITES_IX(X) SUITES_SO(X) SUITES_SC(X) SUITES_MP(X) SUITES_EW(X) SUITES_PROF(X) SUITES_PRH(X) SUITES_PRR(X) \
-    SUITES_SM(X) SUITES_AMP(X) SUITES_MM(X) SUITES_FFT(X) SUITES_CX(X) SUITES_LA(X) SUITES_SZ(X) SUITES_OUTAPI(X)
+#define SUITES(X) SUITES_BASE(X) SUITES_INDEX(X) SUITES_SORT(X) SUITES_SCAN(X) SUITES_MANIP(X) SUITES_PROF(X) \
+    SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

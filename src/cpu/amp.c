@@ -1,4 +1,4 @@
-/* CPU fused unscale-and-check (area amp; contract in
+/* CPU fused unscale-and-check (loss scaling; contract in
  * src/core/backend.h, amp_unscale): x *= inv_scale in place for each array and
  * whether any element was inf or NaN before the multiply, in one pass per
  * array.
@@ -18,7 +18,7 @@
 #include <stdatomic.h>
 
 #include "cpu/cpu.h"
-#include "cpu/mx.h"
+#include "cpu/mixed.h"
 #include "shared/half.h"
 
 typedef struct {

@@ -4,11 +4,11 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "cpu/ix.h" /* area ix */
+#include "cpu/index.h" /* gather, scatter, compaction */
 #include "shared/philox.h"
-#include "cpu/sc_scan.h" /* [sc] the scan entry point */
+#include "cpu/scan.h" /* the scan entry point */
 #include "cpu/sort_cpu.h"
-#include "cpu/mx.h" /* [mx] */
+#include "cpu/mixed.h" /* softmax, cross-entropy, loss scaling */
 
 /* Accounting of host memory held by CPU arrays (no caching: glibc's
  * allocator already caches small blocks; big ones go back to the system). */
@@ -201,7 +201,7 @@ const nd_backend nd__cpu_backend = {
     .searchsorted = nd__cpu_searchsorted,      /* src/cpu/sort.c: binary search on keys */
 
     /* scans and nan-aware reductions (src/scan*.c) */
-    .scan = nd__cpu_scan, /* sc_scan.c: threaded two-pass / row / column scans */
+    .scan = nd__cpu_scan, /* scan.c: threaded two-pass / row / column scans */
 
     /* softmax family, cross-entropy, loss scaling */
     .softmax = nd__cpu_softmax,             /* softmax.c */

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "cpu/mx.h"
+#include "cpu/mixed.h"
 #include "cpu/vmath.h"
 #include "shared/half.h"
 

@@ -4,11 +4,11 @@
 // live in one .cu file per concern (see cuda_backend.h).
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "cuda/ix.h" // area ix
+#include "cuda/index.h" // gather, scatter, compaction
 #include "shared/philox.h"
-#include "cuda/sc_scan.h" // [sc] the scan entry point
+#include "cuda/scan.h" // the scan entry point
 #include "cuda/sort_cuda.h"
-#include "cuda/mx.h" // [mx]
+#include "cuda/mixed.h" // softmax, cross-entropy, loss scaling
 
 static nd_status cuda_alloc(nd_device dev, size_t nbytes, void **ptr)
 {
@@ -146,7 +146,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     .searchsorted = nd__cuda_searchsorted,                 // kernels_sort.cu
 
     // scans and nan-aware reductions (src/scan*.c)
-    .scan = nd__cuda_scan, // kernels_sc_scan.cu: CUB DeviceScan for long rows, own kernels otherwise
+    .scan = nd__cuda_scan, // kernels_scan.cu: CUB DeviceScan for long rows, own kernels otherwise
 
     // softmax family, cross-entropy, loss scaling
     .softmax = nd__cuda_softmax,             // kernels_softmax.cu

@@ -1,4 +1,4 @@
-// CUDA fused unscale-and-check (area amp; contract in
+// CUDA fused unscale-and-check (loss scaling; contract in
 // src/core/backend.h, amp_unscale), PyTorch's
 // _amp_foreach_non_finite_check_and_unscale_: x *= inv_scale in place and
 // a flag for whether any element was inf or NaN before the multiply.
@@ -19,7 +19,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
 #include "cuda/kiter.cuh"
-#include "cuda/mx.h"
+#include "cuda/mixed.h"
 #include "shared/half.h"
 
 namespace {

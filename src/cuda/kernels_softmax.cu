@@ -17,7 +17,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "cuda/mx.h"
+#include "cuda/mixed.h"
 #include "shared/half.h"
 
 namespace {

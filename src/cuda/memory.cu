@@ -33,7 +33,7 @@ static int device_upstream_alloc(void *ctx, size_t nbytes, void **p)
     if (nd__alloc_inject()) return 1; // the allocator door's fault gate (src/core/alloc.h)
     nd_device_guard g((int)(intptr_t)ctx);
     // Whole 32-bit words: the 1- and 2-byte atomics (add.at, maximum.at;
-    // src/cuda/kernels_ix.cu) compare-and-swap the aligned word that holds
+    // src/cuda/kernels_index.cu) compare-and-swap the aligned word that holds
     // the element, which must lie in the allocation even for the last
     // element (the caching pool's blocks are multiples of 512 bytes anyway;
     // this is for ND_POOL=0, whose allocations are otherwise exact).

@@ -1,4 +1,4 @@
-/* Loss scaling (area amp): nd_amp_unscale_check and the
+/* Loss scaling: nd_amp_unscale_check and the
  * GradScaler state machine (nd_grad_scaler_*).
  *
  * nd_amp_unscale_check validates every array first (so that nothing is

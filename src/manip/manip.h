@@ -1,6 +1,6 @@
-/* Internal helpers of the manipulation area (src/mp_*.c): the out rule
+/* Internal helpers of the manipulation family (src/manip/): the out rule
  * for views and for lists of results, axis normalisation. Everything in
- * mp_*.c is a composition of the core's views, copies, elementwise ops,
+ * src/manip/ is a composition of the core's views, copies, elementwise ops,
  * reductions and nd_matmul, so it runs on every backend. */
 #ifndef ND_MP_H
 #define ND_MP_H

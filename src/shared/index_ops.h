@@ -1,7 +1,7 @@
 /*
- * Indexing and selection (area "ix"): what the core
- * (src/index/index.c, src/index/mask.c) and both backends (src/cpu/ix.c,
- * src/cuda/kernels_ix.cu) share: the scatter ops, the index normalisation
+ * Indexing and selection: what the core
+ * (src/index/index.c, src/index/mask.c) and both backends (src/cpu/index.c,
+ * src/cuda/kernels_index.cu) share: the scatter ops, the index normalisation
  * of the three take modes and the scalar combine bodies of
  * np.add.at / maximum.at / minimum.at, written once (ND_HOSTDEV) so that
  * the CPU loops and the CUDA kernels compute the same thing.

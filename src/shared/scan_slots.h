@@ -1,7 +1,7 @@
 /* Scans (nd_cumsum, nd_cumprod, nd_cummax, nd_cummin; src/reduce/scan.c) and the
- * nan-aware reductions (src/reduce/nan.c): the internal declarations of area
- * "sc", and the scalar bodies both backends' scan kernels call
- * (ND_HOSTDEV: src/cpu/sc_scan.c and src/cuda/kernels_sc_scan.cu).
+ * nan-aware reductions (src/reduce/nan.c): their internal declarations,
+ * and the scalar bodies both backends' scan kernels call
+ * (ND_HOSTDEV: src/cpu/scan.c and src/cuda/kernels_scan.cu).
  *
  * The backend slot nd_backend.scan (src/core/backend.h):
  *   scan(op, out, a, outer, n, inner): an inclusive scan along the middle
@@ -35,7 +35,7 @@ static inline bool nd__sc_scan_dtype_ok(int op, nd_dtype t)
     return op >= 0 && op < ND_SC_NOPS && (t == ND_INT64 || t == ND_UINT64 || t == ND_FLOAT32 || t == ND_FLOAT64);
 }
 
-/* The entry points: src/cpu/sc_scan.h and src/cuda/sc_scan.h (the core
+/* The entry points: src/cpu/scan.h and src/cuda/scan.h (the core
  * reaches them only through the descriptors). */
 
 #ifdef __cplusplus

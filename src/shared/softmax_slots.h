@@ -1,8 +1,9 @@
-/* area "mx": the softmax family, cross-entropy and loss
- * scaling - the internal declarations shared by the core (src/reduce/softmax.c,
- * src/elementwise/amp.c) and both backends (src/cpu/mx.c... , src/cuda/kernels_mx*.cu).
+/* Mixed precision: the softmax family, cross-entropy and loss scaling -
+ * the internal declarations shared by the core (src/reduce/softmax.c,
+ * src/elementwise/amp.c) and both backends (src/cpu/softmax.c,
+ * src/cpu/amp.c, src/cuda/kernels_softmax.cu, src/cuda/kernels_amp.cu).
  *
- * Backend slots (src/core/backend.h, [mx] region):
+ * Backend slots (src/core/backend.h, mixed precision):
  *   softmax(mode, out, x, outer, n, inner): along the middle axis of the
  *     C-contiguous (outer, n, inner) float array x, n >= 1, never called
  *     with zero elements:

@@ -1,4 +1,4 @@
-/* Sorting, searching and order statistics (area "so"): the
+/* Sorting, searching and order statistics: the
  * core's shared helpers (src/sort/sort.c). The backends' entry points behind
  * nd_backend.sort_rows / topk_rows / searchsorted (src/core/backend.h says
  * what each must do) are declared in src/cpu/sort_cpu.h and

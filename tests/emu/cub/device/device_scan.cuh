@@ -1,6 +1,6 @@
 // Stand-in for CUB's <cub/device/device_scan.cuh> on the emulated GPU (the
 // emulated build cannot compile CUB): exactly the call src/cuda/
-// kernels_sc_scan.cu makes, cub::DeviceScan::InclusiveScan, with CUB's
+// kernels_scan.cu makes, cub::DeviceScan::InclusiveScan, with CUB's
 // conventions:
 //  - the two-phase temp-storage query: d_temp_storage == NULL sets
 //    temp_storage_bytes (nonzero, as CUB's) and returns cudaSuccess without

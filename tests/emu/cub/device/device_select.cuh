@@ -1,6 +1,6 @@
 // Stand-in for CUB's cub::DeviceSelect on the emulated GPU (the emulated
 // build cannot compile CUB). Implements exactly the call the library
-// makes (src/cuda/kernels_ix.cu): Flagged(d_temp_storage,
+// makes (src/cuda/kernels_index.cu): Flagged(d_temp_storage,
 // temp_storage_bytes, d_in, d_flags, d_out, d_num_selected_out,
 // num_items, stream), with CUB's conventions: d_temp_storage == NULL only
 // sets temp_storage_bytes; otherwise temp_storage_bytes must be at least

@@ -26,7 +26,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "cuda/ix.h"
+#include "cuda/index.h"
 #include "cuda/kiter.cuh"
 #include "shared/index_ops.h"
 

@@ -1,8 +1,8 @@
 /* The CPU backend's mixed-precision entry points (contracts in src/shared/softmax_slots.h and
  * src/core/backend.h): src/cpu/softmax.c (softmax, cross_entropy) and
  * src/cpu/amp.c (amp_unscale). */
-#ifndef ND_CPU_MX_H
-#define ND_CPU_MX_H
+#ifndef ND_CPU_MIXED_H
+#define ND_CPU_MIXED_H
 #include "shared/softmax_slots.h"
 ND_INTERNAL nd_status nd__cpu_softmax(int mode, nd_array *out, const nd_array *x, int64_t outer, int64_t n,
                                       int64_t inner);

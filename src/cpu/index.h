@@ -1,7 +1,7 @@
-/* The CPU backend's indexing kernels (src/cpu/ix.c; contracts: the ix
+/* The CPU backend's indexing kernels (src/cpu/index.c; contracts: the ix
  * slots of nd_backend, src/core/backend.h). */
-#ifndef ND_CPU_IX_H
-#define ND_CPU_IX_H
+#ifndef ND_CPU_INDEX_H
+#define ND_CPU_INDEX_H
 #include "core/internal.h"
 
 ND_INTERNAL nd_status nd__cpu_gather(nd_array *out, const nd_array *a, const nd_array *idx, int axis, int mode);

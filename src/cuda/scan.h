@@ -1,7 +1,7 @@
-/* The CUDA scan kernels (src/cuda/kernels_sc_scan.cu): nd_backend.scan,
+/* The CUDA scan kernels (src/cuda/kernels_scan.cu): nd_backend.scan,
  * contract in src/shared/scan_slots.h. */
-#ifndef ND_CUDA_SC_SCAN_H
-#define ND_CUDA_SC_SCAN_H
+#ifndef ND_CUDA_SCAN_H
+#define ND_CUDA_SCAN_H
 #include "shared/scan_slots.h"
 #ifdef __cplusplus
 extern "C" {

@@ -27,7 +27,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "cuda/sc_scan.h"
+#include "cuda/scan.h"
 
 #define SC_CUB_MIN (1 << 16)
 #define SC_CUB_ROWS 8

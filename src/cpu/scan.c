@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "cpu/sc_scan.h"
+#include "cpu/scan.h"
 
 #define SC_MAXT 64          /* blocks of the two-pass scan */
 #define SC_TILE 1024        /* columns per task when inner > 1 */

@@ -1,8 +1,8 @@
 /* The CUDA backend's mixed-precision entry points (contracts in src/shared/softmax_slots.h and
  * src/core/backend.h): src/cuda/kernels_softmax.cu (softmax, cross_entropy)
  * and src/cuda/kernels_amp.cu (amp_unscale). */
-#ifndef ND_CUDA_MX_H
-#define ND_CUDA_MX_H
+#ifndef ND_CUDA_MIXED_H
+#define ND_CUDA_MIXED_H
 #include "shared/softmax_slots.h"
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,7 @@
-/* The CUDA backend's indexing kernels (src/cuda/kernels_ix.cu; contracts:
+/* The CUDA backend's indexing kernels (src/cuda/kernels_index.cu; contracts:
  * the ix slots of nd_backend, src/core/backend.h). */
-#ifndef ND_CUDA_IX_H
-#define ND_CUDA_IX_H
+#ifndef ND_CUDA_INDEX_H
+#define ND_CUDA_INDEX_H
 #include "core/internal.h"
 #ifdef __cplusplus
 extern "C" {

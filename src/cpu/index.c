@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "cpu/ix.h"
+#include "cpu/index.h"
 #include "shared/index_ops.h"
 
 /* ------------------------------------------------------------------ */
