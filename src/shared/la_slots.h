@@ -1,5 +1,5 @@
 /* Linear algebra: the contract of the backend slot `la`
- * (src/core/backend.h) shared by the core (src/linalg/*.c) and both
+ * (src/core/backend.h) shared by the core (src/linalg/) and both
  * backends (src/cpu/lapack.c over the Fortran LAPACK symbols OpenBLAS
  * exports; src/cuda/solver.cu over cuSOLVER, with the emulated device's
  * stand-in in tests/emu/cusolver_emu.cpp).
