@@ -94,7 +94,7 @@ $(BUILD)/libndgpu_mpi.so: $(MPI_LIB_SO)
 mpi: $(MPI_LIB_A) $(BUILD)/libndgpu_mpi.so
 
 # Tests, examples and benchmarks link the static libraries.
-$(MPI_TEST_BIN): $(MPI_TEST_SRCS) tests/mpi/mpi_test_util.h tests/cv_util.h tests/test_util.h $(MPI_LIB_A) $(LIB_A)
+$(MPI_TEST_BIN): $(MPI_TEST_SRCS) tests/mpi/mpi_test_util.h tests/creation_util.h tests/test_util.h $(MPI_LIB_A) $(LIB_A)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ $(MPI_TEST_SRCS) $(MPI_LIB_A) $(LIB_A) $(CHECK_LIBS) $(MPI_LDLIBS)
 

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cv_util.h"
+#include "creation_util.h"
 #include "ndgpu.h"
 #include "test_util.h"
 
 #include "complex_tables.h"
-#include "cx_util.h"
+#include "complex_util.h"
 
 /* x == y exactly, NaN == NaN, -0.0 != +0.0 */
 static bool same(double x, double y) { return (isnan(x) && isnan(y)) || (x == y && signbit(x) == signbit(y)); }

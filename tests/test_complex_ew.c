@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cv_util.h"
+#include "creation_util.h"
 #include "ndgpu.h"
 #include "shared/ops_math.h"
 #include "test_util.h"

@@ -1,6 +1,6 @@
 /* Creation: zeros, ones, full, arange, linspace, eye, *_like. Expected
  * values come from NumPy 2.4 (pasted as constants). */
-#include "cv_util.h"
+#include "creation_util.h"
 
 #define NELEMS(x) ((int64_t)(sizeof(x) / sizeof((x)[0])))
 

@@ -3,7 +3,7 @@
  * index dtypes, modes and layouts against a host reference, the same
  * cases on the CPU and on cuda:0 when present; outputs poisoned; error
  * statuses and messages (NumPy 2.4's words). */
-#include "ix_util.h"
+#include "index_util.h"
 
 Suite *suite_index(void);
 

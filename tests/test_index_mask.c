@@ -2,7 +2,7 @@
  * nd_mask_select, nd_mask_assign, nd_compress (suite "index_mask"):
  * random shapes, dtypes and layouts against a host reference on the CPU
  * and cuda:0 when present; empty and 0-d inputs; errors in NumPy's words. */
-#include "ix_util.h"
+#include "index_util.h"
 
 Suite *suite_index_mask(void);
 

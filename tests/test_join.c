@@ -1,6 +1,6 @@
 /* Joins: concatenate and stack (a TCase of the "views" suite). Expected
  * values and dtypes are NumPy's (pasted as constants). */
-#include "cv_util.h"
+#include "creation_util.h"
 
 TCase *tcase_join(void);
 

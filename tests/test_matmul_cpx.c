@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cv_util.h"
+#include "creation_util.h"
 #include "ndgpu.h"
 #include "test_util.h"
 

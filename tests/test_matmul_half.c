@@ -16,7 +16,7 @@
  * 2^-14 is exact in float32 and 1.015625 in bfloat16. Sizes below and
  * above the small-matrix kernels' threshold (ND_SMALL_DIM), transposed and
  * batched (broadcast) operands, poisoned outs; on nd_cpu() and cuda:0. */
-#include "cv_util.h"
+#include "creation_util.h"
 #include "harness.h"
 #include "test_util.h"
 

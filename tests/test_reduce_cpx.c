@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cv_util.h"
+#include "creation_util.h"
 #include "ndgpu.h"
 #include "test_util.h"
-#include "cx_util.h"
+#include "complex_util.h"
 
 Suite *suite_reduce_cpx(void);
 

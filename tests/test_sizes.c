@@ -9,7 +9,7 @@
  * fails for an unrelated reason, a wrong argument, cannot pass vacuously);
  * with big = 1 the same call gets the huge extents. */
 #include "test_util.h"
-#include "cv_util.h"
+#include "creation_util.h"
 
 #define P2(p) (INT64_C(1) << (p))
 /* The huge extent 2^p, or a small one (2 + p % 3) for the sanity run. */

@@ -21,7 +21,7 @@
  * Tolerance: |got - ref| <= 4 eps_out |ref| + 16 eps_acc (1 + max|x|) (|ref|
  * for softmax, 1 for the log forms), eps_out the result dtype's and
  * eps_acc the accumulator's (float32 for half inputs). */
-#include "cv_util.h"
+#include "creation_util.h"
 #include "harness.h"
 #include "test_util.h"
 

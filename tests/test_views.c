@@ -1,7 +1,7 @@
 /* Views: reshape, transpose, slice, squeeze, expand_dims, broadcast_to.
  * Joins (concatenate, stack) are in test_join.c and added to this suite.
  * Expected element sequences are NumPy's (pasted as constants). */
-#include "cv_util.h"
+#include "creation_util.h"
 
 TCase *tcase_join(void); /* tests/test_join.c */
 

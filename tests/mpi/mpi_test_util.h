@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cv_util.h"
+#include "creation_util.h"
 #include "ndgpu_mpi.h"
 
 extern nd_comm *g_comm;

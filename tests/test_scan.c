@@ -13,7 +13,7 @@
  * with S the running sum of |x|; products likewise relative to |ref|;
  * max/min and integers exactly. Expected values marked "NumPy 2.4" were
  * printed by NumPy 2.4.6 (python3) and pasted here. */
-#include "cv_util.h"
+#include "creation_util.h"
 #include "harness.h"
 #include "test_util.h"
 

@@ -1,11 +1,11 @@
-/* Helpers of the manipulation suites (tests/test_mp*.c): random inputs of
+/* Helpers of the manipulation suites (tests/test_manip*.c, tests/test_einsum.c): random inputs of
  * every dtype in every layout (contiguous, transposed, sliced with steps
  * of either sign, broadcast), host-side reference tensors in double, and
  * comparison of a result against a reference. */
 #ifndef ND_MP_UTIL_H
 #define ND_MP_UTIL_H
 
-#include "cv_util.h"
+#include "creation_util.h"
 
 typedef struct {
     uint64_t s;

@@ -1,11 +1,11 @@
 /* Manipulation error cases (a TCase of the "manip" suite): exact statuses,
  * messages naming the problem (NumPy's wording where it has one), *out
  * untouched on failure. */
-#include "mp_util.h"
+#include "manip_util.h"
 
 TCase *mp_tcase_errors(void);
 
-START_TEST(test_mp_errors)
+START_TEST(test_manip_error_statuses)
 {
     nd_array *a = cv_iota(ND_FLOAT32, 2, (const int64_t[]){3, 4}, nd_cpu()), *r = NULL;
     nd_array *v = cv_iota(ND_INT64, 1, (const int64_t[]){5}, nd_cpu());
@@ -106,7 +106,7 @@ START_TEST(test_mp_errors)
 END_TEST
 
 /* NumPy 2.4 constants (pasted) of the views' geometry */
-START_TEST(test_mp_views_numpy)
+START_TEST(test_manip_views_numpy)
 {
     nd_device devs[2];
     int nd = cv_devices(devs);
@@ -156,7 +156,7 @@ END_TEST
 
 /* Offsets at the ends of int64 (no negation of INT64_MIN), outer's
  * out-of-memory message, a 0-d pad with a negative width. */
-START_TEST(test_mp_edge_arguments)
+START_TEST(test_manip_edge_arguments)
 {
     nd_device devs[2];
     int nd = cv_devices(devs);
@@ -215,8 +215,8 @@ END_TEST
 TCase *mp_tcase_errors(void)
 {
     TCase *tc = tcase_create("manip_errors");
-    tcase_add_test(tc, test_mp_errors);
-    tcase_add_test(tc, test_mp_views_numpy);
-    tcase_add_test(tc, test_mp_edge_arguments);
+    tcase_add_test(tc, test_manip_error_statuses);
+    tcase_add_test(tc, test_manip_views_numpy);
+    tcase_add_test(tc, test_manip_edge_arguments);
     return tc;
 }

@@ -6,7 +6,7 @@
  * bound of their rounding), on the CPU and cuda:0 when present; NumPy 2.4
  * values pasted for tricky strings; malformed strings with NumPy's
  * messages and exact statuses. */
-#include "mp_util.h"
+#include "manip_util.h"
 
 typedef struct {
     char subs[256];

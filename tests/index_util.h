@@ -3,7 +3,7 @@
  * (values are small integers or quarters, exact in every dtype). */
 #ifndef ND_IX_UTIL_H
 #define ND_IX_UTIL_H
-#include "cv_util.h"
+#include "creation_util.h"
 
 static const nd_dtype ix_int_dtypes[8] = {ND_INT8, ND_INT16, ND_INT32, ND_INT64,
                                           ND_UINT8, ND_UINT16, ND_UINT32, ND_UINT64};

@@ -6,10 +6,10 @@
  * reference computed here from the input's values (index maps in C,
  * exact integers / doubles rounded once to the result dtype), on the CPU
  * and, when the runner found one, on cuda:0; outputs are fresh or a
- * poisoned user out. Error statuses and messages in test_mp_errors.c. */
-#include "mp_util.h"
+ * poisoned user out. Error statuses and messages in test_manip_errors.c. */
+#include "manip_util.h"
 
-TCase *mp_tcase_errors(void); /* tests/test_mp_errors.c */
+TCase *mp_tcase_errors(void); /* tests/test_manip_errors.c */
 
 #define CASES 120
 
