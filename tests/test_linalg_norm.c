@@ -1,4 +1,4 @@
-/* Norms and products of numpy.linalg (src/linalg/norm.c):
+/* Norms and products of numpy.linalg (src/linalg/norm.c, src/linalg/products.c):
  * nd_linalg_norm, nd_linalg_vector_norm, nd_linalg_matrix_norm,
  * nd_linalg_matrix_power, nd_linalg_multi_dot, nd_linalg_cross,
  * nd_linalg_vecdot, nd_kron, on nd_default_device() (ND_DEVICE=cuda:0

@@ -294,7 +294,7 @@ C(fftfreq, nd_fftfreq(&o, 8, 0.5, ND_FLOAT32, DEV))
 C(rfftfreq, nd_rfftfreq(&o, 8, 0.5, ND_FLOAT64, DEV))
 C(fftshift, nd_fftshift(&o, A, 0, NULL))
 C(ifftshift, nd_ifftshift(&o, A, 1, AX1))
-/* numpy.linalg norms and products (src/linalg/norm.c) */
+/* numpy.linalg norms and products (src/linalg/norm.c, src/linalg/products.c) */
 C(linalg_norm, nd_linalg_norm(&o, A, nd_norm_named(ND_NORM_DEFAULT), -1, NULL, false))
 C(linalg_vector_norm, nd_linalg_vector_norm(&o, A, 1, 1, AX1, false))
 C(linalg_matrix_norm, nd_linalg_matrix_norm(&o, A, nd_norm_p(INFINITY), true))

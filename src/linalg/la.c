@@ -68,6 +68,13 @@ nd_status nd__la_same_device(const char *fn, const nd_array *a, const nd_array *
                    nd__device_name(a->device, d1, sizeof d1), nd__device_name(b->device, d2, sizeof d2));
 }
 
+nd_status nd__la_norm_axis(const char *fn, int ax, int nd, int *res)
+{
+    if (ax < -nd || ax >= nd) return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", ax, nd);
+    *res = ax < 0 ? ax + nd : ax;
+    return ND_OK;
+}
+
 int64_t nd__la_batch(const nd_array *a)
 {
     int64_t b = 1;

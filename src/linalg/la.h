@@ -91,6 +91,9 @@ static inline int64_t nd__la_prod(int n, const int64_t *s)
 }
 /* ND_ERR_DEVICE when a and b are on different devices. */
 ND_INTERNAL nd_status nd__la_same_device(const char *fn, const nd_array *a, const nd_array *b);
+/* axis ax of an nd-dimensional array as 0..nd-1 in *res; ND_ERR_SHAPE
+ * ("axis 3 is out of bounds for array of dimension 2") otherwise. */
+ND_INTERNAL nd_status nd__la_norm_axis(const char *fn, int ax, int nd, int *res);
 static const int ND_LA_LAST[1] = {-1};
 #define ND_LA_REL(x) do { nd_release(x); (x) = NULL; } while (0)
 
