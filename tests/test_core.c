@@ -253,6 +253,18 @@ START_TEST(device_names)
         ND_EXPECT_ERR(nd_device_parse(&d, bad[i]), ND_ERR_INVALID, "nd_device_parse");
         ck_assert(d.type == ND_DEVICE_CPU && d.id == 0); /* untouched */
     }
+    /* the usable devices, the host first */
+    int n = nd_devices(NULL, 0);
+    ck_assert_int_eq(n, 1 + nd_cuda_device_count());
+    nd_device all[8], poison = {(nd_device_type)77, 77};
+    for (int i = 0; i < 8; i++) all[i] = poison;
+    ck_assert_int_eq(nd_devices(all, 1), n); /* writes one, counts all */
+    ck_assert(all[0].type == ND_DEVICE_CPU && all[0].id == 0);
+    ck_assert(all[1].type == poison.type && all[1].id == poison.id);
+    if (n <= 8) {
+        ck_assert_int_eq(nd_devices(all, 8), n);
+        for (int i = 1; i < n; i++) ck_assert(all[i].type == ND_DEVICE_CUDA && all[i].id == i - 1);
+    }
     ND_EXPECT_ERR(nd_device_parse(NULL, "cpu"), ND_ERR_INVALID, "dev");
     ND_EXPECT_ERR(nd_device_parse(&d, NULL), ND_ERR_INVALID, "s");
     /* every name the library writes reads back */

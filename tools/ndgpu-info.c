@@ -447,15 +447,19 @@ int main(int argc, char **argv)
 
     build_fields f;
     parse_build_info(&f, nd_build_info());
-    int ngpu = nd_cuda_device_count();
-    int ndev = 1 + ngpu;
+    int ndev = nd_devices(NULL, 0); /* the host first, then the GPUs */
+    int ngpu = ndev - 1;
     dev_report *devs = calloc((size_t)ndev, sizeof *devs);
-    if (!devs) {
+    nd_device *list = calloc((size_t)ndev, sizeof *list);
+    if (!devs || !list) {
         fprintf(stderr, "ndgpu-info: out of memory\n");
+        free(devs);
+        free(list);
         return 1;
     }
-    collect(&devs[0], nd_cpu());
-    for (int i = 0; i < ngpu; i++) collect(&devs[1 + i], nd_cuda(i));
+    nd_devices(list, ndev);
+    for (int i = 0; i < ndev; i++) collect(&devs[i], list[i]);
+    free(list);
 
     if (json)
         print_json(&f, devs, ndev, ngpu);

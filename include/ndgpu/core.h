@@ -204,6 +204,10 @@ ND_API nd_device nd_default_device(void);
 /** Number of usable CUDA devices; 0 (silently) in a CPU-only build or
  *  when there is no driver or GPU. */
 ND_API int nd_cuda_device_count(void);
+/** Every usable device, the host (cpu:0) first, then each compiled-in
+ *  backend's devices in order: writes up to cap of them to devs (devs may
+ *  be NULL when cap is 0) and returns how many there are. */
+ND_API int nd_devices(nd_device *devs, int cap);
 /** Fill *info for dev. ND_ERR_INVALID (NULL), ND_ERR_DEVICE (no such
  *  device), ND_ERR_UNSUPPORTED (CUDA not compiled in). */
 ND_API nd_status nd_device_get_info(nd_device_info *info, nd_device dev);

@@ -1,7 +1,7 @@
 """__array_namespace_info__: devices, default dtypes, capabilities."""
 from . import _dtypes as _dt
 from ._array import CPU, Device, default_device as _default_device
-from ._lib import C
+from ._lib import C, NdDevice
 
 
 class Info:
@@ -15,7 +15,10 @@ class Info:
         return _default_device()
 
     def devices(self):
-        return [CPU] + [Device(1, i) for i in range(C.nd_cuda_device_count())]
+        n = C.nd_devices(None, 0)
+        arr = (NdDevice * n)()
+        C.nd_devices(arr, n)
+        return [CPU if d.type == CPU.type and d.id == 0 else Device(d.type, d.id) for d in arr]
 
     def default_dtypes(self, *, device=None):
         return {"real floating": _dt.float64, "complex floating": _dt.complex128, "integral": _dt.int64,

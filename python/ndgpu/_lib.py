@@ -141,6 +141,7 @@ nd_device_str s D p z
 nd_device_parse i E s
 nd_dlpack_device i h N N
 nd_cuda_device_count i
+nd_devices i E i
 nd_synchronize i D
 nd_empty i o i i L D
 nd_zeros i o i i L D

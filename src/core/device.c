@@ -73,6 +73,15 @@ nd_device nd_default_device(void)
     return nd_cpu();
 }
 
+int nd_devices(nd_device *devs, int cap)
+{
+    int n = 0;
+    for (int t = 0; t < ND_NUM_DEVICE_TYPES; t++)
+        for (int i = 0, c = type_count(t); i < c; i++, n++)
+            if (devs && n < cap) devs[n] = (nd_device){.type = (nd_device_type)t, .id = i};
+    return n;
+}
+
 nd_status nd_device_get_info(nd_device_info *info, nd_device dev)
 {
     ND_CHECK_PTR("nd_device_get_info", info, "info");
