@@ -416,15 +416,16 @@ done:
 
 /* Give back everything cached (the engine's plans, the pools of every
  * device: an allocation failure makes a pool release its cache and retry,
- * which would move the live count), so that the door's count is exact. */
+ * which would move the live count), so that the door's count is exact.
+ * The device is synchronised first: a transform still queued there (the
+ * emulated cuFFT runs on the engine) holds its plan, which the cache
+ * cannot give back until the transform is done. */
 static void release_caches(void)
 {
+    if (nd_cuda_device_count() > 0) ND_OK_OR_FAIL(nd_synchronize(cuda0()));
     nd__fft_cache_clear();
     ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
-    if (nd_cuda_device_count() > 0) {
-        ND_OK_OR_FAIL(nd_synchronize(cuda0()));
-        ND_OK_OR_FAIL(nd_memory_release_cached(cuda0()));
-    }
+    if (nd_cuda_device_count() > 0) ND_OK_OR_FAIL(nd_memory_release_cached(cuda0()));
     nd__host_pinned_release_cached();
 }
 
