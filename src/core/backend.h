@@ -83,6 +83,7 @@ typedef enum {
 struct nd_pool_upstream; /* src/core/pool.h */
 struct nd_philox_call;   /* src/shared/philox.h */
 struct nd_la_call;      /* src/shared/la_slots.h */
+struct nd_k_call;       /* src/shared/kernel_slots.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -299,6 +300,16 @@ typedef struct nd_backend {
      * Cholesky, QR, Q, SVD, Hermitian and general eigenproblems) on
      * C-contiguous column-major matrix stacks; info per matrix to host. */
     nd_status (*la)(struct nd_la_call *call);
+
+    /* run-time compiled elementwise kernels (src/kernel/; full contract in
+     * src/shared/kernel_slots.h) */
+    /* The language the family generates this backend's kernels in
+     * (ND_KLANG_*; 0: the backend compiles none). */
+    int kernel_lang;
+    /* Compile call->src unless *call->handle holds its code already
+     * (cached in the process and on disk), then run it over
+     * [0, call->args->n). */
+    nd_status (*kernel_ew)(struct nd_k_call *call);
 } nd_backend;
 
 /* ------------------------------------------------------------------ */
