@@ -80,5 +80,6 @@
 #include "ndgpu/random.h"
 #include "ndgpu/io.h"
 #include "ndgpu/profiler.h"
+#include "ndgpu/kernel.h"
 
 #endif /* NDGPU_H */

@@ -45,13 +45,14 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 6 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 7 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale and matmul/gemm
                                  *    with a float32 out from float16/bfloat16 operands;
                                  * 5: fft (the numpy.fft family, one batched 1-D transform)
-                                 * 6: la (LAPACK / cuSOLVER factorisations) */
+                                 * 6: la (LAPACK / cuSOLVER factorisations)
+                                 * 7: rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA) */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -83,6 +84,8 @@ typedef enum {
 struct nd_pool_upstream; /* src/core/pool.h */
 struct nd_philox_call;   /* src/shared/philox.h */
 struct nd_la_call;      /* src/shared/la_slots.h */
+struct nd_rtc_source;   /* src/core/rtc_slot.h */
+struct nd_rtc_module;   /* src/core/rtc_slot.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -299,6 +302,19 @@ typedef struct nd_backend {
      * Cholesky, QR, Q, SVD, Hermitian and general eigenproblems) on
      * C-contiguous column-major matrix stacks; info per matrix to host. */
     nd_status (*la)(struct nd_la_call *call);
+
+    /* OPTIONAL run-time compiled kernels (src/kernel/raw.c; all three or
+     * none; full contract in src/core/rtc_slot.h). NULL: the device runs no
+     * CUDA source (the CPU); the family answers ND_ERR_UNSUPPORTED. */
+    /* Compile (or find in the memory and disk caches) a program for device
+     * dev: *mod, owned by the backend for the life of the process. */
+    nd_status (*rtc_compile)(struct nd_rtc_module **mod, int dev, const struct nd_rtc_source *src, int *origin,
+                             const char *fn);
+    /* The __global__ function name of mod (ND_ERR_INVALID when none). */
+    nd_status (*rtc_kernel)(void **kernel, struct nd_rtc_module *mod, const char *name, const char *fn);
+    /* Queue kernel on dev's current stream; args[i] points at parameter i. */
+    nd_status (*rtc_launch)(void *kernel, int dev, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                            void **args, const char *fn);
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

@@ -158,4 +158,8 @@ extern "C" const nd_backend nd__cuda_backend = {
 
     // linear algebra
     .la = nd__cuda_la, // solver.cu (cuSOLVER)
+    // run-time compiled CUDA source (rtc.cu: NVRTC, cudaLibraryLoadData)
+    .rtc_compile = nd__cuda_rtc_compile,
+    .rtc_kernel = nd__cuda_rtc_kernel,
+    .rtc_launch = nd__cuda_rtc_launch,
 };

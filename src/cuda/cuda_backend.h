@@ -103,6 +103,18 @@ ND_INTERNAL nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, 
 /* src/cuda/solver.cu: the la slot over cuSOLVER (contract in src/shared/la_slots.h) */
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cuda_la(struct nd_la_call *call);
+/* src/cuda/rtc.cu: run-time compiled CUDA source (NVRTC, library management;
+ * contract in src/core/rtc_slot.h) */
+struct nd_rtc_module;
+struct nd_rtc_source;
+ND_INTERNAL nd_status nd__cuda_rtc_compile(struct nd_rtc_module **mod, int dev, const struct nd_rtc_source *src,
+                                           int *origin, const char *fn);
+ND_INTERNAL nd_status nd__cuda_rtc_kernel(void **kernel, struct nd_rtc_module *mod, const char *name, const char *fn);
+ND_INTERNAL nd_status nd__cuda_rtc_launch(void *kernel, int dev, const unsigned grid[3], const unsigned block[3],
+                                          size_t shmem, void **args, const char *fn);
+/* Test hook: the in-memory cache forgets its images (loaded modules stay
+ * valid), so the next compile of a program reads the disk cache. */
+ND_INTERNAL void nd__cuda_rtc_forget_images(void);
 #ifdef __cplusplus
 }
 #endif
