@@ -6,6 +6,7 @@
  * one (tests/emu/nvrtc_emu.cpp); the CPU device refuses raw kernels. */
 #include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_util.h"
