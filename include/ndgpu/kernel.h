@@ -116,54 +116,63 @@ typedef struct nd_kernel_arg {
     } v;
 } nd_kernel_arg;
 
+/** An array argument: its device data pointer (element 0). */
 static inline nd_kernel_arg nd_kernel_arg_array(const nd_array *a)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_ARRAY, ND_FLOAT32, {0}};
     r.v.array = a;
     return r;
 }
+/** A raw device pointer argument, passed as it is. */
 static inline nd_kernel_arg nd_kernel_arg_pointer(const void *p)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_POINTER, ND_UINT64, {0}};
     r.v.ptr = p;
     return r;
 }
+/** An int32 scalar argument (an int parameter). */
 static inline nd_kernel_arg nd_kernel_arg_int32(int32_t x)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_SCALAR, ND_INT32, {0}};
     r.v.i32 = x;
     return r;
 }
+/** An int64 scalar argument (a long long parameter). */
 static inline nd_kernel_arg nd_kernel_arg_int64(int64_t x)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_SCALAR, ND_INT64, {0}};
     r.v.i64 = x;
     return r;
 }
+/** A uint32 scalar argument (an unsigned parameter). */
 static inline nd_kernel_arg nd_kernel_arg_uint32(uint32_t x)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_SCALAR, ND_UINT32, {0}};
     r.v.u32 = x;
     return r;
 }
+/** A uint64 scalar argument (an unsigned long long parameter). */
 static inline nd_kernel_arg nd_kernel_arg_uint64(uint64_t x)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_SCALAR, ND_UINT64, {0}};
     r.v.u64 = x;
     return r;
 }
+/** A float32 scalar argument (a float parameter). */
 static inline nd_kernel_arg nd_kernel_arg_float32(float x)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_SCALAR, ND_FLOAT32, {0}};
     r.v.f32 = x;
     return r;
 }
+/** A float64 scalar argument (a double parameter). */
 static inline nd_kernel_arg nd_kernel_arg_float64(double x)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_SCALAR, ND_FLOAT64, {0}};
     r.v.f64 = x;
     return r;
 }
+/** A bool scalar argument (a bool parameter). */
 static inline nd_kernel_arg nd_kernel_arg_bool(bool x)
 {
     nd_kernel_arg r = {ND_KERNEL_ARG_SCALAR, ND_BOOL, {0}};
