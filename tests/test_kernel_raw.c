@@ -57,6 +57,22 @@ START_TEST(cpu_device_is_unsupported)
 }
 END_TEST
 
+/* Streams and events of the CPU (synchronous): waiting is immediate. */
+START_TEST(cpu_stream_waits_for_cpu_event)
+{
+    nd_stream *s = NULL;
+    nd_event *e = NULL;
+    ND_OK_OR_FAIL(nd_stream_create(&s, nd_cpu()));
+    ND_OK_OR_FAIL(nd_event_create(&e, nd_cpu()));
+    ND_EXPECT_ERR(nd_stream_wait_event(s, e), ND_ERR_INVALID, "never recorded");
+    ND_OK_OR_FAIL(nd_event_record(e, s));
+    ND_OK_OR_FAIL(nd_stream_wait_event(s, e));
+    ND_OK_OR_FAIL(nd_stream_wait_event(NULL, e));
+    nd_event_destroy(e);
+    ND_OK_OR_FAIL(nd_stream_destroy(s));
+}
+END_TEST
+
 START_TEST(bad_arguments_are_refused)
 {
     nd_raw_kernel *k = NULL;
@@ -364,6 +380,68 @@ START_TEST(ordered_with_library_ops_on_the_stream)
 }
 END_TEST
 
+/* nd_stream_wait_event orders two streams: a slow kernel on s1, an event
+ * recorded after it, s2 waits for the event, then nd_add on s2 reads the
+ * kernel's output (on the emulated device, user streams are not ordered
+ * with each other, as on a GPU: without the wait the add reads zeros). */
+START_TEST(stream_waits_for_an_event_of_another_stream)
+{
+    static const char *src =
+        "extern \"C\" __global__ void slow_fill(float *y, float v, int n, int spin)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    volatile float acc = 0; for (int k = 0; k < spin; k++) acc = acc + 1;\n"
+        "    if (i < n) y[i] = v + (acc - spin);\n"
+        "}\n";
+    nd_device dev = nd_cuda(0);
+    nd_raw_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_raw_kernel_create(&k, src, "slow_fill", NULL));
+    nd_stream *s1 = NULL, *s2 = NULL;
+    nd_event *e = NULL;
+    ND_OK_OR_FAIL(nd_stream_create(&s1, dev));
+    ND_OK_OR_FAIL(nd_stream_create(&s2, dev));
+    ND_OK_OR_FAIL(nd_event_create(&e, dev));
+    const int n = 8192;
+    int64_t n64 = n;
+    nd_array *y = NULL, *z = NULL;
+    ND_OK_OR_FAIL(nd_zeros(&y, ND_FLOAT32, 1, &n64, dev));
+    ND_OK_OR_FAIL(nd_synchronize(dev));
+    ND_OK_OR_FAIL(nd_set_stream(s1));
+    nd_kernel_arg args[] = {nd_kernel_arg_array(y), nd_kernel_arg_float32(3.5f), nd_kernel_arg_int32(n),
+                            nd_kernel_arg_int32(20000)};
+    ND_OK_OR_FAIL(nd_raw_kernel_launch(k, dev, (const unsigned[3]){n / 256, 1, 1}, (const unsigned[3]){256, 1, 1}, 0,
+                                       4, args));
+    ND_OK_OR_FAIL(nd_event_record(e, s1));
+    ND_OK_OR_FAIL(nd_set_stream(s2));
+    ND_OK_OR_FAIL(nd_stream_wait_event(s2, e));
+    ND_OK_OR_FAIL(nd_add(&z, y, y));
+    float *h = malloc(sizeof(float) * n);
+    ND_OK_OR_FAIL(nd_stream_synchronize(s2));
+    ND_OK_OR_FAIL(nd_set_stream(NULL));
+    ND_OK_OR_FAIL(nd_copy_to_host(h, z, sizeof(float) * n));
+    for (int i = 0; i < n; i++) ck_assert_msg(h[i] == 7.0f, "z[%d] = %g", i, h[i]);
+    free(h);
+    /* NULL stream: the current one; errors */
+    ND_OK_OR_FAIL(nd_stream_wait_event(NULL, e));
+    nd_event *fresh = NULL;
+    ND_OK_OR_FAIL(nd_event_create(&fresh, dev));
+    ND_EXPECT_ERR(nd_stream_wait_event(s1, fresh), ND_ERR_INVALID, "never recorded");
+    ND_EXPECT_ERR(nd_stream_wait_event(s1, NULL), ND_ERR_INVALID, "'event'");
+    /* a CPU stream waits on the host for a GPU event */
+    nd_stream *cs = NULL;
+    ND_OK_OR_FAIL(nd_stream_create(&cs, nd_cpu()));
+    ND_OK_OR_FAIL(nd_stream_wait_event(cs, e));
+    ND_OK_OR_FAIL(nd_stream_destroy(cs));
+    nd_event_destroy(fresh);
+    nd_event_destroy(e);
+    ND_OK_OR_FAIL(nd_stream_destroy(s1));
+    ND_OK_OR_FAIL(nd_stream_destroy(s2));
+    nd_release(y);
+    nd_release(z);
+    nd_raw_kernel_release(k);
+}
+END_TEST
+
 /* A compile error: ND_ERR_INVALID whose message carries the compiler's
  * log with the line of the error; the launch that compiles says the same. */
 START_TEST(compile_error_reports_the_log)
@@ -658,6 +736,7 @@ Suite *suite_kernel_raw(void)
     TCase *tc = tcase_create("kernel_raw_host");
     tcase_add_test(tc, cpu_device_is_unsupported);
     tcase_add_test(tc, bad_arguments_are_refused);
+    tcase_add_test(tc, cpu_stream_waits_for_cpu_event);
     suite_add_tcase(s, tc);
 #ifdef ND_WITH_CUDA
     if (nd_test_gpu_count() > 0) {
@@ -669,6 +748,7 @@ Suite *suite_kernel_raw(void)
         tcase_add_test(g, two_d_grid_transposes);
         tcase_add_test(g, shared_memory_barriers_and_atomics);
         tcase_add_test(g, ordered_with_library_ops_on_the_stream);
+        tcase_add_test(g, stream_waits_for_an_event_of_another_stream);
         tcase_add_test(g, compile_error_reports_the_log);
         tcase_add_test(g, unknown_kernel_name);
         tcase_add_test(g, wrong_arguments_are_refused);

@@ -52,7 +52,8 @@ extern "C" {
                                  *    with a float32 out from float16/bfloat16 operands;
                                  * 5: fft (the numpy.fft family, one batched 1-D transform)
                                  * 6: la (LAPACK / cuSOLVER factorisations)
-                                 * 7: rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA) */
+                                 * 7: rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA),
+                                 *    stream_wait_event */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -130,6 +131,12 @@ typedef struct nd_backend {
     nd_status (*event_synchronize)(void *event, int id);
     nd_status (*event_elapsed)(float *ms, void *start, void *end, int id);
     void (*event_destroy)(void *event, int id);
+    /* OPTIONAL: work queued on stream (a handle of device id, NULL = its
+     * default stream) after this call waits for event (of any device of
+     * this type) to complete, without blocking the host (NULL: the device
+     * is synchronous; the core waits on the host when the event's device
+     * is not). */
+    nd_status (*stream_wait_event)(void *stream, void *event, int id);
     /* OPTIONAL: the upstream of the library's pinned host pool when this
      * backend can page-lock host memory; returns false (leaving *up alone)
      * when it cannot right now, e.g. no device (NULL: never). */

@@ -59,6 +59,7 @@ ND_INTERNAL nd_status nd__cuda_stream_synchronize(void *handle, int dev);
 ND_INTERNAL nd_status nd__cuda_event_create(void **handle, int dev);
 ND_INTERNAL nd_status nd__cuda_event_record(void *event, void *stream, int dev);
 ND_INTERNAL nd_status nd__cuda_event_synchronize(void *event, int dev);
+ND_INTERNAL nd_status nd__cuda_stream_wait_event(void *stream, void *event, int dev);
 ND_INTERNAL nd_status nd__cuda_event_elapsed(float *ms, void *start, void *end, int dev);
 ND_INTERNAL void nd__cuda_event_destroy(void *event, int dev);
 /* nvtx.cu: the range slots (NVTX) */
