@@ -20,6 +20,7 @@
 // through src/core/kcache.h. The key is the text of everything the image
 // depends on: the source, the options, the architecture, the NVRTC version.
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ struct nvrtc_api {
     decltype(&nvrtcGetSupportedArchs) supported_archs;
 };
 nvrtc_api g_nv;
-std::once_flag g_nv_once;
+pthread_once_t g_nv_once = PTHREAD_ONCE_INIT;
 
 #ifdef ND_RTC_NVRTC_LINKED
 void nvrtc_load()
@@ -265,7 +266,7 @@ nd_status load(const std::string &image, int dev, nd_rtc_module **out, const cha
 extern "C" nd_status nd__cuda_rtc_compile(nd_rtc_module **mod, int dev, const nd_rtc_source *src, int *origin,
                                           const char *fn)
 {
-    std::call_once(g_nv_once, nvrtc_init);
+    pthread_once(&g_nv_once, nvrtc_init);
     if (!g_nv.ok) return nd__err(ND_ERR_UNSUPPORTED, fn, "%s", g_nv.why);
     if (dev < 0 || dev >= ND_RTC_MAX_DEVICES) return nd__err(ND_ERR_DEVICE, fn, "cuda:%d: too many devices", dev);
     char arch[32];
