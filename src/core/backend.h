@@ -52,7 +52,8 @@ extern "C" {
                                  *    with a float32 out from float16/bfloat16 operands;
                                  * 5: fft (the numpy.fft family, one batched 1-D transform)
                                  * 6: la (LAPACK / cuSOLVER factorisations)
-                                 * 7: rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA),
+                                 * 7: kernel_lang, kernel_ew (run-time compiled elementwise kernels);
+                                 *    rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA),
                                  *    stream_wait_event */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
@@ -87,6 +88,7 @@ struct nd_philox_call;   /* src/shared/philox.h */
 struct nd_la_call;      /* src/shared/la_slots.h */
 struct nd_rtc_source;   /* src/core/rtc_slot.h */
 struct nd_rtc_module;   /* src/core/rtc_slot.h */
+struct nd_k_call;       /* src/shared/kernel_slots.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -309,6 +311,16 @@ typedef struct nd_backend {
      * Cholesky, QR, Q, SVD, Hermitian and general eigenproblems) on
      * C-contiguous column-major matrix stacks; info per matrix to host. */
     nd_status (*la)(struct nd_la_call *call);
+
+    /* run-time compiled elementwise kernels (src/kernel/; full contract in
+     * src/shared/kernel_slots.h) */
+    /* The language the family generates this backend's kernels in
+     * (ND_KLANG_*; 0: the backend compiles none). */
+    int kernel_lang;
+    /* Compile call->src unless *call->handle holds its code already
+     * (cached in the process and on disk), then run it over
+     * [0, call->args->n). */
+    nd_status (*kernel_ew)(struct nd_k_call *call);
 
     /* OPTIONAL run-time compiled kernels (src/kernel/raw.c; all three or
      * none; full contract in src/core/rtc_slot.h). NULL: the device runs no
