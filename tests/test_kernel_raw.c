@@ -26,15 +26,6 @@ static const char *SAXPY =
 
 static const unsigned ONE[3] = {1, 1, 1};
 
-/* A float32 array of n on dev from host data. */
-static nd_array *upload_f32(const float *h, int64_t n, nd_device dev)
-{
-    nd_array *a = NULL;
-    ND_OK_OR_FAIL(nd_empty(&a, ND_FLOAT32, 1, &n, dev));
-    ND_OK_OR_FAIL(nd_copy_from_host(a, h, (size_t)n * sizeof(float)));
-    return a;
-}
-
 /* ---- on every build ---------------------------------------------------- */
 
 START_TEST(cpu_device_is_unsupported)
@@ -153,6 +144,15 @@ END_TEST
 #ifdef ND_WITH_CUDA
 
 /* ---- on a GPU (real or emulated) -------------------------------------- */
+
+/* A float32 array of n on dev from host data. */
+static nd_array *upload_f32(const float *h, int64_t n, nd_device dev)
+{
+    nd_array *a = NULL;
+    ND_OK_OR_FAIL(nd_empty(&a, ND_FLOAT32, 1, &n, dev));
+    ND_OK_OR_FAIL(nd_copy_from_host(a, h, (size_t)n * sizeof(float)));
+    return a;
+}
 
 /* A source no other test (or process) compiled: the caches start cold. */
 static char *unique_source(const char *base, const char *tag)
