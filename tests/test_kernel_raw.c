@@ -14,7 +14,8 @@
 #include "kernel/raw.h"
 
 #ifdef ND_WITH_CUDA
-void nd__cuda_rtc_forget_images(void); /* src/cuda/rtc.cu test hook */
+void nd__cuda_rtc_forget_images(void); /* src/cuda/rtc.cu test hooks */
+bool nd__cuda_rtc_available(char *why, size_t cap);
 #endif
 
 static const char *SAXPY =
@@ -814,6 +815,18 @@ START_TEST(profiler_records_the_kernel_by_name)
 }
 END_TEST
 
+/* Without NVRTC (a GPU machine without the CUDA toolkit's libnvrtc), a
+ * launch says so: ND_ERR_UNSUPPORTED naming libnvrtc, never a crash. */
+START_TEST(missing_nvrtc_is_unsupported)
+{
+    nd_raw_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_raw_kernel_create(&k, SAXPY, "saxpy", NULL));
+    nd_kernel_arg a = nd_kernel_arg_int32(0);
+    ND_EXPECT_ERR(nd_raw_kernel_launch(k, nd_cuda(0), ONE, ONE, 0, 1, &a), ND_ERR_UNSUPPORTED, "libnvrtc");
+    nd_raw_kernel_release(k);
+}
+END_TEST
+
 #endif /* ND_WITH_CUDA */
 
 Suite *suite_kernel_raw(void)
@@ -826,6 +839,14 @@ Suite *suite_kernel_raw(void)
     tcase_add_test(tc, from_ptr_wraps_host_memory);
     suite_add_tcase(s, tc);
 #ifdef ND_WITH_CUDA
+    char why[320] = "";
+    if (nd_test_gpu_count() > 0 && !nd__cuda_rtc_available(why, sizeof why)) {
+        TCase *g = tcase_create("kernel_raw_gpu");
+        tcase_add_test(g, missing_nvrtc_is_unsupported);
+        suite_add_tcase(s, g);
+        printf("kernel_raw: the cases that compile SKIPPED (%s)\n", why);
+        return s;
+    }
     if (nd_test_gpu_count() > 0) {
         TCase *g = tcase_create("kernel_raw_gpu");
         tcase_set_timeout(g, 300); /* each compile: NVRTC, or the host compiler on the emulated GPU */

@@ -113,6 +113,8 @@ ND_INTERNAL nd_status nd__cuda_rtc_compile(struct nd_rtc_module **mod, int dev, 
 ND_INTERNAL nd_status nd__cuda_rtc_kernel(void **kernel, struct nd_rtc_module *mod, const char *name, const char *fn);
 ND_INTERNAL nd_status nd__cuda_rtc_launch(void *kernel, int dev, const unsigned grid[3], const unsigned block[3],
                                           size_t shmem, void **args, const char *fn);
+/* Whether NVRTC loads (without touching a device); else why, in why[cap]. */
+ND_INTERNAL bool nd__cuda_rtc_available(char *why, size_t cap);
 /* Test hook: the in-memory cache forgets its images (loaded modules stay
  * valid), so the next compile of a program reads the disk cache. */
 ND_INTERNAL void nd__cuda_rtc_forget_images(void);

@@ -277,7 +277,12 @@ extern "C" nd_status nd__cuda_rtc_compile(nd_rtc_module **mod, int dev, const nd
     // the key: everything the image depends on
     std::string text;
     char head[96];
-    snprintf(head, sizeof head, "ndgpu-rtc 1\nnvrtc %d.%d\n%s\n-std=c++17\n", g_nv.major, g_nv.minor, arch);
+#ifdef ND_RTC_NVRTC_LINKED
+    const char *which = "linked"; // the emulated GPU's stand-in: its images are host code
+#else
+    const char *which = "dlopen";
+#endif
+    snprintf(head, sizeof head, "ndgpu-rtc 1\nnvrtc %d.%d %s\n%s\n-std=c++17\n", g_nv.major, g_nv.minor, which, arch);
     text += head;
     for (int i = 0; i < src->noptions; i++) (text += src->options[i]) += '\n';
     text += '\0';
@@ -335,6 +340,13 @@ extern "C" nd_status nd__cuda_rtc_compile(nd_rtc_module **mod, int dev, const nd
     *mod = m;
     *origin = from;
     return ND_OK;
+}
+
+extern "C" bool nd__cuda_rtc_available(char *why, size_t cap)
+{
+    pthread_once(&g_nv_once, nvrtc_init);
+    if (!g_nv.ok && why && cap) snprintf(why, cap, "%s", g_nv.why);
+    return g_nv.ok;
 }
 
 extern "C" void nd__cuda_rtc_forget_images(void)
