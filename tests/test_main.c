@@ -53,8 +53,8 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_LINALG(X) X(la_slot) X(linalg_decomp) X(linalg_norm)
 /* result shapes whose size passes 2^63, every op family */
 #define SUITES_SZ(X) X(sizes)
-/* run-time compiled kernels */
-#define SUITES_KERNEL(X) X(kernel)
+/* run-time compiled kernels: elementwise from a C body, raw CUDA source */
+#define SUITES_KERNEL(X) X(kernel) X(kernel_raw)
 /* the out rule's core cases for every public function with an out-pointer (tools/out_api.py) */
 #define SUITES_OUTAPI(X) X(out_api)
 
