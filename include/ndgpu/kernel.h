@@ -65,7 +65,8 @@ typedef struct nd_kernel_options {
  * C-contiguous copy when it is not contiguous, a raw output must be given,
  * C-contiguous, of its exact dtype. A kernel with raw parameters runs on
  * one thread on the CPU (its elements may depend on each other through
- * them).
+ * them); on a GPU its elements run in parallel like any kernel's, so a
+ * body whose elements write the same raw element races there.
  *
  * The body is C that is also CUDA C++: expressions and statements over
  * bool, the <stdint.h> integer types (int32_t ...), float and double,
@@ -80,17 +81,21 @@ typedef struct nd_kernel_options {
  * parameter's "<name>_size" is taken too.
  *
  * Compilation: on first use with each combination of operand dtypes and
- * layout class (all operands contiguous or scalars, or general strides),
- * the CPU backend compiles the kernel with the system C compiler ($ND_CC,
- * else cc) for the running CPU (-O3 -march=native, no FMA contraction, so
- * a*b+c gives the bits of nd_multiply then nd_add) and loads it; the
- * result is cached in the process and on disk ($ND_KERNEL_CACHE_DIR, else
+ * layout class (all operands contiguous or scalars, or general strides)
+ * on each device. The CPU backend compiles the kernel with the system C
+ * compiler ($ND_CC, else cc) for the running CPU (-O3 -march=native, no
+ * FMA contraction, so a*b+c gives the bits of nd_multiply then nd_add)
+ * and loads it; a CUDA device compiles the same body as CUDA C++ with
+ * NVRTC for its architecture (the raw kernels' compiler, below) and runs
+ * it as a grid-stride kernel on the current stream. Both are cached in
+ * the process and on disk ($ND_KERNEL_CACHE_DIR, else
  * $XDG_CACHE_HOME/ndgpu/kernels, else ~/.cache/ndgpu/kernels;
  * ND_KERNEL_CACHE=0 turns the disk cache off; delete the directory to
  * clear it). A compile error is ND_ERR_INVALID with the compiler's
  * message, its lines numbered within the body and named after the
- * kernel ("saxpy:1:5: error: ..."); no compiler is ND_ERR_UNSUPPORTED
- * naming the one it looked for. Nothing is printed. */
+ * kernel ("saxpy:1:5: error: ..." from gcc, "saxpy(1): error: ..." from
+ * NVRTC); no compiler is ND_ERR_UNSUPPORTED naming the one it looked for.
+ * Nothing is printed. */
 typedef struct nd_kernel nd_kernel;
 
 /** A kernel computing out_params from in_params with body (see above),
@@ -112,11 +117,58 @@ ND_API nd_status nd_kernel_elementwise(nd_kernel **k, const char *in_params, con
  *  ND_ERR_INVALID: counts, NULL arrays, a compile error (message above);
  *  ND_ERR_DTYPE: placeholder dtypes that disagree or cannot be inferred,
  *  a cast that same_kind refuses; ND_ERR_SHAPE: inputs that do not
- *  broadcast, a raw output that is too small for nothing (an output with
- *  no broadcast input names the iteration shape by its own);
+ *  broadcast, a given output of another shape, no non-raw input and no
+ *  given non-raw output to name the shape (with no non-raw input, the
+ *  first given non-raw output's shape is the iteration's);
  *  ND_ERR_DEVICE: mixed devices; ND_ERR_UNSUPPORTED: no compiler, or a
- *  device whose backend does not compile kernels. */
+ *  device whose backend does not compile kernels; ND_ERR_INVALID for a
+ *  reduction kernel (nd_kernel_reduce runs those). */
 ND_API nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int nout, nd_array **out);
+
+/* ------------------------------------------------------------------ */
+/* Reduction kernels                                                   */
+/* ------------------------------------------------------------------ */
+/* CuPy's ReductionKernel: each output element is
+ *
+ *     acc = identity; for each reduced element: acc = reduce(acc, map(inputs)); post(acc)
+ *
+ * e.g. the L2 norm over axes:
+ *
+ *     nd_kernel_reduction(&k, "T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", NULL, "l2norm", NULL);
+ *     nd_kernel_reduce(k, 1, (const nd_array *[]){x}, 1, (int[]){1}, false, &y);
+ *
+ * map_expr is an expression over the inputs (by name, values as in an
+ * elementwise body); reduce_expr an expression over `a` and `b`, two
+ * accumulators; post_map_expr statements over `a` (the final accumulator)
+ * and the output by name (NULL or "": the output is `a`, converted);
+ * identity an expression, the accumulator's start (also the result of an
+ * empty reduction). The accumulator's type is reduce_type: a dtype name,
+ * one of the parameters' placeholders, or NULL for the output's type. The
+ * parameters are as for elementwise kernels, with one output and no raw
+ * parameter. reduce_expr must be associative and commutative (with the
+ * identity, a monoid) as the order of the reduction is the device's: on
+ * the CPU sequential within each output (outputs in parallel), on a GPU a
+ * block per output, its threads striding over the reduced elements, then
+ * a tree in shared memory. Messages name the part: "l2norm.map:1:",
+ * "l2norm.reduce:1:", "l2norm.post:1:", "l2norm.identity:1:". */
+/** A reduction kernel (see above). ND_ERR_INVALID: NULL or empty
+ *  expressions (post_map_expr and reduce_type may be NULL), other than one
+ *  output or no input, a raw parameter, a reduce_type that is neither a
+ *  dtype nor a parameter's placeholder, as nd_kernel_elementwise
+ *  otherwise. */
+ND_API nd_status nd_kernel_reduction(nd_kernel **k, const char *in_params, const char *out_params, const char *map_expr,
+                                     const char *reduce_expr, const char *post_map_expr, const char *identity,
+                                     const char *reduce_type, const char *name, const nd_kernel_options *opts);
+/** Reduce the broadcast of in[0..nin) over axes[0..naxes) (negative count
+ *  from the end; naxes == 0 with axes NULL: every axis, as axis=None;
+ *  naxes == 0 with axes given: none) into *out (the out rule; its shape is
+ *  the broadcast shape without the reduced axes, or with them as 1 with
+ *  keepdims). ND_ERR_SHAPE: an axis out of range or repeated, inputs that
+ *  do not broadcast; other errors as nd_kernel_call. */
+ND_API nd_status nd_kernel_reduce(nd_kernel *k, int nin, const nd_array *const *in, int naxes, const int *axes,
+                                  bool keepdims, nd_array **out);
+
+/* ------------------------------------------------------------------ */
 /** The kernel's name (as given). NULL for NULL. */
 ND_API const char *nd_kernel_name(const nd_kernel *k);
 /** Release k (NULL is fine). Its compiled code stays loaded for the

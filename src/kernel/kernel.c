@@ -12,6 +12,7 @@
 
 #include "core/out.h"
 #include "core/prof.h"
+#include "core/rtc_slot.h"
 #include "shared/kernel_slots.h"
 
 #define KP_NAME 64
@@ -36,6 +37,10 @@ struct nd_kernel {
     int nin, nout, nparams;
     kparam p[ND_K_MAX_OPS]; /* outputs first, then inputs, each in the order given */
     bool has_raw;
+    /* a reduction kernel: its expressions (body holds map_expr) */
+    bool reduction;
+    char *reduce_expr, *post_expr, *identity;
+    char rtype[KP_NAME]; /* the accumulator's type: a dtype name or a placeholder; "" = the output's */
     pthread_mutex_t mu;
     kspec *specs;
 };
@@ -172,11 +177,18 @@ static nd_status check_names(const nd_kernel *k, const char *func)
     return ND_OK;
 }
 
-nd_status nd_kernel_elementwise(nd_kernel **out, const char *in_params, const char *out_params, const char *body,
-                                const char *name, const nd_kernel_options *opts)
+static char *dup_text(const char *t)
 {
-    static const char func[] = "nd_kernel_elementwise";
-    (void)opts;
+    const size_t n = strlen(t);
+    char *c = nd__malloc(n + 1);
+    if (c) memcpy(c, t, n + 1);
+    return c;
+}
+
+/* The checks and the parameter lists both kinds of kernel share. */
+static nd_status kernel_new(nd_kernel **out, const char *func, const char *in_params, const char *out_params,
+                            const char *body, const char *name)
+{
     ND_CHECK_PTR(func, out, "k");
     ND_CHECK_PTR(func, in_params, "in_params");
     ND_CHECK_PTR(func, out_params, "out_params");
@@ -195,17 +207,65 @@ nd_status nd_kernel_elementwise(nd_kernel **out, const char *in_params, const ch
     }
     k->nin = k->nparams - k->nout;
     if (st == ND_OK) st = check_names(k, func);
-    const size_t bl = strlen(body);
-    if (st == ND_OK && !(k->body = nd__malloc(bl + 1))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
+    if (st == ND_OK && !(k->body = dup_text(body))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
     if (st == ND_OK && !(k->name = intern(name))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
     if (st) {
         nd__free(k->body);
         nd__free(k);
         return st;
     }
-    memcpy(k->body, body, bl + 1);
     for (int j = 0; j < k->nparams; j++) k->has_raw |= k->p[j].raw;
     pthread_mutex_init(&k->mu, NULL);
+    *out = k;
+    return ND_OK;
+}
+
+nd_status nd_kernel_elementwise(nd_kernel **out, const char *in_params, const char *out_params, const char *body,
+                                const char *name, const nd_kernel_options *opts)
+{
+    (void)opts;
+    return kernel_new(out, "nd_kernel_elementwise", in_params, out_params, body, name);
+}
+
+nd_status nd_kernel_reduction(nd_kernel **out, const char *in_params, const char *out_params, const char *map_expr,
+                              const char *reduce_expr, const char *post_map_expr, const char *identity,
+                              const char *reduce_type, const char *name, const nd_kernel_options *opts)
+{
+    static const char func[] = "nd_kernel_reduction";
+    (void)opts;
+    ND_CHECK_PTR(func, reduce_expr, "reduce_expr");
+    ND_CHECK_PTR(func, identity, "identity");
+    nd_kernel *k = NULL;
+    nd_status st = kernel_new(&k, func, in_params, out_params, map_expr ? map_expr : "", name);
+    if (st) return st;
+    if (!map_expr || !*map_expr || !*reduce_expr || !*identity)
+        st = nd__err(ND_ERR_INVALID, func, "map_expr, reduce_expr and identity must not be empty");
+    else if (k->nout != 1 || k->has_raw)
+        st = nd__err(ND_ERR_INVALID, func, "a reduction kernel has one output and no raw parameters");
+    else if (k->nin == 0)
+        st = nd__err(ND_ERR_INVALID, func, "a reduction kernel needs at least one input");
+    else if (reduce_type && *reduce_type && (!is_ident(reduce_type, strlen(reduce_type)) || strlen(reduce_type) >= KP_NAME))
+        st = nd__err(ND_ERR_INVALID, func, "reduce_type \"%.40s\" is not a type name", reduce_type);
+    if (!st) {
+        k->reduction = true;
+        snprintf(k->rtype, sizeof k->rtype, "%s", reduce_type ? reduce_type : "");
+        k->reduce_expr = dup_text(reduce_expr);
+        k->post_expr = dup_text(post_map_expr && *post_map_expr ? post_map_expr : "");
+        k->identity = dup_text(identity);
+        if (!k->reduce_expr || !k->post_expr || !k->identity) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
+    }
+    if (!st && k->rtype[0] && dtype_named(k->rtype, strlen(k->rtype)) < 0) {
+        bool known = false; /* a placeholder must be one of the parameters' */
+        for (int j = 0; j < k->nparams; j++) known |= k->p[j].placeholder && strcmp(k->p[j].type, k->rtype) == 0;
+        if (!known) st = nd__err(ND_ERR_INVALID, func, "reduce_type '%s' is neither a dtype nor a parameter's type", k->rtype);
+    }
+    if (!st && k->rtype[0] && dtype_named(k->rtype, strlen(k->rtype)) >= 0 &&
+        nd__kind((nd_dtype)dtype_named(k->rtype, strlen(k->rtype))) == ND_KIND_COMPLEX)
+        st = nd__err(ND_ERR_UNSUPPORTED, func, "reduce_type '%s': complex kernels are not supported", k->rtype);
+    if (st) {
+        nd_kernel_release(k);
+        return st;
+    }
     *out = k;
     return ND_OK;
 }
@@ -223,6 +283,9 @@ void nd_kernel_release(nd_kernel *k)
     }
     pthread_mutex_destroy(&k->mu);
     nd__free(k->body);
+    nd__free(k->reduce_expr);
+    nd__free(k->post_expr);
+    nd__free(k->identity);
     nd__free(k);
 }
 
@@ -491,6 +554,122 @@ static char *gen_unit(const nd_kernel *k, const kshape *ks, int lang)
     return b.p;
 }
 
+/* The element reads of a reduction's inputs through the pointers p<j>. */
+static void sb_map_call(sbuf *b, const nd_kernel *k, const kshape *ks)
+{
+    char ref[64];
+    sb_add(b, "nd_k_map(");
+    for (int j = 1; j < k->nparams; j++) {
+        snprintf(ref, sizeof ref, "(*(const %s *)p%d)", storage_type(ks->st[j]), j);
+        if (j > 1) sb_add(b, ", ");
+        sb_load(b, ks->st[j], ks->pt[j], ref);
+    }
+    sb_add(b, ")");
+}
+
+/* The output's store from the accumulator acc through q0. */
+static void sb_post_store(sbuf *b, const kshape *ks, const char *acc, const char *indent)
+{
+    char ref[64];
+    snprintf(ref, sizeof ref, "(*(%s *)q0)", storage_type(ks->st[0]));
+    sb_add(b, "%s{\n%s    %s v0 = ", indent, indent, value_type(ks->pt[0]));
+    sb_load(b, ks->st[0], ks->pt[0], ref);
+    sb_add(b, ";\n%s    nd_k_post(%s, &v0);\n%s    ", indent, acc, indent);
+    sb_store(b, ks->st[0], ref, "v0");
+    sb_add(b, "\n%s}\n", indent);
+}
+
+/* The unit of a reduction kernel (contract in src/shared/kernel_slots.h):
+ * map, reduce, identity and post as functions of the user's expressions
+ * (each under #line "<name>.<part>" for messages), then the loop over the
+ * outputs: sequential over the reduced elements of each output in C (one
+ * output per piece of the thread pool's split), a block per output with a
+ * tree over shared memory in CUDA. */
+static char *gen_reduction(const nd_kernel *k, const kshape *ks, nd_dtype acc, int lang)
+{
+    sbuf b = {0};
+    sb_add(&b, "/* libndgpu reduction kernel '%s' */\n", k->name);
+    if (lang == KLANG_C) {
+        sb_add(&b, "#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n#include \"shared/half.h\"\n"
+                   "#define ND_K_FN static inline __attribute__((always_inline))\n");
+    } else {
+        sb_add(&b, "%s", cuda_prelude);
+        sb_headers_inline(&b);
+    }
+    sb_add(&b, "typedef %s nd_k_args;\n", ND_K_ARGS_TEXT);
+    for (int j = 0; j < k->nparams; j++) {
+        if (!k->p[j].placeholder) continue;
+        bool first = true;
+        for (int q = 0; q < j; q++) first &= !(k->p[q].placeholder && strcmp(k->p[q].type, k->p[j].type) == 0);
+        if (first) sb_add(&b, "typedef %s %s;\n", value_type(ks->pt[j]), k->p[j].type);
+    }
+    sb_add(&b, "typedef %s nd_k_acc;\nND_K_FN nd_k_acc nd_k_map(", value_type(acc));
+    for (int j = 1; j < k->nparams; j++) sb_add(&b, "%sconst %s %s", j > 1 ? ", " : "", value_type(ks->pt[j]), k->p[j].name);
+    sb_add(&b, ")\n{\n");
+    for (int j = 1; j < k->nparams; j++) sb_add(&b, "    (void)%s;\n", k->p[j].name);
+    sb_add(&b, "    return (nd_k_acc)(\n#line 1 \"%s.map\"\n%s\n);\n}\n", k->name, k->body);
+    sb_add(&b, "ND_K_FN nd_k_acc nd_k_red(const nd_k_acc a, const nd_k_acc b)\n{\n    (void)a; (void)b;\n"
+               "    return (nd_k_acc)(\n#line 1 \"%s.reduce\"\n%s\n);\n}\n", k->name, k->reduce_expr);
+    sb_add(&b, "ND_K_FN nd_k_acc nd_k_ident(void)\n{\n    return (nd_k_acc)(\n#line 1 \"%s.identity\"\n%s\n);\n}\n",
+           k->name, k->identity);
+    sb_add(&b, "ND_K_FN void nd_k_post(const nd_k_acc a, %s *const nd_o_%s)\n{\n    (void)a;\n#define %s (*nd_o_%s)\n",
+           value_type(ks->pt[0]), k->p[0].name, k->p[0].name, k->p[0].name);
+    if (k->post_expr[0]) sb_add(&b, "#line 1 \"%s.post\"\n%s\n;\n", k->name, k->post_expr);
+    else sb_add(&b, "    %s = (%s)a;\n", k->p[0].name, value_type(ks->pt[0]));
+    sb_add(&b, "#undef %s\n}\n\n", k->p[0].name);
+    /* the offsets of output o (every operand) over the kept axes */
+    sbuf base = {0};
+    sb_add(&base, "        int64_t r = o;\n");
+    for (int j = 0; j < k->nparams; j++) sb_add(&base, "        char *q%d = A->data[%d];\n", j, j);
+    sb_add(&base, "        for (int d = nk - 1; d >= 0; d--) {\n            const int64_t x = r %% A->shape[d];\n"
+                  "            r /= A->shape[d];\n");
+    for (int j = 0; j < k->nparams; j++) sb_add(&base, "            q%d += x * A->strides[%d][d];\n", j, j);
+    sb_add(&base, "        }\n");
+    if (base.oom) b.oom = true;
+    if (lang == KLANG_C) {
+        sb_add(&b, "void nd_k_range(const nd_k_args *A, int64_t begin, int64_t end)\n{\n"
+                   "    const int nk = (int)A->ndim, nr = (int)A->nred;\n    int64_t m = 1;\n"
+                   "    for (int d = nk; d < nk + nr; d++) m *= A->shape[d];\n"
+                   "    for (int64_t o = begin; o < end; o++) {\n%s", base.oom ? "" : base.p);
+        sb_add(&b, "        nd_k_acc acc = nd_k_ident();\n        int64_t idx[32] = {0};\n");
+        for (int j = 1; j < k->nparams; j++) sb_add(&b, "        char *p%d = q%d;\n", j, j);
+        sb_add(&b, "        for (int64_t t = 0; t < m; t++) {\n            acc = nd_k_red(acc, ");
+        sb_map_call(&b, k, ks);
+        sb_add(&b, ");\n            for (int d = nk + nr - 1; d >= nk; d--) {\n");
+        for (int j = 1; j < k->nparams; j++) sb_add(&b, "                p%d += A->strides[%d][d];\n", j, j);
+        sb_add(&b, "                if (++idx[d - nk] < A->shape[d] || d == nk) break;\n");
+        for (int j = 1; j < k->nparams; j++) sb_add(&b, "                p%d -= A->shape[d] * A->strides[%d][d];\n", j, j);
+        sb_add(&b, "                idx[d - nk] = 0;\n            }\n        }\n");
+        sb_post_store(&b, ks, "acc", "        ");
+        sb_add(&b, "    }\n}\n");
+    } else {
+        sb_add(&b, "extern \"C\" __global__ void nd_k_kernel(const nd_k_args a_)\n{\n    const nd_k_args *const A = &a_;\n"
+                   "    __shared__ nd_k_acc nd_sh[256];\n    const int nk = (int)A->ndim, nr = (int)A->nred;\n"
+                   "    int64_t m = 1;\n    for (int d = nk; d < nk + nr; d++) m *= A->shape[d];\n"
+                   "    for (int64_t o = blockIdx.x; o < A->n; o += gridDim.x) {\n%s", base.oom ? "" : base.p);
+        sb_add(&b, "        nd_k_acc acc = nd_k_ident();\n"
+                   "        for (int64_t t = threadIdx.x; t < m; t += blockDim.x) {\n            int64_t r2 = t;\n");
+        for (int j = 1; j < k->nparams; j++) sb_add(&b, "            const char *p%d = q%d;\n", j, j);
+        sb_add(&b, "            for (int d = nk + nr - 1; d >= nk; d--) {\n                const int64_t x = r2 %% A->shape[d];\n"
+                   "                r2 /= A->shape[d];\n");
+        for (int j = 1; j < k->nparams; j++) sb_add(&b, "                p%d += x * A->strides[%d][d];\n", j, j);
+        sb_add(&b, "            }\n            acc = nd_k_red(acc, ");
+        sb_map_call(&b, k, ks);
+        sb_add(&b, ");\n        }\n        nd_sh[threadIdx.x] = acc;\n        __syncthreads();\n"
+                   "        for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+                   "            if (threadIdx.x < s) nd_sh[threadIdx.x] = nd_k_red(nd_sh[threadIdx.x], nd_sh[threadIdx.x + s]);\n"
+                   "            __syncthreads();\n        }\n        if (threadIdx.x == 0)\n");
+        sb_post_store(&b, ks, "nd_sh[0]", "        ");
+        sb_add(&b, "        __syncthreads();\n    }\n}\n");
+    }
+    nd__free(base.p);
+    if (b.oom) {
+        nd__free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
 /* ------------------------------------------------------------------ */
 /* A call                                                              */
 /* ------------------------------------------------------------------ */
@@ -552,6 +731,38 @@ static kspec *spec_of(nd_kernel *k, const char *key)
     return s;
 }
 
+/* A CUDA unit through the rtc slots: compiled (cached by the backend in
+ * memory and on disk) on the first call of the specialisation, then one
+ * grid-stride launch on the device's current stream. */
+static nd_status run_cuda(const nd_backend *be, nd_kernel *k, kspec *sp, const char *src, const nd_k_args *a,
+                          int dev, const char *func)
+{
+    void *kern = __atomic_load_n(&sp->handle, __ATOMIC_ACQUIRE);
+    nd_status st = ND_OK;
+    if (!kern) {
+        pthread_mutex_lock(&k->mu);
+        if (!(kern = sp->handle)) {
+            char unit[KP_NAME + 8];
+            snprintf(unit, sizeof unit, "%s.cu", k->name);
+            const nd_rtc_source rs = {src, unit, NULL, 0};
+            nd_rtc_module *mod = NULL;
+            int origin = 0;
+            st = be->rtc_compile(&mod, dev, &rs, &origin, func);
+            if (!st) st = be->rtc_kernel(&kern, mod, "nd_k_kernel", func);
+            if (!st) __atomic_store_n(&sp->handle, kern, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&k->mu);
+        if (st) return st;
+    }
+    /* 256 threads a block; at most 2^16 blocks, each then strides. An
+     * elementwise kernel gives each thread an element, a reduction each
+     * block an output (its threads share the reduced elements). */
+    const int64_t blocks = k->reduction ? a->n : (a->n + 255) / 256;
+    const unsigned grid[3] = {(unsigned)(blocks < 65536 ? blocks : 65536), 1, 1}, block[3] = {256, 1, 1};
+    void *args[1] = {(void *)a};
+    return be->rtc_launch(kern, dev, grid, block, 0, args, func);
+}
+
 static bool all_stride0(const nd_array *v)
 {
     for (int d = 0; d < v->ndim; d++)
@@ -563,6 +774,8 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
 {
     static const char func[] = "nd_kernel_call";
     ND_CHECK_PTR(func, k, "k");
+    if (k->reduction)
+        return nd__err(ND_ERR_INVALID, func, "kernel '%s' is a reduction: call nd_kernel_reduce", k->name);
     if (nin != k->nin || nout != k->nout)
         return nd__err(ND_ERR_INVALID, func, "kernel '%s' takes %d inputs and %d outputs, not %d and %d", k->name,
                        k->nin, k->nout, nin, nout);
@@ -586,8 +799,9 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
                            k->p[j].name, nd__device_name(ops[j]->device, d1, sizeof d1),
                            nd__device_name(dev, d2, sizeof d2));
     const nd_backend *be = nd__backend(dev);
-    if (!be->kernel_ew)
-        return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': %s does not compile elementwise kernels yet", k->name,
+    const int lang = be->kernel_ew ? KLANG_C : KLANG_CUDA;
+    if (!be->kernel_ew && !(be->rtc_compile && be->rtc_kernel && be->rtc_launch))
+        return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': %s does not compile kernels", k->name,
                        nd__device_name(dev, d1, sizeof d1));
     kshape ks;
     memset(&ks, 0, sizeof ks);
@@ -688,8 +902,8 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
         kspec *sp = spec_of(k, key);
         char *src = NULL;
         if (!sp) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
-        else if (!sp->handle && !(src = gen_unit(k, &ks, KLANG_C))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
-        if (!st) {
+        else if (!sp->handle && !(src = gen_unit(k, &ks, lang))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
+        if (!st && lang == KLANG_C) {
             nd_k_call c = {func, k->name, src, &sp->handle, a, dev.id, k->has_raw, 4};
             if (__atomic_load_n(&sp->handle, __ATOMIC_ACQUIRE)) {
                 st = be->kernel_ew(&c);
@@ -698,6 +912,8 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
                 st = be->kernel_ew(&c);
                 pthread_mutex_unlock(&k->mu);
             }
+        } else if (!st) {
+            st = run_cuda(be, k, sp, src, a, dev.id, func);
         }
         nd__free(src);
     }
@@ -710,4 +926,162 @@ done:
             if (!st) st = e;
         }
     return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* A reduction                                                         */
+/* ------------------------------------------------------------------ */
+/* The accumulator's dtype: reduce_type, a placeholder's resolution, or
+ * the output's. */
+static nd_dtype acc_dtype(const nd_kernel *k, const nd_dtype *pt)
+{
+    if (!k->rtype[0]) return pt[0];
+    const int t = dtype_named(k->rtype, strlen(k->rtype));
+    if (t >= 0) return (nd_dtype)t;
+    for (int j = 0; j < k->nparams; j++)
+        if (k->p[j].placeholder && strcmp(k->p[j].type, k->rtype) == 0) return pt[j];
+    return pt[0];
+}
+
+nd_status nd_kernel_reduce(nd_kernel *k, int nin, const nd_array *const *in, int naxes, const int *axes, bool keepdims,
+                           nd_array **out)
+{
+    static const char func[] = "nd_kernel_reduce";
+    ND_CHECK_PTR(func, k, "k");
+    if (!k->reduction)
+        return nd__err(ND_ERR_INVALID, func, "kernel '%s' is elementwise: call nd_kernel_call", k->name);
+    if (nin != k->nin)
+        return nd__err(ND_ERR_INVALID, func, "kernel '%s' takes %d inputs, not %d", k->name, k->nin, nin);
+    ND_CHECK_PTR(func, in, "in");
+    ND_CHECK_PTR(func, out, "out");
+    if (naxes < 0 || naxes > ND_MAX_DIMS || (naxes > 0 && !axes))
+        return nd__err(ND_ERR_INVALID, func, "naxes %d with axes %s", naxes, axes ? "given" : "NULL");
+    const nd_array *ops[ND_K_MAX_OPS] = {0};
+    ops[0] = *out;
+    for (int j = 0; j < nin; j++) {
+        if (!in[j]) return nd__err(ND_ERR_INVALID, func, "kernel '%s': input '%s' is NULL", k->name, k->p[1 + j].name);
+        ops[1 + j] = in[j];
+    }
+    const nd_device dev = in[0]->device;
+    char d1[32], d2[32];
+    for (int j = 0; j < k->nparams; j++)
+        if (ops[j] && !nd__same_device(ops[j]->device, dev))
+            return nd__err(ND_ERR_DEVICE, func, "kernel '%s': '%s' is on %s, the other arrays on %s", k->name,
+                           k->p[j].name, nd__device_name(ops[j]->device, d1, sizeof d1),
+                           nd__device_name(dev, d2, sizeof d2));
+    const nd_backend *be = nd__backend(dev);
+    const int lang = be->kernel_ew ? KLANG_C : KLANG_CUDA;
+    if (!be->kernel_ew && !(be->rtc_compile && be->rtc_kernel && be->rtc_launch))
+        return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': %s does not compile kernels", k->name,
+                       nd__device_name(dev, d1, sizeof d1));
+    kshape ks;
+    memset(&ks, 0, sizeof ks);
+    nd_status st = resolve_types(k, func, ops, ks.pt);
+    if (st) return st;
+    const nd_dtype acc = acc_dtype(k, ks.pt);
+    if (nd__kind(acc) == ND_KIND_COMPLEX)
+        return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': complex kernels are not supported", k->name);
+    /* the broadcast of the inputs, and which of its axes are reduced */
+    int ndim = in[0]->ndim;
+    int64_t shape[ND_MAX_DIMS];
+    memcpy(shape, in[0]->shape, sizeof(int64_t) * (size_t)ndim);
+    for (int j = 1; j < nin; j++)
+        if ((st = nd__broadcast_shapes(func, ndim, shape, in[j]->ndim, in[j]->shape, &ndim, shape))) return st;
+    bool red[ND_MAX_DIMS] = {false};
+    if (naxes == 0 && !axes) {
+        for (int d = 0; d < ndim; d++) red[d] = true;
+    }
+    for (int q = 0; q < naxes; q++) {
+        const int ax = axes[q] < 0 ? axes[q] + ndim : axes[q];
+        if (ax < 0 || ax >= ndim)
+            return nd__err(ND_ERR_SHAPE, func, "axis %d is out of bounds for %d dimensions", axes[q], ndim);
+        if (red[ax]) return nd__err(ND_ERR_SHAPE, func, "axis %d is repeated", axes[q]);
+        red[ax] = true;
+    }
+    int ondim = 0, nk = 0, nr = 0;
+    int64_t oshape[ND_MAX_DIMS];
+    for (int d = 0; d < ndim; d++) {
+        if (!red[d]) oshape[ondim++] = shape[d], nk++;
+        else if (keepdims) oshape[ondim++] = 1;
+        if (red[d]) nr++;
+    }
+    ND_PROF_OP_N(k->name, out, nin, in);
+    nd_out t;
+    memset(&t, 0, sizeof t);
+    nd_array *held[ND_K_MAX_OPS] = {0};
+    nd_k_args *a = NULL;
+    if ((st = nd__out_begin(&t, func, out, ks.pt[0], ondim, oshape, dev))) goto done;
+    if ((st = nd__out_target(&t, ks.pt[0], ND_OUT_EXACT_DTYPE, nin, in))) goto done;
+    if (t.tmp && !t.fresh && (st = nd__copy_into(t.tmp, t.res))) goto done;
+    if (!(a = nd__malloc(sizeof *a))) {
+        st = nd__err(ND_ERR_NOMEM, func, "out of memory");
+        goto done;
+    }
+    memset(a, 0, sizeof *a);
+    a->ndim = nk;
+    a->nred = nr;
+    a->n = 1;
+    {
+        int kd = 0, rd = nk;
+        for (int d = 0; d < ndim; d++) a->shape[red[d] ? rd++ : kd++] = shape[d];
+        for (int d = 0; d < nk; d++) a->n *= a->shape[d];
+    }
+    /* the output: its strides along the kept axes (0 along the reduced) */
+    {
+        const nd_array *o = t.dst;
+        const int64_t isz = (int64_t)nd_dtype_size(o->dtype);
+        int od = 0, kd = 0;
+        for (int d = 0; d < ndim; d++) {
+            if (red[d]) {
+                if (keepdims) od++;
+                continue;
+            }
+            a->strides[0][kd++] = o->shape[od] > 1 ? o->strides[od] * isz : 0;
+            od++;
+        }
+        a->data[0] = nd__ptr(o);
+        ks.st[0] = o->dtype;
+    }
+    for (int j = 1; j < k->nparams && !st; j++) {
+        if ((st = nd__broadcast_view(&held[j], ops[j], ndim, shape))) break;
+        const nd_array *v = held[j];
+        const int64_t isz = (int64_t)nd_dtype_size(v->dtype);
+        int kd = 0, rd = nk;
+        for (int d = 0; d < ndim; d++) {
+            const int64_t sb = shape[d] > 1 ? v->strides[d] * isz : 0;
+            a->strides[j][red[d] ? rd++ : kd++] = sb;
+        }
+        a->data[j] = nd__ptr(v);
+        ks.st[j] = v->dtype;
+    }
+    if (st || a->n == 0) goto done;
+    {
+        char key[3 * ND_K_MAX_OPS + 16];
+        int kl = snprintf(key, sizeof key, "%d.%dr%c", (int)dev.type, dev.id % 1000, 'A' + (int)acc);
+        for (int j = 0; j < k->nparams; j++)
+            kl += snprintf(key + kl, sizeof key - (size_t)kl, "%c%c", 'A' + (int)ks.st[j], 'a' + (int)ks.pt[j]);
+        kspec *sp = spec_of(k, key);
+        char *src = NULL;
+        if (!sp) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
+        else if (!sp->handle && !(src = gen_reduction(k, &ks, acc, lang))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
+        if (!st && lang == KLANG_C) {
+            int64_t m = 1;
+            for (int d = nk; d < nk + nr; d++) m *= a->shape[d];
+            nd_k_call c = {func, k->name, src, &sp->handle, a, dev.id, false, m < (1 << 20) ? 2 * m + 1 : (2 << 20)};
+            if (__atomic_load_n(&sp->handle, __ATOMIC_ACQUIRE)) {
+                st = be->kernel_ew(&c);
+            } else {
+                pthread_mutex_lock(&k->mu);
+                st = be->kernel_ew(&c);
+                pthread_mutex_unlock(&k->mu);
+            }
+        } else if (!st) {
+            st = run_cuda(be, k, sp, src, a, dev.id, func);
+        }
+        nd__free(src);
+    }
+done:
+    for (int j = 0; j < ND_K_MAX_OPS; j++) nd_release(held[j]);
+    nd__free(a);
+    return nd__out_end(&t, st);
 }

@@ -17,6 +17,11 @@
  * a->shape, 0 along broadcast axes). Raw operands are C-contiguous, read
  * or written by the body at any index below a->size[k].
  *
+ * A reduction kernel's unit has the same entry point over its output
+ * elements: a->n outputs over the kept shape a->shape[0 .. ndim), each
+ * the reduction of the a->nred axes that follow (a->shape[ndim ..
+ * ndim + nred), strides likewise; the output operand's are 0 there).
+ *
  * The backend compiles the unit (cached in memory per specialisation
  * handle and on disk through src/core/kcache.h), then runs nd_k_range
  * over [0, a->n) in whatever pieces it likes: the kernel's elements are
@@ -40,6 +45,7 @@
     struct nd_k_args {                                                                               \
         int64_t n;                                                                                   \
         int64_t ndim;                                                                                \
+        int64_t nred;                                                                                \
         int64_t shape[32];                                                                           \
         int64_t size[12];                                                                            \
         char *data[12];                                                                              \
