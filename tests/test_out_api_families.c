@@ -18,6 +18,16 @@ OUT_ADAPTER(nd_kernel_call)
     }
     return nd_kernel_call(k, 2, (const nd_array *const[]){f->a, f->b}, 1, o);
 }
+/* The sum of squares over axis 1, a reduction kernel made once. */
+OUT_ADAPTER(nd_kernel_reduce)
+{
+    static nd_kernel *k;
+    if (!k) {
+        const nd_status st = nd_kernel_reduction(&k, "T x", "T y", "x * x", "a + b", NULL, "0", NULL, "out_api_sumsq", NULL);
+        if (st) return st;
+    }
+    return nd_kernel_reduce(k, 1, (const nd_array *const[]){f->a}, 1, (const int[]){1}, false, o);
+}
 OUT_ADAPTER(nd_take) { return nd_take(o, f->a, f->idx, 1, ND_TAKE_RAISE); }
 OUT_ADAPTER(nd_take_along_axis) { return nd_take_along_axis(o, f->a, f->idx21, 1); }
 OUT_ADAPTER(nd_flatnonzero) { return nd_flatnonzero(o, f->mask); }
@@ -245,5 +255,6 @@ const out_api_entry out_api_families[] = {
     OUT_ENTRY(nd_linalg_vecdot, 0),
     OUT_ENTRY(nd_kron, 0),
     OUT_ENTRY(nd_kernel_call, 0),
+    OUT_ENTRY(nd_kernel_reduce, 0),
 };
 const size_t out_api_families_n = sizeof out_api_families / sizeof *out_api_families;
