@@ -312,11 +312,10 @@ typedef struct nd_backend {
      * C-contiguous column-major matrix stacks; info per matrix to host. */
     nd_status (*la)(struct nd_la_call *call);
 
-    /* run-time compiled elementwise kernels (src/kernel/; full contract in
-     * src/shared/kernel_slots.h) */
-    /* The language the family generates this backend's kernels in
-     * (ND_KLANG_*; 0: the backend compiles none). */
-    int kernel_lang;
+    /* run-time compiled elementwise kernels from a C unit (src/kernel/;
+     * full contract in src/shared/kernel_slots.h); NULL: the family
+     * generates CUDA source for the rtc slots instead, or answers
+     * ND_ERR_UNSUPPORTED */
     /* Compile call->src unless *call->handle holds its code already
      * (cached in the process and on disk), then run it over
      * [0, call->args->n). */

@@ -6,7 +6,6 @@
 #include "cpu/cpu.h"
 #include "cpu/index.h" /* gather, scatter, compaction */
 #include "shared/philox.h"
-#include "shared/kernel_slots.h" /* ND_KLANG_C */
 #include "cpu/scan.h" /* the scan entry point */
 #include "cpu/sort_cpu.h"
 #include "cpu/mixed.h" /* softmax, cross-entropy, loss scaling */
@@ -214,6 +213,5 @@ const nd_backend nd__cpu_backend = {
 
     /* linear algebra */
     .la = nd__cpu_la, /* lapack.c over OpenBLAS's LAPACK, la_small.c for small LU/solve */
-    .kernel_lang = ND_KLANG_C,
     .kernel_ew = nd__cpu_kernel_ew, /* kjit.c: the system C compiler, dlopen */
 };

@@ -159,8 +159,7 @@ extern "C" const nd_backend nd__cuda_backend = {
 
     // linear algebra
     .la = nd__cuda_la, // solver.cu (cuSOLVER)
-    .kernel_lang = 0,    // elementwise kernels from a C body: not generated for CUDA yet
-    .kernel_ew = nullptr,
+    .kernel_ew = nullptr, // elementwise kernels: the family's CUDA source through the rtc slots
     // run-time compiled CUDA source (rtc.cu: NVRTC, cudaLibraryLoadData)
     .rtc_compile = nd__cuda_rtc_compile,
     .rtc_kernel = nd__cuda_rtc_kernel,

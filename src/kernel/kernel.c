@@ -26,7 +26,7 @@ typedef struct {
 /* One compiled specialisation (dtypes and layout class) of a kernel. */
 typedef struct kspec {
     struct kspec *next;
-    char key[3 * ND_K_MAX_OPS + 8];
+    char key[3 * ND_K_MAX_OPS + 16];
     void *handle; /* the backend's (nd_k_call.handle) */
 } kspec;
 
@@ -354,13 +354,49 @@ static void gen_element(sbuf *b, const nd_kernel *k, const kshape *ks, bool cont
     }
 }
 
-/* The translation unit of one specialisation, in C (the CPU backend). */
-static char *gen_c(const nd_kernel *k, const kshape *ks)
+/* The languages of the generated units. */
+enum { KLANG_C, KLANG_CUDA };
+
+/* The prelude of a CUDA unit: NVRTC has no standard headers, so the
+ * fixed-width types come from here; the library's shared headers follow
+ * inline (their own #include lines dropped). */
+static const char cuda_prelude[] =
+    "#if defined(__CUDACC_RTC__)\n"
+    "typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;\n"
+    "typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;\n"
+    "typedef unsigned long long uint64_t;\n"
+    "#else\n#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#endif\n"
+    "#define ND_K_FN static __device__ __forceinline__\n";
+
+/* The embedded shared headers, inline, without their #include lines. */
+static void sb_headers_inline(sbuf *b)
+{
+    for (int h = 0; h < nd__kernel_header_count; h++) {
+        const char *t = nd__kernel_header_texts[h];
+        while (*t) {
+            const char *e = strchr(t, '\n');
+            const size_t n = e ? (size_t)(e - t) + 1 : strlen(t);
+            if (strncmp(t, "#include", 8) != 0) sb_add(b, "%.*s", (int)n, t);
+            t += n;
+        }
+    }
+}
+
+/* The translation unit of one specialisation: C for a backend that runs
+ * nd_k_range (the CPU), CUDA C++ for one that compiles CUDA source
+ * (nd_k_kernel, a grid-stride loop over the same element code). */
+static char *gen_unit(const nd_kernel *k, const kshape *ks, int lang)
 {
     sbuf b = {0};
-    sb_add(&b, "/* libndgpu kernel '%s' */\n#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n"
-               "#include \"shared/half.h\"\ntypedef %s nd_k_args;\n",
-           k->name, ND_K_ARGS_TEXT);
+    sb_add(&b, "/* libndgpu kernel '%s' */\n", k->name);
+    if (lang == KLANG_C) {
+        sb_add(&b, "#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n#include \"shared/half.h\"\n"
+                   "#define ND_K_FN static inline __attribute__((always_inline))\n");
+    } else {
+        sb_add(&b, "%s", cuda_prelude);
+        sb_headers_inline(&b);
+    }
+    sb_add(&b, "typedef %s nd_k_args;\n", ND_K_ARGS_TEXT);
     /* placeholders, once each */
     for (int j = 0; j < k->nparams; j++) {
         if (!k->p[j].placeholder) continue;
@@ -368,7 +404,7 @@ static char *gen_c(const nd_kernel *k, const kshape *ks)
         for (int q = 0; q < j; q++) first &= !(k->p[q].placeholder && strcmp(k->p[q].type, k->p[j].type) == 0);
         if (first) sb_add(&b, "typedef %s %s;\n", value_type(ks->pt[j]), k->p[j].type);
     }
-    sb_add(&b, "static inline __attribute__((always_inline)) void nd_k_elem(const int64_t i, const int64_t n");
+    sb_add(&b, "ND_K_FN void nd_k_elem(const int64_t i, const int64_t n");
     for (int j = 0; j < k->nparams; j++) {
         const kparam *p = &k->p[j];
         if (p->raw) sb_add(&b, ", %s%s *const %s, const int64_t %s_size", p->out ? "" : "const ",
@@ -386,7 +422,13 @@ static char *gen_c(const nd_kernel *k, const kshape *ks)
     sb_add(&b, "#line 1 \"%s\"\n%s\n;\n", k->name, k->body);
     for (int j = 0; j < k->nout; j++)
         if (!k->p[j].raw) sb_add(&b, "#undef %s\n", k->p[j].name);
-    sb_add(&b, "}\n\nvoid nd_k_range(const nd_k_args *a, int64_t begin, int64_t end)\n{\n");
+    if (lang == KLANG_C) {
+        sb_add(&b, "}\n\nvoid nd_k_range(const nd_k_args *a, int64_t begin, int64_t end)\n{\n");
+    } else {
+        sb_add(&b, "}\n\nextern \"C\" __global__ void nd_k_kernel(const nd_k_args a_)\n{\n"
+                   "    const nd_k_args *const a = &a_;\n"
+                   "    const int64_t step = (int64_t)gridDim.x * blockDim.x;\n");
+    }
     /* scalars: read once */
     char ref[64];
     for (int j = 0; j < k->nparams; j++) {
@@ -396,16 +438,32 @@ static char *gen_c(const nd_kernel *k, const kshape *ks)
         sb_load(&b, ks->st[j], ks->pt[j], ref);
         sb_add(&b, ";\n");
     }
+    const char *loop = lang == KLANG_C ? "    for (int64_t i = begin; i < end; i++) {\n"
+                                       : "    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a->n; "
+                                         "i += step) {\n";
     if (ks->contig) {
         for (int j = 0; j < k->nparams; j++)
             if (!k->p[j].raw && !(ks->scalar[j] && !k->p[j].out))
                 sb_add(&b, "    %s%s *const p%d = (%s%s *)a->data[%d];\n", k->p[j].out ? "" : "const ",
                        storage_type(ks->st[j]), j, k->p[j].out ? "" : "const ", storage_type(ks->st[j]), j);
         /* elements are independent unless raw operands couple them */
-        if (!k->has_raw) sb_add(&b, "#pragma omp simd\n");
-        sb_add(&b, "    for (int64_t i = begin; i < end; i++) {\n");
+        if (lang == KLANG_C && !k->has_raw) sb_add(&b, "#pragma omp simd\n");
+        sb_add(&b, "%s", loop);
         gen_element(&b, k, ks, true);
         sb_add(&b, "    }\n}\n");
+    } else if (lang == KLANG_CUDA) {
+        /* general strides: each element's offsets from its index */
+        sb_add(&b, "%s", loop);
+        for (int j = 0; j < k->nparams; j++)
+            if (!k->p[j].raw && !(ks->scalar[j] && !k->p[j].out)) sb_add(&b, "        char *q%d = a->data[%d];\n", j, j);
+        sb_add(&b, "        int64_t r = i;\n        for (int d = (int)a->ndim - 1; d >= 0; d--) {\n"
+                   "            const int64_t x = r %% a->shape[d];\n            r /= a->shape[d];\n");
+        for (int j = 0; j < k->nparams; j++)
+            if (!k->p[j].raw && !(ks->scalar[j] && !k->p[j].out))
+                sb_add(&b, "            q%d += x * a->strides[%d][d];\n", j, j);
+        sb_add(&b, "        }\n        {\n");
+        gen_element(&b, k, ks, false);
+        sb_add(&b, "        }\n    }\n}\n");
     } else {
         /* general strides: an odometer over the broadcast shape in C order */
         sb_add(&b, "    const int nd = (int)a->ndim;\n    int64_t idx[32];\n    int64_t r = begin;\n"
@@ -415,7 +473,7 @@ static char *gen_c(const nd_kernel *k, const kshape *ks)
             sb_add(&b, "    char *q%d = a->data[%d];\n    for (int d = 0; d < nd; d++) q%d += idx[d] * a->strides[%d][d];\n",
                    j, j, j, j);
         }
-        sb_add(&b, "    for (int64_t i = begin; i < end; i++) {\n        {\n");
+        sb_add(&b, "%s        {\n", loop);
         gen_element(&b, k, ks, false);
         sb_add(&b, "        }\n        for (int d = nd - 1; d >= 0; d--) {\n");
         for (int j = 0; j < k->nparams; j++)
@@ -528,7 +586,7 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
                            k->p[j].name, nd__device_name(ops[j]->device, d1, sizeof d1),
                            nd__device_name(dev, d2, sizeof d2));
     const nd_backend *be = nd__backend(dev);
-    if (!be->kernel_ew || be->kernel_lang != ND_KLANG_C)
+    if (!be->kernel_ew)
         return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': %s does not compile elementwise kernels yet", k->name,
                        nd__device_name(dev, d1, sizeof d1));
     kshape ks;
@@ -621,15 +679,16 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
     }
     if (st) goto done;
     if (a->n > 0) {
-        char key[3 * ND_K_MAX_OPS + 8];
-        int kl = snprintf(key, sizeof key, "%c", ks.contig ? 'c' : 'g');
+        char key[3 * ND_K_MAX_OPS + 16];
+        /* per device: a GPU's compiled code belongs to its context */
+        int kl = snprintf(key, sizeof key, "%d.%d%c", (int)dev.type, dev.id % 1000, ks.contig ? 'c' : 'g');
         for (int j = 0; j < k->nparams; j++)
             kl += snprintf(key + kl, sizeof key - (size_t)kl, "%c%c%c", 'A' + (int)ks.st[j], 'a' + (int)ks.pt[j],
                            ks.scalar[j] ? 's' : 'v');
         kspec *sp = spec_of(k, key);
         char *src = NULL;
         if (!sp) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
-        else if (!sp->handle && !(src = gen_c(k, &ks))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
+        else if (!sp->handle && !(src = gen_unit(k, &ks, KLANG_C))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
         if (!st) {
             nd_k_call c = {func, k->name, src, &sp->handle, a, dev.id, k->has_raw, 4};
             if (__atomic_load_n(&sp->handle, __ATOMIC_ACQUIRE)) {

@@ -6,9 +6,8 @@
  *
  * The family generates one translation unit per specialisation (the
  * kernel's body with every type placeholder and every operand's storage
- * dtype fixed, and the layout class: contiguous or general) in the
- * language the device's backend names in its `kernel_lang` field. The
- * unit defines
+ * dtype fixed, and the layout class: contiguous or general). For a backend
+ * with this slot (the CPU) the unit is C and defines
  *
  *     void nd_k_range(const nd_k_args *a, int64_t begin, int64_t end)
  *
@@ -33,9 +32,6 @@
 
 /* Operands of one kernel (outputs, inputs and raw ones together). */
 #define ND_K_MAX_OPS 12
-
-/* The languages a backend's kernels are generated in (nd_backend.kernel_lang). */
-enum { ND_KLANG_NONE = 0, ND_KLANG_C = 1, ND_KLANG_CUDA = 2 };
 
 /* The argument block: written by the family, read by the generated code,
  * whose unit declares the same struct from ND_K_ARGS_TEXT (one text for
