@@ -52,7 +52,7 @@ extern "C" {
                                  *    with a float32 out from float16/bfloat16 operands;
                                  * 5: fft (the numpy.fft family, one batched 1-D transform)
                                  * 6: la (LAPACK / cuSOLVER factorisations)
-                                 * 7: kernel_lang, kernel_ew (run-time compiled elementwise kernels);
+                                 * 7: kernel_ew (run-time compiled elementwise kernels);
                                  *    rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA),
                                  *    stream_wait_event */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
