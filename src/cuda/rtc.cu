@@ -107,7 +107,7 @@ void nvrtc_load()
     if (env && env[0]) {
         h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (!h) {
-            snprintf(g_nv.why, sizeof g_nv.why, "NVRTC (ND_NVRTC_LIBRARY=%s) cannot be loaded: %s", env, dlerror());
+            snprintf(g_nv.why, sizeof g_nv.why, "NVRTC (libnvrtc, ND_NVRTC_LIBRARY=%s) cannot be loaded: %s", env, dlerror());
             return;
         }
     } else {
