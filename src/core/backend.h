@@ -45,13 +45,14 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 6 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 7 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale and matmul/gemm
                                  *    with a float32 out from float16/bfloat16 operands;
                                  * 5: fft (the numpy.fft family, one batched 1-D transform)
-                                 * 6: la (LAPACK / cuSOLVER factorisations) */
+                                 * 6: la (LAPACK / cuSOLVER factorisations)
+                                 * 7: expr (fused elementwise programs, nd_expr_eval) */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -83,6 +84,7 @@ typedef enum {
 struct nd_pool_upstream; /* src/core/pool.h */
 struct nd_philox_call;   /* src/shared/philox.h */
 struct nd_la_call;      /* src/shared/la_slots.h */
+struct nd_expr_prog;    /* src/shared/expr_prog.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -202,6 +204,15 @@ typedef struct nd_backend {
      * power. NULL: the core always takes unary/binary. */
     void (*unary_flat)(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
     void (*binary_flat)(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
+    /* OPTIONAL: run the fused elementwise program prog (contract in
+     * src/shared/expr_prog.h) into out (dtype prog->res, any strides,
+     * writable, exactly an input or disjoint from every input); ins[0..
+     * prog->nargs) have out's shape (broadcast views allowed) and the
+     * dtypes prog->arg_dtype. Each instruction runs the loop the unfused
+     * op runs, so the result has the unfused chain's bits. NULL: the core
+     * (src/expr) evaluates the expression op by op with the library's own
+     * ops (same bits, one temporary per step). */
+    nd_status (*expr)(const struct nd_expr_prog *prog, nd_array *out, const nd_array *const *ins);
 
     /* indexing and selection (src/index*.c) */
     /* Gather along one axis (take, take_along_axis, mask_select):
