@@ -65,7 +65,8 @@ extern "C" {
  *  (k < nargs; names must be distinct; arrays not named in expr are not
  *  read). The operands broadcast together (NumPy's rules); the result has
  *  the broadcast shape and the dtype the chain of the library's ops gives
- *  (nd_reduce's for a reduction). The out-pointer rule as every op:
+ *  (nd_reduce's for a reduction), on the arrays' device (all on one; an
+ *  expression without arrays, "2.5 * 3", gives a 0-d array on the CPU). The out-pointer rule as every op:
  *  *out == NULL gives a new array, else the result is written into *out
  *  (shape, device, same_kind casting, writable; exactly an input is fine);
  *  on failure *out is untouched.

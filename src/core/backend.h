@@ -204,15 +204,6 @@ typedef struct nd_backend {
      * power. NULL: the core always takes unary/binary. */
     void (*unary_flat)(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
     void (*binary_flat)(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
-    /* OPTIONAL: run the fused elementwise program prog (contract in
-     * src/shared/expr_prog.h) into out (dtype prog->res, any strides,
-     * writable, exactly an input or disjoint from every input); ins[0..
-     * prog->nargs) have out's shape (broadcast views allowed) and the
-     * dtypes prog->arg_dtype. Each instruction runs the loop the unfused
-     * op runs, so the result has the unfused chain's bits. NULL: the core
-     * (src/expr) evaluates the expression op by op with the library's own
-     * ops (same bits, one temporary per step). */
-    nd_status (*expr)(const struct nd_expr_prog *prog, nd_array *out, const nd_array *const *ins);
 
     /* indexing and selection (src/index*.c) */
     /* Gather along one axis (take, take_along_axis, mask_select):
@@ -310,6 +301,17 @@ typedef struct nd_backend {
      * Cholesky, QR, Q, SVD, Hermitian and general eigenproblems) on
      * C-contiguous column-major matrix stacks; info per matrix to host. */
     nd_status (*la)(struct nd_la_call *call);
+
+    /* fused expressions (src/expr; full contract in src/shared/expr_prog.h) */
+    /* OPTIONAL: run the fused elementwise program prog (contract in
+     * src/shared/expr_prog.h) into out (dtype prog->res, any strides,
+     * writable, exactly an input or disjoint from every input); ins[0..
+     * prog->nargs) have out's shape (broadcast views allowed) and the
+     * dtypes prog->arg_dtype. Each instruction runs the loop the unfused
+     * op runs, so the result has the unfused chain's bits. NULL: the core
+     * (src/expr) evaluates the expression op by op with the library's own
+     * ops (same bits, one temporary per step). */
+    nd_status (*expr)(const struct nd_expr_prog *prog, nd_array *out, const nd_array *const *ins);
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

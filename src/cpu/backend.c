@@ -188,7 +188,6 @@ const nd_backend nd__cpu_backend = {
     .supports = cpu_supports,                  /* above */
     .unary_flat = nd__cpu_unary_flat,          /* src/cpu/elementwise.c: the direct path */
     .binary_flat = nd__cpu_binary_flat,
-    .expr = nd__cpu_expr,                      /* src/cpu/expr.c: blocks through the loops above */
 
     /* indexing and selection (src/index*.c) */
     .gather = nd__cpu_gather,
@@ -214,4 +213,7 @@ const nd_backend nd__cpu_backend = {
 
     /* linear algebra */
     .la = nd__cpu_la, /* lapack.c over OpenBLAS's LAPACK, la_small.c for small LU/solve */
+
+    /* fused expressions */
+    .expr = nd__cpu_expr, /* expr.c: blocks through the elementwise loops */
 };

@@ -158,4 +158,7 @@ extern "C" const nd_backend nd__cuda_backend = {
 
     // linear algebra
     .la = nd__cuda_la, // solver.cu (cuSOLVER)
+
+    // fused expressions: no fused kernel yet, the core evaluates them op by op
+    .expr = NULL,
 };
