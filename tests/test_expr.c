@@ -487,6 +487,33 @@ START_TEST(test_parallel)
 }
 END_TEST
 
+/* 2-D iterations with transposed operands run in tiles (ragged edges
+ * here); a program with many live temporaries has blocks shorter than a
+ * tile's row. */
+START_TEST(test_tiled)
+{
+    const int64_t sh[2] = {300, 530};
+    char deep[1024];
+    int k = 0;
+    for (int i = 0; i < 34; i++) k += snprintf(deep + k, sizeof deep - (size_t)k, "(a*b)+(");
+    k += snprintf(deep + k, sizeof deep - (size_t)k, "c");
+    for (int i = 0; i < 34; i++) deep[k++] = ')';
+    deep[k] = '\0';
+    static const nd_dtype dts[][3] = {{ND_FLOAT64, ND_FLOAT64, ND_FLOAT64}, {ND_FLOAT32, ND_INT16, ND_BOOL},
+                                      {ND_FLOAT16, ND_FLOAT32, ND_UINT8}};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (int lay = 0; lay < 2; lay++) {
+            nd_array *a = mk(nd_cpu(), dts[d][0], 2, sh, lay ? L_T : L_C, 100), *b = mk(nd_cpu(), dts[d][1], 2, sh, L_T, 101),
+                     *c = mk(nd_cpu(), dts[d][2], 2, sh, L_T, 102);
+            const nd_array *args[3] = {a, b, c};
+            check_vs_unfused("a * b + c", 3, ABC, args);
+            check_vs_unfused("where(b > c, a, b) - sqrt(abs(a))", 3, ABC, args);
+            check_vs_unfused(deep, 3, ABC, args);
+            nd_release(a), nd_release(b), nd_release(c);
+        }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The out rule                                                        */
 /* ------------------------------------------------------------------ */
@@ -802,6 +829,7 @@ Suite *suite_expr(void)
     tcase_add_test(tc, test_matrix_shapes);
     tcase_add_test(tc, test_broadcast);
     tcase_add_test(tc, test_parallel);
+    tcase_add_test(tc, test_tiled);
     tcase_add_test(tc, test_out_rule_cpu);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_fuzz);
