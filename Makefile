@@ -153,6 +153,16 @@ ifeq ($(XSS_ARCH),x86_64)
   OBJS += $(XSS_OBJS)
 endif
 
+# The shared headers a run-time compiled kernel includes, embedded in the
+# library as strings (src/shared/kernel_slots.h, tools/embed.sh).
+KERNEL_HEADERS := src/shared/hostdev.h src/shared/half.h
+$(BUILD)/gen/kernel_headers.c: $(KERNEL_HEADERS) tools/embed.sh
+	@mkdir -p $(@D)
+	bash tools/embed.sh $@ $(KERNEL_HEADERS)
+$(BUILD)/gen/kernel_headers.o: $(BUILD)/gen/kernel_headers.c src/shared/kernel_slots.h
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+OBJS += $(BUILD)/gen/kernel_headers.o
+
 LIB_A := $(BUILD)/libndgpu.a
 LIB_SO := $(BUILD)/libndgpu.so.$(NDGPU_VERSION)
 LIB_SONAME := libndgpu.so.$(NDGPU_SOVERSION)

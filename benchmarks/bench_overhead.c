@@ -16,22 +16,37 @@
  *    with a session running, timed in blocks of 50000 calls (a session
  *    restarted between blocks, outside the timing, so it never fills),
  *    against the same loop without a session in the same case:
- *    profiler_cost_s is what recording one op costs. */
+ *    profiler_cost_s is what recording one op costs.
+ *
+ * Run-time compiled kernels (include/ndgpu/kernel.h), CPU only:
+ *  - "kernel" layout "out": nd_kernel_call of "z = x + y" into an existing
+ *    out (n = 1, 100), compiled and cached before timing, against nd_add
+ *    into an out in the same case: extra_s is what the kernel call costs
+ *    beyond the library's own op;
+ *  - "kernel compile" layout "first,disk-hit": the first call of a kernel
+ *    no cache has seen (a new body each sample, a fresh cache directory),
+ *    in a forked child, so that the parent's in-process cache stays empty;
+ *    then, in another child, the first call of that same kernel, which
+ *    loads it from the disk cache: disk_hit_s (what a new process pays). */
 #include "bench_common.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef ND_WITH_CUDA
 #include <cuda_runtime.h>
 #endif
 #include "core/prof.h" /* the profiler's door, for the door-cost case */
 
-enum { OP_ADD_OUT, OP_ADD_ALLOC, OP_SUM_ALLOC, OP_EMPTY, OP_MALLOC, OP_CUDA_MALLOC, OP_DOOR, OP_ADD_PROF, NOPS };
+enum { OP_ADD_OUT, OP_ADD_ALLOC, OP_SUM_ALLOC, OP_EMPTY, OP_MALLOC, OP_CUDA_MALLOC, OP_DOOR, OP_ADD_PROF,
+       OP_KERNEL_OUT, OP_KERNEL_COMPILE, NOPS };
 static const char *const op_names[NOPS] = {"add", "add", "sum", "empty+release", "malloc+free", "cudaMalloc+cudaFree",
-                                           "profiler door (off)", "add"};
-static const char *const op_layouts[NOPS] = {"out", "alloc", "alloc", "alloc", "raw", "raw", "raw", "out,profiled"};
+                                           "profiler door (off)", "add", "kernel", "kernel compile"};
+static const char *const op_layouts[NOPS] = {"out", "alloc", "alloc", "alloc", "raw", "raw", "raw", "out,profiled",
+                                             "out", "first,disk-hit"};
 
 
 typedef struct ov_call {
@@ -39,6 +54,7 @@ typedef struct ov_call {
     nd_array *a, *b, *out;
     int64_t n;
     nd_device dev;
+    nd_kernel *k;
 } ov_call;
 
 static void *volatile g_sink;
@@ -96,6 +112,7 @@ static int ov_run(void *p)
     nd_status s;
     switch (c->op) {
     case OP_ADD_OUT: return nd_add(&c->out, c->a, c->b);
+    case OP_KERNEL_OUT: return nd_kernel_call(c->k, 2, (const nd_array *const[]){c->a, c->b}, 1, &c->out);
     case OP_ADD_ALLOC: s = nd_add(&t, c->a, c->b); break;
     case OP_SUM_ALLOC: s = nd_sum(&t, c->a, 0, NULL, false); break;
     case OP_EMPTY: s = nd_empty(&t, ND_FLOAT32, 1, &c->n, c->dev); break;
@@ -119,6 +136,80 @@ static int ov_run(void *p)
     }
     nd_release(t);
     return s;
+}
+
+/* Seconds of the first call of a new kernel with body in a forked child
+ * (its compilation, or its load from the disk cache), or < 0. */
+static double first_call_in_child(const char *body)
+{
+    int fd[2];
+    if (pipe(fd) != 0) return -1;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        double t = -1;
+        nd_kernel *k = NULL;
+        nd_array *x = NULL, *z = NULL;
+        const int64_t n = 100;
+        if (nd_ones(&x, ND_FLOAT32, 1, &n, nd_cpu()) == ND_OK &&
+            nd_kernel_elementwise(&k, "T x", "T z", body, "bench_compile", NULL) == ND_OK) {
+            const double t0 = now_s();
+            if (nd_kernel_call(k, 1, (const nd_array *const[]){x}, 1, &z) == ND_OK) t = now_s() - t0;
+        }
+        _exit(write(fd[1], &t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
+    }
+    close(fd[1]);
+    double t = -1;
+    if (pid < 0 || read(fd[0], &t, sizeof t) != (ssize_t)sizeof t) t = -1;
+    close(fd[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
+    return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The "kernel compile" case: a fresh cache directory, new bodies. */
+static void run_compile_case(bench_record *r)
+{
+    enum { REPS = 3 };
+    char dir[] = "/tmp/ndgpu-bench-kernels-XXXXXX";
+    if (!mkdtemp(dir)) {
+        bench_fail_nd(r, "mkdtemp", ND_ERR_IO);
+        return;
+    }
+    const char *old = getenv("ND_KERNEL_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("ND_KERNEL_CACHE_DIR", dir, 1);
+    double first[REPS], hit[REPS];
+    bool ok = true;
+    for (int i = 0; i < REPS && ok; i++) {
+        char body[96];
+        snprintf(body, sizeof body, "z = x * %d.5f + %lld", i + 2, (long long)getpid());
+        first[i] = first_call_in_child(body);
+        hit[i] = first_call_in_child(body);
+        ok = first[i] >= 0 && hit[i] >= 0;
+    }
+    if (saved) setenv("ND_KERNEL_CACHE_DIR", saved, 1);
+    else unsetenv("ND_KERNEL_CACHE_DIR");
+    free(saved);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "bench_overhead: could not remove %s\n", dir);
+    if (!ok) {
+        r->status = BS_ERROR;
+        snprintf(r->message, sizeof r->message, "a kernel's first call failed (is a C compiler installed?)");
+        return;
+    }
+    qsort(first, REPS, sizeof *first, cmp_double);
+    qsort(hit, REPS, sizeof *hit, cmp_double);
+    r->st.median = first[REPS / 2], r->st.min = first[0], r->st.max = first[REPS - 1];
+    r->st.samples = REPS, r->st.calls = REPS;
+    bench_extra_append(r, "\"disk_hit_s\": %.6g", hit[REPS / 2]);
+    snprintf(r->note, sizeof r->note, "(no NumPy twin) disk hit %.2f ms", 1e3 * hit[REPS / 2]);
 }
 
 static void run_case(const bench_case *c)
@@ -182,6 +273,42 @@ static void run_case(const bench_case *c)
         }
         break;
     }
+    case OP_KERNEL_COMPILE:
+        run_compile_case(&r);
+        bench_emit(&r);
+        return;
+    case OP_KERNEL_OUT: {
+        snprintf(r.note, sizeof r.note, "(no NumPy twin)");
+        bench_stats builtin;
+        s = nd_kernel_elementwise(&call.k, "T x, T y", "T z", "z = x + y", "bench_add", NULL);
+        if (s == ND_OK) s = nd_ones(&call.a, ND_FLOAT32, 1, &n, c->dev);
+        if (s == ND_OK) s = nd_full(&call.b, ND_FLOAT32, 1, &n, nd_scalar_float(0.25), c->dev);
+        if (s == ND_OK) s = nd_kernel_call(call.k, 2, (const nd_array *const[]){call.a, call.b}, 1, &call.out);
+        if (s == ND_OK) { /* compiled and cached now; check the result once */
+            const float *o = nd_data(call.out);
+            for (int64_t i = 0; i < n; i++)
+                if (o[i] != 1.25f) {
+                    r.status = BS_WRONG;
+                    snprintf(r.message, sizeof r.message, "kernel result %g at %lld, expected 1.25", o[i], (long long)i);
+                    break;
+                }
+        }
+        call.op = OP_ADD_OUT;
+        if (s == ND_OK && r.status == BS_OK) s = bench_measure(ov_run, &call, c->dev, &builtin);
+        call.op = OP_KERNEL_OUT;
+        if (s == ND_OK && r.status == BS_OK) s = bench_measure(ov_run, &call, c->dev, &r.st);
+        if (s != ND_OK) {
+            bench_fail_nd(&r, "nd_kernel_call", s);
+        } else if (r.status == BS_OK) {
+            bench_extra_append(&r, "\"builtin_s\": %.6g, \"extra_s\": %.6g", builtin.median, r.st.median - builtin.median);
+            size_t len = strlen(r.note);
+            snprintf(r.note + len, sizeof r.note - len, " %+.0f ns vs nd_add", 1e9 * (r.st.median - builtin.median));
+        }
+        bench_emit(&r);
+        nd_release(call.a), nd_release(call.b), nd_release(call.out);
+        nd_kernel_release(call.k);
+        return;
+    }
     case OP_DOOR: {
         snprintf(r.note, sizeof r.note, "(no NumPy twin)");
         bench_stats empty;
@@ -235,9 +362,11 @@ int main(int argc, char **argv)
         for (int op = 0; op < NOPS; op++) {
             if (op == OP_MALLOC && dev.type != ND_DEVICE_CPU) continue;
             if (op == OP_CUDA_MALLOC && dev.type != ND_DEVICE_CUDA) continue;
-            if ((op == OP_DOOR || op == OP_ADD_PROF) && dev.type != ND_DEVICE_CPU) continue;
+            if ((op == OP_DOOR || op == OP_ADD_PROF || op == OP_KERNEL_OUT || op == OP_KERNEL_COMPILE) &&
+                dev.type != ND_DEVICE_CPU)
+                continue;
             bool is_alloc = op == OP_EMPTY || op == OP_MALLOC || op == OP_CUDA_MALLOC;
-            int nsz = is_alloc ? 3 : op == OP_DOOR ? 1 : 2;
+            int nsz = is_alloc ? 3 : op == OP_DOOR || op == OP_KERNEL_COMPILE ? 1 : 2;
             for (int i = 0; i < nsz; i++) {
                 bench_case c = {.op = op, .dtype = ND_FLOAT32, .dev = dev};
                 c.p[0] = is_alloc ? alloc_sizes[i] : tiny[i];

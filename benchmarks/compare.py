@@ -526,6 +526,12 @@ CPU_GOALS = [
      "each"),
     ("profiler on: recording one nd_add (n = 1, 100)", sel("overhead", "add", layout="out,profiled"),
      "profiler_cost_s", "<=", 300e-9, "each"),
+    # run-time compiled kernels: what a cached call adds to the library's own op, the first
+    # compile, and a new process that finds the kernel in the disk cache
+    ("kernel call (n = 1, 100) within 1 us of nd_add into an out", sel("overhead", "kernel", layout="out"),
+     "extra_s", "<=", 1e-6, "each"),
+    ("kernel: first compile of a small kernel", sel("overhead", "kernel compile"), "median_s", "<=", 0.5, "each"),
+    ("kernel: disk-cache hit in a new process", sel("overhead", "kernel compile"), "disk_hit_s", "<=", 0.02, "each"),
     # mixed precision: bench_mx (softmax family, cross-entropy)
     ("softmax over the last axis of (4096, 4096) float32 vs exp(x - max) / sum",
      sel("mx", "softmax", "float32", "4096x4096", "contig"), "ratio_numpy", ">=", 2.0, "each"),

@@ -81,6 +81,7 @@
 #include "ndgpu/random.h"
 #include "ndgpu/io.h"
 #include "ndgpu/profiler.h"
+#include "ndgpu/kernel.h"
 #include "ndgpu/expr.h"
 
 #endif /* NDGPU_H */

@@ -41,6 +41,8 @@ START_TEST(descriptors_are_complete_and_versioned)
                  !!be->event_destroy;
         ck_assert_msg(ne == 0 || ne == 5, "%s: %d of 5 event slots", be->name, ne);
         ck_assert_msg(!!be->unary_flat == !!be->binary_flat, "%s: one flat fast path without the other", be->name);
+        int nr = !!be->rtc_compile + !!be->rtc_kernel + !!be->rtc_launch;
+        ck_assert_msg(nr == 0 || nr == 3, "%s: %d of 3 run-time compilation slots", be->name, nr);
     }
     ck_assert_ptr_nonnull(nd__backend(nd_cpu())); /* the CPU is always there */
     ck_assert_int_ge(compiled, 1);

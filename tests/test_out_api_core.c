@@ -180,6 +180,15 @@ OUT_ADAPTER(nd_from_dlpack_legacy)
     if (st) t->deleter(t);
     return st;
 }
+static void out_api_release_ctx(void *ctx) { nd_release((nd_array *)ctx); }
+OUT_ADAPTER(nd_from_ptr)
+{
+    nd_array *a = nd_retain((nd_array *)f->a); /* the deleter releases it */
+    nd_status st = nd_from_ptr(o, nd_data(a), nd_dtype_of(a), nd_ndim(a), nd_shape(a), nd_strides(a), nd_device_of(a),
+                               out_api_release_ctx, a);
+    if (st) nd_release(a); /* not consumed on failure */
+    return st;
+}
 
 /* ---- the table -------------------------------------------------------- */
 #define UNARY_ENTRY(E, n, k, r) OUT_ENTRY(nd_##n, 0),
@@ -238,5 +247,6 @@ const out_api_entry out_api_core[] = {
     OUT_ENTRY(nd_load_npy_buffer, 0),
     OUT_ENTRY(nd_from_dlpack, 0),
     OUT_ENTRY(nd_from_dlpack_legacy, 0),
+    OUT_ENTRY(nd_from_ptr, 0),
 };
 const size_t out_api_core_n = sizeof out_api_core / sizeof *out_api_core;

@@ -8,6 +8,16 @@ static const int AX1[1] = {1};
 static const int AX0[1] = {0};
 
 /* ---- indexing --------------------------------------------------------- */
+/* A kernel made once per process (its compiled code is cached anyway). */
+OUT_ADAPTER(nd_kernel_call)
+{
+    static nd_kernel *k;
+    if (!k) {
+        const nd_status st = nd_kernel_elementwise(&k, "T x, T y", "T z", "z = 2 * x - y", "out_api_kernel", NULL);
+        if (st) return st;
+    }
+    return nd_kernel_call(k, 2, (const nd_array *const[]){f->a, f->b}, 1, o);
+}
 OUT_ADAPTER(nd_take) { return nd_take(o, f->a, f->idx, 1, ND_TAKE_RAISE); }
 OUT_ADAPTER(nd_take_along_axis) { return nd_take_along_axis(o, f->a, f->idx21, 1); }
 OUT_ADAPTER(nd_flatnonzero) { return nd_flatnonzero(o, f->mask); }
@@ -234,5 +244,6 @@ const out_api_entry out_api_families[] = {
     OUT_ENTRY(nd_linalg_cross, 0),
     OUT_ENTRY(nd_linalg_vecdot, 0),
     OUT_ENTRY(nd_kron, 0),
+    OUT_ENTRY(nd_kernel_call, 0),
 };
 const size_t out_api_families_n = sizeof out_api_families / sizeof *out_api_families;

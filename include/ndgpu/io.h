@@ -223,6 +223,22 @@ ND_API nd_status nd_to_dlpack_legacy(DLManagedTensor **out, nd_array *a);
 ND_API nd_status nd_from_dlpack(nd_array **out, DLManagedTensorVersioned *t);
 /** Import a legacy DLManagedTensor; consumes t only on success. */
 ND_API nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t);
+/** A release callback for memory handed to the library (nd_from_ptr). */
+typedef void (*nd_deleter)(void *ctx);
+/** An array over memory the library did not allocate (a foreign device
+ *  pointer from your own CUDA code or another library, or host memory),
+ *  without a copy: data (element 0) of dtype with ndim extents shape and
+ *  strides in elements (NULL: C-contiguous; negative and zero strides
+ *  allowed), on dev (a CUDA pointer must be device memory of that GPU, and
+ *  aligned to the element size there). On success the library owns the
+ *  memory: deleter(ctx) is called once when the last array using it is
+ *  released (NULL deleter: you keep the memory alive that long yourself);
+ *  with *out != NULL the data is copied into *out and deleter(ctx) is
+ *  called before returning. On failure deleter is not called. Validated
+ *  as a DLPack import (dtype, shape, strides, device, alignment); work on
+ *  the array is queued on the current stream like any other. */
+ND_API nd_status nd_from_ptr(nd_array **out, void *data, nd_dtype dtype, int ndim, const int64_t *shape,
+                             const int64_t *strides, nd_device dev, nd_deleter deleter, void *ctx);
 /** The DLPack device of a's memory, as the array API's __dlpack_device__
  *  returns it: kDLCPU (1) / 0, kDLCUDAHost (3) / 0 for pinned host
  *  memory, kDLCUDA (2) / N. ND_ERR_INVALID for a NULL argument. */

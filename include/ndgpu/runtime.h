@@ -81,6 +81,14 @@ ND_API nd_status nd_event_create(nd_event **event, nd_device dev);
 ND_API nd_status nd_event_record(nd_event *event, nd_stream *stream);
 /** Wait until the recorded work is done. ND_ERR_INVALID if never recorded. */
 ND_API nd_status nd_event_synchronize(nd_event *event);
+/** Make the work queued on stream from now on wait until the work the
+ *  event recorded is done, without blocking the host (cudaStreamWaitEvent):
+ *  the way to order work across streams, also between two GPUs or with
+ *  your own CUDA streams' events. stream NULL = the calling thread's
+ *  current stream of the event's device. A stream of a synchronous device
+ *  (the CPU) waits on the host, now. ND_ERR_INVALID for a NULL or never
+ *  recorded event. */
+ND_API nd_status nd_stream_wait_event(nd_stream *stream, nd_event *event);
 /** Milliseconds between two recorded events of the same device. */
 ND_API nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end);
 /** Destroy an event (NULL is fine). */

@@ -45,14 +45,17 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 7 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 8 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale and matmul/gemm
                                  *    with a float32 out from float16/bfloat16 operands;
                                  * 5: fft (the numpy.fft family, one batched 1-D transform)
                                  * 6: la (LAPACK / cuSOLVER factorisations)
-                                 * 7: expr (fused elementwise programs, nd_expr_eval) */
+                                 * 7: kernel_lang, kernel_ew (run-time compiled elementwise kernels);
+                                 *    rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA),
+                                 *    stream_wait_event
+                                 * 8: expr (fused elementwise programs, nd_expr_eval) */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -84,6 +87,9 @@ typedef enum {
 struct nd_pool_upstream; /* src/core/pool.h */
 struct nd_philox_call;   /* src/shared/philox.h */
 struct nd_la_call;      /* src/shared/la_slots.h */
+struct nd_rtc_source;   /* src/core/rtc_slot.h */
+struct nd_rtc_module;   /* src/core/rtc_slot.h */
+struct nd_k_call;       /* src/shared/kernel_slots.h */
 struct nd_expr_prog;    /* src/shared/expr_prog.h */
 
 typedef struct nd_backend {
@@ -129,6 +135,12 @@ typedef struct nd_backend {
     nd_status (*event_synchronize)(void *event, int id);
     nd_status (*event_elapsed)(float *ms, void *start, void *end, int id);
     void (*event_destroy)(void *event, int id);
+    /* OPTIONAL: work queued on stream (a handle of device id, NULL = its
+     * default stream) after this call waits for event (of any device of
+     * this type) to complete, without blocking the host (NULL: the device
+     * is synchronous; the core waits on the host when the event's device
+     * is not). */
+    nd_status (*stream_wait_event)(void *stream, void *event, int id);
     /* OPTIONAL: the upstream of the library's pinned host pool when this
      * backend can page-lock host memory; returns false (leaving *up alone)
      * when it cannot right now, e.g. no device (NULL: never). */
@@ -302,6 +314,27 @@ typedef struct nd_backend {
      * C-contiguous column-major matrix stacks; info per matrix to host. */
     nd_status (*la)(struct nd_la_call *call);
 
+    /* run-time compiled elementwise kernels from a C unit (src/kernel/;
+     * full contract in src/shared/kernel_slots.h); NULL: the family
+     * generates CUDA source for the rtc slots instead, or answers
+     * ND_ERR_UNSUPPORTED */
+    /* Compile call->src unless *call->handle holds its code already
+     * (cached in the process and on disk), then run it over
+     * [0, call->args->n). */
+    nd_status (*kernel_ew)(struct nd_k_call *call);
+
+    /* OPTIONAL run-time compiled kernels (src/kernel/raw.c; all three or
+     * none; full contract in src/core/rtc_slot.h). NULL: the device runs no
+     * CUDA source (the CPU); the family answers ND_ERR_UNSUPPORTED. */
+    /* Compile (or find in the memory and disk caches) a program for device
+     * dev: *mod, owned by the backend for the life of the process. */
+    nd_status (*rtc_compile)(struct nd_rtc_module **mod, int dev, const struct nd_rtc_source *src, int *origin,
+                             const char *fn);
+    /* The __global__ function name of mod (ND_ERR_INVALID when none). */
+    nd_status (*rtc_kernel)(void **kernel, struct nd_rtc_module *mod, const char *name, const char *fn);
+    /* Queue kernel on dev's current stream; args[i] points at parameter i. */
+    nd_status (*rtc_launch)(void *kernel, int dev, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                            void **args, const char *fn);
     /* fused expressions (src/expr; full contract in src/shared/expr_prog.h) */
     /* OPTIONAL: run the fused elementwise program prog (contract in
      * src/shared/expr_prog.h) into out (dtype prog->res, any strides,

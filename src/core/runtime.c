@@ -123,6 +123,21 @@ nd_status nd_event_synchronize(nd_event *event)
     return be->event_synchronize ? be->event_synchronize(event->handle, event->dev.id) : ND_OK;
 }
 
+nd_status nd_stream_wait_event(nd_stream *stream, nd_event *event)
+{
+    static const char *fn = "nd_stream_wait_event";
+    ND_CHECK_PTR(fn, event, "event");
+    if (!event->recorded) return nd__err(ND_ERR_INVALID, fn, "the event was never recorded");
+    const nd_device sdev = stream ? nd_stream_device(stream) : event->dev;
+    void *h = stream ? nd__stream_handle(stream) : nd__current_stream(event->dev);
+    const nd_backend *sbe = nd__backend(sdev), *ebe = nd__backend(event->dev);
+    /* the stream's device queues the wait itself */
+    if (sdev.type == event->dev.type && sbe->stream_wait_event) return sbe->stream_wait_event(h, event->handle, sdev.id);
+    /* a synchronous stream (the CPU) or another device type: the host waits
+     * now, so everything queued later comes after the event's work */
+    return ebe->event_synchronize ? ebe->event_synchronize(event->handle, event->dev.id) : ND_OK;
+}
+
 nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end)
 {
     static const char *fn = "nd_event_elapsed_ms";

@@ -110,6 +110,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     .event_synchronize = nd__cuda_event_synchronize,
     .event_elapsed = nd__cuda_event_elapsed,
     .event_destroy = nd__cuda_event_destroy,
+    .stream_wait_event = nd__cuda_stream_wait_event,       // cudaStreamWaitEvent
     .pinned_upstream = cuda_pinned_upstream,               // cudaHostAlloc + stream fences
     .copy_async = nd__cuda_copy_async,                     // H2D, D2H, D2D and peer copies
     .synchronize = cuda_synchronize,                       // cudaDeviceSynchronize
@@ -158,7 +159,12 @@ extern "C" const nd_backend nd__cuda_backend = {
 
     // linear algebra
     .la = nd__cuda_la, // solver.cu (cuSOLVER)
+    .kernel_ew = nullptr, // elementwise kernels: the family's CUDA source through the rtc slots
+    // run-time compiled CUDA source (rtc.cu: NVRTC, cudaLibraryLoadData)
+    .rtc_compile = nd__cuda_rtc_compile,
+    .rtc_kernel = nd__cuda_rtc_kernel,
+    .rtc_launch = nd__cuda_rtc_launch,
 
     // fused expressions: no fused kernel yet, the core evaluates them op by op
-    .expr = NULL,
+    .expr = nullptr,
 };

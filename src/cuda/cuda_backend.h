@@ -59,6 +59,7 @@ ND_INTERNAL nd_status nd__cuda_stream_synchronize(void *handle, int dev);
 ND_INTERNAL nd_status nd__cuda_event_create(void **handle, int dev);
 ND_INTERNAL nd_status nd__cuda_event_record(void *event, void *stream, int dev);
 ND_INTERNAL nd_status nd__cuda_event_synchronize(void *event, int dev);
+ND_INTERNAL nd_status nd__cuda_stream_wait_event(void *stream, void *event, int dev);
 ND_INTERNAL nd_status nd__cuda_event_elapsed(float *ms, void *start, void *end, int dev);
 ND_INTERNAL void nd__cuda_event_destroy(void *event, int dev);
 /* nvtx.cu: the range slots (NVTX) */
@@ -103,6 +104,20 @@ ND_INTERNAL nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, 
 /* src/cuda/solver.cu: the la slot over cuSOLVER (contract in src/shared/la_slots.h) */
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cuda_la(struct nd_la_call *call);
+/* src/cuda/rtc.cu: run-time compiled CUDA source (NVRTC, library management;
+ * contract in src/core/rtc_slot.h) */
+struct nd_rtc_module;
+struct nd_rtc_source;
+ND_INTERNAL nd_status nd__cuda_rtc_compile(struct nd_rtc_module **mod, int dev, const struct nd_rtc_source *src,
+                                           int *origin, const char *fn);
+ND_INTERNAL nd_status nd__cuda_rtc_kernel(void **kernel, struct nd_rtc_module *mod, const char *name, const char *fn);
+ND_INTERNAL nd_status nd__cuda_rtc_launch(void *kernel, int dev, const unsigned grid[3], const unsigned block[3],
+                                          size_t shmem, void **args, const char *fn);
+/* Whether NVRTC loads (without touching a device); else why, in why[cap]. */
+ND_INTERNAL bool nd__cuda_rtc_available(char *why, size_t cap);
+/* Test hook: the in-memory cache forgets its images (loaded modules stay
+ * valid), so the next compile of a program reads the disk cache. */
+ND_INTERNAL void nd__cuda_rtc_forget_images(void);
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,9 @@
  * A refused launch returns cudaErrorInvalidConfiguration and launches
  * nothing.
  *
+ * Run-time compiled kernels (src/cuda/rtc.cu) go through cudaLaunchKernel,
+ * after the same nd_launch_ok check.
+ *
  * A kernel whose threads meet at barriers or shuffles starts with
  * ND_SYNC_KERNEL(); (nothing on a GPU; see tests/emu/emu_device.h).
  */
@@ -32,6 +35,9 @@
 
 #ifdef ND_CUDA_EMU
 #include "emu_device.h"
+// NVRTC: loaded at run time on a GPU (src/cuda/rtc.cu); the emulated GPU's
+// stand-in (tests/emu/nvrtc_emu.cpp) is linked into its test build.
+#define ND_RTC_NVRTC_LINKED 1
 #else
 #include <cuda_runtime.h>
 #define ND_SYNC_KERNEL() ((void)0)

@@ -214,6 +214,13 @@ extern "C" nd_status nd__cuda_event_record(void *event, void *stream, int dev)
     return ND_OK;
 }
 
+extern "C" nd_status nd__cuda_stream_wait_event(void *stream, void *event, int dev)
+{
+    nd_device_guard g(dev);
+    ND_CUDA_TRY(cudaStreamWaitEvent(nd_stream_of(stream), (cudaEvent_t)event, 0), "nd_stream_wait_event");
+    return ND_OK;
+}
+
 extern "C" nd_status nd__cuda_event_synchronize(void *event, int dev)
 {
     nd_device_guard g(dev);

@@ -368,3 +368,32 @@ nd_status nd_from_dlpack_legacy(nd_array **out, DLManagedTensor *t)
     ND_PROF_DEVICE(view->device);
     return finish_import(fn, out, view, ours ? release_legacy : NULL, t);
 }
+
+/* A foreign pointer: the import path with a DLTensor made here, and the
+ * caller's deleter as the buffer's release. */
+nd_status nd_from_ptr(nd_array **out, void *data, nd_dtype dtype, int ndim, const int64_t *shape,
+                      const int64_t *strides, nd_device dev, nd_deleter deleter, void *ctx)
+{
+    ND_PROF_OP("from_ptr", out, NULL);
+    ND_PROF_BYTES(0); /* zero-copy */
+    static const char *fn = "nd_from_ptr";
+    ND_CHECK_PTR(fn, out, "out");
+    if (!nd__dtype_valid(dtype)) return nd__err(ND_ERR_DTYPE, fn, "invalid dtype %d", (int)dtype);
+    nd_status st = nd__check_device(fn, dev);
+    if (st) return st;
+    if (nd__registry[dev.type].host && dev.id != 0)
+        return nd__err(ND_ERR_DEVICE, fn, "CPU device id %d is not supported (only 0)", dev.id);
+    ND_PROF_DEVICE(dev);
+    DLTensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.device.device_type = (DLDeviceType)nd__registry[dev.type].dlpack;
+    t.device.device_id = dev.id;
+    t.ndim = ndim;
+    t.dtype = to_dl_dtype(dtype);
+    t.shape = (int64_t *)shape;
+    t.strides = (int64_t *)strides;
+    nd_array *view;
+    if ((st = import_tensor(fn, &view, &t, deleter, ctx, NULL, false))) return st;
+    return finish_import(fn, out, view, NULL, NULL);
+}

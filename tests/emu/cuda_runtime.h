@@ -46,9 +46,12 @@ typedef enum cudaError {
     cudaErrorInvalidDevicePointer = 17,
     cudaErrorInvalidMemcpyDirection = 21,
     cudaErrorInsufficientDriver = 35,
+    cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidKernelImage = 200,
     cudaErrorInvalidResourceHandle = 400,
+    cudaErrorSymbolNotFound = 500,
     cudaErrorNotReady = 600,
     cudaErrorLaunchFailure = 719,
     cudaErrorUnknown = 999
@@ -92,6 +95,11 @@ typedef enum cudaDeviceAttr {
 
 typedef struct nd_emu_stream *cudaStream_t;
 typedef struct nd_emu_event *cudaEvent_t;
+/* Library management (run-time compiled kernels: tests/emu/rtc_library_emu.cpp) */
+typedef struct nd_emu_library *cudaLibrary_t;
+typedef struct nd_emu_kernel *cudaKernel_t;
+enum cudaJitOption { cudaJitMaxRegisters = 0 };
+enum cudaLibraryOption { cudaLibraryHostUniversalFunctionAndDataTable = 0 };
 
 typedef struct cudaPointerAttributes {
     enum cudaMemoryType type;
@@ -166,6 +174,17 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventQuery(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
+/* The image is what the NVRTC stand-in (tests/emu/nvrtc_emu.cpp) makes: a
+ * shared object of the kernels compiled for the host behind a small header;
+ * loading it dlopens it. The options are ignored. cudaLaunchKernel (C++
+ * only: it takes dim3) is declared in tests/emu/emu_device.h. */
+cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions,
+                                void **jitOptionsValues, unsigned numJitOptions,
+                                enum cudaLibraryOption *libraryOptions, void **libraryOptionValues,
+                                unsigned numLibraryOptions);
+cudaError_t cudaLibraryUnload(cudaLibrary_t library);
+cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name);
+
 /* ---- emulation-only hooks (no CUDA twin; used by the seam and the tests) ---- */
 /* Queue fn(arg) on stream s as a one-thread "kernel" (the cuBLAS stand-in
  * runs its products this way, so they are asynchronous and stream-ordered). */
@@ -184,6 +203,9 @@ void nd_emu_cublas_fail_next(int status, cudaError_t runtime_error);
  * fault or a race): printed on stderr, and every later call fails with
  * cudaErrorLaunchFailure, as after a fault on a GPU. */
 void nd_emu_device_fault(const char *what);
+/* The checks every entry point of the runtime starts with (a fault before,
+ * a fork, exit): cudaSuccess or the error, left as the last error. */
+cudaError_t nd_emu_enter(void);
 
 #ifdef __cplusplus
 }

@@ -296,6 +296,9 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+    case cudaErrorInvalidKernelImage: return "cudaErrorInvalidKernelImage";
+    case cudaErrorSymbolNotFound: return "cudaErrorSymbolNotFound";
     default: return "cudaErrorUnknown";
     }
 }
@@ -316,6 +319,9 @@ const char *cudaGetErrorString(cudaError_t e)
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorInvalidKernelImage: return "device kernel image is invalid";
+    case cudaErrorSymbolNotFound: return "named symbol not found";
     default: return "unknown error";
     }
 }
@@ -330,6 +336,7 @@ cudaError_t cudaGetLastError(void)
 }
 cudaError_t cudaPeekAtLastError(void) { return tl_last; }
 void nd_emu_set_last_error(cudaError_t e) { tl_last = e; }
+cudaError_t nd_emu_enter(void) { return enter(); }
 
 // ---- device ------------------------------------------------------------
 cudaError_t cudaGetDeviceCount(int *count)

@@ -53,6 +53,9 @@
 
 // C++-only parts of the emulated runtime (tests/emu/cuda_runtime_emu.cpp).
 cudaError_t nd_emu_enqueue_task(cudaStream_t s, std::function<void()> task);
+// Launch a kernel of a library (cudaLibraryGetKernel's handle cast to
+// const void *, as CUDA allows): tests/emu/rtc_library_emu.cpp.
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t s);
 
 namespace nd_emu {
 constexpr int kWarp = 32;

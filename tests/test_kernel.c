@@ -1,0 +1,566 @@
+/* Run-time compiled elementwise kernels (include/ndgpu/kernel.h): results
+ * against the library's own ops bit for bit (no FMA contraction, same
+ * conversions) and against double references, every real dtype, the
+ * layouts (contiguous, scalars, broadcast, transposed, strided outputs),
+ * the out rule, i and n, raw parameters, several outputs, the parameter
+ * and type errors, compile errors with the body's line, no compiler, and
+ * the disk cache (src/core/kcache.h): entries, corruption, concurrency,
+ * ND_KERNEL_CACHE=0, a directory others may write to.
+ *
+ * The suite points ND_KERNEL_CACHE_DIR at a fresh directory of its own, so
+ * it never reads or writes the user's cache. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "core/kcache.h"
+#include "test_util.h"
+
+static char g_dir[64];
+
+/* Values with no zero, mixed signs, representable in every real dtype
+ * after the cast (small integers and halves); bool: alternating. */
+static nd_array *make(nd_dtype t, int ndim, const int64_t *shape, int salt)
+{
+    nd_array *d = NULL, *r = NULL;
+    ND_OK_OR_FAIL(nd_empty(&d, ND_FLOAT64, ndim, shape, nd_cpu()));
+    double *p = nd_data(d);
+    const bool uns = nd_dtype_name(t)[0] == 'u', small = nd_dtype_size(t) == 1 && t != ND_BOOL;
+    for (int64_t i = 0; i < nd_size(d); i++) {
+        double v = (double)(((i * 7 + salt * 5) % 13) - 6) + ((i + salt) % 3 ? 0.5 : 0.0);
+        if (v == 0) v = 1.5;
+        if (t == ND_BOOL) v = (i + salt) % 3 != 0;
+        else if (nd_dtype_name(t)[0] != 'f' && nd_dtype_name(t)[0] != 'b') v = (double)(int)v;
+        if (uns && v < 0) v = -v;
+        if (small && v > 60) v = 60;
+        if (v == 0) v = 2;
+        p[i] = v;
+    }
+    ND_OK_OR_FAIL(nd_astype(&r, d, t));
+    nd_release(d);
+    return r;
+}
+
+/* float32/float64 values whose products and sums round (so that an FMA
+ * contraction or a wider intermediate would show); other dtypes as make. */
+static nd_array *make_real(nd_dtype t, int ndim, const int64_t *shape, int salt)
+{
+    if (t != ND_FLOAT32 && t != ND_FLOAT64) return make(t, ndim, shape, salt);
+    nd_array *d = NULL, *r = NULL;
+    ND_OK_OR_FAIL(nd_empty(&d, ND_FLOAT64, ndim, shape, nd_cpu()));
+    double *p = nd_data(d);
+    for (int64_t i = 0; i < nd_size(d); i++) p[i] = sin((double)(i + 1) * 0.7 + salt) * 3.3 + 0.01 * salt;
+    ND_OK_OR_FAIL(nd_astype(&r, d, t));
+    nd_release(d);
+    return r;
+}
+
+/* a and b hold the same bits (compared as C-contiguous copies). */
+static void expect_bits(const char *what, const nd_array *a, const nd_array *b)
+{
+    ck_assert_msg(nd_dtype_of(a) == nd_dtype_of(b), "%s: dtype %s vs %s", what, nd_dtype_name(nd_dtype_of(a)),
+                  nd_dtype_name(nd_dtype_of(b)));
+    ck_assert_msg(nd_ndim(a) == nd_ndim(b) && nd_size(a) == nd_size(b), "%s: shapes differ", what);
+    nd_array *ca = NULL, *cb = NULL;
+    ND_OK_OR_FAIL(nd_contiguous(&ca, a));
+    ND_OK_OR_FAIL(nd_contiguous(&cb, b));
+    const size_t n = (size_t)nd_size(a) * nd_dtype_size(nd_dtype_of(a));
+    const unsigned char *x = nd_data(ca), *y = nd_data(cb);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(x[i] == y[i], "%s: byte %zu differs (%02x vs %02x)", what, i, x[i], y[i]);
+    nd_release(ca), nd_release(cb);
+}
+
+/* An output filled with a value no kernel here computes. */
+static nd_array *poisoned(nd_dtype t, int ndim, const int64_t *shape)
+{
+    nd_array *o = NULL;
+    ND_OK_OR_FAIL(nd_empty(&o, t, ndim, shape, nd_cpu()));
+    memset(nd_data(o), 0x7d, (size_t)nd_size(o) * nd_dtype_size(t));
+    return o;
+}
+
+static nd_array *call1(nd_kernel *k, int nin, const nd_array *const *in)
+{
+    nd_array *z = NULL;
+    ND_OK_OR_FAIL(nd_kernel_call(k, nin, in, 1, &z));
+    return z;
+}
+
+/* ------------------------------------------------------------------ */
+START_TEST(saxpy_against_double_reference)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x, T y, float32 a", "T z", "z = a * x + y", "saxpy", NULL));
+    ck_assert_str_eq(nd_kernel_name(k), "saxpy");
+    const int64_t n = 1000;
+    nd_array *x = make_real(ND_FLOAT32, 1, &n, 1), *y = make_real(ND_FLOAT32, 1, &n, 2), *a = NULL;
+    ND_OK_OR_FAIL(nd_full(&a, ND_FLOAT32, 0, NULL, nd_scalar_float(2.3), nd_cpu()));
+    nd_array *z = poisoned(ND_FLOAT32, 1, &n), *z0 = z;
+    ND_OK_OR_FAIL(nd_kernel_call(k, 3, (const nd_array *[]){x, y, a}, 1, &z));
+    ck_assert_ptr_eq(z, z0);
+    const float *px = nd_data(x), *py = nd_data(y), *pz = nd_data(z);
+    for (int64_t i = 0; i < n; i++) {
+        const float want = (float)((double)(2.3f * px[i]) + (double)py[i]); /* two roundings: no FMA */
+        ck_assert_msg(pz[i] == want, "saxpy[%lld] = %g, want %g", (long long)i, pz[i], want);
+    }
+    nd_release(x), nd_release(y), nd_release(a), nd_release(z);
+    nd_kernel_release(k);
+}
+END_TEST
+
+/* z = x * y + x against nd_multiply then nd_add, bit for bit, for every
+ * real dtype (bool: the library's logical and/or), contiguous and
+ * broadcast (a row against a column) and transposed. */
+START_TEST(every_dtype_matches_the_library_ops)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x, T y", "T z", "z = x * y + x;", "mad", NULL));
+    for (int ti = 0; ti < NT_NREAL; ti++) {
+        const nd_dtype t = (nd_dtype)ti;
+        /* bool: C's bool arithmetic is integer (see bool_logic); float16 and
+         * bfloat16 compute the whole body in float and round once (see
+         * half_types_and_conversions), two ops round twice */
+        if (t == ND_BOOL || t == ND_FLOAT16 || t == ND_BFLOAT16) continue;
+        const int64_t s2[2] = {37, 53}, row[2] = {1, 53}, col[2] = {37, 1};
+        nd_array *cases[3][2] = {{make_real(t, 2, s2, 1), make_real(t, 2, s2, 2)},
+                                 {make_real(t, 2, row, 3), make_real(t, 2, col, 4)},
+                                 {NULL, NULL}};
+        nd_array *xt = make_real(t, 2, (const int64_t[]){53, 37}, 5);
+        ND_OK_OR_FAIL(nd_transpose(&cases[2][0], xt, NULL));
+        cases[2][1] = make_real(t, 2, s2, 6);
+        for (int c = 0; c < 3; c++) {
+            nd_array *m = NULL, *want = NULL;
+            ND_OK_OR_FAIL(nd_multiply(&m, cases[c][0], cases[c][1]));
+            ND_OK_OR_FAIL(nd_add(&want, m, cases[c][0]));
+            nd_array *z = call1(k, 2, (const nd_array *[]){cases[c][0], cases[c][1]});
+            char what[64];
+            snprintf(what, sizeof what, "mad %s layout %d", nd_dtype_name(t), c);
+            expect_bits(what, z, want);
+            nd_release(m), nd_release(want), nd_release(z);
+            nd_release(cases[c][0]), nd_release(cases[c][1]);
+        }
+        nd_release(xt);
+    }
+    nd_kernel_release(k);
+}
+END_TEST
+
+START_TEST(bool_logic)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "bool x, bool y", "bool z", "z = (x && !y) || (y && !x)", "xor_", NULL));
+    const int64_t n = 101;
+    nd_array *x = make(ND_BOOL, 1, &n, 0), *y = make(ND_BOOL, 1, &n, 1), *want = NULL;
+    ND_OK_OR_FAIL(nd_logical_xor(&want, x, y));
+    nd_array *z = call1(k, 2, (const nd_array *[]){x, y});
+    expect_bits("xor", z, want);
+    nd_release(x), nd_release(y), nd_release(want), nd_release(z);
+    nd_kernel_release(k);
+}
+END_TEST
+
+/* Math through tgmath: exp on float computes in float (expf), as CUDA's
+ * overload does, not exp in double rounded. */
+START_TEST(math_functions_take_the_operand_type)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x", "T z", "z = exp(x) + tanh(x) * fabs(x)", "m", NULL));
+    const int64_t n = 64;
+    nd_array *x = make(ND_FLOAT32, 1, &n, 3), *z = call1(k, 1, (const nd_array *[]){x});
+    const float *px = nd_data(x), *pz = nd_data(z);
+    for (int64_t i = 0; i < n; i++) {
+        const float want = expf(px[i]) + tanhf(px[i]) * fabsf(px[i]);
+        ck_assert_msg(pz[i] == want, "m[%lld] = %.9g, want %.9g", (long long)i, pz[i], want);
+    }
+    nd_release(x), nd_release(z);
+    nd_kernel_release(k);
+}
+END_TEST
+
+/* float16 and bfloat16 compute in float and round once when stored, as
+ * the library's ops do; an int32 array passed for a float32 parameter is
+ * converted as it is read. */
+START_TEST(half_types_and_conversions)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x, T y", "T z", "z = x * y", "mul", NULL));
+    const int64_t n = 300;
+    const nd_dtype hs[2] = {ND_FLOAT16, ND_BFLOAT16};
+    for (int h = 0; h < 2; h++) {
+        nd_array *x = make(hs[h], 1, &n, 1), *y = make(hs[h], 1, &n, 2), *want = NULL;
+        ND_OK_OR_FAIL(nd_multiply(&want, x, y));
+        nd_array *z = call1(k, 2, (const nd_array *[]){x, y});
+        expect_bits(nd_dtype_name(hs[h]), z, want);
+        nd_release(x), nd_release(y), nd_release(want), nd_release(z);
+    }
+    nd_kernel *kf = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&kf, "float32 x", "float64 z", "z = x / 3", "conv", NULL));
+    nd_array *xi = make(ND_INT32, 1, &n, 4), *z = call1(kf, 1, (const nd_array *[]){xi});
+    ck_assert_int_eq(nd_dtype_of(z), ND_FLOAT64);
+    const int32_t *pi = nd_data(xi);
+    const double *pz = nd_data(z);
+    for (int64_t i = 0; i < n; i++) ck_assert(pz[i] == (double)((float)pi[i] / 3));
+    nd_release(xi), nd_release(z);
+    nd_kernel_release(k), nd_kernel_release(kf);
+}
+END_TEST
+
+/* The index i in C order of the broadcast shape, and n, also through a
+ * transposed output (the general path). */
+START_TEST(index_and_size)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x", "int64 z", "z = i * 1000 + n + (int64_t)x", "ix", NULL));
+    const int64_t s[3] = {3, 4, 5};
+    nd_array *x = make(ND_INT8, 3, s, 0), *z = call1(k, 1, (const nd_array *[]){x});
+    const int64_t *pz = nd_data(z);
+    const int8_t *px = nd_data(x);
+    for (int64_t i = 0; i < 60; i++) ck_assert_int_eq(pz[i], i * 1000 + 60 + px[i]);
+    /* into a transposed out: element (a, b, c) still gets its C-order index */
+    nd_array *base = poisoned(ND_INT64, 3, (const int64_t[]){5, 4, 3}), *zt = NULL, *zt0;
+    ND_OK_OR_FAIL(nd_transpose(&zt, base, (const int[]){2, 1, 0}));
+    zt0 = zt;
+    ND_OK_OR_FAIL(nd_kernel_call(k, 1, (const nd_array *[]){x}, 1, &zt));
+    ck_assert_ptr_eq(zt, zt0);
+    expect_bits("index into a transposed out", zt, z);
+    nd_release(x), nd_release(z), nd_release(base), nd_release(zt);
+    nd_kernel_release(k);
+}
+END_TEST
+
+/* The out rule: an output's current value can be read ("z += x"); an out
+ * of another dtype is cast (same_kind); a wrong shape is refused and the
+ * out left as it was. */
+START_TEST(out_rule_and_accumulation)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x", "T z", "z += x", "acc", NULL));
+    const int64_t n = 50;
+    nd_array *x = make(ND_FLOAT32, 1, &n, 1), *z = make(ND_FLOAT32, 1, &n, 2), *z0 = NULL, *want = NULL;
+    ND_OK_OR_FAIL(nd_copy(&z0, z));
+    ND_OK_OR_FAIL(nd_add(&want, z0, x));
+    ND_OK_OR_FAIL(nd_kernel_call(k, 1, (const nd_array *[]){x}, 1, &z));
+    expect_bits("z += x", z, want);
+    /* a float64 out: computed in float32 (T), accumulated from the out's current values */
+    nd_array *zd = NULL, *zd_want = NULL, *zf = NULL;
+    ND_OK_OR_FAIL(nd_astype(&zd, z0, ND_FLOAT64));
+    ND_OK_OR_FAIL(nd_astype(&zd_want, want, ND_FLOAT64));
+    ND_OK_OR_FAIL(nd_kernel_call(k, 1, (const nd_array *[]){x}, 1, &zd));
+    expect_bits("float64 out", zd, zd_want);
+    /* an int32 out for a float32 result: same_kind refuses, the out unchanged */
+    nd_array *zi = make(ND_INT32, 1, &n, 3), *zi0 = NULL;
+    ND_OK_OR_FAIL(nd_copy(&zi0, zi));
+    ND_EXPECT_ERR(nd_kernel_call(k, 1, (const nd_array *[]){x}, 1, &zi), ND_ERR_DTYPE, "");
+    expect_bits("refused out unchanged", zi, zi0);
+    nd_array *zs = make(ND_FLOAT32, 1, (const int64_t[]){49}, 1);
+    ND_EXPECT_ERR(nd_kernel_call(k, 1, (const nd_array *[]){x}, 1, &zs), ND_ERR_SHAPE, "");
+    nd_release(x), nd_release(z), nd_release(z0), nd_release(want), nd_release(zd), nd_release(zd_want);
+    nd_release(zf), nd_release(zi), nd_release(zi0), nd_release(zs);
+    nd_kernel_release(k);
+}
+END_TEST
+
+/* Raw parameters: indexed by the body (a reversal reads w[n - 1 - i]),
+ * a raw input that is not contiguous is read from a copy; a raw output is
+ * written where the body says. */
+START_TEST(raw_parameters)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x, raw T w", "T z", "z = x + w[w_size - 1 - i]", "rev", NULL));
+    const int64_t n = 40;
+    nd_array *x = make(ND_FLOAT64, 1, &n, 1), *wb = make(ND_FLOAT64, 1, (const int64_t[]){80}, 2), *w = NULL;
+    ND_OK_OR_FAIL(nd_slice(&w, wb, 1, (const nd_range[]){{0, 80, 2}})); /* every other: not contiguous */
+    nd_array *z = call1(k, 2, (const nd_array *[]){x, w});
+    const double *px = nd_data(x), *pw = nd_data(wb), *pz = nd_data(z);
+    for (int64_t i = 0; i < n; i++) ck_assert(pz[i] == px[i] + pw[2 * (n - 1 - i)]);
+    nd_kernel *h = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&h, "int64 x", "raw int64 hist", "hist[((x % hist_size) + hist_size) % hist_size] += 1", "hist", NULL));
+    nd_array *xi = make(ND_INT64, 1, (const int64_t[]){1000}, 3), *hist = NULL;
+    ND_OK_OR_FAIL(nd_zeros(&hist, ND_INT64, 1, (const int64_t[]){7}, nd_cpu()));
+    nd_array *hist0 = hist;
+    ND_OK_OR_FAIL(nd_kernel_call(h, 1, (const nd_array *[]){xi}, 1, &hist));
+    ck_assert_ptr_eq(hist, hist0);
+    int64_t want[7] = {0}, *ph = nd_data(hist);
+    const int64_t *pxi = nd_data(xi);
+    for (int i = 0; i < 1000; i++) want[((pxi[i] % 7) + 7) % 7]++;
+    int64_t total = 0;
+    for (int b = 0; b < 7; b++) total += ph[b];
+    ck_assert_int_eq(total, 1000);
+    for (int b = 0; b < 7; b++) ck_assert_int_eq(ph[b], want[b]);
+    /* a raw output must be given */
+    nd_array *none = NULL;
+    ND_EXPECT_ERR(nd_kernel_call(h, 1, (const nd_array *[]){xi}, 1, &none), ND_ERR_INVALID, "must be given");
+    nd_release(x), nd_release(wb), nd_release(w), nd_release(z), nd_release(xi), nd_release(hist);
+    nd_kernel_release(k), nd_kernel_release(h);
+}
+END_TEST
+
+START_TEST(several_outputs_and_parallel_sizes)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x, T y", "T s, T d", "s = x + y; d = x - y;", "sd", NULL));
+    const int64_t n = (int64_t)1 << 20; /* past the parallel threshold */
+    nd_array *x = make_real(ND_FLOAT32, 1, &n, 1), *y = make_real(ND_FLOAT32, 1, &n, 2), *ws = NULL, *wd = NULL;
+    ND_OK_OR_FAIL(nd_add(&ws, x, y));
+    ND_OK_OR_FAIL(nd_subtract(&wd, x, y));
+    nd_array *o[2] = {NULL, poisoned(ND_FLOAT32, 1, &n)};
+    ND_OK_OR_FAIL(nd_kernel_call(k, 2, (const nd_array *[]){x, y}, 2, o));
+    expect_bits("s", o[0], ws);
+    expect_bits("d", o[1], wd);
+    /* empty and 0-d */
+    nd_array *e = make(ND_FLOAT32, 1, (const int64_t[]){0}, 0), *oe[2] = {NULL, NULL};
+    ND_OK_OR_FAIL(nd_kernel_call(k, 2, (const nd_array *[]){e, e}, 2, oe));
+    ck_assert_int_eq(nd_size(oe[0]), 0);
+    nd_array *s0 = NULL, *o0[2] = {NULL, NULL};
+    ND_OK_OR_FAIL(nd_full(&s0, ND_FLOAT32, 0, NULL, nd_scalar_float(1.5), nd_cpu()));
+    ND_OK_OR_FAIL(nd_kernel_call(k, 2, (const nd_array *[]){s0, s0}, 2, o0));
+    ck_assert_int_eq(nd_ndim(o0[0]), 0);
+    ck_assert(*(float *)nd_data(o0[0]) == 3.0f && *(float *)nd_data(o0[1]) == 0.0f);
+    nd_release(x), nd_release(y), nd_release(ws), nd_release(wd), nd_release(o[0]), nd_release(o[1]);
+    nd_release(e), nd_release(oe[0]), nd_release(oe[1]), nd_release(s0), nd_release(o0[0]), nd_release(o0[1]);
+    nd_kernel_release(k);
+}
+END_TEST
+
+START_TEST(parameter_and_type_errors)
+{
+    nd_kernel *k = NULL;
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T x,", "T", "z = x", "bad", NULL), ND_ERR_INVALID, "TYPE NAME");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T x", "", "z = x", "bad", NULL), ND_ERR_INVALID, "at least one output");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T x, T x", "T z", "z = x", "bad", NULL), ND_ERR_INVALID, "used twice");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T i", "T z", "z = i", "bad", NULL), ND_ERR_INVALID, "reserved");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T x, raw T w", "T w_size", "", "bad", NULL), ND_ERR_INVALID, "used twice");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T 1x", "T z", "", "bad", NULL), ND_ERR_INVALID, "C identifiers");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "complex64 x", "T z", "", "bad", NULL), ND_ERR_UNSUPPORTED, "complex");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T x", "T z", "", "not a name", NULL), ND_ERR_INVALID, "identifier");
+    ND_EXPECT_ERR(nd_kernel_elementwise(&k, "T a,T b,T c,T d,T e,T f,T g,T h,T j,T l,T m,T o", "T z", "", "many", NULL),
+                  ND_ERR_INVALID, "at most 12");
+    ND_EXPECT_ERR(nd_kernel_elementwise(NULL, "T x", "T z", "", "k", NULL), ND_ERR_INVALID, "NULL");
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x, T y, int32 c", "T z", "z = x + y + c", "typed", NULL));
+    const int64_t n = 8;
+    nd_array *f32 = make(ND_FLOAT32, 1, &n, 1), *f64 = make(ND_FLOAT64, 1, &n, 2), *i32 = make(ND_INT32, 1, &n, 3);
+    nd_array *z = NULL;
+    ND_EXPECT_ERR(nd_kernel_call(k, 3, (const nd_array *[]){f32, f64, i32}, 1, &z), ND_ERR_DTYPE, "type 'T' is float32");
+    ND_EXPECT_ERR(nd_kernel_call(k, 3, (const nd_array *[]){f32, f32, f64}, 1, &z), ND_ERR_DTYPE, "same_kind");
+    ND_EXPECT_ERR(nd_kernel_call(k, 2, (const nd_array *[]){f32, f32}, 1, &z), ND_ERR_INVALID, "takes 3 inputs");
+    ND_EXPECT_ERR(nd_kernel_call(k, 3, (const nd_array *[]){f32, NULL, i32}, 1, &z), ND_ERR_INVALID, "'y' is NULL");
+    nd_array *f7 = make(ND_FLOAT32, 1, (const int64_t[]){7}, 1);
+    ND_EXPECT_ERR(nd_kernel_call(k, 3, (const nd_array *[]){f32, f7, i32}, 1, &z), ND_ERR_SHAPE, "");
+    ck_assert_ptr_null(z);
+    nd_array *c64 = NULL;
+    ND_OK_OR_FAIL(nd_astype(&c64, f32, ND_COMPLEX64));
+    ND_EXPECT_ERR(nd_kernel_call(k, 3, (const nd_array *[]){c64, c64, i32}, 1, &z), ND_ERR_UNSUPPORTED, "complex");
+    nd_kernel *ko = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&ko, "int32 x", "U z", "z = x", "infer", NULL));
+    ND_EXPECT_ERR(nd_kernel_call(ko, 1, (const nd_array *[]){i32}, 1, &z), ND_ERR_DTYPE, "cannot infer type 'U'");
+    nd_release(f32), nd_release(f64), nd_release(i32), nd_release(f7), nd_release(c64);
+    nd_kernel_release(k), nd_kernel_release(ko);
+}
+END_TEST
+
+START_TEST(compile_errors_name_the_body_line)
+{
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x", "T z", "T t = x;\nz = t * q;", "oops", NULL));
+    const int64_t n = 4;
+    nd_array *x = make(ND_FLOAT32, 1, &n, 1), *z = NULL;
+    ND_EXPECT_ERR(nd_kernel_call(k, 1, (const nd_array *[]){x}, 1, &z), ND_ERR_INVALID, "oops:2:");
+    ck_assert_msg(strstr(nd_last_error(), "'q'") || strstr(nd_last_error(), "\u2018q\u2019"), "%s", nd_last_error());
+    ck_assert_ptr_null(z);
+    /* no compiler: named in the message, nothing else changes */
+    nd_kernel *k2 = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k2, "T x", "T z", "z = x * 3 + 0.125f", "nocc", NULL));
+    setenv("ND_CC", "/nonexistent/ndgpu-cc", 1);
+    ND_EXPECT_ERR(nd_kernel_call(k2, 1, (const nd_array *[]){x}, 1, &z), ND_ERR_UNSUPPORTED, "/nonexistent/ndgpu-cc");
+    unsetenv("ND_CC");
+    ND_OK_OR_FAIL(nd_kernel_call(k2, 1, (const nd_array *[]){x}, 1, &z));
+    nd_release(x), nd_release(z);
+    nd_kernel_release(k), nd_kernel_release(k2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The disk cache                                                      */
+/* ------------------------------------------------------------------ */
+static int count_entries(const char *dir, const char *ext)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && strstr(e->d_name, ext)) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+START_TEST(kernels_land_in_the_disk_cache)
+{
+    char dir[96];
+    snprintf(dir, sizeof dir, "%s/k1", g_dir);
+    setenv("ND_KERNEL_CACHE_DIR", dir, 1);
+    char body[64];
+    snprintf(body, sizeof body, "z = x * %d", (int)getpid() % 1000 + 2); /* new to this process */
+    nd_kernel *k = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k, "T x", "T z", body, "cached", NULL));
+    const int64_t n = 16;
+    nd_array *x = make(ND_INT32, 1, &n, 1), *z = NULL;
+    ND_OK_OR_FAIL(nd_kernel_call(k, 1, (const nd_array *[]){x}, 1, &z));
+    ck_assert_int_eq(count_entries(dir, ".so"), 1);
+    struct stat st;
+    ck_assert(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+    /* ND_KERNEL_CACHE=0: nothing written */
+    setenv("ND_KERNEL_CACHE", "0", 1);
+    snprintf(body, sizeof body, "z = x * %d + 1", (int)getpid() % 1000 + 2);
+    nd_kernel *k2 = NULL;
+    nd_array *z2 = NULL;
+    ND_OK_OR_FAIL(nd_kernel_elementwise(&k2, "T x", "T z", body, "uncached", NULL));
+    ND_OK_OR_FAIL(nd_kernel_call(k2, 1, (const nd_array *[]){x}, 1, &z2));
+    ck_assert_int_eq(count_entries(dir, ".so"), 1);
+    ck_assert(!nd__kcache_enabled());
+    unsetenv("ND_KERNEL_CACHE");
+    const int32_t *px = nd_data(x), *pz = nd_data(z2);
+    for (int64_t i = 0; i < n; i++) ck_assert_int_eq(pz[i], px[i] * ((int)getpid() % 1000 + 2) + 1);
+    setenv("ND_KERNEL_CACHE_DIR", g_dir, 1);
+    nd_release(x), nd_release(z), nd_release(z2);
+    nd_kernel_release(k), nd_kernel_release(k2);
+}
+END_TEST
+
+START_TEST(cache_entries_are_verified)
+{
+    char dir[96], path[512], key[ND_KCACHE_KEY_HEX + 1], other[ND_KCACHE_KEY_HEX + 1];
+    snprintf(dir, sizeof dir, "%s/k2", g_dir);
+    setenv("ND_KERNEL_CACHE_DIR", dir, 1);
+    nd__kcache_key("some text", 9, key);
+    nd__kcache_key("some texu", 9, other);
+    ck_assert_str_ne(key, other);
+    const char blob[] = "compiled bytes \x01\x02\x03";
+    ck_assert(nd__kcache_store(key, "bin", blob, sizeof blob));
+    void *b = NULL;
+    size_t len = 0;
+    ck_assert(nd__kcache_read(key, "bin", &b, &len));
+    ck_assert_uint_eq(len, sizeof blob);
+    ck_assert(memcmp(b, blob, len) == 0);
+    nd__free(b);
+    ck_assert(!nd__kcache_read(other, "bin", &b, &len));
+    /* a flipped byte: rejected and removed */
+    ck_assert(nd__kcache_path(key, "bin", path, sizeof path));
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 3, SEEK_SET);
+    fputc('X', f);
+    fclose(f);
+    ck_assert(!nd__kcache_read(key, "bin", &b, &len));
+    ck_assert(access(path, F_OK) != 0);
+    /* another key's entry under this name: rejected */
+    ck_assert(nd__kcache_store(other, "bin", blob, sizeof blob));
+    char opath[512];
+    ck_assert(nd__kcache_path(other, "bin", opath, sizeof opath));
+    ck_assert(rename(opath, path) == 0);
+    ck_assert(!nd__kcache_read(key, "bin", &b, &len));
+    /* truncated */
+    ck_assert(nd__kcache_store(key, "bin", blob, sizeof blob));
+    ck_assert(truncate(path, 10) == 0);
+    ck_assert(!nd__kcache_path(key, "bin", path, sizeof path));
+    /* names that are not keys are refused */
+    ck_assert(!nd__kcache_store("../../etc/passwd", "bin", blob, sizeof blob));
+    ck_assert(!nd__kcache_store(key, "b/n", blob, sizeof blob));
+    /* a directory others may write to is not used */
+    ck_assert(chmod(dir, 0777) == 0);
+    ck_assert(!nd__kcache_enabled());
+    ck_assert(!nd__kcache_store(key, "bin", blob, sizeof blob));
+    ck_assert(chmod(dir, 0700) == 0);
+    ck_assert(nd__kcache_enabled());
+    setenv("ND_KERNEL_CACHE_DIR", g_dir, 1);
+}
+END_TEST
+
+/* Processes storing one entry at once: every reader sees a whole entry. */
+START_TEST(concurrent_stores_leave_one_whole_entry)
+{
+    char dir[96], key[ND_KCACHE_KEY_HEX + 1];
+    snprintf(dir, sizeof dir, "%s/k3", g_dir);
+    setenv("ND_KERNEL_CACHE_DIR", dir, 1);
+    nd__kcache_key("concurrent", 10, key);
+    enum { NP = 6, SZ = 1 << 20 };
+    pid_t pids[NP];
+    for (int p = 0; p < NP; p++) {
+        if ((pids[p] = fork()) == 0) {
+            char *blob = malloc(SZ);
+            for (int i = 0; i < SZ; i++) blob[i] = (char)(i * 31 + 7);
+            bool ok = true;
+            for (int r = 0; r < 5; r++) {
+                ok &= nd__kcache_store(key, "bin", blob, SZ);
+                void *b = NULL;
+                size_t len = 0;
+                if (nd__kcache_read(key, "bin", &b, &len)) {
+                    ok &= len == SZ && memcmp(b, blob, SZ) == 0;
+                    nd__free(b);
+                }
+            }
+            free(blob);
+            _exit(ok ? 0 : 1);
+        }
+    }
+    for (int p = 0; p < NP; p++) {
+        int ws = 0;
+        waitpid(pids[p], &ws, 0);
+        ck_assert_msg(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "writer %d saw a broken entry", p);
+    }
+    void *b = NULL;
+    size_t len = 0;
+    ck_assert(nd__kcache_read(key, "bin", &b, &len));
+    ck_assert_uint_eq(len, SZ);
+    nd__free(b);
+    ck_assert_int_eq(count_entries(dir, "bin"), 1); /* no temporaries left */
+    setenv("ND_KERNEL_CACHE_DIR", g_dir, 1);
+}
+END_TEST
+
+static void rm_tree(const char *dir)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "kernel: could not remove %s\n", dir);
+}
+
+static void suite_setup(void)
+{
+    if (!g_dir[0]) {
+        snprintf(g_dir, sizeof g_dir, "/tmp/ndgpu-kernel-test-XXXXXX");
+        if (!mkdtemp(g_dir)) g_dir[0] = '\0';
+    }
+    setenv("ND_KERNEL_CACHE_DIR", g_dir, 1);
+}
+
+static void suite_teardown(void)
+{
+    if (g_dir[0]) rm_tree(g_dir);
+    g_dir[0] = '\0';
+}
+
+Suite *suite_kernel(void)
+{
+    Suite *s = suite_create("kernel");
+    TCase *tc = tcase_create("kernel");
+    tcase_set_timeout(tc, 120);
+    tcase_add_unchecked_fixture(tc, suite_setup, suite_teardown);
+    tcase_add_test(tc, saxpy_against_double_reference);
+    tcase_add_test(tc, every_dtype_matches_the_library_ops);
+    tcase_add_test(tc, bool_logic);
+    tcase_add_test(tc, math_functions_take_the_operand_type);
+    tcase_add_test(tc, half_types_and_conversions);
+    tcase_add_test(tc, index_and_size);
+    tcase_add_test(tc, out_rule_and_accumulation);
+    tcase_add_test(tc, raw_parameters);
+    tcase_add_test(tc, several_outputs_and_parallel_sizes);
+    tcase_add_test(tc, parameter_and_type_errors);
+    tcase_add_test(tc, compile_errors_name_the_body_line);
+    tcase_add_test(tc, kernels_land_in_the_disk_cache);
+    tcase_add_test(tc, cache_entries_are_verified);
+    tcase_add_test(tc, concurrent_stores_leave_one_whole_entry);
+    suite_add_tcase(s, tc);
+    return s;
+}
