@@ -229,6 +229,33 @@ def build_case(rec, np, xp, cache, cleanup=None):
         f = getattr(xp, fn)
         out = f(*ins)
         return (lambda: f(*ins, out=out)), (lambda: out), ""
+    if fn == "expr":  # bench_expr: the same line unfused (NumPy/CuPy), or numexpr.evaluate
+        code = call["expr"]
+        names = dict(zip("abc", ins))
+        alloc = rec.get("layout") == "alloc"
+        if call.get("twin") == "numexpr":
+            if xp is not np:
+                raise Unsupported("numexpr evaluates NumPy arrays only")
+            try:
+                import numexpr as ne
+            except ImportError:
+                raise Unsupported("numexpr is not installed (pip install numexpr)")
+            note = "numexpr %s, %d threads" % (ne.__version__, ne.get_num_threads())
+            out = ne.evaluate(code, local_dict=names)
+            if alloc:
+                res = [out]
+
+                def run():
+                    res[0] = ne.evaluate(code, local_dict=names)
+                return run, (lambda: res[0]), note + ", allocates"
+            return (lambda: ne.evaluate(code, local_dict=names, out=out)), (lambda: out), note + ", out="
+        env = {"__builtins__": {}, "tanh": xp.tanh, "exp": xp.exp, "log": xp.log, "sqrt": xp.sqrt}
+        f = compile(code, "<expr>", "eval")
+        res = [eval(f, env, names)]
+
+        def run():
+            res[0] = eval(f, env, names)
+        return run, (lambda: res[0]), "the same line, unfused (allocates its temporaries and result)"
     if fn == "where":
         res = [xp.where(*ins)]
 
@@ -576,6 +603,8 @@ EQUIVALENTS = {
     "inv": "linalg.inv(a) (batched)", "det": "linalg.det(a)", "cholesky": "linalg.cholesky(a)",
     "qr": "linalg.qr(a) (reduced)", "norm": "linalg.norm(a) ('fro')", "multi_dot": "linalg.multi_dot(arrays)",
     "sort": "sort(a, axis=-1) (allocates)", "argsort": "argsort(a, axis=-1) (allocates)",
+    "expr_fma": "a*b+c (unfused, allocates)", "expr_gelu": "0.5*a*(1+tanh(0.7978845608*(a+0.044715*a*a*a)))",
+    "expr_fma_numexpr": "numexpr.evaluate('a*b+c')", "expr_gelu_numexpr": "numexpr.evaluate(gelu)",
 }
 CEILINGS = ("d2d_copy", "cblas_sgemm", "cblas_dgemm", "cublasGemmEx", "cublasGemmStridedBatchedEx", "triad",
             "stream_copy", "malloc+free", "cudaMalloc+cudaFree")

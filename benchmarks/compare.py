@@ -52,10 +52,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx",
-           "fft", "complex", "linalg"]
+           "fft", "complex", "linalg", "expr"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
 CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx",
-              "fft", "complex", "linalg"]
+              "fft", "complex", "linalg", "expr"]
 
 
 def case_key(rec):
@@ -501,6 +501,13 @@ CPU_GOALS = [
     ("exp, tanh, sigmoid on transposed inputs", sel("elementwise", ("exp", "tanh", "sigmoid"), layout="transposed"),
      "ratio_numpy", ">=", 1.5, "each"),
     ("argmax, argmin float32", sel("reduce", ("argmax", "argmin"), "float32"), "ratio_numpy", ">=", 1.5, "each"),
+    # fused expressions (nd_expr_eval, bench_expr): the *_numexpr rows' twin is numexpr.evaluate
+    ("fused a*b+c float32 1.6e7 vs NumPy's a*b+c", sel("expr", "expr_fma", "float32", "16000000"), "ratio_numpy",
+     ">=", 2.5, "each"),
+    ("fused a*b+c float32 1.6e7 vs numexpr (same threads)", sel("expr", "expr_fma_numexpr", "float32", "16000000"),
+     "ratio_numpy", ">=", 1.0, "each"),
+    ("fused GELU chain float32 1.6e7 vs NumPy's unfused chain", sel("expr", "expr_gelu", "float32", "16000000"),
+     "ratio_numpy", ">=", 3.0, "each"),
     ("max, min", sel("reduce", ("max", "min")), "ratio_numpy", ">=", 1.5, "each"),
     ("batched matmul 1000 x (16x16) float32", sel("matmul", "matmul", "float32", "1000x16x16", "batched"),
      "ratio_numpy", ">=", 2.0, "each"),

@@ -29,6 +29,7 @@
  *   ndgpu/random.h       the Philox generator and its distributions
  *   ndgpu/io.h           .npy files, DLPack
  *   ndgpu/profiler.h     the op-level profiler
+ *   ndgpu/expr.h         fused expressions (nd_expr_eval)
  *
  * The families follow the library's source folders (src/<family>); every
  * family header depends on ndgpu/core.h only, and they are included here in
@@ -81,5 +82,6 @@
 #include "ndgpu/io.h"
 #include "ndgpu/profiler.h"
 #include "ndgpu/kernel.h"
+#include "ndgpu/expr.h"
 
 #endif /* NDGPU_H */

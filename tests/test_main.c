@@ -55,11 +55,14 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_SZ(X) X(sizes)
 /* run-time compiled kernels: elementwise from a C body, raw CUDA source */
 #define SUITES_KERNEL(X) X(kernel) X(kernel_raw)
+/* fused expressions (nd_expr_eval) */
+#define SUITES_EXPR(X) X(expr)
 /* the out rule's core cases for every public function with an out-pointer (tools/out_api.py) */
 #define SUITES_OUTAPI(X) X(out_api)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_INDEX(X) SUITES_SORT(X) SUITES_SCAN(X) SUITES_MANIP(X) SUITES_PROF(X) \
-    SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X) SUITES_KERNEL(X)
+    SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X) SUITES_KERNEL(X) \
+    SUITES_EXPR(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

@@ -122,6 +122,13 @@ with tempfile.TemporaryDirectory() as d:
     check(raises(TypeError, lambda: xp.save(os.path.join(d, "y.npy"), np.zeros(2))), "save of a non-ndgpu array")
     check(raises(OSError, lambda: xp.load(os.path.join(d, "missing.npy"))), "load of a missing file raises OSError")
 
+# fused expressions: the bits and dtype of the same chain of ops
+e = xp.evaluate("0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * x * x * x)))", x=x)
+chain = 0.5 * x * (1 + xp.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+check(e.dtype == xp.float32 and bool(xp.all(e == chain)), "evaluate(gelu) == the same chain of ops")
+check(float(xp.evaluate("sum(x * 2 + 1)", x=x)) == 2 * 66 + 12, "evaluate(sum(...))")
+check(raises(ValueError, lambda: xp.evaluate("x + d", x=x)), "evaluate with an unknown name raises ValueError")
+
 # bad input raises, never crashes
 check(raises(ValueError, lambda: xp.reshape(x, (5, 5))), "reshape to a wrong size raises ValueError")
 check(raises(IndexError, lambda: x[7]), "an index out of range raises IndexError")

@@ -186,6 +186,7 @@ nd_binary i o i h h
 nd_binary_scalar i o i h S
 nd_scalar_binary i o i S h
 nd_where i o h h h
+nd_expr_eval i o s i p p
 nd_clip i o h h h
 nd_clip_scalar i o h S S
 nd_reduce i o i h i I b

@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 7 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 8 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale and matmul/gemm
@@ -54,7 +54,8 @@ extern "C" {
                                  * 6: la (LAPACK / cuSOLVER factorisations)
                                  * 7: kernel_ew (run-time compiled elementwise kernels);
                                  *    rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA),
-                                 *    stream_wait_event */
+                                 *    stream_wait_event
+                                 * 8: expr (fused elementwise programs, nd_expr_eval) */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -89,6 +90,7 @@ struct nd_la_call;      /* src/shared/la_slots.h */
 struct nd_rtc_source;   /* src/core/rtc_slot.h */
 struct nd_rtc_module;   /* src/core/rtc_slot.h */
 struct nd_k_call;       /* src/shared/kernel_slots.h */
+struct nd_expr_prog;    /* src/shared/expr_prog.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -333,6 +335,16 @@ typedef struct nd_backend {
     /* Queue kernel on dev's current stream; args[i] points at parameter i. */
     nd_status (*rtc_launch)(void *kernel, int dev, const unsigned grid[3], const unsigned block[3], size_t shmem,
                             void **args, const char *fn);
+    /* fused expressions (src/expr; full contract in src/shared/expr_prog.h) */
+    /* OPTIONAL: run the fused elementwise program prog (contract in
+     * src/shared/expr_prog.h) into out (dtype prog->res, any strides,
+     * writable, exactly an input or disjoint from every input); ins[0..
+     * prog->nargs) have out's shape (broadcast views allowed) and the
+     * dtypes prog->arg_dtype. Each instruction runs the loop the unfused
+     * op runs, so the result has the unfused chain's bits. NULL: the core
+     * (src/expr) evaluates the expression op by op with the library's own
+     * ops (same bits, one temporary per step). */
+    nd_status (*expr)(const struct nd_expr_prog *prog, nd_array *out, const nd_array *const *ins);
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

@@ -214,4 +214,7 @@ const nd_backend nd__cpu_backend = {
     /* linear algebra */
     .la = nd__cpu_la, /* lapack.c over OpenBLAS's LAPACK, la_small.c for small LU/solve */
     .kernel_ew = nd__cpu_kernel_ew, /* kjit.c: the system C compiler, dlopen */
+
+    /* fused expressions */
+    .expr = nd__cpu_expr, /* expr.c: blocks through the elementwise loops */
 };

@@ -258,6 +258,11 @@ static bool try_transposed(const nd_iter *it, nd_loop_fn loop, const void *lctx,
     return true;
 }
 
+nd_loop_fn nd__cpu_cast_loop(nd_dtype from, nd_dtype to)
+{
+    return nd__dtype_valid(from) && nd__dtype_valid(to) ? cast_loops[from][to] : NULL;
+}
+
 nd_status nd__cpu_cast(nd_array *dst, const nd_array *src)
 {
     const nd_array *ops[2] = {dst, src};

@@ -25,6 +25,18 @@ ND_INTERNAL nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const n
 /* The direct path's loops (nd_backend.unary_flat/binary_flat). */
 ND_INTERNAL void nd__cpu_unary_flat(nd_unary_op op, nd_dtype t, void *out, const void *a, int64_t n);
 ND_INTERNAL void nd__cpu_binary_flat(nd_binary_op op, nd_dtype t, void *out, const void *a, const void *b, int64_t n);
+/* The loop the unfused op runs for a unary (binary = false) or binary op
+ * on loop dtype t, with its context (a vector kernel) in *ctx and its work
+ * per element relative to an add in *cost: the same choice nd__cpu_unary
+ * and nd__cpu_binary make. NULL when there is no loop. */
+ND_INTERNAL nd_loop_fn nd__cpu_ew_loop(bool binary, int op, nd_dtype t, const void **ctx, int64_t *cost);
+/* The loop of nd_where for items of itemsize bytes (1, 2, 4, 8, 16; NULL otherwise). */
+ND_INTERNAL nd_loop_fn nd__cpu_where_loop(size_t itemsize);
+/* src/cpu/cast.c: the loop of a cast from dtype `from` to `to` (the one nd__cpu_cast runs). */
+ND_INTERNAL nd_loop_fn nd__cpu_cast_loop(nd_dtype from, nd_dtype to);
+/* src/cpu/expr.c: the expr slot (contract in src/shared/expr_prog.h) */
+struct nd_expr_prog;
+ND_INTERNAL nd_status nd__cpu_expr(const struct nd_expr_prog *prog, nd_array *out, const nd_array *const *ins);
 /* Whether a unary/binary loop exists for op on loop dtype t. */
 ND_INTERNAL bool nd__cpu_ew_supports(nd_kernel_kind kind, int op, nd_dtype t);
 /* src/cpu/reduce.c */

@@ -601,6 +601,25 @@ static void nd_cpu_run(const nd_iter *it, nd_loop_fn loop, const void *ctx, int6
     nd__iter_run(it, loop, ctx, cost);
 }
 
+nd_loop_fn nd__cpu_ew_loop(bool binary, int op, nd_dtype t, const void **ctx, int64_t *cost)
+{
+    *ctx = NULL;
+    if (!nd__dtype_valid(t) || op < 0) return NULL;
+    if (!binary) {
+        if (op >= ND_NUM_UNARY_OPS) return NULL;
+        nd_loop_fn fn = nd__vmath_candidate((nd_unary_op)op) ? nd_cpu_vector_loop((nd_unary_op)op, t, ctx) : NULL;
+        *cost = fn ? nd_cpu_loop_cost(ND_COST_VECTOR, t) : nd_cpu_loop_cost(nd_cpu_unary_cost[op], t);
+        return fn ? fn : nd_cpu_unary_loop((nd_unary_op)op, t);
+    }
+    if (op >= ND_NUM_BINARY_OPS) return NULL;
+    nd_loop_fn vfn = nd__vmath2_candidate((nd_binary_op)op) ? nd_cpu_vector_loop2((nd_binary_op)op, t, ctx) : NULL;
+    int64_t c = nd_cpu_binary_cost[op];
+    if (op == ND_BINARY_POWER || op == ND_BINARY_FLOOR_DIVIDE || op == ND_BINARY_REMAINDER) c = 8;
+    if (vfn) c = ND_COST_VECTOR;
+    *cost = nd_cpu_loop_cost(c, t);
+    return vfn ? vfn : nd_cpu_binary_loops[op][t];
+}
+
 nd_status nd__cpu_unary(nd_unary_op op, nd_array *out, const nd_array *a)
 {
     if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS || !nd__dtype_valid(a->dtype))
@@ -788,6 +807,18 @@ ND_CPU_WHERE(uint16_t)
 ND_CPU_WHERE(uint32_t)
 ND_CPU_WHERE(uint64_t)
 ND_CPU_WHERE(nd_bits128)
+
+nd_loop_fn nd__cpu_where_loop(size_t itemsize)
+{
+    switch (itemsize) {
+    case 1: return nd_cpu_where_uint8_t;
+    case 2: return nd_cpu_where_uint16_t;
+    case 4: return nd_cpu_where_uint32_t;
+    case 8: return nd_cpu_where_uint64_t;
+    case 16: return nd_cpu_where_nd_bits128;
+    default: return NULL;
+    }
+}
 
 nd_status nd__cpu_where(nd_array *out, const nd_array *cond, const nd_array *x, const nd_array *y)
 {

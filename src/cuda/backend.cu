@@ -164,4 +164,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     .rtc_compile = nd__cuda_rtc_compile,
     .rtc_kernel = nd__cuda_rtc_kernel,
     .rtc_launch = nd__cuda_rtc_launch,
+
+    // fused expressions: no fused kernel yet, the core evaluates them op by op
+    .expr = nullptr,
 };

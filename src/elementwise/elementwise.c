@@ -290,16 +290,22 @@ done:
  * not 0 or inf, see nd_op_ldexp_*), except bfloat16, whose 8-bit
  * significand does not hold every relevant exponent: it computes in
  * float32 (exact: same exponent range) and rounds once. */
-static nd_status ldexp_impl(const char *func, bool named, nd_array **out, const nd_array *a, const nd_array *b)
+static nd_status ldexp_check(const char *func, bool named, nd_dtype a, nd_dtype b)
 {
-    if (!nd__dtype_valid(a->dtype) || !nd__dtype_valid(b->dtype) || nd__is_float(b->dtype) || nd__is_complex(b->dtype) ||
-        b->dtype == ND_UINT64) {
+    if (!nd__dtype_valid(a) || !nd__dtype_valid(b) || nd__is_float(b) || nd__is_complex(b) || b == ND_UINT64) {
         if (named)
             return nd__err(ND_ERR_DTYPE, func, "no loop for dtype %s (exponent %s: it must be bool or an integer that fits int64)",
-                           nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
+                           nd_dtype_name(a), nd_dtype_name(b));
         return nd__err(ND_ERR_DTYPE, func, "op 'ldexp' has no loop for dtype %s (exponent %s: it must be bool or an integer that fits int64)",
-                       nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
+                       nd_dtype_name(a), nd_dtype_name(b));
     }
+    return ND_OK;
+}
+
+static nd_status ldexp_impl(const char *func, bool named, nd_array **out, const nd_array *a, const nd_array *b)
+{
+    nd_status cst = ldexp_check(func, named, a->dtype, b->dtype);
+    if (cst) return cst;
     nd_dtype in = nd__float_for(a->dtype);
     if (in != ND_BFLOAT16) return nd__ew_binary(func, named, out, ND_BINARY_LDEXP, a, b, in);
     nd_array *t = NULL;
@@ -315,6 +321,21 @@ fin:
 done:
     nd_release(t);
     return st;
+}
+
+/* The promoted input dtype of op on arrays of dtypes a and b (op is not
+ * ldexp, which has its own rule). */
+static nd_status binary_in(const char *func, nd_binary_op op, nd_dtype a, nd_dtype b, nd_dtype *in)
+{
+    nd_status st = nd_result_type(in, a, b);
+    if (st) return nd__err_prefix(st, func);
+    /* float ops on two integer inputs: NumPy's loop is the smallest float
+     * both convert to safely (int8 with uint8 -> float16), not the float
+     * of their promoted integer (int16 -> float32) */
+    if (a != b && binary_rules[op] == ND_EW_RULE_FLOAT && !nd__is_float(a) && !nd__is_float(b) &&
+        (st = nd_result_type(in, nd__float_for(a), nd__float_for(b))))
+        return nd__err_prefix(st, func);
+    return ND_OK;
 }
 
 static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_binary_op op, const nd_array *a,
@@ -340,14 +361,8 @@ static nd_status binary_impl(const char *func, bool named, nd_array **out, nd_bi
         }
     }
     if (a->dtype != b->dtype || !nd__dtype_valid(in)) {
-        nd_status st = nd_result_type(&in, a->dtype, b->dtype);
-        if (st) return nd__err_prefix(st, func);
-        /* float ops on two integer inputs: NumPy's loop is the smallest float
-         * both convert to safely (int8 with uint8 -> float16), not the float
-         * of their promoted integer (int16 -> float32) */
-        if (binary_rules[op] == ND_EW_RULE_FLOAT && !nd__is_float(a->dtype) && !nd__is_float(b->dtype) &&
-            (st = nd_result_type(&in, nd__float_for(a->dtype), nd__float_for(b->dtype))))
-            return nd__err_prefix(st, func);
+        nd_status st = binary_in(func, op, a->dtype, b->dtype, &in);
+        if (st) return st;
     }
     return nd__ew_binary(func, named, out, op, a, b, in);
 }
@@ -400,20 +415,44 @@ nd_status nd__ew_out_of_bounds(const char *func, nd_scalar s, nd_dtype t)
     return nd__err(ND_ERR_INVALID, func, "Python integer %lld out of bounds for %s", (long long)s.v.i, nd_dtype_name(t));
 }
 
-/* ldexp with a weak scalar: an exponent must be a Python int (or bool);
- * a scalar mantissa is float64 when it is a float and float16 when it is
- * an int or bool (NumPy 2.4 picks the 'ei->e' loop for np.ldexp(3, e)). */
-static nd_status ldexp_scalar(const char *func, nd_array **out, const nd_array *a, nd_scalar s, bool scalar_left)
+nd_status nd__ew_scalar_types(const char *func, nd_binary_op op, nd_dtype a, nd_scalar *s, bool scalar_left,
+                              nd_dtype *sdt, nd_dtype *in, nd_dtype *loop, nd_dtype *res, bool *strong)
 {
-    if (!scalar_left && s.kind == ND_SCALAR_FLOAT)
-        return nd__err(ND_ERR_DTYPE, func, "op 'ldexp' has no loop for a float exponent (it must be an integer)");
-    nd_dtype st_dt = scalar_left ? (s.kind == ND_SCALAR_FLOAT ? ND_FLOAT64 : ND_FLOAT16) : ND_INT64;
-    nd_array *sa;
-    nd_status st = nd__scalar_array(&sa, s, st_dt, a->device);
-    if (st) return nd__err_prefix(st, func);
-    st = scalar_left ? ldexp_impl(func, false, out, sa, a) : ldexp_impl(func, false, out, a, sa);
-    nd_release(sa);
-    return st;
+    *strong = false;
+    if (op == ND_BINARY_LDEXP) {
+        if (s->kind == ND_SCALAR_COMPLEX) return nd__err(ND_ERR_DTYPE, func, "no loop for ldexp with a complex scalar");
+        /* an exponent must be a Python int (or bool); a scalar mantissa is
+         * float64 when it is a float and float16 when it is an int or bool
+         * (NumPy 2.4 picks the 'ei->e' loop for np.ldexp(3, e)) */
+        if (!scalar_left && s->kind == ND_SCALAR_FLOAT)
+            return nd__err(ND_ERR_DTYPE, func, "op 'ldexp' has no loop for a float exponent (it must be an integer)");
+        *sdt = scalar_left ? (s->kind == ND_SCALAR_FLOAT ? ND_FLOAT64 : ND_FLOAT16) : ND_INT64;
+        *strong = true;
+        return ND_OK;
+    }
+    /* logical ops read only the scalar's truth value: take it before any
+     * cast (1e-40 is true, though it becomes 0 in float16). A weak bool
+     * never changes the array's dtype, and the result is bool either way. */
+    if (op == ND_BINARY_LOGICAL_AND || op == ND_BINARY_LOGICAL_OR || op == ND_BINARY_LOGICAL_XOR)
+        *s = nd_scalar_bool(s->kind == ND_SCALAR_COMPLEX ? (s->v.c[0] != 0.0 || s->v.c[1] != 0.0)
+                            : s->kind == ND_SCALAR_FLOAT ? s->v.f != 0.0
+                            : s->kind == ND_SCALAR_INT   ? s->v.i != 0
+                                                         : s->v.b);
+    *in = nd__promote_weak(a, s->kind);
+    /* the scalar must fit the dtype the loop reads it as (int8 / 300 is
+     * fine: true division loops in float64) */
+    nd_status st = resolve(func, nd__binary_name(op), false, binary_kinds[op], binary_rules[op], *in, loop, res);
+    if (st) return st;
+    if (!nd__scalar_fits(*s, *loop)) {
+        if (!exact_for_any_int(op)) return nd__ew_out_of_bounds(func, *s, *loop);
+        *in = *loop = *in == ND_UINT64 ? ND_FLOAT64 : ND_INT64; /* these BOOL-rule ops loop in `in` */
+        if ((st = resolve(func, nd__binary_name(op), false, binary_kinds[op], binary_rules[op], *in, loop, res)))
+            return st;
+    }
+    /* the scalar goes straight to the loop dtype (uint8 array, -1.0 scalar
+     * for arctan2: float16 -1, not a wrapped 255) */
+    *sdt = *loop;
+    return ND_OK;
 }
 
 nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s,
@@ -425,32 +464,52 @@ nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_op op, const
     ND_CHECK_PTR(func, a, "a");
     nd_status st = nd__ew_check_scalar(func, s, "s");
     if (st) return st;
-    if (op == ND_BINARY_LDEXP && s.kind == ND_SCALAR_COMPLEX)
-        return nd__err(ND_ERR_DTYPE, func, "no loop for ldexp with a complex scalar");
-    if (op == ND_BINARY_LDEXP) return ldexp_scalar(func, out, a, s, scalar_left);
-    /* logical ops read only the scalar's truth value: take it before any
-     * cast (1e-40 is true, though it becomes 0 in float16). A weak bool
-     * never changes the array's dtype, and the result is bool either way. */
-    if (op == ND_BINARY_LOGICAL_AND || op == ND_BINARY_LOGICAL_OR || op == ND_BINARY_LOGICAL_XOR)
-        s = nd_scalar_bool(s.kind == ND_SCALAR_COMPLEX ? (s.v.c[0] != 0.0 || s.v.c[1] != 0.0)
-                           : s.kind == ND_SCALAR_FLOAT ? s.v.f != 0.0
-                           : s.kind == ND_SCALAR_INT   ? s.v.i != 0
-                                                       : s.v.b);
-    nd_dtype in = nd__promote_weak(a->dtype, s.kind), loop = in, res = in;
-    /* the scalar must fit the dtype the loop reads it as (int8 / 300 is
-     * fine: true division loops in float64) */
-    st = resolve(func, nd__binary_name(op), false, binary_kinds[op], binary_rules[op], in, &loop, &res);
-    if (st == ND_OK && !nd__scalar_fits(s, loop)) {
-        if (!exact_for_any_int(op)) return nd__ew_out_of_bounds(func, s, loop);
-        in = loop = in == ND_UINT64 ? ND_FLOAT64 : ND_INT64; /* these BOOL-rule ops loop in `in` */
-    }
-    /* the scalar goes straight to the loop dtype (uint8 array, -1.0 scalar
-     * for arctan2: float16 -1, not a wrapped 255) */
+    nd_dtype sdt = a->dtype, in = a->dtype, loop = a->dtype, res = a->dtype;
+    bool strong = false;
+    if ((st = nd__ew_scalar_types(func, op, a->dtype, &s, scalar_left, &sdt, &in, &loop, &res, &strong))) return st;
     nd_array *sa;
-    if ((st = nd__scalar_array(&sa, s, loop, a->device))) return nd__err_prefix(st, func);
-    st = scalar_left ? nd__ew_binary(func, false, out, op, sa, a, in) : nd__ew_binary(func, false, out, op, a, sa, in);
+    if ((st = nd__scalar_array(&sa, s, sdt, a->device))) return nd__err_prefix(st, func);
+    if (strong) /* ldexp: the scalar takes part as a 0-d array */
+        st = scalar_left ? ldexp_impl(func, false, out, sa, a) : ldexp_impl(func, false, out, a, sa);
+    else
+        st = scalar_left ? nd__ew_binary(func, false, out, op, sa, a, in) : nd__ew_binary(func, false, out, op, a, sa, in);
     nd_release(sa);
     return st;
+}
+
+nd_status nd__ew_unary_types(const char *func, nd_unary_op op, nd_dtype a, nd_dtype *loop, nd_dtype *res)
+{
+    if ((unsigned)op >= (unsigned)ND_NUM_UNARY_OPS || !nd__dtype_valid(a))
+        return nd__err(ND_ERR_INVALID, func, "invalid unary op %d or dtype %d", (int)op, (int)a);
+    return resolve_memo(&unary_memo[op][a], func, nd__unary_name(op), false, unary_kinds[op], unary_rules[op], a, loop,
+                        res);
+}
+
+nd_status nd__ew_binary_types(const char *func, nd_binary_op op, nd_dtype a, nd_dtype b, nd_dtype *loop,
+                              nd_dtype *opres, nd_dtype *res)
+{
+    nd_status st;
+    if ((unsigned)op >= (unsigned)ND_NUM_BINARY_OPS)
+        return nd__err(ND_ERR_INVALID, func, "invalid binary op %d", (int)op);
+    if (op == ND_BINARY_LDEXP) {
+        if ((st = ldexp_check(func, false, a, b))) return st;
+        nd_dtype in = nd__float_for(a);
+        bool bf = in == ND_BFLOAT16; /* computed in float32, rounded once (ldexp_impl) */
+        if ((st = resolve_memo(&binary_memo[op][bf ? ND_FLOAT32 : in], func, "ldexp", false, binary_kinds[op],
+                               binary_rules[op], bf ? ND_FLOAT32 : in, loop, opres)))
+            return st;
+        *res = bf ? ND_BFLOAT16 : *opres;
+        return ND_OK;
+    }
+    nd_dtype in = a;
+    if (a != b || !nd__dtype_valid(a)) {
+        if ((st = binary_in(func, op, a, b, &in))) return st;
+    }
+    if ((st = resolve_memo(&binary_memo[op][in], func, nd__binary_name(op), false, binary_kinds[op], binary_rules[op],
+                           in, loop, opres)))
+        return st;
+    *res = *opres;
+    return ND_OK;
 }
 
 nd_status nd_binary_scalar(nd_array **out, nd_binary_op op, const nd_array *a, nd_scalar s)

@@ -37,6 +37,25 @@ ND_INTERNAL nd_status nd__ew_scalar(const char *func, nd_array **out, nd_binary_
 ND_INTERNAL nd_status nd__ew_unary_op(const char *func, nd_array **out, nd_unary_op op, const nd_array *a);
 ND_INTERNAL nd_status nd__ew_binary_op(const char *func, nd_array **out, nd_binary_op op, const nd_array *a,
                                        const nd_array *b);
+/* The dtypes of the library's own ops, for callers that plan a chain of
+ * them (src/expr): what nd_unary / nd_binary / nd_binary_scalar compute
+ * in and give, from the same code those functions use. Errors (with
+ * messages naming func) as those functions report them.
+ *  unary:  the loop dtype the input is cast to, the result dtype;
+ *  binary: the loop dtype both inputs are cast to, the loop's result
+ *          dtype (*opres) and the op's result (*res: differs from *opres
+ *          only for ldexp on bfloat16, computed in float32 and rounded once);
+ *  scalar: op(a, s) (op(s, a) when scalar_left) with a weak scalar: *s
+ *          becomes the value the op reads (logical ops: its truth), *sdt
+ *          the dtype the scalar is stored in; with *strong (ldexp) the
+ *          scalar then takes part as a 0-d array of dtype *sdt (plan it
+ *          with nd__ew_binary_types), else *in is the promoted input
+ *          dtype, *loop the loop dtype (== *sdt) and *res the result. */
+ND_INTERNAL nd_status nd__ew_unary_types(const char *func, nd_unary_op op, nd_dtype a, nd_dtype *loop, nd_dtype *res);
+ND_INTERNAL nd_status nd__ew_binary_types(const char *func, nd_binary_op op, nd_dtype a, nd_dtype b, nd_dtype *loop,
+                                          nd_dtype *opres, nd_dtype *res);
+ND_INTERNAL nd_status nd__ew_scalar_types(const char *func, nd_binary_op op, nd_dtype a, nd_scalar *s, bool scalar_left,
+                                          nd_dtype *sdt, nd_dtype *in, nd_dtype *loop, nd_dtype *res, bool *strong);
 /* ND_ERR_INVALID unless s is a bool, int or float scalar. */
 ND_INTERNAL nd_status nd__ew_check_scalar(const char *func, nd_scalar s, const char *name);
 /* ND_ERR_INVALID "Python integer V out of bounds for T". */
