@@ -344,6 +344,7 @@ def merge(st):
                "copy_gbps": r.get("copy_gbps"), "ceiling": bool(r.get("ceiling")),
                "door_cost_s": r.get("door_cost_s"), "empty_call_s": r.get("empty_call_s"),
                "profiler_cost_s": r.get("profiler_cost_s"), "unprofiled_s": r.get("unprofiled_s"),
+               "builtin_s": r.get("builtin_s"), "extra_s": r.get("extra_s"), "disk_hit_s": r.get("disk_hit_s"),
                "round": r.get("round"), "ratio_numpy": None, "ratio_cupy": None, "numpy": None, "cupy": None,
                "numpy_why": None, "cupy_why": None, "checks": []}
         if r.get("status") in ("wrong", "error"):
