@@ -878,7 +878,7 @@ def main():
     ap.add_argument("--no-numpy", action="store_true", help="do not run NumPy")
     ap.add_argument("--no-cupy", action="store_true", help="do not run CuPy")
     ap.add_argument("--no-plot", action="store_true")
-    ap.add_argument("--no-install", action="store_true", help="never pip install numpy / matplotlib")
+    ap.add_argument("--no-install", action="store_true", help="never pip install numpy / matplotlib / numexpr")
     ap.add_argument("--verbose", action="store_true", help="also print the binaries' own tables")
     ap.add_argument("--dry-run", action="store_true", help="measure nothing: list the cases (as on a GPU machine), "
                     "their NumPy/CuPy equivalents and the GPU goal cases")
@@ -917,6 +917,10 @@ def main():
         ok, why = ensure_module("numpy", "numpy", not args.no_install, log)
         if not ok:
             st.numpy_why = why
+        elif "expr" in benches:
+            # the fused expressions' second reference (their *_numexpr rows;
+            # without it those rows read n/a)
+            ensure_module("numexpr", "numexpr", not args.no_install, log)
     if args.no_cupy:
         st.cupy_why = "CuPy not run (--no-cupy)"
 
