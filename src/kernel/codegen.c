@@ -158,6 +158,26 @@ static void sb_headers_inline(sbuf *b)
     }
 }
 
+/* The head of every unit after its title: the language's prelude, the
+ * argument block, and one typedef per type placeholder. */
+static void sb_unit_head(sbuf *b, const nd_kernel *k, const kshape *ks, int lang)
+{
+    if (lang == KLANG_C) {
+        sb_add(b, "#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n#include \"shared/half.h\"\n"
+                  "#define ND_K_FN static inline __attribute__((always_inline))\n");
+    } else {
+        sb_add(b, "%s", cuda_prelude);
+        sb_headers_inline(b);
+    }
+    sb_add(b, "typedef %s nd_k_args;\n", ND_K_ARGS_TEXT);
+    for (int j = 0; j < k->nparams; j++) {
+        if (!k->p[j].placeholder) continue;
+        bool first = true;
+        for (int q = 0; q < j; q++) first &= !(k->p[q].placeholder && strcmp(k->p[q].type, k->p[j].type) == 0);
+        if (first) sb_add(b, "typedef %s %s;\n", value_type(ks->pt[j]), k->p[j].type);
+    }
+}
+
 /* The translation unit of one specialisation: C for a backend that runs
  * nd_k_range (the CPU), CUDA C++ for one that compiles CUDA source
  * (nd_k_kernel, a grid-stride loop over the same element code). */
@@ -165,21 +185,7 @@ char *nd__kgen_elementwise(const nd_kernel *k, const kshape *ks, int lang)
 {
     sbuf b = {0};
     sb_add(&b, "/* libndgpu kernel '%s' */\n", k->name);
-    if (lang == KLANG_C) {
-        sb_add(&b, "#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n#include \"shared/half.h\"\n"
-                   "#define ND_K_FN static inline __attribute__((always_inline))\n");
-    } else {
-        sb_add(&b, "%s", cuda_prelude);
-        sb_headers_inline(&b);
-    }
-    sb_add(&b, "typedef %s nd_k_args;\n", ND_K_ARGS_TEXT);
-    /* placeholders, once each */
-    for (int j = 0; j < k->nparams; j++) {
-        if (!k->p[j].placeholder) continue;
-        bool first = true;
-        for (int q = 0; q < j; q++) first &= !(k->p[q].placeholder && strcmp(k->p[q].type, k->p[j].type) == 0);
-        if (first) sb_add(&b, "typedef %s %s;\n", value_type(ks->pt[j]), k->p[j].type);
-    }
+    sb_unit_head(&b, k, ks, lang);
     sb_add(&b, "ND_K_FN void nd_k_elem(const int64_t i, const int64_t n");
     for (int j = 0; j < k->nparams; j++) {
         const kparam *p = &k->p[j];
@@ -302,20 +308,7 @@ char *nd__kgen_reduction(const nd_kernel *k, const kshape *ks, nd_dtype acc, int
 {
     sbuf b = {0};
     sb_add(&b, "/* libndgpu reduction kernel '%s' */\n", k->name);
-    if (lang == KLANG_C) {
-        sb_add(&b, "#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n#include \"shared/half.h\"\n"
-                   "#define ND_K_FN static inline __attribute__((always_inline))\n");
-    } else {
-        sb_add(&b, "%s", cuda_prelude);
-        sb_headers_inline(&b);
-    }
-    sb_add(&b, "typedef %s nd_k_args;\n", ND_K_ARGS_TEXT);
-    for (int j = 0; j < k->nparams; j++) {
-        if (!k->p[j].placeholder) continue;
-        bool first = true;
-        for (int q = 0; q < j; q++) first &= !(k->p[q].placeholder && strcmp(k->p[q].type, k->p[j].type) == 0);
-        if (first) sb_add(&b, "typedef %s %s;\n", value_type(ks->pt[j]), k->p[j].type);
-    }
+    sb_unit_head(&b, k, ks, lang);
     sb_add(&b, "typedef %s nd_k_acc;\nND_K_FN nd_k_acc nd_k_map(", value_type(acc));
     for (int j = 1; j < k->nparams; j++) sb_add(&b, "%sconst %s %s", j > 1 ? ", " : "", value_type(ks->pt[j]), k->p[j].name);
     sb_add(&b, ")\n{\n");

@@ -353,6 +353,26 @@ static nd_status run_cuda(const nd_backend *be, nd_kernel *k, kspec *sp, const c
     return be->rtc_launch(kern, dev, grid, block, 0, args, func);
 }
 
+/* Every given operand on dev, and dev's backend compiling kernels: *be,
+ * and the language its units are generated in (C for the kernel_ew slot,
+ * CUDA for the rtc slots). */
+static nd_status device_of_call(const nd_kernel *k, const char *func, const nd_array *const *ops, nd_device dev,
+                                const nd_backend **be, int *lang)
+{
+    char d1[32], d2[32];
+    for (int j = 0; j < k->nparams; j++)
+        if (ops[j] && !nd__same_device(ops[j]->device, dev))
+            return nd__err(ND_ERR_DEVICE, func, "kernel '%s': '%s' is on %s, the other arrays on %s", k->name,
+                           k->p[j].name, nd__device_name(ops[j]->device, d1, sizeof d1),
+                           nd__device_name(dev, d2, sizeof d2));
+    *be = nd__backend(dev);
+    *lang = (*be)->kernel_ew ? KLANG_C : KLANG_CUDA;
+    if (!(*be)->kernel_ew && !((*be)->rtc_compile && (*be)->rtc_kernel && (*be)->rtc_launch))
+        return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': %s does not compile kernels", k->name,
+                       nd__device_name(dev, d1, sizeof d1));
+    return ND_OK;
+}
+
 static bool all_stride0(const nd_array *v)
 {
     for (int d = 0; d < v->ndim; d++)
@@ -382,17 +402,10 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
     for (int j = 0; j < k->nparams && !first; j++) first = ops[(j + nout) % k->nparams];
     if (!first) return nd__err(ND_ERR_INVALID, func, "kernel '%s': no array given to say the device", k->name);
     const nd_device dev = first->device;
-    char d1[32], d2[32];
-    for (int j = 0; j < k->nparams; j++)
-        if (ops[j] && !nd__same_device(ops[j]->device, dev))
-            return nd__err(ND_ERR_DEVICE, func, "kernel '%s': '%s' is on %s, the other arrays on %s", k->name,
-                           k->p[j].name, nd__device_name(ops[j]->device, d1, sizeof d1),
-                           nd__device_name(dev, d2, sizeof d2));
-    const nd_backend *be = nd__backend(dev);
-    const int lang = be->kernel_ew ? KLANG_C : KLANG_CUDA;
-    if (!be->kernel_ew && !(be->rtc_compile && be->rtc_kernel && be->rtc_launch))
-        return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': %s does not compile kernels", k->name,
-                       nd__device_name(dev, d1, sizeof d1));
+    const nd_backend *be = NULL;
+    int lang = 0;
+    nd_status st0 = device_of_call(k, func, ops, dev, &be, &lang);
+    if (st0) return st0;
     kshape ks;
     memset(&ks, 0, sizeof ks);
     nd_status st = resolve_types(k, func, ops, ks.pt);
@@ -553,17 +566,10 @@ nd_status nd_kernel_reduce(nd_kernel *k, int nin, const nd_array *const *in, int
         ops[1 + j] = in[j];
     }
     const nd_device dev = in[0]->device;
-    char d1[32], d2[32];
-    for (int j = 0; j < k->nparams; j++)
-        if (ops[j] && !nd__same_device(ops[j]->device, dev))
-            return nd__err(ND_ERR_DEVICE, func, "kernel '%s': '%s' is on %s, the other arrays on %s", k->name,
-                           k->p[j].name, nd__device_name(ops[j]->device, d1, sizeof d1),
-                           nd__device_name(dev, d2, sizeof d2));
-    const nd_backend *be = nd__backend(dev);
-    const int lang = be->kernel_ew ? KLANG_C : KLANG_CUDA;
-    if (!be->kernel_ew && !(be->rtc_compile && be->rtc_kernel && be->rtc_launch))
-        return nd__err(ND_ERR_UNSUPPORTED, func, "kernel '%s': %s does not compile kernels", k->name,
-                       nd__device_name(dev, d1, sizeof d1));
+    const nd_backend *be = NULL;
+    int lang = 0;
+    nd_status st0 = device_of_call(k, func, ops, dev, &be, &lang);
+    if (st0) return st0;
     kshape ks;
     memset(&ks, 0, sizeof ks);
     nd_status st = resolve_types(k, func, ops, ks.pt);
