@@ -22,7 +22,9 @@ FUZZ_LIB_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-pa
 FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
 FUZZ_TARGETS := npy shapes
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
-FUZZ_OBJS := $(SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+# The library's sources plus the generated one (the shared headers a
+# run-time compiled kernel includes, embedded as strings: Makefile).
+FUZZ_OBJS := $(SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/gen/kernel_headers.o
 FUZZ_SEEDS_npy := tests/fuzz/corpus tests/data
 FUZZ_SEEDS_shapes := tests/fuzz/corpus-shapes
 
@@ -31,6 +33,10 @@ fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OBJS): $(BLAS_STAMP)
 $(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h include/ndgpu/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/obj/gen/kernel_headers.o: $(BUILD)/gen/kernel_headers.c src/shared/kernel_slots.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -c $< -o $@
 
