@@ -36,8 +36,20 @@ emu-deps: deps
 
 # After the Check suite, the NumPy comparisons of complex, FFT and linalg
 # (tests/test_*_numpy.py) again with cuda:0 on: a few seconds.
+#
+# Every CUDA program the emulated device compiles in the suite (generated
+# kernel units, fused expressions, the tests' raw kernels) is kept and then
+# compiled with the real NVRTC for sm_90 (tools/nvrtc-check.py: NVRTC needs
+# no GPU), where the toolkit is installed: what runs emulated must compile
+# for a real GPU. The suite's kernel cache starts empty (so every program
+# is compiled and kept) in $(EMU_BUILD)/kernel-cache, which emu-asan then
+# reads (the same programs: disk hits).
+EMU_RTC_KEEP := $(CURDIR)/$(EMU_BUILD)/rtc-programs
+EMU_KCACHE := $(CURDIR)/$(EMU_BUILD)/kernel-cache
 emu-test: emu-check-hipcpu emu-deps
-	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 check-run
+	@rm -rf $(EMU_RTC_KEEP) $(EMU_KCACHE)
+	@ND_DEVICE=cuda:0 ND_EMU_RTC_KEEP=$(EMU_RTC_KEEP) ND_KERNEL_CACHE_DIR=$(EMU_KCACHE) $(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 check-run
+	@python3 tools/nvrtc-check.py $(EMU_RTC_KEEP); rc=$$?; [ $$rc -eq 2 ] && rc=0; exit $$rc
 	@NDGPU_CPX_CUDA=1 NDGPU_FFT_CUDA=1 NDGPU_LA_CUDA=1 $(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 \
 	  python-complex-test python-fft-test python-linalg-test
 
@@ -45,7 +57,7 @@ emu-test: emu-check-hipcpu emu-deps
 # compute-sanitizer do): emu-test has just run them unsanitized (CI time:
 # emu-asan was the longest CI step, 1268 s on 2026-12-02).
 emu-asan: emu-check-hipcpu emu-deps
-	@ND_DEVICE=cuda:0 $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" TEST_ENV="CK_FORK=no ND_TEST_LARGE=0" \
+	@ND_DEVICE=cuda:0 ND_KERNEL_CACHE_DIR=$(EMU_KCACHE) $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" TEST_ENV="CK_FORK=no ND_TEST_LARGE=0" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
 
 # The GPU check's two calls (docs/gpu-check.md), the same lists and files,

@@ -112,9 +112,14 @@ static void expect_bits(const char *what, const nd_array *got, const nd_array *w
         nd_dtype t = nd_dtype_of(got);
         size_t isz = nd_dtype_size(t), part = (t == ND_COMPLEX64 || t == ND_COMPLEX128) ? isz / 2 : isz;
         for (size_t o = 0; o < nb; o += part)
-            if (memcmp(g + o, w + o, part) != 0)
-                ck_assert_msg(nan_bits(t, g + o) && nan_bits(t, w + o), "%s: element %zu differs (dtype %s)", what,
-                              o / isz, nd_dtype_name(t));
+            if (memcmp(g + o, w + o, part) != 0) {
+                uint64_t gb = 0, wb = 0;
+                memcpy(&gb, g + o, part < 8 ? part : 8);
+                memcpy(&wb, w + o, part < 8 ? part : 8);
+                ck_assert_msg(nan_bits(t, g + o) && nan_bits(t, w + o),
+                              "%s: element %zu differs (dtype %s): bits 0x%llx, the unfused chain's 0x%llx", what,
+                              o / isz, nd_dtype_name(t), (unsigned long long)gb, (unsigned long long)wb);
+            }
     }
     free(g);
     free(w);
@@ -357,7 +362,9 @@ static const char *const cpx_exprs[] = {
     "a / (b + 1)",
 };
 
-static void run_matrix_dtypes(nd_device dev, const int64_t *sh, int ndim, int la, int lb, int lc)
+/* few: a device that compiles a unit per program (CUDA): the mixed
+ * dtype sets only (casts, half loads, promotions), each expression once. */
+static void run_matrix_sets(nd_device dev, const int64_t *sh, int ndim, int la, int lb, int lc, bool few)
 {
     static const nd_dtype floats[][3] = {{ND_FLOAT32, ND_FLOAT32, ND_FLOAT32}, {ND_FLOAT64, ND_FLOAT64, ND_FLOAT64},
                                          {ND_FLOAT16, ND_FLOAT16, ND_FLOAT16}, {ND_BFLOAT16, ND_BFLOAT16, ND_BFLOAT16},
@@ -366,14 +373,14 @@ static void run_matrix_dtypes(nd_device dev, const int64_t *sh, int ndim, int la
     static const nd_dtype ints[][3] = {{ND_INT32, ND_INT32, ND_INT32}, {ND_INT8, ND_INT8, ND_INT8},
                                        {ND_INT64, ND_INT64, ND_INT64}, {ND_UINT8, ND_UINT8, ND_UINT8},
                                        {ND_INT8, ND_UINT8, ND_INT32}, {ND_INT16, ND_UINT32, ND_INT64}};
-    for (size_t d = 0; d < sizeof floats / sizeof floats[0]; d++) {
+    for (size_t d = few ? 4 : 0; d < (few ? 6 : sizeof floats / sizeof floats[0]); d++) {
         nd_array *a = mk(dev, floats[d][0], ndim, sh, la, 11), *b = mk(dev, floats[d][1], ndim, sh, lb, 12),
                  *c = mk(dev, floats[d][2], ndim, sh, lc, 13);
         const nd_array *args[3] = {a, b, c};
         for (size_t e = 0; e < sizeof float_exprs / sizeof float_exprs[0]; e++) check_vs_unfused(float_exprs[e], 3, ABC, args);
         nd_release(a), nd_release(b), nd_release(c);
     }
-    for (size_t d = 0; d < sizeof ints / sizeof ints[0]; d++) {
+    for (size_t d = few ? 4 : 0; d < (few ? 5 : sizeof ints / sizeof ints[0]); d++) {
         nd_array *a = mk(dev, ints[d][0], ndim, sh, la, 14), *b = mk(dev, ints[d][1], ndim, sh, lb, 15),
                  *c = mk(dev, ints[d][2], ndim, sh, lc, 16);
         const nd_array *args[3] = {a, b, c};
@@ -396,6 +403,34 @@ static void run_matrix_dtypes(nd_device dev, const int64_t *sh, int ndim, int la
     }
 }
 
+static void run_matrix_dtypes(nd_device dev, const int64_t *sh, int ndim, int la, int lb, int lc)
+{
+    run_matrix_sets(dev, sh, ndim, la, lb, lc, false);
+}
+
+/* The device's fused units against its op-by-op chain: strided operands
+ * (the general class), then contiguous ones (the flat class: float32 and
+ * int32 through the whole list) and a broadcast scalar. */
+START_TEST(test_matrix_gpu)
+{
+    run_matrix_sets(gpu0(), (const int64_t[]){7, 301}, 2, L_C, L_T, L_S, true);
+    const int64_t n[1] = {1000};
+    const char *const nm[4] = {"a", "b", "c", "d"};
+    static const nd_dtype dts[] = {ND_FLOAT32, ND_INT32};
+    for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
+        nd_array *a = mk(gpu0(), dts[k], 1, n, L_C, 60), *b = mk(gpu0(), dts[k], 1, n, L_C, 61),
+                 *c = mk(gpu0(), dts[k], 1, n, L_C, 62), *d = mk(gpu0(), dts[k], 0, NULL, L_C, 63);
+        const nd_array *args[4] = {a, b, c, d};
+        const char *const *list = dts[k] == ND_FLOAT32 ? float_exprs : int_exprs;
+        const size_t cnt = dts[k] == ND_FLOAT32 ? sizeof float_exprs / sizeof float_exprs[0]
+                                                : sizeof int_exprs / sizeof int_exprs[0];
+        for (size_t e = 0; e < cnt; e++) check_vs_unfused(list[e], 3, ABC, args);
+        check_vs_unfused("a * d + c", 4, nm, args);
+        nd_release(a), nd_release(b), nd_release(c), nd_release(d);
+    }
+}
+END_TEST
+
 START_TEST(test_matrix_layouts)
 {
     /* contiguous, transposed and strided operands; rows not a multiple of the block */
@@ -415,14 +450,14 @@ START_TEST(test_matrix_shapes)
 END_TEST
 
 /* Broadcasting: a full (m, n), b a row (n,), c a column (m, 1), d 0-d. */
-START_TEST(test_broadcast)
+static void run_broadcast(nd_device dev)
 {
     const int64_t full[2] = {33, 517}, row[1] = {517}, col[2] = {33, 1};
     const char *const nm[4] = {"a", "b", "c", "d"};
     static const nd_dtype dts[] = {ND_FLOAT32, ND_FLOAT16, ND_INT32, ND_FLOAT64};
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
-        nd_array *a = mk(nd_cpu(), dts[k], 2, full, L_T, 30), *b = mk(nd_cpu(), dts[k], 1, row, L_S, 31),
-                 *c = mk(nd_cpu(), dts[k], 2, col, L_C, 32), *d = mk(nd_cpu(), dts[k], 0, NULL, L_C, 33);
+        nd_array *a = mk(dev, dts[k], 2, full, L_T, 30), *b = mk(dev, dts[k], 1, row, L_S, 31),
+                 *c = mk(dev, dts[k], 2, col, L_C, 32), *d = mk(dev, dts[k], 0, NULL, L_C, 33);
         const nd_array *args[4] = {a, b, c, d};
         check_vs_unfused("a * b + c - d", 4, nm, args);
         check_vs_unfused("b * c", 4, nm, args);
@@ -438,6 +473,11 @@ START_TEST(test_broadcast)
         nd_release(a), nd_release(b), nd_release(c), nd_release(d);
     }
 }
+
+START_TEST(test_broadcast) { run_broadcast(nd_cpu()); }
+END_TEST
+
+START_TEST(test_broadcast_gpu) { run_broadcast(gpu0()); }
 END_TEST
 
 /* Arrays large enough for the thread pool, with every thread count. */
@@ -839,6 +879,8 @@ Suite *suite_expr(void)
     if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, test_hand_chains_gpu);
         tcase_add_test(tc, test_out_rule_gpu);
+        tcase_add_test(tc, test_matrix_gpu);
+        tcase_add_test(tc, test_broadcast_gpu);
     }
     suite_add_tcase(s, tc);
     return s;

@@ -19,7 +19,8 @@ tmp=$out.tmp
   echo "};"
   echo "V const char *const nd__kernel_header_texts[] = {"
   for f in "$@"; do
-    awk '{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "    \"%s\\n\"\n", $0 }' "$f"
+    # sed, not awk: mawk and gawk differ on backslashes in replacements
+    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$/\\n"/' "$f"
     echo "    ,"
   done
   echo "};"

@@ -51,10 +51,12 @@ extern "C" {
  *
  * Devices: the CPU runs the expression fused (blocks of a few hundred
  * elements through the library's loops, intermediates in per-thread
- * buffers, in parallel over the thread pool). A device whose backend has
- * no fused path (CUDA for now) evaluates it op by op with the library's
- * own ops: correct, same bits as the unfused chain, not faster; a fused
- * GPU kernel comes with the runtime-compiled kernels.
+ * buffers, in parallel over the thread pool). CUDA runs it as one kernel
+ * compiled at run time by NVRTC from the bodies the backend's own kernels
+ * use (once per expression, dtypes and layout class, cached in memory and
+ * on disk; the same bits as the unfused chain). Where no NVRTC can be
+ * loaded, CUDA evaluates it op by op with the library's own ops (same
+ * bits, a temporary per step).
  *
  * The parsed and typed program is cached per (expression, names, operand
  * dtypes): 32 entries, least recently used out, shared by all threads. A

@@ -20,6 +20,7 @@
 #include "expr/expr_impl.h"
 #include "elementwise/elementwise.h"
 #include "core/prof.h"
+#include "kernel/fuse.h"
 #include "ndgpu/expr.h"
 
 static const char *const FN = "nd_expr_eval";
@@ -41,6 +42,7 @@ typedef struct compiled {
     int nused;    /* operands the program reads: args[used[k]] */
     int used[ND_EXPR_MAX_NAMES];
     nd_expr_prog prog;
+    nd_fuse_specs *gpu; /* the program's compiled CUDA units (src/kernel/fuse.h) */
 } compiled;
 
 static void compiled_release(compiled *c)
@@ -48,6 +50,7 @@ static void compiled_release(compiled *c)
     if (c && atomic_fetch_sub(&c->refs, 1) == 1) {
         nd__free(c->key);
         nd__free(c->nodes);
+        nd__fuse_specs_free(c->gpu);
         nd__free(c);
     }
 }
@@ -596,8 +599,10 @@ static nd_status check_args(const char *expr, size_t *len, int nargs, const char
     return ND_OK;
 }
 
-/* The elementwise part into *out (the out rule) on the fused path. */
-static nd_status run_fused(const compiled *c, nd_array **out, const nd_array *const *args, nd_device dev,
+/* The elementwise part into *out (the out rule) on the fused path: the
+ * backend's expr slot, else a CUDA unit through its rtc slots (where no
+ * compiler turns out to exist, op by op into the same target). */
+static nd_status run_fused(compiled *c, nd_array **out, const nd_array *const *args, nd_device dev,
                            const nd_backend *be)
 {
     const nd_expr_prog *p = &c->prog;
@@ -631,7 +636,16 @@ static nd_status run_fused(const compiled *c, nd_array **out, const nd_array *co
         }
     }
     if ((st = nd__out_target(&t, p->res, ND_OUT_EXACT_DTYPE | ND_OUT_ELEMENTWISE, c->nused, ins))) goto done;
-    st = be->expr(p, t.dst, ins);
+    if (be->expr) {
+        st = be->expr(p, t.dst, ins);
+    } else {
+        st = nd__fuse_rtc_run(FN, be, p, t.dst, ins, &c->gpu);
+        if (st == ND_ERR_UNSUPPORTED) {
+            nd_array *r = NULL;
+            if ((st = eval_node(c, args, dev, c->root, &r)) == ND_OK) st = nd__copy_into(t.dst, r);
+            nd_release(r);
+        }
+    }
 done:
     for (int k = 0; k < c->nused; k++) nd_release(views[k]);
     return nd__out_end(&t, st);
@@ -653,7 +667,7 @@ static nd_status expr_eval(nd_array **out, const char *expr, int nargs, const ch
         char d[32];
         return nd__err(ND_ERR_UNSUPPORTED, FN, "%s is not compiled in", nd__device_name(dev, d, sizeof d));
     }
-    bool fused = allow_fused && c->fusable && be->expr != NULL;
+    bool fused = allow_fused && c->fusable && (be->expr != NULL || nd__fuse_rtc_usable(be));
     nd_array *r = NULL;
     if (!c->reduce && fused) {
         st = run_fused(c, out, args, dev, be);

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/fuse.h"
 #include "kernel/kernel_impl.h"
+#include "shared/dtype_table.h"
+#include "shared/ops_math.h"
 
 /* ------------------------------------------------------------------ */
 /* The generated unit                                                  */
@@ -134,28 +137,70 @@ static void gen_element(sbuf *b, const nd_kernel *k, const kshape *ks, bool cont
 
 
 /* The prelude of a CUDA unit: NVRTC has no standard headers, so the
- * fixed-width types come from here; the library's shared headers follow
- * inline (their own #include lines dropped). */
+ * fixed-width types and the few limits and constants the shared headers
+ * use come from here; the library's shared headers follow inline. */
 static const char cuda_prelude[] =
     "#if defined(__CUDACC_RTC__)\n"
     "typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;\n"
     "typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;\n"
     "typedef unsigned long long uint64_t;\n"
+    "#define INT8_MIN (-128)\n#define INT8_MAX 127\n#define INT16_MIN (-32767 - 1)\n#define INT16_MAX 32767\n"
+    "#define INT32_MIN (-2147483647 - 1)\n#define INT32_MAX 2147483647\n#define INT_MIN INT32_MIN\n"
+    "#define INT_MAX INT32_MAX\n#define INT64_MIN (-9223372036854775807LL - 1)\n#define INT64_MAX 9223372036854775807LL\n"
+    "#define UINT8_MAX 255\n#define UINT16_MAX 65535\n#define UINT32_MAX 4294967295u\n"
+    "#define UINT64_MAX 18446744073709551615ull\n"
+    "#define INFINITY __int_as_float(0x7f800000)\n#define NAN __int_as_float(0x7fffffff)\n"
+    "#define DBL_EPSILON 2.2204460492503131e-16\n#define FLT_EPSILON 1.19209290e-7f\n"
     "#else\n#include <stdint.h>\n#include <string.h>\n#include <math.h>\n#endif\n"
     "#define ND_K_FN static __device__ __forceinline__\n";
 
-/* The embedded shared headers, inline, without their #include lines. */
-static void sb_headers_inline(sbuf *b)
+/* Embedded header `name` ("shared/half.h") inline, each of its own
+ * includes of an embedded header expanded in place the first time (the
+ * headers' guards make later includes empty anyway), a system include
+ * kept for the host compilers only (NVRTC has none: the prelude stands
+ * in). A header in `skip` is left out (a complex-free unit needs no
+ * complex bodies). done[] marks the headers already expanded. */
+static void sb_include(sbuf *b, const char *name, bool *done, const char *const *skip)
 {
-    for (int h = 0; h < nd__kernel_header_count; h++) {
-        const char *t = nd__kernel_header_texts[h];
-        while (*t) {
-            const char *e = strchr(t, '\n');
-            const size_t n = e ? (size_t)(e - t) + 1 : strlen(t);
-            if (strncmp(t, "#include", 8) != 0) sb_add(b, "%.*s", (int)n, t);
-            t += n;
-        }
+    for (int s = 0; skip && skip[s]; s++)
+        if (strcmp(skip[s], name) == 0) return;
+    int h = 0;
+    while (h < nd__kernel_header_count && strcmp(nd__kernel_header_names[h], name) != 0) h++;
+    if (h == nd__kernel_header_count) {
+        sb_add(b, "#error \"libndgpu: %s is not embedded\"\n", name);
+        return;
     }
+    if (done[h]) return;
+    done[h] = true;
+    const char *t = nd__kernel_header_texts[h];
+    while (*t) {
+        const char *e = strchr(t, '\n');
+        const size_t n = e ? (size_t)(e - t) + 1 : strlen(t);
+        const char *q = t;
+        while (*q == ' ' || *q == '\t') q++;
+        char inc[96];
+        if (strncmp(q, "#include \"", 10) == 0 && sscanf(q + 10, "%95[^\"]", inc) == 1) {
+            sb_include(b, inc, done, skip);
+        } else if (strncmp(q, "#include <", 10) == 0) {
+            sb_add(b, "#if !defined(__CUDACC_RTC__)\n%.*s#endif\n", (int)n, t);
+        } else {
+            sb_add(b, "%.*s", (int)n, t);
+        }
+        t += n;
+        if (n && t[-1] != '\n') sb_add(b, "\n");
+    }
+}
+
+/* The CUDA prelude and the embedded header `name` with what it includes. */
+static void sb_cuda_head(sbuf *b, const char *name, const char *const *skip)
+{
+    bool done[64] = {false};
+    sb_add(b, "%s", cuda_prelude);
+    if (nd__kernel_header_count > (int)(sizeof done / sizeof done[0])) {
+        b->oom = true;
+        return;
+    }
+    sb_include(b, name, done, skip);
 }
 
 /* The head of every unit after its title: the language's prelude, the
@@ -166,8 +211,7 @@ static void sb_unit_head(sbuf *b, const nd_kernel *k, const kshape *ks, int lang
         sb_add(b, "#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n#include \"shared/half.h\"\n"
                   "#define ND_K_FN static inline __attribute__((always_inline))\n");
     } else {
-        sb_add(b, "%s", cuda_prelude);
-        sb_headers_inline(b);
+        sb_cuda_head(b, "shared/half.h", NULL);
     }
     sb_add(b, "typedef %s nd_k_args;\n", ND_K_ARGS_TEXT);
     for (int j = 0; j < k->nparams; j++) {
@@ -370,6 +414,148 @@ char *nd__kgen_reduction(const nd_kernel *k, const kshape *ks, nd_dtype acc, int
     }
     nd__free(base.p);
     if (b.oom) {
+        nd__free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fused expression programs (src/kernel/fuse.h)                       */
+/* ------------------------------------------------------------------ */
+/* The body of one loop of the op table, as the CUDA backend's kernels
+ * call it (src/cuda/ew_kernels.cuh: ND_CU_UFUNC / ND_CU_BFUNC): the op's
+ * name, the body's suffix, the loop's storage type, its load and store
+ * macros and its rule, as text. */
+typedef struct {
+    const char *name, *bsfx, *st, *ld, *sto, *rule;
+} fbody;
+#define FB_UCASE(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule, E)                  \
+    case (int)ND_UNARY_##E * ND_NUM_DTYPES + (int)DT: {                            \
+        static const fbody f = {#name, #bsfx, #ST, #LD, #STO, #rule};             \
+        return &f;                                                                 \
+    }
+#define FB_BCASE(DT, lsfx, bsfx, ST, CT, LD, STO, name, rule, E)                  \
+    case (int)ND_BINARY_##E * ND_NUM_DTYPES + (int)DT: {                           \
+        static const fbody f = {#name, #bsfx, #ST, #LD, #STO, #rule};             \
+        return &f;                                                                 \
+    }
+#define FB_UGEN(E, name, kinds, rule) ND_OP_LOOPS(kinds, rule, FB_UCASE, name, rule, E)
+#define FB_BGEN(E, name, kinds, rule) ND_OP_LOOPS(kinds, rule, FB_BCASE, name, rule, E)
+static const fbody *unary_body(int op, nd_dtype t)
+{
+    switch (op * ND_NUM_DTYPES + (int)t) {
+        ND_UNARY_OPS(FB_UGEN)
+    default: return NULL;
+    }
+}
+static const fbody *binary_body(int op, nd_dtype t)
+{
+    switch (op * ND_NUM_DTYPES + (int)t) {
+        ND_BINARY_OPS(FB_BGEN)
+    default: return NULL;
+    }
+}
+
+/* Storage type and conversion suffix (src/shared/convert.h) of a dtype. */
+static const char *xst(nd_dtype t)
+{
+    return t == ND_COMPLEX64 ? "nd_c64_t" : t == ND_COMPLEX128 ? "nd_c128_t" : storage_type(t);
+}
+#define FB_SFX(A, E, s, ...) #s,
+static const char *const dtype_sfx[] = {ND_DTYPE_TABLE(FB_SFX, )};
+
+/* The value of a reference of instruction operands. */
+static void xref(char *out, size_t cap, nd_expr_ref r, const int *slot_var)
+{
+    switch (r.kind) {
+    case ND_EXPR_REF_ARG: snprintf(out, cap, "x%d", r.idx); break;
+    case ND_EXPR_REF_CONST: snprintf(out, cap, "c%d", r.idx); break;
+    case ND_EXPR_REF_TMP: snprintf(out, cap, "r%d", slot_var[r.idx]); break;
+    default: snprintf(out, cap, "nd_x_bad"); break;
+    }
+}
+
+char *nd__kgen_expr(const nd_expr_prog *p, const bool *scalar, bool flat)
+{
+    bool cpx = p->res == ND_COMPLEX64 || p->res == ND_COMPLEX128, cast = false;
+    for (int k = 0; k < p->nargs; k++) cpx |= p->arg_dtype[k] == ND_COMPLEX64 || p->arg_dtype[k] == ND_COMPLEX128;
+    for (int k = 0; k < p->nconst; k++) cpx |= p->const_dtype[k] == ND_COMPLEX64 || p->const_dtype[k] == ND_COMPLEX128;
+    for (int k = 0; k < p->ninsn; k++) {
+        const nd_expr_insn *in = &p->insn[k];
+        cpx |= in->t == ND_COMPLEX64 || in->t == ND_COMPLEX128 || in->res == ND_COMPLEX64 || in->res == ND_COMPLEX128;
+        cast |= in->kind == ND_EXPR_CAST;
+    }
+    sbuf b = {0};
+    static const char *const no_cpx[] = {"shared/ops_cpx.h", NULL};
+    sb_add(&b, "/* libndgpu fused expression */\n");
+    sb_cuda_head(&b, "shared/ops_math.h", cpx ? NULL : no_cpx);
+    if (cast && !cpx) {
+        bool done[64] = {false};
+        for (int h = 0; h < nd__kernel_header_count && h < 64; h++)
+            done[h] = strcmp(nd__kernel_header_names[h], "shared/half.h") == 0 ||
+                      strcmp(nd__kernel_header_names[h], "shared/hostdev.h") == 0;
+        sb_include(&b, "shared/convert.h", done, NULL);
+    }
+    sb_add(&b, "typedef %s nd_x_args;\n", ND_K_STR(ND_X_ARGS_STRUCT));
+    sb_add(&b, "extern \"C\" __global__ void nd_x_kernel(const nd_x_args a)\n{\n"
+               "    const int64_t step = (int64_t)gridDim.x * blockDim.x;\n");
+    /* constants from the argument block (src/kernel/fuse.h: not folded) */
+    for (int k = 0; k < p->nconst; k++)
+        sb_add(&b, "    %s c%d;\n    memcpy(&c%d, a.consts[%d], sizeof c%d);\n", xst(p->const_dtype[k]), k, k, k, k);
+    for (int k = 0; k < p->nargs; k++)
+        if (scalar[1 + k])
+            sb_add(&b, "    const %s x%d = *(const %s *)a.data[%d];\n", xst(p->arg_dtype[k]), k, xst(p->arg_dtype[k]), 1 + k);
+    sb_add(&b, "    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += step) {\n");
+    if (!flat) {
+        for (int k = 0; k <= p->nargs; k++)
+            if (!scalar[k]) sb_add(&b, "        char *q%d = a.data[%d];\n", k, k);
+        sb_add(&b, "        int64_t r = i;\n        for (int d = (int)a.ndim - 1; d >= 0; d--) {\n"
+                   "            const int64_t e = r %% a.shape[d];\n            r /= a.shape[d];\n");
+        for (int k = 0; k <= p->nargs; k++)
+            if (!scalar[k]) sb_add(&b, "            q%d += e * a.strides[%d][d];\n", k, k);
+        sb_add(&b, "        }\n");
+    }
+    for (int k = 0; k < p->nargs; k++) {
+        if (scalar[1 + k]) continue;
+        const char *t = xst(p->arg_dtype[k]);
+        if (flat) sb_add(&b, "        const %s x%d = ((const %s *)a.data[%d])[i];\n", t, k, t, 1 + k);
+        else sb_add(&b, "        const %s x%d = *(const %s *)q%d;\n", t, k, t, 1 + k);
+    }
+    int slot_var[ND_EXPR_MAX_TMPS];
+    bool bad = false;
+    for (int k = 0; k < ND_EXPR_MAX_TMPS; k++) slot_var[k] = -1;
+    for (int k = 0; k < p->ninsn && !bad; k++) {
+        const nd_expr_insn *in = &p->insn[k];
+        char s[3][16];
+        for (int j = 0; j < in->nsrc && j < 3; j++) xref(s[j], sizeof s[j], in->src[j], slot_var);
+        sb_add(&b, "        const %s r%d = ", xst(in->res), k);
+        const fbody *f = NULL;
+        switch (in->kind) {
+        case ND_EXPR_UNARY:
+            if (!(f = unary_body(in->op, in->t))) bad = true;
+            else sb_add(&b, "ND_OP_STORE_%s(%s, nd_op_%s_%s(%s(%s)))", f->rule, f->sto, f->name, f->bsfx, f->ld, s[0]);
+            break;
+        case ND_EXPR_BINARY:
+            if (!(f = binary_body(in->op, in->t))) bad = true;
+            else sb_add(&b, "ND_OP_STORE_%s(%s, nd_op_%s_%s(%s(%s), %s(%s)))", f->rule, f->sto, f->name, f->bsfx, f->ld,
+                        s[0], f->ld, s[1]);
+            break;
+        case ND_EXPR_CAST: sb_add(&b, "nd_cvt_%s_%s(%s)", dtype_sfx[in->t], dtype_sfx[in->res], s[0]); break;
+        case ND_EXPR_WHERE: sb_add(&b, "%s ? %s : %s", s[0], s[1], s[2]); break;
+        default: bad = true; break;
+        }
+        sb_add(&b, ";\n");
+        if (in->dst.kind == ND_EXPR_REF_TMP && in->dst.idx < ND_EXPR_MAX_TMPS) slot_var[in->dst.idx] = k;
+        else if (in->dst.kind == ND_EXPR_REF_OUT && k == p->ninsn - 1) {
+            if (flat) sb_add(&b, "        ((%s *)a.data[0])[i] = r%d;\n", xst(p->res), k);
+            else sb_add(&b, "        *(%s *)q0 = r%d;\n", xst(p->res), k);
+        } else {
+            bad = true;
+        }
+    }
+    sb_add(&b, "    }\n}\n");
+    if (b.oom || bad || p->ninsn == 0) {
         nd__free(b.p);
         return NULL;
     }

@@ -425,6 +425,29 @@ bool host_option(const std::string &o, std::vector<std::string> *cmd, std::strin
     return false;
 }
 
+// ND_EMU_RTC_KEEP=DIR: every program compiled is also written to
+// DIR/<hash>.cu with its options, one a line, in DIR/<hash>.opts and its
+// outcome (".ok" or ".fail", empty files), so that tools/nvrtc-check.py
+// can compile the very same sources with the real NVRTC (which needs no
+// GPU): what the emulated device accepted must compile for a real one.
+void keep_source(const program *p, int nopt, const char *const *opts, nvrtcResult r)
+{
+    const char *keep = getenv("ND_EMU_RTC_KEEP");
+    if (!keep || !keep[0]) return;
+    std::string o;
+    for (int i = 0; i < nopt; i++) (o += opts[i] ? opts[i] : "") += '\n';
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : p->src) h = (h ^ c) * 1099511628211ull;
+    for (unsigned char c : o) h = (h ^ c) * 1099511628211ull;
+    char name[32];
+    snprintf(name, sizeof name, "/%016llx", (unsigned long long)h);
+    const std::string base = std::string(keep) + name;
+    mkdir(keep, 0700);
+    write_file(base + ".cu", p->src);
+    write_file(base + ".opts", o);
+    write_file(base + (r == NVRTC_SUCCESS ? ".ok" : ".fail"), "");
+}
+
 nvrtcResult compile(program *p, int nopt, const char *const *opts)
 {
     const char *cxx = getenv("ND_EMU_RTC_CXX");
@@ -487,6 +510,7 @@ nvrtcResult compile(program *p, int nopt, const char *const *opts)
         }
     }
     remove_dir(dir);
+    keep_source(p, nopt, opts, r);
     return r;
 }
 
