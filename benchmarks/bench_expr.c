@@ -4,7 +4,9 @@
  *   expr_fma_numexpr, expr_gelu_numexpr: the same, with numexpr.evaluate as the Python twin
  * float32, contiguous n = 1e6 and 1.6e7, two layouts: "out" (libndgpu and
  * numexpr write an existing out=; NumPy's line allocates, as users write
- * it) and "alloc" (every side allocates its result each call).
+ * it) and "alloc" (every side allocates its result each call). On a GPU
+ * also a*b+c into an out at n = 2.56e8 and the raw D2D copy (the ceiling:
+ * fraction_of_copy).
  * Each case is checked once against a double-precision reference loop. */
 #include "bench_common.h"
 
@@ -122,13 +124,16 @@ int main(int argc, char **argv)
     bench_init(argc, argv, "bench_expr",
                "Fused expressions (nd_expr_eval): a*b+c and the GELU tanh chain, float32, contiguous\n"
                "n = 1e6 and 1.6e7, against NumPy's unfused line and numexpr.evaluate (the *_numexpr cases).");
-    static const int64_t sizes[] = {1000000, 16000000};
+    static const int64_t sizes[] = {1000000, 16000000, 256000000};
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
+        bench_add_d2d_case(dev); /* GPU only: the bandwidth ceiling of the fraction_of_copy goal */
         for (int op = 0; op < NEXPR; op++)
             for (int layout = 0; layout < NLAYOUTS; layout++)
-                for (int si = 0; si < 2; si++) {
+                for (int si = 0; si < 3; si++) {
                     if (op >= E_FMA_NE && dev.type != ND_DEVICE_CPU) continue; /* numexpr: the CPU only */
+                    /* 2.56e8: GPU only, a*b+c into an out (against the D2D copy) */
+                    if (si == 2 && (dev.type == ND_DEVICE_CPU || op != E_FMA || layout != L_OUT)) continue;
                     bench_case c = {.op = op, .dtype = ND_FLOAT32, .layout = layout, .dev = dev};
                     c.p[0] = sizes[si];
                     snprintf(c.key, sizeof c.key, "%s/float32/%lld/%s/%s", op_names[op], (long long)sizes[si],
@@ -139,7 +144,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < bench_num_cases(); i++) {
         bench_case *c = bench_get_case(i);
         bench_progress(i, c);
-        run_case(c);
+        if (c->kind == BENCH_KIND_D2D) bench_run_d2d_case(c, "expr");
+        else run_case(c);
     }
     return bench_finish();
 }

@@ -455,6 +455,11 @@ GPU_GOALS = [
      sel("overhead", "empty+release"), "median_s", "<=", 0.5e-6, "each"),
     ("sort float32 1e7 within 1.5x of CuPy's time", sel("sort", "sort", "float32", "10000000"),
      "ratio_cupy", ">=", 1 / 1.5, "each"),
+    # run-time compiled kernels and fused expressions (bench_expr, bench_overhead)
+    ("fused a*b+c float32 2.56e8 into an out: bandwidth vs raw D2D copy",
+     sel("expr", "expr_fma", "float32", "256000000", "out"), "fraction_of_copy", ">=", 0.90, "each"),
+    ("kernel call (n = 1, 100) within 2 us of nd_add into an out", sel("overhead", "kernel", layout="out"),
+     "extra_s", "<=", 2e-6, "each"),
     # the CUDA backend's issues (parts 1 and 2)
     ("add float32 2.56e8: bandwidth vs raw D2D copy",
      sel("elementwise", "add", "float32", "256000000", "contig"), "fraction_of_copy", ">=", 0.90, "each"),
@@ -820,7 +825,7 @@ def dry_run(args, benches, bindir, log):
         if p.returncode != 0:
             problems.append("%s exited with %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-200:]))
             continue
-        keys = [k for k in p.stdout.split() if k.count("/") == 4]
+        keys = [k.strip() for k in p.stdout.splitlines() if k.strip().count("/") == 4]  # op names may hold spaces
         print("%s: %d cases (%s)" % (bench, len(keys), " ".join(cmd[1:])))
         for key in keys:
             op, dtype, shape, layout, dev = key.split("/")
