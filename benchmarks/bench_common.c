@@ -928,3 +928,102 @@ void bench_note_copy_fraction(bench_record *r, nd_device dev, const char *bench)
     size_t len = strlen(r->note);
     snprintf(r->note + len, sizeof r->note - len, "%s(%.0f%% of D2D copy)", len ? " " : "", 100 * frac);
 }
+
+/* ------------------------------------------------------------------ */
+/* The CPU's bandwidth ceiling (STREAM triad and copy)                 */
+/* ------------------------------------------------------------------ */
+static double g_triad_gbps; /* GB/s of the triad (0: not measured) */
+static bool g_triad_tried;
+
+void bench_add_triad_case(nd_device dev)
+{
+    if (dev.type != ND_DEVICE_CPU) return;
+    bench_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = BENCH_KIND_TRIAD, c.dtype = ND_FLOAT64, c.dev = dev, c.p[0] = BENCH_STREAM_N;
+    snprintf(c.key, sizeof c.key, "triad/float64/%d/raw/%s", BENCH_STREAM_N, bench_dev_name(dev));
+    bench_add_case(&c);
+}
+
+typedef struct st_call {
+    double *a, *b, *c, s;
+    int64_t n;
+    bool triad;
+} st_call;
+
+static int st_run(void *p)
+{
+    st_call *c = p;
+    double *restrict a = c->a;
+    const double *restrict b = c->b, *restrict cc = c->c;
+    const double s = c->s;
+    const int64_t n = c->n;
+    if (c->triad) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) a[i] = b[i] + s * cc[i];
+    } else {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) a[i] = b[i];
+    }
+    return 0;
+}
+
+void bench_run_stream_case(const bench_case *c, const char *bench, bool triad)
+{
+    if (triad) g_triad_tried = true;
+    bench_record r;
+    bench_record_init(&r, bench, c);
+    snprintf(r.op, sizeof r.op, "%s", triad ? "triad" : "stream_copy");
+    snprintf(r.layout, sizeof r.layout, "raw");
+    snprintf(r.dtype, sizeof r.dtype, "float64");
+    snprintf(r.shape, sizeof r.shape, "%d", BENCH_STREAM_N);
+    snprintf(r.note, sizeof r.note, "(ceiling, %d threads)", g_opt.threads);
+    snprintf(r.extra, sizeof r.extra, "\"ceiling\": true");
+    st_call call = {.n = BENCH_STREAM_N, .s = 3.0, .triad = triad};
+    size_t nb = (size_t)BENCH_STREAM_N * sizeof(double);
+    call.a = malloc(nb), call.b = malloc(nb), call.c = malloc(nb);
+    if (!call.a || !call.b || !call.c) {
+        r.status = BS_ERROR;
+        snprintf(r.message, sizeof r.message, "out of host memory");
+    } else {
+        /* first touch with the same threads and schedule as the kernel */
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < BENCH_STREAM_N; i++) {
+            call.a[i] = 0;
+            call.b[i] = 0.5 + bench_u01(51, (uint64_t)i);
+            call.c[i] = 0.5 + bench_u01(52, (uint64_t)i);
+        }
+        st_run(&call);
+        for (int64_t i = 0; i < BENCH_STREAM_N; i++) {
+            double e = triad ? call.b[i] + 3.0 * call.c[i] : call.b[i];
+            if (call.a[i] != e) {
+                r.status = BS_WRONG;
+                snprintf(r.message, sizeof r.message, "element %lld is %g, expected %g", (long long)i, call.a[i], e);
+                break;
+            }
+        }
+        r.bytes = (triad ? 3.0 : 2.0) * (double)nb;
+        if (r.status == BS_OK) bench_measure(st_run, &call, c->dev, &r.st);
+        if (triad && r.status == BS_OK && r.st.median > 0) g_triad_gbps = r.bytes / r.st.median * 1e-9;
+    }
+    free(call.a), free(call.b), free(call.c);
+    bench_emit(&r);
+}
+
+void bench_note_triad_fraction(bench_record *r, nd_device dev, const char *bench)
+{
+    if (dev.type != ND_DEVICE_CPU || r->status != BS_OK || !(r->st.median > 0)) return;
+    if (!g_triad_tried) {
+        bench_case c;
+        memset(&c, 0, sizeof c);
+        c.kind = BENCH_KIND_TRIAD, c.dtype = ND_FLOAT64, c.dev = dev, c.p[0] = BENCH_STREAM_N;
+        snprintf(c.key, sizeof c.key, "triad/float64/%d/raw/%s", BENCH_STREAM_N, bench_dev_name(dev));
+        fprintf(stderr, "[%s] measuring the triad ceiling first: %s\n", g_name, c.key);
+        bench_run_stream_case(&c, bench, true);
+    }
+    if (!(g_triad_gbps > 0)) return;
+    double frac = r->bytes / r->st.median * 1e-9 / g_triad_gbps;
+    bench_extra_append(r, "\"fraction_of_triad\": %.4g", frac);
+    size_t len = strlen(r->note);
+    snprintf(r->note + len, sizeof r->note - len, "%s(%.0f%% of triad)", len ? " " : "", 100 * frac);
+}

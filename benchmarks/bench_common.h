@@ -213,6 +213,24 @@ void bench_run_d2d_case(const bench_case *c, const char *bench);
  * is measured here first when it has not run yet (e.g. --filter left it
  * out). */
 void bench_note_copy_fraction(bench_record *r, nd_device dev, const char *bench);
+/* ------------------------------------------------------------------ */
+/* The CPU's memory bandwidth ceiling: STREAM-style loops in plain C     */
+/* ------------------------------------------------------------------ */
+/* triad a = b + 3 c and copy a = b over BENCH_STREAM_N float64 elements
+ * (OpenMP, --threads, first touch by the same threads): "triad/float64/
+ * 16000000/raw/cpu" (bytes 3 x 128 MB) and "stream_copy/...". CPU cases
+ * report their GB/s as a fraction of the triad's ("fraction_of_triad"). */
+#define BENCH_STREAM_N 16000000
+#define BENCH_KIND_TRIAD 1001 /* bench_case.kind of the triad ceiling case */
+/* Append the triad case for dev (the CPU; nothing otherwise). */
+void bench_add_triad_case(nd_device dev);
+/* Measure and emit the triad (triad) or the copy; the triad's GB/s is
+ * remembered for bench_note_triad_fraction. */
+void bench_run_stream_case(const bench_case *c, const char *bench, bool triad);
+/* For an ok, timed CPU record: "fraction_of_triad" in r->extra and "(N%
+ * of triad)" in the note; the triad is measured here first when it has
+ * not run yet (e.g. --filter left it out). */
+void bench_note_triad_fraction(bench_record *r, nd_device dev, const char *bench);
 /* Append ", text" (or "text") to r->extra. */
 void bench_extra_append(bench_record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -19,74 +19,6 @@ static const char *const op_names[NOPS] = {"triad", "stream_copy", "copy", "copy
 static const char *const op_layouts[NOPS] = {"raw", "raw", "contig", "transposed", "transposed", "strided"};
 
 #define SIDE 4096
-#define STREAM_N 16000000
-
-static double g_triad_gbps;
-
-typedef struct st_call {
-    double *a, *b, *c, s;
-    int64_t n;
-    bool triad;
-} st_call;
-
-static int st_run(void *p)
-{
-    st_call *c = p;
-    double *restrict a = c->a;
-    const double *restrict b = c->b, *restrict cc = c->c;
-    const double s = c->s;
-    const int64_t n = c->n;
-    if (c->triad) {
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) a[i] = b[i] + s * cc[i];
-    } else {
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) a[i] = b[i];
-    }
-    return 0;
-}
-
-static void run_stream(const bench_case *c)
-{
-    bench_record r;
-    bench_record_init(&r, "copy", c);
-    bool triad = c->op == OP_TRIAD;
-    snprintf(r.op, sizeof r.op, "%s", op_names[c->op]);
-    snprintf(r.layout, sizeof r.layout, "raw");
-    snprintf(r.dtype, sizeof r.dtype, "float64");
-    snprintf(r.shape, sizeof r.shape, "%d", STREAM_N);
-    snprintf(r.note, sizeof r.note, "(ceiling, %d threads)", g_opt.threads);
-    snprintf(r.extra, sizeof r.extra, "\"ceiling\": true");
-    st_call call = {.n = STREAM_N, .s = 3.0, .triad = triad};
-    size_t nb = (size_t)STREAM_N * sizeof(double);
-    call.a = malloc(nb), call.b = malloc(nb), call.c = malloc(nb);
-    if (!call.a || !call.b || !call.c) {
-        r.status = BS_ERROR;
-        snprintf(r.message, sizeof r.message, "out of host memory");
-    } else {
-        /* first touch with the same threads and schedule as the kernel */
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < STREAM_N; i++) {
-            call.a[i] = 0;
-            call.b[i] = 0.5 + bench_u01(51, (uint64_t)i);
-            call.c[i] = 0.5 + bench_u01(52, (uint64_t)i);
-        }
-        st_run(&call);
-        for (int64_t i = 0; i < STREAM_N; i++) {
-            double e = triad ? call.b[i] + 3.0 * call.c[i] : call.b[i];
-            if (call.a[i] != e) {
-                r.status = BS_WRONG;
-                snprintf(r.message, sizeof r.message, "element %lld is %g, expected %g", (long long)i, call.a[i], e);
-                break;
-            }
-        }
-        r.bytes = (triad ? 3.0 : 2.0) * (double)nb;
-        if (r.status == BS_OK) bench_measure(st_run, &call, c->dev, &r.st);
-        if (triad && r.status == BS_OK) g_triad_gbps = r.bytes / r.st.median * 1e-9;
-    }
-    free(call.a), free(call.b), free(call.c);
-    bench_emit(&r);
-}
 
 typedef struct cp_call {
     int op;
@@ -155,11 +87,7 @@ static void run_copy(const bench_case *c)
     free(host), free(got);
     if (r.status == BS_OK && (s = bench_measure(cp_run, &call, c->dev, &r.st)) != ND_OK)
         bench_fail_nd(&r, op_names[c->op], s);
-    if (r.status == BS_OK && g_triad_gbps > 0 && c->dev.type == ND_DEVICE_CPU) {
-        double frac = r.bytes / r.st.median * 1e-9 / g_triad_gbps;
-        snprintf(r.note, sizeof r.note, "(%.0f%% of triad)", 100 * frac);
-        snprintf(r.extra, sizeof r.extra, "\"fraction_of_triad\": %.4g", frac);
-    }
+    bench_note_triad_fraction(&r, c->dev, "copy");
     bench_emit(&r);
     nd_release(call.in), nd_release(call.out);
 }
@@ -179,7 +107,8 @@ int main(int argc, char **argv)
             for (int t = 0; t < (stream ? 1 : 2); t++) {
                 bench_case c = {.op = op, .dtype = stream ? ND_FLOAT64 : dtypes[t], .dev = dev};
                 if (stream)
-                    snprintf(c.key, sizeof c.key, "%s/float64/%d/raw/%s", op_names[op], STREAM_N, bench_dev_name(dev));
+                    snprintf(c.key, sizeof c.key, "%s/float64/%d/raw/%s", op_names[op], BENCH_STREAM_N,
+                             bench_dev_name(dev));
                 else
                     snprintf(c.key, sizeof c.key, "%s/%s/%dx%d/%s/%s", op_names[op], nd_dtype_name(dtypes[t]), SIDE,
                              SIDE, op_layouts[op], bench_dev_name(dev));
@@ -190,7 +119,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < bench_num_cases(); i++) {
         bench_case *c = bench_get_case(i);
         bench_progress(i, c);
-        if (c->op == OP_TRIAD || c->op == OP_STREAM_COPY) run_stream(c);
+        if (c->op == OP_TRIAD || c->op == OP_STREAM_COPY) bench_run_stream_case(c, "copy", c->op == OP_TRIAD);
         else run_copy(c);
     }
     return bench_finish();

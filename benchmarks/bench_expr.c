@@ -6,7 +6,7 @@
  * numexpr write an existing out=; NumPy's line allocates, as users write
  * it) and "alloc" (every side allocates its result each call). On a GPU
  * also a*b+c into an out at n = 2.56e8 and the raw D2D copy (the ceiling:
- * fraction_of_copy).
+ * fraction_of_copy); on the CPU the STREAM triad (fraction_of_triad).
  * Each case is checked once against a double-precision reference loop. */
 #include "bench_common.h"
 
@@ -114,6 +114,8 @@ static void run_case(const bench_case *c)
         s = bench_measure(expr_run, &call, c->dev, &r.st);
         if (s != ND_OK) bench_fail_nd(&r, op_names[c->op], s);
     }
+    bench_note_triad_fraction(&r, c->dev, "expr");
+    bench_note_copy_fraction(&r, c->dev, "expr");
     bench_emit(&r);
     for (int k = 0; k < 3; k++) nd_release(call.in[k]);
     nd_release(call.out);
@@ -127,7 +129,8 @@ int main(int argc, char **argv)
     static const int64_t sizes[] = {1000000, 16000000, 256000000};
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
-        bench_add_d2d_case(dev); /* GPU only: the bandwidth ceiling of the fraction_of_copy goal */
+        bench_add_d2d_case(dev);   /* GPU only: the bandwidth ceiling of the fraction_of_copy goal */
+        bench_add_triad_case(dev); /* CPU only: the STREAM triad (fraction_of_triad) */
         for (int op = 0; op < NEXPR; op++)
             for (int layout = 0; layout < NLAYOUTS; layout++)
                 for (int si = 0; si < 3; si++) {
@@ -145,6 +148,7 @@ int main(int argc, char **argv)
         bench_case *c = bench_get_case(i);
         bench_progress(i, c);
         if (c->kind == BENCH_KIND_D2D) bench_run_d2d_case(c, "expr");
+        else if (c->kind == BENCH_KIND_TRIAD) bench_run_stream_case(c, "expr", true);
         else run_case(c);
     }
     return bench_finish();

@@ -512,6 +512,8 @@ CPU_GOALS = [
      ">=", 2.5, "each"),
     ("fused a*b+c float32 1.6e7 vs numexpr (same threads)", sel("expr", "expr_fma_numexpr", "float32", "16000000"),
      "ratio_numpy", ">=", 1.0, "each"),
+    ("fused a*b+c float32 1.6e7 into an out: bandwidth vs the STREAM triad",
+     sel("expr", "expr_fma", "float32", "16000000", "out"), "fraction_of_triad", ">=", 0.90, "each"),
     ("fused GELU chain float32 1.6e7 vs NumPy's unfused chain", sel("expr", "expr_gelu", "float32", "16000000"),
      "ratio_numpy", ">=", 3.0, "each"),
     ("max, min", sel("reduce", ("max", "min")), "ratio_numpy", ">=", 1.5, "each"),
