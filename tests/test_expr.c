@@ -428,6 +428,15 @@ START_TEST(test_matrix_gpu)
         check_vs_unfused("a * d + c", 4, nm, args);
         nd_release(a), nd_release(b), nd_release(c), nd_release(d);
     }
+    /* 18 axes that no merge can join (b is a's transpose): more than the
+     * fused unit takes, so op by op, the same bits */
+    int64_t sh18[18];
+    for (int i = 0; i < 18; i++) sh18[i] = 2;
+    nd_array *a = mk(gpu0(), ND_FLOAT32, 18, sh18, L_C, 64), *bt = mk(gpu0(), ND_FLOAT32, 18, sh18, L_C, 65), *b = NULL;
+    ND_OK_OR_FAIL(nd_transpose(&b, bt, NULL));
+    const nd_array *args2[2] = {a, b};
+    check_vs_unfused("a * b + 1.5", 2, ABC, args2);
+    nd_release(a), nd_release(b), nd_release(bt);
 }
 END_TEST
 
