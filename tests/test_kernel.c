@@ -516,6 +516,49 @@ static void run_reduction_types(void)
     nd_kernel_release(dot), nd_kernel_release(isum), nd_kernel_release(mx);
 }
 
+/* Few outputs over many elements (on a GPU: the two-level path, partial
+ * accumulators then a final pass): sums against a double reference, exact
+ * integer sums and maxima against the library's own. */
+static void run_reduction_many_elements(void)
+{
+    nd_kernel *l2 = NULL, *isum = NULL, *mx = NULL;
+    ND_OK_OR_FAIL(nd_kernel_reduction(&l2, "T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", NULL, "l2big", NULL));
+    ND_OK_OR_FAIL(nd_kernel_reduction(&isum, "int32 x", "int64 y", "x", "a + b", NULL, "0", "int64", "isumbig", NULL));
+    ND_OK_OR_FAIL(nd_kernel_reduction(&mx, "T x", "T y", "x", "a > b ? a : b", NULL, "-INFINITY", NULL, "mxbig", NULL));
+    const int64_t n1 = 300001;
+    nd_array *x = make_real(ND_FLOAT64, 1, &n1, 7), *y = NULL, *hx = host(x);
+    ND_OK_OR_FAIL(nd_kernel_reduce(l2, 1, (const nd_array *[]){x}, 0, NULL, false, &y));
+    nd_array *hy = host(y);
+    double acc = 0;
+    for (int64_t i = 0; i < n1; i++) acc += ((const double *)nd_data(hx))[i] * ((const double *)nd_data(hx))[i];
+    const double got = *(const double *)nd_data(hy);
+    ck_assert_msg(fabs(got - sqrt(acc)) <= 1e-12 * sqrt(acc), "l2 of 300001: %.17g vs %.17g", got, sqrt(acc));
+    /* three rows of 100003 int32: exact */
+    const int64_t s3[2] = {3, 100003};
+    nd_array *xi = make(ND_INT32, 2, s3, 8), *yi = NULL, *hxi = host(xi);
+    ND_OK_OR_FAIL(nd_kernel_reduce(isum, 1, (const nd_array *[]){xi}, 1, (const int[]){-1}, true, &yi));
+    ck_assert_int_eq(nd_ndim(yi), 2);
+    nd_array *hyi = host(yi);
+    for (int r = 0; r < 3; r++) {
+        int64_t want = 0;
+        for (int64_t c = 0; c < s3[1]; c++) want += ((const int32_t *)nd_data(hxi))[r * s3[1] + c];
+        ck_assert_int_eq(((const int64_t *)nd_data(hyi))[r], want);
+    }
+    /* maxima of float32 and float16 (a float accumulator for the latter) */
+    static const nd_dtype mt[2] = {ND_FLOAT32, ND_FLOAT16};
+    for (int t = 0; t < 2; t++) {
+        const int64_t n2 = 200003;
+        nd_array *xm = make_real(mt[t], 1, &n2, 9 + t), *ym = NULL, *want = NULL;
+        ND_OK_OR_FAIL(nd_kernel_reduce(mx, 1, (const nd_array *[]){xm}, 0, NULL, false, &ym));
+        ND_OK_OR_FAIL(nd_max(&want, xm, 0, NULL, false));
+        expect_bits("max of 200003", ym, want);
+        nd_release(xm), nd_release(ym), nd_release(want);
+    }
+    nd_release(x), nd_release(y), nd_release(hx), nd_release(hy);
+    nd_release(xi), nd_release(yi), nd_release(hxi), nd_release(hyi);
+    nd_kernel_release(l2), nd_kernel_release(isum), nd_kernel_release(mx);
+}
+
 static void run_reduction_errors(void)
 {
     nd_kernel *k = NULL, *ew = NULL;
@@ -596,6 +639,7 @@ DEV_TESTS(parameter_and_type_errors)
 DEV_TESTS(compile_errors_name_the_body_line)
 DEV_TESTS(reduction_axes)
 DEV_TESTS(reduction_types)
+DEV_TESTS(reduction_many_elements)
 DEV_TESTS(reduction_errors)
 
 /* ------------------------------------------------------------------ */
@@ -781,6 +825,7 @@ Suite *suite_kernel(void)
     ADD(compile_errors_name_the_body_line)
     ADD(reduction_axes)
     ADD(reduction_types)
+    ADD(reduction_many_elements)
     ADD(reduction_errors)
 #undef ADD
     tcase_add_test(tc, kernels_land_in_the_disk_cache);

@@ -393,22 +393,53 @@ char *nd__kgen_reduction(const nd_kernel *k, const kshape *ks, nd_dtype acc, int
         sb_post_store(&b, ks, "acc", "        ");
         sb_add(&b, "    }\n}\n");
     } else {
-        sb_add(&b, "extern \"C\" __global__ void nd_k_kernel(const nd_k_args a_)\n{\n    const nd_k_args *const A = &a_;\n"
-                   "    __shared__ nd_k_acc nd_sh[256];\n    const int nk = (int)A->ndim, nr = (int)A->nred;\n"
-                   "    int64_t m = 1;\n    for (int d = nk; d < nk + nr; d++) m *= A->shape[d];\n"
-                   "    for (int64_t o = blockIdx.x; o < A->n; o += gridDim.x) {\n%s", base.oom ? "" : base.p);
+        /* Three kernels over one body: nd_k_kernel, a block per output;
+         * for few outputs over many elements, nd_k_part (G blocks per
+         * output, each reducing every G-th run of blockDim.x elements into
+         * part[o * G + g]) then nd_k_final (a block per output over its G
+         * partials, then post). The partition is fixed by G: the same
+         * result on every run. */
+        static const char tree[] =
+            "        nd_sh[threadIdx.x] = acc;\n        __syncthreads();\n"
+            "        for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+            "            if (threadIdx.x < s) nd_sh[threadIdx.x] = nd_k_red(nd_sh[threadIdx.x], nd_sh[threadIdx.x + s]);\n"
+            "            __syncthreads();\n        }\n";
+        static const char head[] = "    const nd_k_args *const A = &a_;\n"
+                                   "    __shared__ nd_k_acc nd_sh[256];\n    const int nk = (int)A->ndim, nr = (int)A->nred;\n"
+                                   "    int64_t m = 1;\n    for (int d = nk; d < nk + nr; d++) m *= A->shape[d];\n"
+                                   "    (void)m; (void)nr;\n";
+        for (int kind = 0; kind < 2; kind++) {
+            if (kind == 0)
+                sb_add(&b, "extern \"C\" __global__ void nd_k_kernel(const nd_k_args a_)\n{\n%s"
+                           "    for (int64_t o = blockIdx.x; o < A->n; o += gridDim.x) {\n%s", head, base.oom ? "" : base.p);
+            else
+                sb_add(&b, "extern \"C\" __global__ void nd_k_part(const nd_k_args a_, nd_k_acc *const part, const int64_t G)\n"
+                           "{\n%s    for (int64_t blk = blockIdx.x; blk < A->n * G; blk += gridDim.x) {\n"
+                           "        const int64_t o = blk / G, g = blk %% G;\n%s", head, base.oom ? "" : base.p);
+            sb_add(&b, "        nd_k_acc acc = nd_k_ident();\n"
+                       "        for (int64_t t = %s; t < m; t += %s) {\n            int64_t r2 = t;\n",
+                   kind == 0 ? "threadIdx.x" : "g * blockDim.x + threadIdx.x", kind == 0 ? "blockDim.x" : "G * blockDim.x");
+            for (int j = 1; j < k->nparams; j++) sb_add(&b, "            const char *p%d = q%d;\n", j, j);
+            sb_add(&b, "            for (int d = nk + nr - 1; d >= nk; d--) {\n                const int64_t x = r2 %% A->shape[d];\n"
+                       "                r2 /= A->shape[d];\n");
+            for (int j = 1; j < k->nparams; j++) sb_add(&b, "                p%d += x * A->strides[%d][d];\n", j, j);
+            sb_add(&b, "            }\n            acc = nd_k_red(acc, ");
+            sb_map_call(&b, k, ks);
+            sb_add(&b, ");\n        }\n%s", tree);
+            if (kind == 0) {
+                sb_add(&b, "        if (threadIdx.x == 0)\n");
+                sb_post_store(&b, ks, "nd_sh[0]", "        ");
+            } else {
+                sb_add(&b, "        if (threadIdx.x == 0) part[blk] = nd_sh[0];\n");
+            }
+            sb_add(&b, "        __syncthreads();\n    }\n}\n");
+        }
+        sb_add(&b, "extern \"C\" __global__ void nd_k_final(const nd_k_args a_, const nd_k_acc *const part, const int64_t G)\n"
+                   "{\n%s    for (int64_t o = blockIdx.x; o < A->n; o += gridDim.x) {\n%s", head, base.oom ? "" : base.p);
+        for (int j = 1; j < k->nparams; j++) sb_add(&b, "        (void)q%d;\n", j);
         sb_add(&b, "        nd_k_acc acc = nd_k_ident();\n"
-                   "        for (int64_t t = threadIdx.x; t < m; t += blockDim.x) {\n            int64_t r2 = t;\n");
-        for (int j = 1; j < k->nparams; j++) sb_add(&b, "            const char *p%d = q%d;\n", j, j);
-        sb_add(&b, "            for (int d = nk + nr - 1; d >= nk; d--) {\n                const int64_t x = r2 %% A->shape[d];\n"
-                   "                r2 /= A->shape[d];\n");
-        for (int j = 1; j < k->nparams; j++) sb_add(&b, "                p%d += x * A->strides[%d][d];\n", j, j);
-        sb_add(&b, "            }\n            acc = nd_k_red(acc, ");
-        sb_map_call(&b, k, ks);
-        sb_add(&b, ");\n        }\n        nd_sh[threadIdx.x] = acc;\n        __syncthreads();\n"
-                   "        for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n"
-                   "            if (threadIdx.x < s) nd_sh[threadIdx.x] = nd_k_red(nd_sh[threadIdx.x], nd_sh[threadIdx.x + s]);\n"
-                   "            __syncthreads();\n        }\n        if (threadIdx.x == 0)\n");
+                   "        for (int64_t t = threadIdx.x; t < G; t += blockDim.x) acc = nd_k_red(acc, part[o * G + t]);\n%s"
+                   "        if (threadIdx.x == 0)\n", tree);
         sb_post_store(&b, ks, "nd_sh[0]", "        ");
         sb_add(&b, "        __syncthreads();\n    }\n}\n");
     }

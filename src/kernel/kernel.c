@@ -321,11 +321,22 @@ static kspec *spec_of(nd_kernel *k, const char *key)
     return s;
 }
 
+/* Blocks per output of a CUDA reduction's first level: 1 (one block per
+ * output, nd_k_kernel) unless few outputs share many elements; then about
+ * 1024 blocks in all, each over at least 4 runs of 256 elements. */
+static int64_t reduce_parts(int64_t n, int64_t m)
+{
+    if (n >= 64) return 1;
+    int64_t g = 1024 / n, need = (m + 1023) / 1024;
+    return g < need ? g : need;
+}
+
 /* A CUDA unit through the rtc slots: compiled (cached by the backend in
  * memory and on disk) on the first call of the specialisation, then one
- * grid-stride launch on the device's current stream. */
+ * grid-stride launch on the device's current stream (a reduction with few
+ * outputs: two, through a scratch of partial accumulators). */
 static nd_status run_cuda(const nd_backend *be, nd_kernel *k, kspec *sp, const char *src, const nd_k_args *a,
-                          int dev, const char *func)
+                          nd_device dev, size_t acc_size, const char *func)
 {
     void *kern = __atomic_load_n(&sp->handle, __ATOMIC_ACQUIRE);
     nd_status st = ND_OK;
@@ -337,20 +348,42 @@ static nd_status run_cuda(const nd_backend *be, nd_kernel *k, kspec *sp, const c
             const nd_rtc_source rs = {src, unit, NULL, 0};
             nd_rtc_module *mod = NULL;
             int origin = 0;
-            st = be->rtc_compile(&mod, dev, &rs, &origin, func);
+            st = be->rtc_compile(&mod, dev.id, &rs, &origin, func);
             if (!st) st = be->rtc_kernel(&kern, mod, "nd_k_kernel", func);
+            if (!st && k->reduction) st = be->rtc_kernel(&sp->part, mod, "nd_k_part", func);
+            if (!st && k->reduction) st = be->rtc_kernel(&sp->final, mod, "nd_k_final", func);
             if (!st) __atomic_store_n(&sp->handle, kern, __ATOMIC_RELEASE);
         }
         pthread_mutex_unlock(&k->mu);
         if (st) return st;
     }
+    const unsigned block[3] = {256, 1, 1};
+    if (k->reduction) {
+        int64_t m = 1;
+        for (int64_t d = a->ndim; d < a->ndim + a->nred; d++) m *= a->shape[d];
+        int64_t parts = reduce_parts(a->n, m);
+        if (parts > 1) {
+            const int64_t nbytes = a->n * parts * (int64_t)acc_size;
+            nd_array *scratch = NULL;
+            if ((st = nd_empty(&scratch, ND_UINT8, 1, &nbytes, dev))) return nd__err_prefix(st, func);
+            void *ptr = nd__ptr(scratch);
+            void *args[3] = {(void *)a, &ptr, &parts};
+            const int64_t b1 = a->n * parts;
+            const unsigned g1[3] = {(unsigned)(b1 < 65536 ? b1 : 65536), 1, 1};
+            const unsigned g2[3] = {(unsigned)(a->n < 65536 ? a->n : 65536), 1, 1};
+            st = be->rtc_launch(sp->part, dev.id, g1, block, 0, args, func);
+            if (!st) st = be->rtc_launch(sp->final, dev.id, g2, block, 0, args, func);
+            nd_release(scratch); /* the pool orders its reuse after this stream's work */
+            return st;
+        }
+    }
     /* 256 threads a block; at most 2^16 blocks, each then strides. An
      * elementwise kernel gives each thread an element, a reduction each
      * block an output (its threads share the reduced elements). */
     const int64_t blocks = k->reduction ? a->n : (a->n + 255) / 256;
-    const unsigned grid[3] = {(unsigned)(blocks < 65536 ? blocks : 65536), 1, 1}, block[3] = {256, 1, 1};
+    const unsigned grid[3] = {(unsigned)(blocks < 65536 ? blocks : 65536), 1, 1};
     void *args[1] = {(void *)a};
-    return be->rtc_launch(kern, dev, grid, block, 0, args, func);
+    return be->rtc_launch(kern, dev.id, grid, block, 0, args, func);
 }
 
 /* Every given operand on dev, and dev's backend compiling kernels: *be,
@@ -516,7 +549,7 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
                 pthread_mutex_unlock(&k->mu);
             }
         } else if (!st) {
-            st = run_cuda(be, k, sp, src, a, dev.id, func);
+            st = run_cuda(be, k, sp, src, a, dev, 0, func);
         }
         nd__free(src);
     }
@@ -672,7 +705,9 @@ nd_status nd_kernel_reduce(nd_kernel *k, int nin, const nd_array *const *in, int
                 pthread_mutex_unlock(&k->mu);
             }
         } else if (!st) {
-            st = run_cuda(be, k, sp, src, a, dev.id, func);
+            /* the unit's nd_k_acc: float for float16/bfloat16 (value_type) */
+            const size_t acc_size = nd__storage_only(acc) ? sizeof(float) : nd_dtype_size(acc);
+            st = run_cuda(be, k, sp, src, a, dev, acc_size, func);
         }
         nd__free(src);
     }

@@ -22,6 +22,7 @@ typedef struct kspec {
     struct kspec *next;
     char key[3 * ND_K_MAX_OPS + 16];
     void *handle; /* the backend's (nd_k_call.handle) */
+    void *part, *final; /* a CUDA reduction's two-level kernels (nd_k_part, nd_k_final) */
 } kspec;
 
 struct nd_kernel {
