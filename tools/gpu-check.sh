@@ -181,6 +181,35 @@ say ""
 entry_file() { printf '%s' "$1" | tr ':' '-'; }
 check_line() { grep -E '^[0-9]+%: Checks' "$1" | tail -n 1; }
 
+# Whether tests/*.c create the suite (and the case) of an entry
+# "suite[:case]": the lists are checked by name before anything runs.
+entry_known() {
+  local suite=${1%%:*} tc=
+  [[ $1 == *:* ]] && tc=${1#*:}
+  grep -q "suite_create(\"$suite\")" tests/*.c 2>/dev/null || return 1
+  [ -z "$tc" ] || grep -q "tcase_create(\"$tc\")" tests/*.c 2>/dev/null
+}
+check_names() { # what entries...
+  local what=$1 e; shift
+  for e in "$@"; do entry_known "${e#*:}" 2>/dev/null || entry_known "$e" ||
+    problems+=("$what: '$e' names no suite or case of tests/*.c"); done
+}
+# The emulated device (make gpu-check-emu): every suite already ran there in
+# make emu-test, so by default a few entries of each list run, to prove the
+# call's plumbing (runs, records, logs), and the rest are only checked by
+# name; GPU_CHECK_EMU_FULL=1 runs the lists whole.
+emu_subset() { # list name, then entries: sets $subset
+  local what=$1; shift
+  subset=("$@")
+  if [ "$emu" = 1 ] && [ "${GPU_CHECK_EMU_FULL:-0}" != 1 ] && [ -z "${GPU_CHECK_SUITES:-}${GPU_CHECK_SANITIZE:-}" ]; then
+    subset=()
+    local e
+    for e in "$@"; do case " ${EMU_ENTRIES} " in *" $e "*) subset+=("$e");; esac; done
+    say "- emulated: ${#subset[@]} of the $# $what run (make emu-test runs every suite on the emulated device); all $# checked by name (GPU_CHECK_EMU_FULL=1: all run)"
+  fi
+}
+EMU_ENTRIES="elementwise:harness gpu_streams kernel_raw:kernel_raw_gpu memcheck:gpu_warp memcheck:scan"
+
 # One suite entry "suite[:case]" of call 1.
 run_suite() { # n entry
   local n=$1 e=$2 suite=${2%%:*} tc= f rc t0 s
@@ -263,8 +292,10 @@ if [ "$call" = 1 ]; then
   [ "$emu" = 1 ] && suite_env=(ND_TEST_LARGE=0)
   say "## The GPU suites (${#suites[@]} entries, suite[:case])"
   say ""
+  check_names "the suite list" "${suites[@]}"
+  emu_subset "suite entries" "${suites[@]}"
   t0=$(date +%s)
-  run_list run_suite 20 "${suites[@]}"
+  run_list run_suite 20 "${subset[@]}"
   say "- the suites in all: $(( $(date +%s) - t0 )) s"
   say ""
 
@@ -340,8 +371,10 @@ else
     say ""
     [ "$emu" = 0 ] && say "- $(compute-sanitizer --version 2>&1 | grep -m1 -i version)"
     [ -n "${san_note:-}" ] && say "$san_note"
+    check_names "the sanitizer list" "${san[@]}"
+    emu_subset "sanitizer entries" "${san[@]}"
     t0=$(date +%s)
-    run_list run_san 25 "${san[@]}"
+    run_list run_san 25 "${subset[@]}"
     say "- compute-sanitizer in all: $(( $(date +%s) - t0 )) s"
   fi
 fi
