@@ -295,11 +295,17 @@ run: deps
 	@$(MAKE) --no-print-directory $(BUILD)/examples/quickstart
 	$(BUILD)/examples/quickstart
 
+# The sanitizer builds' optimisation and debug level (asan, emu-asan,
+# mpi-asan, which share build-emu-asan): -g1 keeps the file:line of every
+# report frame and compiles the template-heavy emulated kernels about 30%
+# faster than -g (no variable information, which no report needs).
+ASAN_OPT := -O1 -g1
+
 # The whole suite in one process (CK_FORK=no) so LeakSanitizer checks every
 # test's allocations at exit. The CUDA objects are built with nvcc without
 # sanitizers anyway, so the ASan build is CPU-only.
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan CUDA=0 OPT="-O1 -g" TEST_ENV="CK_FORK=no" \
+	@$(MAKE) --no-print-directory BUILD=build-asan CUDA=0 OPT="$(ASAN_OPT)" TEST_ENV="CK_FORK=no" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
 
 # valgrind memcheck suite by suite (definite/indirect leaks and memory

@@ -57,7 +57,7 @@ emu-test: emu-check-hipcpu emu-deps
 # compute-sanitizer do): emu-test has just run them unsanitized (CI time:
 # emu-asan was the longest CI step, 1268 s on 2026-12-02).
 emu-asan: emu-check-hipcpu emu-deps
-	@ND_DEVICE=cuda:0 ND_KERNEL_CACHE_DIR=$(EMU_KCACHE) $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" TEST_ENV="CK_FORK=no ND_TEST_LARGE=0" \
+	@ND_DEVICE=cuda:0 ND_KERNEL_CACHE_DIR=$(EMU_KCACHE) $(MAKE) --no-print-directory BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="$(ASAN_OPT)" TEST_ENV="CK_FORK=no ND_TEST_LARGE=0" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check-run
 
 # The GPU check's two calls (docs/gpu-check.md), the same lists and files,

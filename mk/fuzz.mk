@@ -17,9 +17,9 @@
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_LIB_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-pass-failed -fopenmp -D_GNU_SOURCE \
+FUZZ_LIB_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-pass-failed -fopenmp -D_GNU_SOURCE \
                    -Iinclude -Isrc $(BLAS_CFLAGS)
-FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
+FUZZ_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
 FUZZ_TARGETS := npy shapes
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 # The library's sources plus the generated one (the shared headers a

@@ -123,7 +123,7 @@ mpi-test: mpi-deps
 mpi-asan: mpi-deps emu-check-hipcpu emu-deps
 	@ND_DEVICE=cuda:0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/mpi/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0 \
 	  OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1 \
-	  $(MAKE) --no-print-directory MPI=1 BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="-O1 -g" \
+	  $(MAKE) --no-print-directory MPI=1 BUILD=$(EMU_ASAN_BUILD) CUDA_EMU=1 OPT="$(ASAN_OPT)" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" mpi-test-run
 
 mpi-test-run: mpi-build
