@@ -216,6 +216,35 @@ static int cmp_i64(const void *x, const void *y)
 /* nd_rk_geometry + nd_rk_koff/roff address the same elements as the view:
  * per output the same set (order-free ops), or the same sequence in C
  * order (arg ops). */
+/* Views no product of whose strides fits int64 (an empty DLPack tensor
+ * may carry any strides; a non-empty one with an extent-2 axis of stride
+ * 2^62 bytes passes the import's span check): the geometry forms no
+ * overflowing product (UBSan in emu-asan and the shape fuzzer watch it),
+ * an empty view's strides count as 0, and nothing merges wrongly. */
+START_TEST(geometry_huge_strides_do_not_overflow)
+{
+    const int64_t big = (int64_t)1 << 62;
+    static const int64_t shapes[3][2] = {{0, 2}, {2, 0}, {2, 2}};
+    for (int q = 0; q < 3; q++)
+        for (int keep = 0; keep < 2; keep++)
+            for (int naxes = 1; naxes <= 2; naxes++) {
+                const int64_t st[2] = {q == 2 ? 1 : INT64_MAX / 2, big};
+                nd_rgeom g;
+                nd_rgeom_make(&g, 2, shapes[q], st, 1, naxes, keep != 0);
+                const bool empty = shapes[q][0] == 0 || shapes[q][1] == 0;
+                for (int d = 0; d < g.nk; d++) ck_assert(!empty || g.kstr[d] == 0);
+                for (int d = 0; d < g.nr; d++) ck_assert(!empty || g.rstr[d] == 0);
+                ck_assert_int_eq(g.nout * g.nred, shapes[q][0] * shapes[q][1]);
+                if (!empty) { /* stride 1 over 2, stride 2^62 over 2: nothing to merge */
+                    ck_assert_int_eq(g.nk + g.nr, 2);
+                    ck_assert_int_eq(g.base, 0);
+                }
+            }
+    int64_t sh[2] = {2, 2}, str[2] = {big, big};
+    ck_assert_int_eq(nd__merge_axes(2, sh, str), 2); /* big * 2 overflows: no merge */
+}
+END_TEST
+
 START_TEST(geometry_addresses_the_view)
 {
     const int64_t shape[4] = {3, 5, 4, 6};
@@ -347,6 +376,7 @@ TCase *tcase_gpu_reduce_units(void)
     tcase_add_test(tc, arg_pairs_any_order);
     tcase_add_test(tc, stores_and_scaling);
     tcase_add_test(tc, geometry_addresses_the_view);
+    tcase_add_test(tc, geometry_huge_strides_do_not_overflow);
     tcase_add_test(tc, partition_covers_every_element_once);
     return tc;
 }

@@ -29,12 +29,14 @@
 /* Merge adjacent axes (outer first) when str[i] == str[i+1] * shape[i+1]
  * (any stride unit); returns the new count. Used by the CPU reduction
  * driver and the CUDA reduction plan (src/cuda/reduce_plan.h) through
- * nd_rgeom_make, so both see the same geometry. */
+ * nd_rgeom_make, so both see the same geometry. A product that overflows
+ * int64 equals no stride: no merge (and no undefined behaviour). */
 static inline int nd__merge_axes(int n, int64_t *shape, int64_t *str)
 {
     int m = 0;
     for (int i = 0; i < n; i++) {
-        if (m > 0 && str[m - 1] == str[i] * shape[i]) {
+        int64_t span;
+        if (m > 0 && !__builtin_mul_overflow(str[i], shape[i], &span) && str[m - 1] == span) {
             shape[m - 1] *= shape[i];
             str[m - 1] = str[i];
         } else {
@@ -60,9 +62,11 @@ static inline void nd_rgeom_make(nd_rgeom *g, int ndim, const int64_t *shape, co
                                  int naxes, bool keep_order)
 {
     const int nk0 = ndim - naxes;
-    /* an empty array addresses nothing: no axis is turned around (its
+    /* an empty array addresses nothing: its strides count as 0 (its
      * extents times its strides may point anywhere, even past the address
-     * space, when a DLPack producer gave an empty tensor odd strides) */
+     * space, when a DLPack producer gave an empty tensor odd strides; the
+     * import checks the span of non-empty ones only), so no axis is turned
+     * around and no product of them is formed */
     bool empty = false;
     for (int i = 0; i < ndim; i++) empty = empty || shape[i] == 0;
     g->nk = g->nr = 0;
@@ -73,14 +77,14 @@ static inline void nd_rgeom_make(nd_rgeom *g, int ndim, const int64_t *shape, co
         g->nout *= shape[i];
         if (shape[i] == 1) continue;
         g->kshape[g->nk] = shape[i];
-        g->kstr[g->nk++] = strides[i] * isz;
+        g->kstr[g->nk++] = empty ? 0 : strides[i] * isz;
     }
     g->nk = nd__merge_axes(g->nk, g->kshape, g->kstr);
     for (int i = nk0; i < ndim; i++) {
         g->nred *= shape[i];
         if (shape[i] == 1) continue;
-        int64_t s = strides[i] * isz;
-        if (!keep_order && s < 0 && !empty) { /* order-free: walk the axis forwards */
+        int64_t s = empty ? 0 : strides[i] * isz;
+        if (!keep_order && s < 0) { /* order-free: walk the axis forwards */
             g->base += (shape[i] - 1) * s;
             s = -s;
         }
