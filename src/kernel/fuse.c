@@ -49,8 +49,11 @@ static bool coalesce(nd_x_args *a, int nops, const nd_array *const *ops)
     for (int d = 0; d < o->ndim; d++) {
         if (o->shape[d] == 1) continue;
         bool merge = n > 0;
-        for (int k = 0; k < nops && merge; k++)
-            merge = a->strides[k][n - 1] == ops[k]->strides[d] * (int64_t)nd_dtype_size(ops[k]->dtype) * o->shape[d];
+        for (int k = 0; k < nops && merge; k++) { /* an overflowing product equals no stride */
+            int64_t span;
+            merge = !__builtin_mul_overflow(ops[k]->strides[d] * (int64_t)nd_dtype_size(ops[k]->dtype), o->shape[d], &span) &&
+                    a->strides[k][n - 1] == span;
+        }
         if (!merge && n == ND_X_MAX_DIMS) return false;
         const int at = merge ? n - 1 : n++;
         a->shape[at] = merge ? a->shape[at] * o->shape[d] : o->shape[d];
