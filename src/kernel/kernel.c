@@ -406,13 +406,6 @@ static nd_status device_of_call(const nd_kernel *k, const char *func, const nd_a
     return ND_OK;
 }
 
-static bool all_stride0(const nd_array *v)
-{
-    for (int d = 0; d < v->ndim; d++)
-        if (v->shape[d] > 1 && v->strides[d] != 0) return false;
-    return true;
-}
-
 nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int nout, nd_array **out)
 {
     static const char func[] = "nd_kernel_call";
@@ -474,8 +467,11 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
     nd_out t[ND_K_MAX_OPS];
     memset(t, 0, sizeof t);
     int begun = 0;
-    nd_array *held[ND_K_MAX_OPS] = {0}; /* views and copies made for this call */
-    nd_k_args *a = NULL;
+    nd_array *held[ND_K_MAX_OPS] = {0}; /* copies made for this call */
+    /* the argument block lives on the stack: the CPU slot runs the kernel
+     * before it returns, the rtc launch copies it */
+    nd_k_args args;
+    nd_k_args *const a = &args;
     for (; begun < nout && !st; begun++) {
         if (k->p[begun].raw) {
             nd_array *r = out[begun];
@@ -490,7 +486,6 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
          * as a copy of the caller's array */
         if (!st && t[begun].tmp && !t[begun].fresh) st = nd__copy_into(t[begun].tmp, t[begun].res);
     }
-    if (!st && !(a = nd__malloc(sizeof *a))) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
     if (st) goto done;
     a->n = 1;
     a->ndim = ndim > 0 ? ndim : 1;
@@ -510,20 +505,24 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
             a->size[j] = v->size;
             continue;
         }
-        if (j >= nout) {
-            if ((st = nd__broadcast_view(&held[j], v, ndim, shape))) break;
-            v = held[j];
-        }
+        /* an input's strides over the broadcast shape (no view made: the
+         * shapes broadcast, checked above); an output has that shape */
+        int64_t bstr[ND_MAX_DIMS];
+        const int lead = ndim - v->ndim;
+        for (int d = 0; d < ndim; d++)
+            bstr[d] = d < lead || v->shape[d - lead] != shape[d] ? 0 : v->strides[d - lead];
         ks.st[j] = v->dtype;
         a->data[j] = nd__ptr(v);
         a->size[j] = v->size;
-        ks.scalar[j] = j >= nout && all_stride0(v);
+        bool scalar = j >= nout;
+        for (int d = 0; d < ndim && scalar; d++) scalar = shape[d] <= 1 || bstr[d] == 0;
+        ks.scalar[j] = scalar;
         const size_t isz = nd_dtype_size(v->dtype);
         int64_t c = (int64_t)isz;
         for (int d = (int)a->ndim - 1; d >= 0; d--) {
-            const int64_t s = ndim == 0 ? 0 : v->strides[d] * (int64_t)isz;
+            const int64_t s = ndim == 0 ? 0 : bstr[d] * (int64_t)isz;
             a->strides[j][d] = a->shape[d] > 1 ? s : 0;
-            if (!ks.scalar[j] && a->shape[d] > 1 && s != c) ks.contig = false;
+            if (!scalar && a->shape[d] > 1 && s != c) ks.contig = false;
             c *= a->shape[d];
         }
     }
@@ -531,10 +530,18 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
     if (a->n > 0) {
         char key[3 * ND_K_MAX_OPS + 16];
         /* per device: a GPU's compiled code belongs to its context */
-        int kl = snprintf(key, sizeof key, "%d.%d%c", (int)dev.type, dev.id % 1000, ks.contig ? 'c' : 'g');
-        for (int j = 0; j < k->nparams; j++)
-            kl += snprintf(key + kl, sizeof key - (size_t)kl, "%c%c%c", 'A' + (int)ks.st[j], 'a' + (int)ks.pt[j],
-                           ks.scalar[j] ? 's' : 'v');
+        /* built by hand: formatting it cost a fifth of a cached call */
+        int kl = 0, id = dev.id % 1000;
+        key[kl++] = (char)('0' + (int)dev.type % 10);
+        key[kl++] = '.';
+        key[kl++] = (char)('0' + id / 100), key[kl++] = (char)('0' + id / 10 % 10), key[kl++] = (char)('0' + id % 10);
+        key[kl++] = ks.contig ? 'c' : 'g';
+        for (int j = 0; j < k->nparams; j++) {
+            key[kl++] = (char)('A' + (int)ks.st[j]);
+            key[kl++] = (char)('a' + (int)ks.pt[j]);
+            key[kl++] = ks.scalar[j] ? 's' : 'v';
+        }
+        key[kl] = '\0';
         kspec *sp = spec_of(k, key);
         char *src = NULL;
         if (!sp) st = nd__err(ND_ERR_NOMEM, func, "out of memory");
@@ -555,7 +562,6 @@ nd_status nd_kernel_call(nd_kernel *k, int nin, const nd_array *const *in, int n
     }
 done:
     for (int j = 0; j < ND_K_MAX_OPS; j++) nd_release(held[j]);
-    nd__free(a);
     for (int j = 0; j < begun; j++)
         if (!k->p[j].raw) {
             const nd_status e = nd__out_end(&t[j], st);
