@@ -191,8 +191,9 @@ static void sb_include(sbuf *b, const char *name, bool *done, const char *const 
     }
 }
 
-/* The CUDA prelude and the embedded header `name` with what it includes. */
-static void sb_cuda_head(sbuf *b, const char *name, const char *const *skip)
+/* The CUDA prelude, the embedded header `name` with what it includes,
+ * then `extra` (NULL: none) with what it includes besides. */
+static void sb_cuda_head(sbuf *b, const char *name, const char *extra, const char *const *skip)
 {
     bool done[64] = {false};
     sb_add(b, "%s", cuda_prelude);
@@ -201,6 +202,7 @@ static void sb_cuda_head(sbuf *b, const char *name, const char *const *skip)
         return;
     }
     sb_include(b, name, done, skip);
+    if (extra) sb_include(b, extra, done, skip);
 }
 
 /* The head of every unit after its title: the language's prelude, the
@@ -211,7 +213,7 @@ static void sb_unit_head(sbuf *b, const nd_kernel *k, const kshape *ks, int lang
         sb_add(b, "#include <stdbool.h>\n#include <stdint.h>\n#include <tgmath.h>\n#include \"shared/half.h\"\n"
                   "#define ND_K_FN static inline __attribute__((always_inline))\n");
     } else {
-        sb_cuda_head(b, "shared/half.h", NULL);
+        sb_cuda_head(b, "shared/half.h", NULL, NULL);
     }
     sb_add(b, "typedef %s nd_k_args;\n", ND_K_ARGS_TEXT);
     for (int j = 0; j < k->nparams; j++) {
@@ -520,14 +522,8 @@ char *nd__kgen_expr(const nd_expr_prog *p, const bool *scalar, bool flat)
     sbuf b = {0};
     static const char *const no_cpx[] = {"shared/ops_cpx.h", NULL};
     sb_add(&b, "/* libndgpu fused expression */\n");
-    sb_cuda_head(&b, "shared/ops_math.h", cpx ? NULL : no_cpx);
-    if (cast && !cpx) {
-        bool done[64] = {false};
-        for (int h = 0; h < nd__kernel_header_count && h < 64; h++)
-            done[h] = strcmp(nd__kernel_header_names[h], "shared/half.h") == 0 ||
-                      strcmp(nd__kernel_header_names[h], "shared/hostdev.h") == 0;
-        sb_include(&b, "shared/convert.h", done, NULL);
-    }
+    /* the casts' conversions (already there through the complex bodies) */
+    sb_cuda_head(&b, "shared/ops_math.h", cast ? "shared/convert.h" : NULL, cpx ? NULL : no_cpx);
     sb_add(&b, "typedef %s nd_x_args;\n", ND_K_STR(ND_X_ARGS_STRUCT));
     sb_add(&b, "extern \"C\" __global__ void nd_x_kernel(const nd_x_args a)\n{\n"
                "    const int64_t step = (int64_t)gridDim.x * blockDim.x;\n");

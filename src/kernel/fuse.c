@@ -76,13 +76,12 @@ nd_status nd__fuse_rtc_run(const char *func, const nd_backend *be, const nd_expr
     const nd_array *ops[1 + ND_EXPR_MAX_ARGS];
     ops[0] = dst;
     for (int k = 0; k < p->nargs; k++) ops[k + 1] = ins[k];
-    nd_x_args *a = nd__calloc(1, sizeof *a);
-    if (!a) return nd__err(ND_ERR_NOMEM, func, "out of memory");
+    /* on the stack, zeroed (its unused fields travel too): the launch copies it */
+    nd_x_args args;
+    nd_x_args *const a = &args;
+    memset(a, 0, sizeof *a);
     a->n = dst->size;
-    if (!coalesce(a, nops, ops)) {
-        nd__free(a);
-        return ND_ERR_UNSUPPORTED; /* op by op: no message, nothing failed */
-    }
+    if (!coalesce(a, nops, ops)) return ND_ERR_UNSUPPORTED; /* op by op: no message, nothing failed */
     memcpy(a->consts, p->consts, sizeof(unsigned char[16]) * (size_t)p->nconst);
     /* the layout class: which operands are one element, whether all the
      * others are contiguous over a single axis */
@@ -140,6 +139,5 @@ nd_status nd__fuse_rtc_run(const char *func, const nd_backend *be, const nd_expr
         void *args[1] = {a};
         st = be->rtc_launch(kern, dev, grid, block, 0, args, func);
     }
-    nd__free(a);
     return st;
 }
