@@ -28,7 +28,21 @@
  *    no cache has seen (a new body each sample, a fresh cache directory),
  *    in a forked child, so that the parent's in-process cache stays empty;
  *    then, in another child, the first call of that same kernel, which
- *    loads it from the disk cache: disk_hit_s (what a new process pays). */
+ *    loads it from the disk cache: disk_hit_s (what a new process pays).
+ *
+ * Graphs (nd_graph_*), every device: "graph step" layout "replay" (n = 1,
+ * 100): a step of 20 tiny ops (add, multiply, tanh, subtract, negative,
+ * each on the previous result) captured once and replayed with
+ * nd_graph_launch, against the same 20 ops issued one by one as a program
+ * writes them (each result allocated, all released at the end:
+ * eager_alloc_s) and into existing outputs (eager_out_s); speedup =
+ * eager_alloc_s / replay. The replay's last result is checked bit for bit
+ * against the eager one.
+ *
+ * Pool kinds, GPU only: "empty+release" layout "async" (n = 1, 100, 1e6):
+ * nd_empty + nd_release served by CUDA's stream-ordered pool
+ * (nd_memory_set_pool ND_POOL_KIND_ASYNC), against the caching pool in the
+ * same case (caching_s; vs_caching = async / caching). */
 #include "bench_common.h"
 
 #include <math.h>
@@ -43,11 +57,13 @@
 #include "core/prof.h" /* the profiler's door, for the door-cost case */
 
 enum { OP_ADD_OUT, OP_ADD_ALLOC, OP_SUM_ALLOC, OP_EMPTY, OP_MALLOC, OP_CUDA_MALLOC, OP_DOOR, OP_ADD_PROF,
-       OP_KERNEL_OUT, OP_KERNEL_COMPILE, NOPS };
+       OP_KERNEL_OUT, OP_KERNEL_COMPILE, OP_GRAPH, OP_EMPTY_ASYNC, NOPS };
 static const char *const op_names[NOPS] = {"add", "add", "sum", "empty+release", "malloc+free", "cudaMalloc+cudaFree",
-                                           "profiler door (off)", "add", "kernel", "kernel compile"};
+                                           "profiler door (off)", "add", "kernel", "kernel compile", "graph step",
+                                           "empty+release"};
 static const char *const op_layouts[NOPS] = {"out", "alloc", "alloc", "alloc", "raw", "raw", "raw", "out,profiled",
-                                             "out", "first,disk-hit"};
+                                             "out", "first,disk-hit", "replay", "async"};
+#define GRAPH_OPS 20
 
 
 typedef struct ov_call {
@@ -56,7 +72,33 @@ typedef struct ov_call {
     int64_t n;
     nd_device dev;
     nd_kernel *k;
+    nd_array *t[GRAPH_OPS]; /* the graph step's results */
+    nd_graph *g;
+    nd_stream *s;
+    bool step_out; /* the step into the existing t[] (else allocating, released after) */
 } ov_call;
+
+/* The graph step: 20 tiny ops, each on the previous result. */
+static nd_status graph_step(ov_call *c)
+{
+    nd_status st = ND_OK;
+    for (int i = 0; i < GRAPH_OPS && st == ND_OK; i++) {
+        const nd_array *prev = i ? c->t[i - 1] : c->a;
+        switch (i % 5) {
+        case 0: st = nd_add(&c->t[i], prev, c->a); break;
+        case 1: st = nd_multiply(&c->t[i], prev, c->b); break;
+        case 2: st = nd_tanh(&c->t[i], prev); break;
+        case 3: st = nd_subtract(&c->t[i], prev, c->b); break;
+        default: st = nd_negative(&c->t[i], prev); break;
+        }
+    }
+    if (!c->step_out)
+        for (int i = 0; i < GRAPH_OPS; i++) {
+            nd_release(c->t[i]);
+            c->t[i] = NULL;
+        }
+    return st;
+}
 
 static void *volatile g_sink;
 
@@ -114,6 +156,8 @@ static int ov_run(void *p)
     switch (c->op) {
     case OP_ADD_OUT: return nd_add(&c->out, c->a, c->b);
     case OP_KERNEL_OUT: return nd_kernel_call(c->k, 2, (const nd_array *const[]){c->a, c->b}, 1, &c->out);
+    case OP_GRAPH: return c->g ? nd_graph_launch(c->g, c->s) : graph_step(c);
+    case OP_EMPTY_ASYNC: s = nd_empty(&t, ND_FLOAT32, 1, &c->n, c->dev); break;
     case OP_ADD_ALLOC: s = nd_add(&t, c->a, c->b); break;
     case OP_SUM_ALLOC: s = nd_sum(&t, c->a, 0, NULL, false); break;
     case OP_EMPTY: s = nd_empty(&t, ND_FLOAT32, 1, &c->n, c->dev); break;
@@ -311,6 +355,76 @@ static void run_case(const bench_case *c)
         nd_kernel_release(call.k);
         return;
     }
+    case OP_GRAPH: {
+        snprintf(r.note, sizeof r.note, "(no NumPy twin)");
+        snprintf(r.call, sizeof r.call, "{\"fn\": \"graph_step\", \"ops\": %d}", GRAPH_OPS);
+        bench_stats eager_alloc, eager_out;
+        float got[100], want[100];
+        nd_array *g_last = NULL;
+        s = nd_full(&call.a, ND_FLOAT32, 1, &n, nd_scalar_float(0.75), c->dev);
+        if (s == ND_OK) s = nd_full(&call.b, ND_FLOAT32, 1, &n, nd_scalar_float(0.5), c->dev);
+        if (s == ND_OK) s = nd_stream_create(&call.s, c->dev);
+        /* eager, allocating (what a program writes), then into outputs */
+        if (s == ND_OK) s = bench_measure(ov_run, &call, c->dev, &eager_alloc);
+        call.step_out = true;
+        if (s == ND_OK) s = graph_step(&call); /* makes t[] */
+        if (s == ND_OK) s = bench_measure(ov_run, &call, c->dev, &eager_out);
+        if (s == ND_OK) s = nd_copy_to_host(want, call.t[GRAPH_OPS - 1], (size_t)n * sizeof(float));
+        for (int i = 0; i < GRAPH_OPS; i++) nd_release(call.t[i]), call.t[i] = NULL;
+        /* the allocating step captured once, replayed */
+        call.step_out = false;
+        if (s == ND_OK && (s = nd_graph_begin(call.s)) == ND_OK) {
+            call.step_out = true; /* keep the results: the graph rewrites them */
+            nd_status s1 = graph_step(&call);
+            s = nd_graph_end(&call.g);
+            if (s1 != ND_OK) s = s1;
+        }
+        if (s == ND_OK) s = bench_measure(ov_run, &call, c->dev, &r.st);
+        if (s == ND_OK) s = nd_stream_synchronize(call.s);
+        if (s == ND_OK) g_last = call.t[GRAPH_OPS - 1];
+        if (s == ND_OK) s = nd_copy_to_host(got, g_last, (size_t)n * sizeof(float));
+        if (s != ND_OK) {
+            bench_fail_nd(&r, "the graph step", s);
+        } else if (memcmp(got, want, (size_t)n * sizeof(float)) != 0) {
+            r.status = BS_WRONG;
+            snprintf(r.message, sizeof r.message, "the replayed step differs from the eager one (%g vs %g)", got[0],
+                     want[0]);
+        } else {
+            bench_extra_append(&r, "\"eager_alloc_s\": %.6g, \"eager_out_s\": %.6g, \"speedup\": %.4g, \"graph_nodes\": %lld",
+                               eager_alloc.median, eager_out.median, eager_alloc.median / r.st.median,
+                               (long long)nd_graph_size(call.g));
+            size_t len = strlen(r.note);
+            snprintf(r.note + len, sizeof r.note - len, " replay %.2fx eager (%.2fx vs into outs)",
+                     eager_alloc.median / r.st.median, eager_out.median / r.st.median);
+        }
+        bench_emit(&r);
+        nd_graph_destroy(call.g);
+        for (int i = 0; i < GRAPH_OPS; i++) nd_release(call.t[i]);
+        nd_stream_destroy(call.s);
+        nd_release(call.a), nd_release(call.b);
+        return;
+    }
+    case OP_EMPTY_ASYNC: {
+        snprintf(r.note, sizeof r.note, "(no NumPy twin)");
+        snprintf(r.call, sizeof r.call, "{\"fn\": \"empty\", \"n\": %lld, \"pool\": \"async\"}", (long long)n);
+        bench_stats caching;
+        s = nd_synchronize(c->dev);
+        if (s == ND_OK) s = nd_memory_set_pool(c->dev, ND_POOL_KIND_ASYNC);
+        if (s == ND_OK) s = bench_measure(ov_run, &call, c->dev, &r.st);
+        nd_status s2 = nd_memory_set_pool(c->dev, ND_POOL_KIND_CACHING);
+        if (s == ND_OK) s = s2;
+        if (s == ND_OK) s = bench_measure(ov_run, &call, c->dev, &caching);
+        if (s != ND_OK) {
+            bench_fail_nd(&r, "the async pool", s);
+        } else {
+            bench_extra_append(&r, "\"caching_s\": %.6g, \"vs_caching\": %.4g", caching.median,
+                               r.st.median / caching.median);
+            size_t len = strlen(r.note);
+            snprintf(r.note + len, sizeof r.note - len, " %.2fx the caching pool", r.st.median / caching.median);
+        }
+        bench_emit(&r);
+        return;
+    }
     case OP_DOOR: {
         snprintf(r.note, sizeof r.note, "(no NumPy twin)");
         bench_stats empty;
@@ -356,18 +470,19 @@ int main(int argc, char **argv)
     bench_init(argc, argv, "bench_overhead",
                "Per-call overhead of tiny ops: nd_add into an existing out and allocating, nd_sum allocating\n"
                "(n = 1, 100 float32), nd_empty + nd_release (n = 1, 100, 1e6) against raw malloc + free\n"
-               "(CPU) and raw cudaMalloc + cudaFree (GPU).");
+               "(CPU) and raw cudaMalloc + cudaFree (GPU), the async pool against the caching one (GPU),\n"
+               "and a 20-op step of tiny ops replayed from a graph against issuing it.");
     static const int64_t tiny[] = {1, 100};
     static const int64_t alloc_sizes[] = {1, 100, 1000000};
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
         for (int op = 0; op < NOPS; op++) {
             if (op == OP_MALLOC && dev.type != ND_DEVICE_CPU) continue;
-            if (op == OP_CUDA_MALLOC && dev.type != ND_DEVICE_CUDA) continue;
+            if ((op == OP_CUDA_MALLOC || op == OP_EMPTY_ASYNC) && dev.type != ND_DEVICE_CUDA) continue;
             if ((op == OP_DOOR || op == OP_ADD_PROF || op == OP_KERNEL_COMPILE) &&
                 dev.type != ND_DEVICE_CPU)
                 continue;
-            bool is_alloc = op == OP_EMPTY || op == OP_MALLOC || op == OP_CUDA_MALLOC;
+            bool is_alloc = op == OP_EMPTY || op == OP_MALLOC || op == OP_CUDA_MALLOC || op == OP_EMPTY_ASYNC;
             int nsz = is_alloc ? 3 : op == OP_DOOR || op == OP_KERNEL_COMPILE ? 1 : 2;
             for (int i = 0; i < nsz; i++) {
                 bench_case c = {.op = op, .dtype = ND_FLOAT32, .dev = dev};

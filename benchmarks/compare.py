@@ -345,6 +345,8 @@ def merge(st):
                "door_cost_s": r.get("door_cost_s"), "empty_call_s": r.get("empty_call_s"),
                "profiler_cost_s": r.get("profiler_cost_s"), "unprofiled_s": r.get("unprofiled_s"),
                "builtin_s": r.get("builtin_s"), "extra_s": r.get("extra_s"), "disk_hit_s": r.get("disk_hit_s"),
+               "eager_alloc_s": r.get("eager_alloc_s"), "eager_out_s": r.get("eager_out_s"),
+               "speedup": r.get("speedup"), "caching_s": r.get("caching_s"), "vs_caching": r.get("vs_caching"),
                "round": r.get("round"), "ratio_numpy": None, "ratio_cupy": None, "numpy": None, "cupy": None,
                "numpy_why": None, "cupy_why": None, "checks": []}
         if r.get("status") in ("wrong", "error"):
@@ -452,7 +454,7 @@ GPU_GOALS = [
     ("pinned H2D (nd_copy_async) vs the link's peak (raw pinned cudaMemcpy)",
      sel("transfer", "h2d", layout="pinned_async"), "vs_raw_pinned", ">=", 0.9, "largest"),
     ("pool alloc+free: nd_empty + nd_release per pair",
-     sel("overhead", "empty+release"), "median_s", "<=", 0.5e-6, "each"),
+     sel("overhead", "empty+release", layout="alloc"), "median_s", "<=", 0.5e-6, "each"),
     ("sort float32 1e7 within 1.5x of CuPy's time", sel("sort", "sort", "float32", "10000000"),
      "ratio_cupy", ">=", 1 / 1.5, "each"),
     # run-time compiled kernels and fused expressions (bench_expr, bench_overhead)
@@ -460,6 +462,11 @@ GPU_GOALS = [
      sel("expr", "expr_fma", "float32", "256000000", "out"), "fraction_of_copy", ">=", 0.90, "each"),
     ("kernel call (n = 1, 100) within 2 us of nd_add into an out", sel("overhead", "kernel", layout="out"),
      "extra_s", "<=", 2e-6, "each"),
+    # control of the GPU: graphs and pool kinds (bench_overhead)
+    ("graph: a 20-tiny-op step replayed in <= 1/5 of its eager time", sel("overhead", "graph step", layout="replay"),
+     "speedup", ">=", 5.0, "each"),
+    ("async pool (cudaMallocAsync) alloc+free within 1.5x of the caching pool",
+     sel("overhead", "empty+release", layout="async"), "vs_caching", "<=", 1.5, "each"),
     # the CUDA backend's issues (parts 1 and 2)
     ("add float32 2.56e8: bandwidth vs raw D2D copy",
      sel("elementwise", "add", "float32", "256000000", "contig"), "fraction_of_copy", ">=", 0.90, "each"),
@@ -539,6 +546,9 @@ CPU_GOALS = [
     ("kernel call (n = 1, 100) within 1 us of nd_add into an out", sel("overhead", "kernel", layout="out"),
      "extra_s", "<=", 1e-6, "each"),
     ("kernel: first compile of a small kernel", sel("overhead", "kernel compile"), "median_s", "<=", 0.5, "each"),
+    # graphs: a step of 20 tiny ops replayed from its recorded loops vs issued op by op
+    ("graph: a 20-tiny-op step replayed >= 2x faster than issued", sel("overhead", "graph step", layout="replay"),
+     "speedup", ">=", 2.0, "each"),
     ("kernel: disk-cache hit in a new process", sel("overhead", "kernel compile"), "disk_hit_s", "<=", 0.02, "each"),
     # mixed precision: bench_mx (softmax family, cross-entropy)
     ("softmax over the last axis of (4096, 4096) float32 vs exp(x - max) / sum",

@@ -41,6 +41,10 @@ START_TEST(descriptors_are_complete_and_versioned)
                  !!be->event_destroy;
         ck_assert_msg(ne == 0 || ne == 5, "%s: %d of 5 event slots", be->name, ne);
         ck_assert_msg(!!be->unary_flat == !!be->binary_flat, "%s: one flat fast path without the other", be->name);
+        ck_assert_msg(!!be->stream_wrap == !!be->stream_unwrap, "%s: stream_wrap without stream_unwrap", be->name);
+        ck_assert_msg(!be->stream_wrap || ns == 3, "%s: wraps streams but has none", be->name);
+        int nm = !!be->managed_alloc + !!be->managed_free + !!be->prefetch + !!be->advise;
+        ck_assert_msg(nm == 0 || nm == 4, "%s: %d of 4 managed-memory slots", be->name, nm);
         int nr = !!be->rtc_compile + !!be->rtc_kernel + !!be->rtc_launch;
         ck_assert_msg(nr == 0 || nr == 3, "%s: %d of 3 run-time compilation slots", be->name, nr);
     }

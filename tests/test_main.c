@@ -32,7 +32,7 @@ typedef Suite *(*suite_fn)(void);
 /* The suites, in the order they run, by family. Each is declared weak: a
  * missing suite is reported, never counted as passed. */
 /* the base, the devices and the checks across families */
-#define SUITES_BASE(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(coverage) X(vmath) X(out) X(findings) X(doors) X(faults) X(threads) X(unique) X(fft_core) X(complex)
+#define SUITES_BASE(X) X(core) X(dtype) X(creation) X(views) X(elementwise) X(reduce) X(linalg) X(random) X(npy) X(dlpack) X(pool) X(runtime) X(gpu) X(gpu_ew) X(gpu_reduce) X(gpu_linalg) X(gpu_random) X(gpu_warp) X(gpu_streams) X(gpu_memory) X(graph) X(coverage) X(vmath) X(out) X(findings) X(doors) X(faults) X(threads) X(unique) X(fft_core) X(complex)
 /* indexing */
 #define SUITES_INDEX(X) X(index) X(index_mask)
 /* sorting, searching, order statistics */

@@ -35,6 +35,8 @@ OUT_ADAPTER(nd_from_host)
 OUT_ADAPTER(nd_copy) { return nd_copy(o, f->a); }
 OUT_ADAPTER(nd_astype) { return nd_astype(o, f->ia, ND_FLOAT32); }
 OUT_ADAPTER(nd_to_device) { return nd_to_device(o, f->a, f->dev); }
+OUT_ADAPTER(nd_empty_managed) { return nd_empty_managed(o, ND_FLOAT64, 2, S23, f->dev); }
+OUT_ADAPTER(nd_managed_view) { return nd_managed_view(o, f->a, f->dev); } /* its own device: a view */
 
 /* ---- views and joins ------------------------------------------------- */
 OUT_ADAPTER(nd_reshape) { return nd_reshape(o, f->a, 2, (const int64_t[]){3, 2}); }
@@ -197,6 +199,8 @@ OUT_ADAPTER(nd_from_ptr)
 const out_api_entry out_api_core[] = {
     OUT_ENTRY(nd_empty_pinned, OUT_UNDEFINED),
     OUT_ENTRY(nd_empty, OUT_UNDEFINED),
+    OUT_ENTRY(nd_empty_managed, OUT_UNDEFINED),
+    OUT_ENTRY(nd_managed_view, 0),
     OUT_ENTRY(nd_zeros, 0),
     OUT_ENTRY(nd_ones, 0),
     OUT_ENTRY(nd_full, 0),

@@ -283,7 +283,7 @@ if [ "$call" = 1 ]; then
   # the CPU alone are not listed (make test runs them everywhere).
   suites=(elementwise:harness gpu_ew:device gpu_reduce:gpu gpu_linalg:gpu fft linalg_decomp la_slot complex_ew
           sort unique scan reduce_nan index index_mask sort_stats matmul_cpx matmul_half softmax amp complex
-          linalg_norm gpu gpu_warp gpu_streams gpu_random:gpu elementwise:ops13 random:integers_bernoulli einsum
+          linalg_norm gpu gpu_warp gpu_streams gpu_memory graph gpu_random:gpu elementwise:ops13 random:integers_bernoulli einsum
           manip:manip reduce_cpx dlpack profiler profiler_ops threads runtime kernel_raw:kernel_raw_gpu kernel expr)
   [ -n "${GPU_CHECK_SUITES:-}" ] && read -r -a suites <<<"$GPU_CHECK_SUITES"
   suite_env=()

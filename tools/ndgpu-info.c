@@ -167,8 +167,14 @@ void json_string_or_null(const char *s)
 }
 
 static const char *env_vars[] = {"ND_DEVICE",           "ND_NUM_THREADS",       "ND_POOL",
-                                 "ND_CPU_ISA",          "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS",
-                                 "OPENBLAS_CORETYPE",   "BLIS_NUM_THREADS"};
+                                 "ND_MEMORY_FRACTION",  "ND_CPU_ISA",           "CUDA_VISIBLE_DEVICES",
+                                 "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",   "BLIS_NUM_THREADS"};
+
+/* The allocator's name in the report. */
+static const char *pool_kind_name(nd_pool_kind k)
+{
+    return k == ND_POOL_KIND_ASYNC ? "async (cudaMallocAsync)" : k == ND_POOL_KIND_CACHING ? "caching" : "not pooled";
+}
 #define N_ENV (sizeof env_vars / sizeof env_vars[0])
 
 void collect_stats(dev_report *r, nd_device d)
@@ -267,7 +273,7 @@ static void print_text(const build_fields *f, const dev_report *devs, int ndev, 
             else
                 snprintf(l, sizeof l, "none");
             printf("          pool: %s; in use %s, peak %s, cached %s, limit %s, %llu allocations (%llu from the system)\n",
-                   s->pooled ? "caching" : "not pooled", u, p, c, l, (unsigned long long)s->allocs,
+                   pool_kind_name(s->kind), u, p, c, l, (unsigned long long)s->allocs,
                    (unsigned long long)s->device_allocs);
         }
     }
@@ -347,9 +353,11 @@ static void print_json(const build_fields *f, const dev_report *devs, int ndev, 
         } else {
             const nd_memory_stats *s = &r->stats;
             printf("{\"in_use\": %zu, \"peak_in_use\": %zu, \"cached\": %zu, \"reserved\": %zu, \"limit\": %zu, "
-                   "\"largest_free_block\": %zu, \"device_allocs\": %llu, \"allocs\": %llu, \"pooled\": %s}",
+                   "\"largest_free_block\": %zu, \"device_allocs\": %llu, \"allocs\": %llu, \"pooled\": %s, "
+                   "\"kind\": \"%s\"}",
                    s->in_use, s->peak_in_use, s->cached, s->reserved, s->limit, s->largest_free_block,
-                   (unsigned long long)s->device_allocs, (unsigned long long)s->allocs, s->pooled ? "true" : "false");
+                   (unsigned long long)s->device_allocs, (unsigned long long)s->allocs, s->pooled ? "true" : "false",
+                   s->kind == ND_POOL_KIND_ASYNC ? "async" : s->kind == ND_POOL_KIND_CACHING ? "caching" : "none");
         }
         printf("}");
     }

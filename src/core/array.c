@@ -16,9 +16,16 @@ static void buffer_release(nd_buffer *b)
     if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
     if (b->release) {
         b->release(b->ctx);
+    } else if (b->owns && b->ptr && ND_UNLIKELY(b->gmem != NULL) && nd__graph_mem_keep(b)) {
+        /* a recorded graph replays into this memory: it frees it later */
     } else if (b->owns && b->ptr) {
-        const nd_backend *be = nd__backend(b->device);
-        if (be) be->free(b->device, b->ptr, b->nbytes);
+        const nd_backend *be = nd__registry[b->device.type].be; /* never a capture's: the memory goes now */
+        if (!be) {
+        } else if (b->managed) {
+            be->managed_free(b->device.id, b->ptr);
+        } else {
+            be->free(b->device, b->ptr, b->nbytes);
+        }
         if (ND_UNLIKELY(atomic_load_explicit(&nd__prof_mem_on, memory_order_relaxed)))
             nd__prof_mem(b->device, -(int64_t)b->nbytes);
     }
@@ -114,7 +121,9 @@ static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, in
     return ND_OK;
 }
 
-nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+/* A new C-contiguous array from dev's allocator, or (managed) from its
+ * managed memory (the backend has managed_alloc: the caller checked). */
+static nd_status alloc_array(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev, bool managed)
 {
     const nd_backend *be = nd__backend(dev);
     if (!be) return nd__err(ND_ERR_UNSUPPORTED, "nd_alloc", "no backend for this device");
@@ -129,7 +138,7 @@ nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *sha
     nd__contiguous_strides(ndim, shape, a->strides);
     size_t nbytes = (size_t)a->size * nd__itemsize(dtype);
     void *ptr = NULL;
-    st = be->alloc(dev, nbytes, &ptr);
+    st = managed ? be->managed_alloc(dev.id, nbytes, &ptr) : be->alloc(dev, nbytes, &ptr);
     if (st) {
         nd__free(a);
         nd__free(b);
@@ -140,10 +149,22 @@ nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *sha
     b->nbytes = nbytes;
     b->device = dev;
     b->owns = true;
+    b->managed = managed;
     a->buf = b;
+    if (ND_UNLIKELY(__atomic_load_n(&nd__captures_active, __ATOMIC_RELAXED) != 0)) nd__graph_mem_adopt(b);
     if (ND_UNLIKELY(atomic_load_explicit(&nd__prof_mem_on, memory_order_relaxed))) nd__prof_mem(dev, (int64_t)nbytes);
     *out = a;
     return ND_OK;
+}
+
+nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    return alloc_array(out, dtype, ndim, shape, dev, false);
+}
+
+nd_status nd__alloc_managed(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev)
+{
+    return alloc_array(out, dtype, ndim, shape, dev, true);
 }
 
 nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,

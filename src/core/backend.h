@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 8 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 9 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale and matmul/gemm
@@ -55,7 +55,10 @@ extern "C" {
                                  * 7: kernel_ew (run-time compiled elementwise kernels);
                                  *    rtc_compile, rtc_kernel, rtc_launch (run-time compiled CUDA),
                                  *    stream_wait_event
-                                 * 8: expr (fused elementwise programs, nd_expr_eval) */
+                                 * 8: expr (fused elementwise programs, nd_expr_eval)
+                                 * 9: stream_wrap/stream_unwrap (streams made by the user), memory_set_pool;
+                                 *    managed_alloc, managed_free, prefetch, advise (managed memory);
+                                 *    graph_begin, graph_end, graph_launch, graph_destroy (native graphs) */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -121,12 +124,23 @@ typedef struct nd_backend {
     nd_status (*memory_set_limit)(int id, size_t bytes);
     /* Restart peak_in_use from the current in_use. */
     nd_status (*memory_reset_peak)(int id);
+    /* OPTIONAL: serve device id from allocator `kind` (an nd_pool_kind)
+     * from now on; ND_ERR_INVALID while arrays from the present one are
+     * alive (NULL: the device has one allocator, kind NONE). */
+    nd_status (*memory_set_pool)(int id, int kind);
     /* OPTIONAL streams (all three or none; NULL: the device is synchronous,
      * its streams are host-side objects with a NULL handle). create makes
      * *handle; destroy waits for its work; synchronize waits for it. */
     nd_status (*stream_create)(void **handle, int id);
     nd_status (*stream_destroy)(void *handle, int id);
     nd_status (*stream_synchronize)(void *handle, int id);
+    /* OPTIONAL (both or none, only with streams): adopt a stream the user
+     * made (native, of device id) as a library stream: *handle is what
+     * stream_* and the pools then use, and the pools fence it as their own;
+     * unwrap waits for its work and forgets it without destroying it
+     * (NULL: the device has no streams of its own to wrap). */
+    nd_status (*stream_wrap)(void **handle, void *native, int id);
+    nd_status (*stream_unwrap)(void *handle, int id);
     /* OPTIONAL events (all five or none; NULL: events time with the host
      * clock, which is exact for a synchronous device). record on stream
      * (a handle from stream_create; NULL = the default stream). */
@@ -161,6 +175,34 @@ typedef struct nd_backend {
      * (NULL: the backend has no such tool). */
     void (*range_push)(const char *name);
     void (*range_pop)(void);
+    /* OPTIONAL managed memory (all four or none; NULL: the device has none,
+     * nd_empty_managed makes an ordinary array). managed_alloc: nbytes
+     * addressable from the host and every device of this type, not from the
+     * pool (ND_ERR_NOMEM / ND_ERR_UNSUPPORTED with a message);
+     * managed_free: give it back (waits for the device). prefetch: queue
+     * the migration of [ptr, ptr + nbytes) to device `to` (this type's or the
+     * CPU) on stream (a handle of device id, NULL = its default stream).
+     * advise: advice is an nd_mem_advice, relative to device `to`. */
+    nd_status (*managed_alloc)(int id, size_t nbytes, void **ptr);
+    void (*managed_free)(int id, void *ptr);
+    nd_status (*prefetch)(const void *ptr, size_t nbytes, nd_device to, void *stream, int id);
+    nd_status (*advise)(const void *ptr, size_t nbytes, int advice, nd_device to, int id);
+    /* OPTIONAL native graphs (all four or none; NULL: the core records the
+     * device's operations and replays their slots itself, src/core/graph.c).
+     * graph_begin: capture what the calling thread queues on stream (a
+     * handle of device id, never the default stream); until graph_end the
+     * thread's allocations on id come from memory private to the capture
+     * (*state: the backend's capture). graph_end: stop and instantiate:
+     * *exec and its node count, or an error (ND_ERR_UNSUPPORTED when the
+     * device refused something during the capture), the capture ended and
+     * its private memory released either way. graph_launch: queue exec on
+     * stream (a handle of id, NULL = the default stream). graph_destroy:
+     * wait for its launches and drop it; its private memory goes back once
+     * the arrays made during the capture are released too. */
+    nd_status (*graph_begin)(void *stream, int id, void **state);
+    nd_status (*graph_end)(void *state, int id, void **exec, int64_t *nodes);
+    nd_status (*graph_launch)(void *exec, void *stream, int id);
+    void (*graph_destroy)(void *exec, int id);
 
     /* ---------------- compute part ---------------- */
     /* nbytes of device memory at *ptr (ND_ERR_NOMEM with a message). */
@@ -366,10 +408,32 @@ typedef struct nd_backend_entry {
 } nd_backend_entry;
 ND_INTERNAL extern const nd_backend_entry nd__registry[ND_NUM_DEVICE_TYPES];
 
-/* The backend of dev (NULL when not compiled in or not a device type). */
+/* Graph captures (src/core/graph.c): how many are in progress in the
+ * process, and the descriptor the capturing thread's operations on dev
+ * go through (the device's own when this thread is not capturing dev): the
+ * device's slots with those that cannot be captured refused, and on a
+ * device without native graphs the compute slots recording instead of
+ * running. */
+ND_INTERNAL extern int nd__captures_active;
+ND_INTERNAL const nd_backend *nd__capture_backend(nd_device dev);
+
+/* The backend of dev (NULL when not compiled in or not a device type);
+ * during a capture of dev by the calling thread, its capture descriptor. */
 static inline const nd_backend *nd__backend(nd_device dev)
 {
-    return (unsigned)dev.type < (unsigned)ND_NUM_DEVICE_TYPES ? nd__registry[dev.type].be : NULL;
+    if ((unsigned)dev.type >= (unsigned)ND_NUM_DEVICE_TYPES) return NULL;
+    if (ND_UNLIKELY(__atomic_load_n(&nd__captures_active, __ATOMIC_RELAXED) != 0)) return nd__capture_backend(dev);
+    return nd__registry[dev.type].be;
+}
+/* ND_OK unless the calling thread is capturing dev: then the capture is
+ * broken and ND_ERR_UNSUPPORTED "fn: <what> cannot be captured in a graph
+ * (<why>)" (src/core/graph.c). The guard of the operations a graph cannot
+ * replay that reach no refused slot (host-computed contents, events). */
+ND_INTERNAL nd_status nd__capture_refuse_slow(const char *fn, nd_device dev, const char *what, const char *why);
+static inline nd_status nd__capture_refuse(const char *fn, nd_device dev, const char *what, const char *why)
+{
+    if (ND_LIKELY(__atomic_load_n(&nd__captures_active, __ATOMIC_RELAXED) == 0)) return ND_OK;
+    return nd__capture_refuse_slow(fn, dev, what, why);
 }
 /* "cpu:0" / "cuda:1": the name of a device in messages (buf has room for
  * 32); a type the registry does not know is named "device-type-7:0". */

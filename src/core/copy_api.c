@@ -113,6 +113,9 @@ nd_status nd_copy_to_host(void *dst, const nd_array *a, size_t nbytes)
     static const char *fn = "nd_copy_to_host";
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
+    if ((st = nd__capture_refuse(fn, a->device, "reading device data on the host",
+                                 "a capture runs nothing; read results after nd_graph_launch")))
+        return st;
     size_t need = nd_nbytes(a);
     if (nbytes != need)
         return nd__err(ND_ERR_INVALID, fn, "nbytes = %zu, but the array holds %zu bytes", nbytes, need);
@@ -144,6 +147,9 @@ nd_status nd_copy_from_host(nd_array *a, const void *src, size_t nbytes)
     static const char *fn = "nd_copy_from_host";
     nd_status st = check_array(fn, a, "a");
     if (st) return st;
+    if ((st = nd__capture_refuse(fn, a->device, "a copy from host memory",
+                                 "copy new inputs into the graph's arrays before nd_graph_launch")))
+        return st;
     size_t need = nd_nbytes(a);
     if (nbytes != need)
         return nd__err(ND_ERR_INVALID, fn, "nbytes = %zu, but the array holds %zu bytes", nbytes, need);

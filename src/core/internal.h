@@ -78,6 +78,10 @@ typedef struct nd_buffer {
     size_t nbytes;
     nd_device device;
     bool pinned;        /* page-locked host memory */
+    bool managed;       /* managed memory of `device` (freed by its backend's managed_free) */
+    /* Made during a recorded graph capture (src/core/graph.c): its memory
+     * stays with the graph until the graph is destroyed. */
+    struct nd_graph_mem *gmem;
     bool owns;          /* free ptr with the backend on last release */
     /* Optional custom release (imported memory, e.g. DLPack): called with
      * ctx instead of the backend free when non-NULL. */
@@ -104,6 +108,15 @@ ND_INTERNAL nd_status nd__check_shape(const char *func, int ndim, const int64_t 
 /* nd__check_device (validate a device) lives with the registry: src/core/backend.h. */
 /* Allocate a new C-contiguous array (no user validation beyond overflow). */
 ND_INTERNAL nd_status nd__alloc(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
+/* Recorded graph captures (src/core/graph.c): a buffer allocated by the
+ * calling thread while it records a capture of the buffer's device joins
+ * the capture's memory (b->gmem); at its last release, keep returns true
+ * when the graph still replays into it (the graph frees it when destroyed)
+ * and false when the memory can go now. */
+ND_INTERNAL void nd__graph_mem_adopt(nd_buffer *b);
+ND_INTERNAL bool nd__graph_mem_keep(nd_buffer *b);
+/* nd__alloc in dev's managed memory (its backend has managed_alloc). */
+ND_INTERNAL nd_status nd__alloc_managed(nd_array **out, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);
 /* New header sharing a's buffer with the given geometry (a view). */
 ND_INTERNAL nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
                                const int64_t *strides, int64_t offset);
@@ -196,6 +209,9 @@ ND_INTERNAL void nd__remove_failed_output(const char *path);
 /* Streams (src/core/stream.c): the calling thread's current stream handle on
  * dev (a cudaStream_t for CUDA; NULL = the default stream). */
 ND_INTERNAL void *nd__current_stream(nd_device dev);
+/* Make stream (NULL: the default) the calling thread's current stream of
+ * dev only (core/stream.c; nd_set_stream(NULL) resets every device). */
+ND_INTERNAL void nd__set_current_stream(nd_device dev, nd_stream *stream);
 /* nd__check_device, and dev's id within the devices of a type the
  * library tracks streams for (core/stream.c). */
 ND_INTERNAL nd_status nd__stream_check_device(const char *fn, nd_device dev);
@@ -209,6 +225,10 @@ ND_INTERNAL bool nd__host_pinned_free(void *ptr);
  * the block returns to the pool only after that work (CuPy's pinned pool).
  * Other pointers are ignored. */
 ND_INTERNAL void nd__host_pinned_record_stream(void *ptr, void *stream, int dev);
+/* ND_MEMORY_FRACTION as a number in (0, 1]; false when unset or malformed
+ * (src/core/runtime.c; the backends apply it when a device's allocator is
+ * made). */
+ND_INTERNAL bool nd__env_memory_fraction(double *fraction);
 /* The handle of a stream (a cudaStream_t; NULL for CPU streams), for the
  * backend and white-box tests (src/core/runtime.c). */
 ND_INTERNAL void *nd__stream_handle(const nd_stream *s);

@@ -177,7 +177,12 @@ nd_pool *nd__pool_create_ex(nd_pool_upstream up, bool caching)
     return p;
 }
 
-static void segment_free(nd_pool *p, segment *s)
+/* Drop segment s from the books; give its memory back to the upstream
+ * unless the caller already did (a stream-ordered free). */
+static void segment_drop(nd_pool *p, segment *s, bool give_back);
+static void segment_free(nd_pool *p, segment *s) { segment_drop(p, s, true); }
+
+static void segment_drop(nd_pool *p, segment *s, bool give_back)
 {
     block *b = s->first;
     while (b) {
@@ -189,7 +194,7 @@ static void segment_free(nd_pool *p, segment *s)
     if (s->prev) s->prev->next = s->next;
     else p->segments = s->next;
     if (s->next) s->next->prev = s->prev;
-    p->up.free(p->up.ctx, s->base);
+    if (give_back) p->up.free(p->up.ctx, s->base);
     p->reserved -= s->size;
     p->nsegments--;
     nd__free(s);
@@ -209,6 +214,7 @@ void nd__pool_destroy(nd_pool *p)
 
 static void release_cached_locked(nd_pool *p)
 {
+    if (p->up.trim) p->up.trim(p->up.ctx);
     segment *s = p->segments;
     while (s) {
         segment *n = s->next;
@@ -279,6 +285,13 @@ static block *find_free(nd_pool *p, size_t size, uintptr_t stream)
     return NULL;
 }
 
+/* An allocation from the upstream; *grew: it took memory from the system. */
+static int upstream_alloc(nd_pool *p, size_t n, uintptr_t stream, void **base, bool *grew)
+{
+    *grew = true;
+    return p->up.alloc_on ? p->up.alloc_on(p->up.ctx, n, stream, base, grew) : p->up.alloc(p->up.ctx, n, base);
+}
+
 static block *new_segment(nd_pool *p, size_t size, uintptr_t stream)
 {
     size_t segsize = (size <= SMALL_REQUEST && p->caching) ? SMALL_SEGMENT : size;
@@ -287,7 +300,8 @@ static block *new_segment(nd_pool *p, size_t size, uintptr_t stream)
         else return NULL;
     }
     void *base = NULL;
-    if (p->up.alloc(p->up.ctx, segsize, &base) != 0 || !base) return NULL;
+    bool grew;
+    if (upstream_alloc(p, segsize, stream, &base, &grew) != 0 || !base) return NULL;
     segment *s = nd__calloc(1, sizeof *s);
     block *b = nd__calloc(1, sizeof *b);
     if (!s || !b) {
@@ -309,7 +323,7 @@ static block *new_segment(nd_pool *p, size_t size, uintptr_t stream)
     bin_insert(p, b);
     p->reserved += segsize;
     p->nsegments++;
-    p->n_upstream++;
+    if (grew) p->n_upstream++;
     return b;
 }
 
@@ -317,7 +331,7 @@ nd_status nd__pool_alloc(nd_pool *p, size_t nbytes, uintptr_t stream, void **ptr
 {
     size_t size = nbytes ? (nbytes + POOL_ROUND - 1) & ~(size_t)(POOL_ROUND - 1) : POOL_ROUND;
     if (size < nbytes) return nd__err(ND_ERR_NOMEM, func, "cannot allocate %zu bytes", nbytes);
-    if (!p->caching) size = nbytes ? nbytes : 1; /* exact, so tools see overruns */
+    if (!p->caching && !p->up.alloc_on) size = nbytes ? nbytes : 1; /* exact, so tools see overruns */
     pthread_mutex_lock(&p->mu);
     if (p->table_count * 2 >= p->table_cap && !table_grow(p)) {
         pthread_mutex_unlock(&p->mu);
@@ -430,6 +444,33 @@ static void fence_block(nd_pool *p, block *b, const nd_pool_use *uses, int n)
     b->nuses = 0;
 }
 
+/* The free of a stream-ordered upstream: the streams other than b's own
+ * that may use b (recorded on it, or uses[0..n)), each once, go with it. */
+static void free_in_stream_order(nd_pool *p, block *b, const nd_pool_use *uses, int n)
+{
+    nd_pool_use local[16] = {{0, 0}};
+    int total = b->nuses + n, k = 0;
+    nd_pool_use *waits = total <= 16 ? local : nd__malloc(sizeof *waits * (size_t)total);
+    for (int i = 0; i < total && waits; i++) {
+        nd_pool_use u = i < b->nuses ? b->uses[i] : uses[i - b->nuses];
+        if (!needs_fence(p, b, u)) continue;
+        bool seen = false;
+        for (int j = 0; j < k && !seen; j++) seen = same_use(u, waits[j]);
+        if (!seen) waits[k++] = u;
+    }
+    if (!waits) { /* no room for the list: the upstream waits for every stream of the device */
+        nd_pool_use all = {UINTPTR_MAX, p->up.dev};
+        p->up.free_on(p->up.ctx, b->ptr, b->stream, &all, 1);
+    } else {
+        p->up.free_on(p->up.ctx, b->ptr, b->stream, waits, k);
+    }
+    if (waits != local) nd__free(waits);
+    b->nuses = 0;
+    segment *seg = b->seg;
+    bin_insert(p, b); /* segment_drop expects the lone block free */
+    segment_drop(p, seg, false);
+}
+
 bool nd__pool_free(nd_pool *p, void *ptr) { return nd__pool_free_after(p, ptr, NULL, 0); }
 
 bool nd__pool_free_after(nd_pool *p, void *ptr, const nd_pool_use *uses, int n)
@@ -442,6 +483,11 @@ bool nd__pool_free_after(nd_pool *p, void *ptr, const nd_pool_use *uses, int n)
         return false;
     }
     p->in_use -= b->size;
+    if (p->up.free_on) { /* a stream-ordered upstream: it orders the free after every stream's use */
+        free_in_stream_order(p, b, uses, n);
+        pthread_mutex_unlock(&p->mu);
+        return true;
+    }
     if (!p->caching) { /* the upstream's free waits for the device (see pool.h) */
         bin_insert(p, b);
         segment_free(p, b->seg);
@@ -466,7 +512,8 @@ bool nd__pool_free_after(nd_pool *p, void *ptr, const nd_pool_use *uses, int n)
 
 void nd__pool_record_stream(nd_pool *p, void *ptr, nd_pool_use use)
 {
-    if (!ptr || !p->caching || !p->up.fence) return; /* without caching, free waits for the device */
+    /* without caching, free waits for the device, unless a stream-ordered upstream frees */
+    if (!ptr || (!p->caching && !p->up.free_on) || (!p->up.fence && !p->up.free_on)) return;
     pthread_mutex_lock(&p->mu);
     block *b = table_find(p, ptr);
     if (b && needs_fence(p, b, use)) {
@@ -517,7 +564,11 @@ void nd__pool_get_stats(nd_pool *p, nd_pool_stats *s)
     s->in_use = p->in_use;
     s->peak_in_use = p->peak;
     s->reserved = p->reserved;
-    s->cached = p->reserved - p->in_use;
+    if (p->up.held) { /* the upstream's own cache is part of what the pool holds */
+        size_t held = p->up.held(p->up.ctx);
+        if (held > s->reserved) s->reserved = held;
+    }
+    s->cached = s->reserved - p->in_use;
     s->limit = p->limit;
     s->n_upstream_allocs = p->n_upstream;
     s->n_allocs = p->n_allocs;

@@ -70,6 +70,24 @@ typedef struct nd_pool_upstream {
      * the host reuses at once: every stream that used a block is fenced. */
     bool stream_ordered;
     int dev;
+    /* OPTIONAL, a stream-ordered upstream (CUDA's cudaMallocAsync pools;
+     * all four or none, only in a pool made with caching == false): the
+     * upstream caches and reuses memory itself, in stream order, and the
+     * pool keeps the books (in use, peak, limit, counts) and the streams a
+     * block was used on.
+     *  alloc_on: as alloc, ordered on stream (the allocating stream);
+     *            *grew: whether the upstream took memory from the system for
+     *            it (else it reused its own cache; device_allocs counts these);
+     *  free_on:  give p back in the order of stream (the block's own), after
+     *            the work queued so far on waits[0..n) (the other streams that
+     *            may still use it: the upstream makes stream wait for them,
+     *            the host never waits);
+     *  held:     bytes the upstream holds now, its cache included;
+     *  trim:     return the upstream's cache to the system. */
+    int (*alloc_on)(void *ctx, size_t nbytes, uintptr_t stream, void **p, bool *grew);
+    void (*free_on)(void *ctx, void *p, uintptr_t stream, const nd_pool_use *waits, int n);
+    size_t (*held)(void *ctx);
+    void (*trim)(void *ctx);
 } nd_pool_upstream;
 
 typedef struct nd_pool_stats {
@@ -90,7 +108,9 @@ typedef struct nd_pool nd_pool;
 ND_INTERNAL nd_pool *nd__pool_create(nd_pool_upstream up);
 /* caching == false: the pool only keeps the books - every allocation is
  * its own upstream allocation of exactly the requested size, returned to
- * the upstream on free (ND_POOL=0, for compute-sanitizer and valgrind). */
+ * the upstream on free (ND_POOL=0, for compute-sanitizer and valgrind; and
+ * over a stream-ordered upstream, ND_POOL=async: sizes rounded to 512 B as
+ * in the caching pool, returned with free_on). */
 ND_INTERNAL nd_pool *nd__pool_create_ex(nd_pool_upstream up, bool caching);
 /* Return every segment to the upstream (blocks still in use included). */
 ND_INTERNAL void nd__pool_destroy(nd_pool *p);

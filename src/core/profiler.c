@@ -694,7 +694,8 @@ nd_status nd_profiler_stop(void)
         if (!g_base_set[id]) continue;
         for (int ty = 1; ty < ND_NUM_DEVICE_TYPES; ty++) {
             nd_device d = {(nd_device_type)ty, id};
-            const nd_backend *be = nd__backend(d);
+            /* the device's own slot, also while this thread captures a graph */
+            const nd_backend *be = nd__registry[ty].be;
             if (be && be->event_create) (void)be->synchronize(d);
         }
     }

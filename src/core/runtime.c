@@ -46,6 +46,48 @@ nd_status nd_memory_set_limit(nd_device dev, size_t bytes)
     return nd__backend(dev)->memory_set_limit(dev.id, bytes);
 }
 
+nd_status nd_memory_set_pool(nd_device dev, nd_pool_kind kind)
+{
+    static const char *fn = "nd_memory_set_pool";
+    nd_status st = nd__stream_check_device(fn, dev);
+    if (st) return st;
+    if ((int)kind < ND_POOL_KIND_NONE || (int)kind > ND_POOL_KIND_ASYNC)
+        return nd__err(ND_ERR_INVALID, fn, "unknown pool kind %d", (int)kind);
+    const nd_backend *be = nd__backend(dev);
+    if (be->memory_set_pool) return be->memory_set_pool(dev.id, (int)kind);
+    if (kind == ND_POOL_KIND_NONE) return ND_OK; /* the device's one allocator */
+    char d[32];
+    return nd__err(ND_ERR_UNSUPPORTED, fn, "%s has no memory pool (its allocator is ND_POOL_KIND_NONE)",
+                   nd__device_name(dev, d, sizeof d));
+}
+
+nd_status nd_memory_set_fraction(nd_device dev, double fraction)
+{
+    static const char *fn = "nd_memory_set_fraction";
+    nd_status st = nd__stream_check_device(fn, dev);
+    if (st) return st;
+    if (!(fraction > 0.0 && fraction <= 1.0)) /* NaN fails both */
+        return nd__err(ND_ERR_INVALID, fn, "fraction %g is outside (0, 1]", fraction);
+    nd_device_info info;
+    if ((st = nd__backend(dev)->device_info(&info, dev.id))) return nd__err_prefix(st, fn);
+    if (info.total_memory == 0) return nd__err(ND_ERR_UNSUPPORTED, fn, "the device reports no total memory");
+    size_t bytes = (size_t)((double)info.total_memory * fraction);
+    if (bytes == 0) bytes = 1; /* a limit of 0 would mean none */
+    return nd__backend(dev)->memory_set_limit(dev.id, bytes);
+}
+
+bool nd__env_memory_fraction(double *fraction)
+{
+    const char *env = getenv("ND_MEMORY_FRACTION");
+    if (!env || !*env) return false;
+    char *end;
+    double f = strtod(env, &end);
+    while (*end == ' ') end++;
+    if (*end != '\0' || !(f > 0.0 && f <= 1.0)) return false;
+    *fraction = f;
+    return true;
+}
+
 nd_status nd_memory_reset_peak(nd_device dev)
 {
     nd_status st = nd__stream_check_device("nd_memory_reset_peak", dev);
@@ -100,6 +142,8 @@ nd_status nd_event_record(nd_event *event, nd_stream *stream)
     ND_CHECK_PTR(fn, event, "event");
     if (stream && !nd__same_device(nd_stream_device(stream), event->dev))
         return nd__err(ND_ERR_DEVICE, fn, "the event and the stream belong to different devices");
+    nd_status cst = nd__capture_refuse(fn, event->dev, "an event", "record events around nd_graph_launch");
+    if (cst) return cst;
     const nd_backend *be = nd__backend(event->dev);
     if (be->event_record) {
         void *h = stream ? nd__stream_handle(stream) : nd__current_stream(event->dev);
@@ -119,6 +163,8 @@ nd_status nd_event_synchronize(nd_event *event)
     ND_CHECK_PTR(fn, event, "event");
     ND_PROF_DEVICE(event->dev);
     if (!event->recorded) return nd__err(ND_ERR_INVALID, fn, "the event was never recorded");
+    nd_status cst = nd__capture_refuse(fn, event->dev, "waiting for an event", "a capture runs nothing");
+    if (cst) return cst;
     const nd_backend *be = nd__backend(event->dev);
     return be->event_synchronize ? be->event_synchronize(event->handle, event->dev.id) : ND_OK;
 }
@@ -129,6 +175,8 @@ nd_status nd_stream_wait_event(nd_stream *stream, nd_event *event)
     ND_CHECK_PTR(fn, event, "event");
     if (!event->recorded) return nd__err(ND_ERR_INVALID, fn, "the event was never recorded");
     const nd_device sdev = stream ? nd_stream_device(stream) : event->dev;
+    nd_status cst = nd__capture_refuse(fn, sdev, "waiting for an event", "order other streams around nd_graph_launch");
+    if (cst) return cst;
     void *h = stream ? nd__stream_handle(stream) : nd__current_stream(event->dev);
     const nd_backend *sbe = nd__backend(sdev), *ebe = nd__backend(event->dev);
     /* the stream's device queues the wait itself */
@@ -153,6 +201,8 @@ nd_status nd_event_elapsed_ms(float *ms, nd_event *start, nd_event *end)
     *ms = (float)(end->host_ms - start->host_ms);
     return ND_OK;
 }
+
+void *nd_event_native(const nd_event *event) { return event ? event->handle : NULL; }
 
 nd_status nd_event_destroy(nd_event *event)
 {

@@ -203,8 +203,10 @@ typedef nd_status (*host_fill_fn)(const char *fn, void *dst, int64_t n, nd_dtype
 static nd_status create_host(const char *fn, nd_array **out, nd_dtype t, int ndim, const int64_t *shape, nd_device dev,
                              host_fill_fn fill, const void *ctx)
 {
+    nd_status st = nd__capture_refuse(fn, dev, "contents computed on the host", "make the array before the capture");
+    if (st) return st;
     nd_out o;
-    nd_status st = nd__out_begin(&o, fn, out, t, ndim, shape, dev);
+    st = nd__out_begin(&o, fn, out, t, ndim, shape, dev);
     if (st) return st;
     if ((st = nd__out_target(&o, t, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 0, NULL))) return nd__out_end(&o, st);
     nd_array *tgt = o.dst;

@@ -89,6 +89,12 @@ static nd_status cuda_stream_destroy(void *handle, int dev)
     return nd__cuda_stream_destroy(handle, dev);
 }
 
+static nd_status cuda_stream_unwrap(void *handle, int dev)
+{
+    nd__cuda_blas_forget_stream(dev, handle);
+    return nd__cuda_stream_unwrap(handle, dev);
+}
+
 extern "C" const nd_backend nd__cuda_backend = {
     .abi_version = ND_BACKEND_ABI_VERSION,
     .name = "cuda",
@@ -102,9 +108,12 @@ extern "C" const nd_backend nd__cuda_backend = {
     .memory_release_cached = nd__cuda_memory_release_cached,
     .memory_set_limit = nd__cuda_memory_set_limit,
     .memory_reset_peak = nd__cuda_memory_reset_peak,
+    .memory_set_pool = nd__cuda_memory_set_pool,           // ND_POOL's choice at run time
     .stream_create = nd__cuda_stream_create,               // cudaStream_t, registered for the pools
     .stream_destroy = cuda_stream_destroy,                 // above: cuBLAS's share, then the stream
     .stream_synchronize = nd__cuda_stream_synchronize,
+    .stream_wrap = nd__cuda_stream_wrap,                   // the user's cudaStream_t, registered for the pools
+    .stream_unwrap = cuda_stream_unwrap,                   // as stream_destroy, but the stream stays
     .event_create = nd__cuda_event_create,                 // cudaEvent_t with timing
     .event_record = nd__cuda_event_record,
     .event_synchronize = nd__cuda_event_synchronize,
@@ -116,6 +125,14 @@ extern "C" const nd_backend nd__cuda_backend = {
     .synchronize = cuda_synchronize,                       // cudaDeviceSynchronize
     .range_push = nd__cuda_range_push,                     // nvtx.cu: nvtxRangePushA (NULL without nvtx3)
     .range_pop = nd__cuda_range_pop,
+    .managed_alloc = nd__cuda_managed_alloc,               // memory.cu: cudaMallocManaged
+    .managed_free = nd__cuda_managed_free,
+    .prefetch = nd__cuda_prefetch,                         // cudaMemPrefetchAsync
+    .advise = nd__cuda_advise,                             // cudaMemAdvise
+    .graph_begin = nd__cuda_graph_begin,                   // graph.cu: stream capture, private pool
+    .graph_end = nd__cuda_graph_end,                       // cudaStreamEndCapture, cudaGraphInstantiate
+    .graph_launch = nd__cuda_graph_launch,                 // cudaGraphLaunch
+    .graph_destroy = nd__cuda_graph_destroy,
     // compute part
     .alloc = cuda_alloc,                                   // the device pool, current stream
     .free = cuda_free,

@@ -48,14 +48,39 @@ ND_INTERNAL nd_status nd__cuda_memory_stats(nd_memory_stats *s, int dev);
 ND_INTERNAL nd_status nd__cuda_memory_release_cached(int dev);
 ND_INTERNAL nd_status nd__cuda_memory_set_limit(int dev, size_t bytes);
 ND_INTERNAL nd_status nd__cuda_memory_reset_peak(int dev);
+ND_INTERNAL nd_status nd__cuda_memory_set_pool(int dev, int kind);
+/* The allocator serving dev (memory.cu). */
+ND_INTERNAL nd_pool_kind nd__cuda_pool_kind(int dev);
+/* Graph captures (memory.cu): open makes the capture's private pool and
+ * serves the calling thread's allocations on dev from it until
+ * end_capture; orphan: the graph is gone, the pool goes with its last
+ * block. */
+ND_INTERNAL nd_pool *nd__cuda_graph_pool_open(int dev);
+ND_INTERNAL void nd__cuda_graph_pool_end_capture(int dev);
+ND_INTERNAL void nd__cuda_graph_pool_orphan(nd_pool *p);
+/* stream.cu: a stream being captured is never fenced (querying it would
+ * break the capture; its work is the graph's). */
+ND_INTERNAL void nd__cuda_stream_set_capturing(int dev, void *stream, bool capturing);
+/* graph.cu: the graph slots */
+ND_INTERNAL nd_status nd__cuda_graph_begin(void *stream, int dev, void **state);
+ND_INTERNAL nd_status nd__cuda_graph_end(void *state, int dev, void **exec, int64_t *nodes);
+ND_INTERNAL nd_status nd__cuda_graph_launch(void *exec, void *stream, int dev);
+ND_INTERNAL void nd__cuda_graph_destroy(void *exec, int dev);
 ND_INTERNAL nd_status nd__cuda_alloc(int dev, size_t nbytes, void *stream, void **ptr);
 ND_INTERNAL void nd__cuda_free(int dev, void *ptr);
+/* managed memory (contract of the managed slots of nd_backend) */
+ND_INTERNAL nd_status nd__cuda_managed_alloc(int dev, size_t nbytes, void **ptr);
+ND_INTERNAL void nd__cuda_managed_free(int dev, void *ptr);
+ND_INTERNAL nd_status nd__cuda_prefetch(const void *ptr, size_t nbytes, nd_device to, void *stream, int dev);
+ND_INTERNAL nd_status nd__cuda_advise(const void *ptr, size_t nbytes, int advice, nd_device to, int dev);
 ND_INTERNAL int nd__cuda_host_upstream_alloc(void *ctx, size_t nbytes, void **p);
 ND_INTERNAL void nd__cuda_host_upstream_free(void *ctx, void *p);
 /* src/cuda/stream.cu: streams and events (handles are cudaStream_t / cudaEvent_t) */
 ND_INTERNAL nd_status nd__cuda_stream_create(void **handle, int dev);
 ND_INTERNAL nd_status nd__cuda_stream_destroy(void *handle, int dev);
 ND_INTERNAL nd_status nd__cuda_stream_synchronize(void *handle, int dev);
+ND_INTERNAL nd_status nd__cuda_stream_wrap(void **handle, void *native, int dev);
+ND_INTERNAL nd_status nd__cuda_stream_unwrap(void *handle, int dev);
 ND_INTERNAL nd_status nd__cuda_event_create(void **handle, int dev);
 ND_INTERNAL nd_status nd__cuda_event_record(void *event, void *stream, int dev);
 ND_INTERNAL nd_status nd__cuda_event_synchronize(void *event, int dev);

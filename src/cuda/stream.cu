@@ -18,6 +18,7 @@ namespace {
 struct live_stream {
     int dev;
     cudaStream_t s;
+    bool capturing; // a graph capture is under way on it: never queried
 };
 // Never destroyed: pools free blocks during process exit too.
 pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -37,32 +38,78 @@ bool is_live_locked(int dev, cudaStream_t s)
 }
 } // namespace
 
+static nd_status register_stream(int dev, cudaStream_t s, const char *fn);
+
 extern "C" nd_status nd__cuda_stream_create(void **handle, int dev)
 {
     nd_device_guard g(dev);
     cudaStream_t s;
     ND_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "nd_stream_create");
-    bool ok = true;
-    pthread_mutex_lock(&g_reg_mu);
-    try {
-        g_live.push_back(live_stream{dev, s});
-    } catch (const std::bad_alloc &) {
-        ok = false;
-    }
-    pthread_mutex_unlock(&g_reg_mu);
-    if (!ok) {
+    nd_status st = register_stream(dev, s, "nd_stream_create");
+    if (st) {
         cudaStreamDestroy(s);
-        return nd__err(ND_ERR_NOMEM, "nd_stream_create", "out of host memory");
+        return st;
     }
     *handle = (void *)s;
     return ND_OK;
 }
 
+// Into the registry of live streams (the pools fence it from now on).
+static nd_status register_stream(int dev, cudaStream_t s, const char *fn)
+{
+    bool ok = true;
+    pthread_mutex_lock(&g_reg_mu);
+    try {
+        g_live.push_back(live_stream{dev, s, false});
+    } catch (const std::bad_alloc &) {
+        ok = false;
+    }
+    pthread_mutex_unlock(&g_reg_mu);
+    return ok ? ND_OK : nd__err(ND_ERR_NOMEM, fn, "out of host memory");
+}
+
+// Wait for the stream's work, then out of the registry.
+static nd_status forget_stream(int dev, cudaStream_t s, const char *fn);
+
+extern "C" nd_status nd__cuda_stream_wrap(void **handle, void *native, int dev)
+{
+    cudaStream_t s = (cudaStream_t)native;
+    {
+        nd_device_guard g(dev);
+        // a handle that is not a stream fails here, before the pools use it
+        cudaError_t q = cudaStreamQuery(s);
+        if (q == cudaErrorNotReady) { // busy is fine ("not ready" is left as the last error too)
+            (void)cudaGetLastError();
+            q = cudaSuccess;
+        }
+        ND_CUDA_TRY(q, "nd_stream_wrap");
+    }
+    pthread_mutex_lock(&g_reg_mu);
+    bool dup = is_live_locked(dev, s);
+    pthread_mutex_unlock(&g_reg_mu);
+    if (dup) return nd__err(ND_ERR_INVALID, "nd_stream_wrap", "the stream is a library stream already (wrapped or created)");
+    nd_status st = register_stream(dev, s, "nd_stream_wrap");
+    if (st) return st;
+    *handle = native;
+    return ND_OK;
+}
+
+extern "C" nd_status nd__cuda_stream_unwrap(void *handle, int dev) { return forget_stream(dev, nd_stream_of(handle), "nd_stream_destroy"); }
+
 extern "C" nd_status nd__cuda_stream_destroy(void *handle, int dev)
 {
-    nd_device_guard g(dev);
     cudaStream_t s = nd_stream_of(handle);
-    ND_CUDA_TRY(cudaStreamSynchronize(s), "nd_stream_destroy");
+    nd_status st = forget_stream(dev, s, "nd_stream_destroy");
+    if (st) return st;
+    nd_device_guard g(dev);
+    ND_CUDA_TRY(cudaStreamDestroy(s), "nd_stream_destroy");
+    return ND_OK;
+}
+
+static nd_status forget_stream(int dev, cudaStream_t s, const char *fn)
+{
+    nd_device_guard g(dev);
+    ND_CUDA_TRY(cudaStreamSynchronize(s), fn);
     // Out of the registry only once its work is done: until then a freed
     // block may still need a fence on it. Fences hold the lock while they
     // use the handle, so none uses it after this.
@@ -73,7 +120,6 @@ extern "C" nd_status nd__cuda_stream_destroy(void *handle, int dev)
             break;
         }
     pthread_mutex_unlock(&g_reg_mu);
-    ND_CUDA_TRY(cudaStreamDestroy(s), "nd_stream_destroy");
     return ND_OK;
 }
 
@@ -82,6 +128,14 @@ extern "C" nd_status nd__cuda_stream_synchronize(void *handle, int dev)
     nd_device_guard g(dev);
     ND_CUDA_TRY(cudaStreamSynchronize(nd_stream_of(handle)), "nd_stream_synchronize");
     return ND_OK;
+}
+
+extern "C" void nd__cuda_stream_set_capturing(int dev, void *stream, bool capturing)
+{
+    pthread_mutex_lock(&g_reg_mu);
+    for (live_stream &l : g_live)
+        if (l.dev == dev && l.s == (cudaStream_t)stream) l.capturing = capturing;
+    pthread_mutex_unlock(&g_reg_mu);
 }
 
 extern "C" int nd__cuda_live_streams(int dev, nd_pool_use *out, int cap)
@@ -177,7 +231,10 @@ extern "C" void *nd__cuda_stream_fence(nd_pool_use use)
     // The lock keeps the stream alive while its handle is used here: a
     // destroyed stream's handle must never reach the driver.
     pthread_mutex_lock(&g_reg_mu);
-    if (s == nullptr || is_live_locked(use.dev, s)) {
+    bool capturing = false;
+    for (const live_stream &l : g_live)
+        if (l.dev == use.dev && l.s == s) capturing = l.capturing;
+    if (!capturing && (s == nullptr || is_live_locked(use.dev, s))) {
         nd_device_guard g(use.dev);
         cudaError_t q = cudaStreamQuery(s);
         if (q == cudaErrorNotReady) {

@@ -50,9 +50,10 @@ static nd_status from_dl_dtype(const char *fn, DLDataType d, nd_dtype *t)
 /* The device of a DLPack tensor, from the registry's DLPack types: a
  * type's own memory (and its managed memory) is that type's device, host
  * memory a backend page-locks is a pinned CPU array. */
-static nd_status from_dl_device(const char *fn, DLDevice d, nd_device *dev, bool *pinned)
+static nd_status from_dl_device(const char *fn, DLDevice d, nd_device *dev, bool *pinned, bool *managed)
 {
     *pinned = false;
+    *managed = false;
     const int dt = (int)d.device_type;
     for (int t = 0; t < ND_NUM_DEVICE_TYPES; t++) {
         const nd_backend_entry *e = &nd__registry[t];
@@ -60,6 +61,7 @@ static nd_status from_dl_device(const char *fn, DLDevice d, nd_device *dev, bool
         if (!own && !(e->dlpack_pinned && dt == e->dlpack_pinned)) continue;
         *dev = own ? (nd_device){.type = (nd_device_type)t, .id = (int)d.device_id} : nd_cpu();
         *pinned = !own;
+        *managed = e->dlpack_managed && dt == e->dlpack_managed;
         if (nd__registry[dev->type].host && d.device_id != 0)
             return nd__err(ND_ERR_DEVICE, fn, "DLPack CPU device id %d is not supported (only 0)", (int)d.device_id);
         return nd__check_device(fn, *dev);
@@ -109,6 +111,10 @@ static void deleter_legacy(DLManagedTensor *self)
 static DLDevice dl_device_of(const nd_array *a)
 {
     DLDevice d = {(DLDeviceType)nd__registry[a->device.type].dlpack, a->device.id};
+    if (a->buf->managed && nd__registry[a->buf->device.type].dlpack_managed) { /* also a CPU view of it */
+        d.device_type = (DLDeviceType)nd__registry[a->buf->device.type].dlpack_managed;
+        d.device_id = a->buf->device.id;
+    }
     if (a->buf->pinned)
         for (int k = 0; k < ND_NUM_DEVICE_TYPES; k++)
             if (nd__registry[k].dlpack_pinned) {
@@ -227,8 +233,8 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
     st = nd__check_shape(fn, ndim, t->shape, dtype, &size);
     if (st) return st;
     nd_device dev;
-    bool pinned;
-    st = from_dl_device(fn, t->device, &dev, &pinned);
+    bool pinned, managed;
+    st = from_dl_device(fn, t->device, &dev, &pinned, &managed);
     if (st) return st;
     if (t->data == NULL && size > 0) return nd__err(ND_ERR_INVALID, fn, "DLPack tensor 'data' is NULL for %lld elements", (long long)size);
     if (t->byte_offset > (uint64_t)INT64_MAX)
@@ -292,6 +298,7 @@ static nd_status import_tensor(const char *fn, nd_array **res, const DLTensor *t
     b->nbytes = size > 0 ? (size_t)(hi - (lo < 0 ? lo : 0)) : 0;
     b->device = dev;
     b->pinned = pinned;
+    b->managed = managed; /* released by its producer; nd_managed_view and nd_prefetch know it */
     b->owns = false;
     b->release = release;
     b->ctx = ctx;

@@ -369,6 +369,12 @@ void run_job(void *arg)
             gemm_one(*j, A, B, j->C + (ptrdiff_t)(i * j->sc) * (ptrdiff_t)j->cesz);
         }
     }
+}
+
+// The job is no longer queued or held by a graph (which replays it).
+void drop_job(void *arg)
+{
+    gemm_job *j = (gemm_job *)arg;
     ws_release(j->ws);
     free_job(j);
 }
@@ -544,11 +550,8 @@ cublasStatus_t gemm_submit(cublasHandle_t handle, cublasOperation_t transa, cubl
                             "(a handle rebound between streams needs a workspace per stream)");
         return CUBLAS_STATUS_EXECUTION_FAILED;
     }
-    if (nd_emu_enqueue(stream, run_job, j) != cudaSuccess) {
-        ws_release(j->ws);
-        free_job(j);
+    if (nd_emu_enqueue_owned(stream, run_job, j, drop_job) != cudaSuccess) // dropped on failure
         return CUBLAS_STATUS_EXECUTION_FAILED;
-    }
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -53,6 +53,10 @@ typedef enum cudaError {
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorSymbolNotFound = 500,
     cudaErrorNotReady = 600,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureIsolation = 905,
+    cudaErrorStreamCaptureWrongThread = 908,
     cudaErrorLaunchFailure = 719,
     cudaErrorUnknown = 999
 } cudaError_t;
@@ -80,8 +84,50 @@ typedef enum cudaDeviceAttr {
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrComputeCapabilityMajor = 75,
-    cudaDevAttrComputeCapabilityMinor = 76
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrMemoryPoolsSupported = 115
 } cudaDeviceAttr;
+
+/* Managed memory and stream-ordered pools (CUDA 13's signatures). */
+#define cudaMemAttachGlobal 0x01u
+#define cudaMemAttachHost 0x02u
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2
+};
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+typedef enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6
+} cudaMemoryAdvise;
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0 };
+struct cudaMemPoolProps {
+    enum cudaMemAllocationType allocType;
+    enum cudaMemAllocationHandleType handleTypes;
+    struct cudaMemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+enum cudaMemPoolAttr {
+    cudaMemPoolAttrReleaseThreshold = 0x4,
+    cudaMemPoolAttrReservedMemCurrent = 0x5,
+    cudaMemPoolAttrReservedMemHigh = 0x6,
+    cudaMemPoolAttrUsedMemCurrent = 0x7,
+    cudaMemPoolAttrUsedMemHigh = 0x8
+};
+typedef struct nd_emu_mempool *cudaMemPool_t;
 
 #define cudaStreamDefault 0x00u
 #define cudaStreamNonBlocking 0x01u
@@ -94,6 +140,20 @@ typedef enum cudaDeviceAttr {
 #define cudaHostAllocWriteCombined 0x04u
 
 typedef struct nd_emu_stream *cudaStream_t;
+/* Graphs (stream capture): see the functions below. */
+typedef enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+} cudaStreamCaptureMode;
+typedef enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2
+} cudaStreamCaptureStatus;
+typedef struct nd_emu_graph *cudaGraph_t;
+typedef struct nd_emu_graph_exec *cudaGraphExec_t;
+typedef struct nd_emu_graph_node *cudaGraphNode_t;
 typedef struct nd_emu_event *cudaEvent_t;
 /* Library management (run-time compiled kernels: tests/emu/rtc_library_emu.cpp) */
 typedef struct nd_emu_library *cudaLibrary_t;
@@ -152,6 +212,26 @@ cudaError_t cudaHostAlloc(void **ptr, size_t n, unsigned flags);
 cudaError_t cudaMallocHost(void **ptr, size_t n);
 cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *ptr);
+/* Managed memory is host memory here as all device memory is; it counts as
+ * device memory and as host memory in the copy-kind checks. Prefetch and
+ * advice check their range (inside one managed allocation) and location
+ * (cuda:0 or the host) and move nothing. */
+cudaError_t cudaMallocManaged(void **ptr, size_t n, unsigned flags);
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t n, struct cudaMemLocation loc, unsigned flags, cudaStream_t s);
+cudaError_t cudaMemAdvise(const void *ptr, size_t n, enum cudaMemoryAdvise advice, struct cudaMemLocation loc);
+/* Stream-ordered pools: an allocation is made at once; cudaFreeAsync
+ * queues the free itself on its stream (so memory freed while another
+ * stream still uses it, unordered, is a use after free that ASan reports);
+ * the pool caches nothing (reserved == used; cudaMemPoolTrimTo has nothing
+ * to do). */
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep);
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t n, cudaMemPool_t pool, cudaStream_t s);
+cudaError_t cudaMallocAsync(void **ptr, size_t n, cudaStream_t s);
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t s);
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStream_t s);
@@ -174,6 +254,35 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventQuery(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
+/* Stream capture and graphs. A capturing stream records what is queued on
+ * it (kernels, copies, memsets, the library stand-ins' jobs, event records
+ * and waits) instead of running it; cudaGraphLaunch queues the recorded
+ * work again, in order, on the launch stream. As on a GPU:
+ *  - the legacy default stream cannot capture; a stream captures once at a
+ *    time, and the capture ends on the thread that began it;
+ *  - while a thread captures (in global or thread-local mode, unless it
+ *    exchanged its mode for relaxed: cudaThreadExchangeStreamCaptureMode),
+ *    the calls that would synchronise or allocate (cudaMalloc, cudaFree,
+ *    cudaHostAlloc, cudaFreeHost, cudaMallocManaged, cudaMemcpy, cudaMemset,
+ *    cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize)
+ *    fail with cudaErrorStreamCaptureUnsupported, and so do
+ *    cudaStreamSynchronize and cudaStreamQuery of a capturing stream from
+ *    any thread; each such failure invalidates the capture, and its
+ *    cudaStreamEndCapture answers cudaErrorStreamCaptureInvalidated;
+ *  - a capturing stream may wait only for events recorded in the same
+ *    capture (cudaErrorStreamCaptureIsolation otherwise);
+ *  - launching a graph on a capturing stream is not modelled
+ *    (cudaErrorStreamCaptureUnsupported). */
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus *status);
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+
 /* The image is what the NVRTC stand-in (tests/emu/nvrtc_emu.cpp) makes: a
  * shared object of the kernels compiled for the host behind a small header;
  * loading it dlopens it. The options are ignored. cudaLaunchKernel (C++
@@ -189,6 +298,10 @@ cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, co
 /* Queue fn(arg) on stream s as a one-thread "kernel" (the cuBLAS stand-in
  * runs its products this way, so they are asynchronous and stream-ordered). */
 cudaError_t nd_emu_enqueue(cudaStream_t s, void (*fn)(void *), void *arg);
+/* As nd_emu_enqueue, for a job that may run more than once (a graph
+ * replays it): fn(arg) each time, drop(arg) once no graph or queue holds
+ * the job any more. */
+cudaError_t nd_emu_enqueue_owned(cudaStream_t s, void (*fn)(void *), void *arg, void (*drop)(void *));
 /* Whether s is the default stream or a live stream (not destroyed). */
 int nd_emu_stream_valid(cudaStream_t s);
 /* Whether p lies in a live device allocation of at least n bytes from p. */

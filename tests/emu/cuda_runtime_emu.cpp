@@ -16,12 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -44,7 +46,10 @@ using clk = std::chrono::steady_clock;
 
 struct alloc_info {
     size_t n;
-    bool device; // else pinned host
+    bool device;                   // else pinned host
+    bool managed;                  // cudaMallocManaged (device memory the host also addresses)
+    nd_emu_mempool *pool;          // cudaMallocFromPoolAsync's pool, else NULL
+    bool freeing;                  // cudaFreeAsync queued
 };
 
 // The registries are never destroyed (heap objects reachable from globals
@@ -88,6 +93,9 @@ cudaError_t enter()
 
 } // namespace
 
+// A captured operation: queues its work on the launch stream.
+typedef std::function<cudaError_t(cudaStream_t)> nd_emu_node;
+
 struct nd_emu_stream {
     std::mutex m;
     std::condition_variable cv;
@@ -96,6 +104,35 @@ struct nd_emu_stream {
     bool stop = false, destroyed = false, started = false;
     pthread_t th;
     unsigned flags = 0;
+    // stream capture (under m)
+    bool capturing = false, cap_invalid = false;
+    pthread_t cap_thread;
+    uint64_t cap_id = 0;
+    std::vector<nd_emu_node> cap_nodes;
+};
+
+struct nd_emu_graph {
+    std::vector<nd_emu_node> nodes;
+};
+struct nd_emu_graph_exec {
+    std::vector<nd_emu_node> nodes;
+};
+
+struct nd_emu_mempool {
+    // a freed block kept for reuse (the release threshold keeps everything
+    // until a trim); pending until its stream has reached the free
+    struct cached {
+        void *p;
+        size_t n;           // the size it was allocated with
+        cudaStream_t s;     // the stream of its cudaFreeAsync
+        bool pending;
+        uint64_t gen;
+    };
+    std::atomic<size_t> used{0}, used_high{0};
+    size_t cached_bytes = 0; // under g_mu
+    std::vector<cached> cache; // under g_mu
+    uint64_t threshold = 0;
+    bool destroyed = false;
 };
 
 struct nd_emu_event {
@@ -104,6 +141,7 @@ struct nd_emu_event {
     uint64_t recorded = 0, completed = 0;
     clk::time_point t{};
     unsigned flags = 0;
+    uint64_t cap_id = 0; // its last record was in this capture (0: none)
 };
 
 namespace {
@@ -179,6 +217,36 @@ nd_emu_stream *resolve(cudaStream_t h)
     return g_streams.count(h) ? h : nullptr;
 }
 
+thread_local nd_emu_stream *tl_capturing = nullptr; // the stream this thread captures
+thread_local cudaStreamCaptureMode tl_mode = cudaStreamCaptureModeGlobal;
+std::atomic<uint64_t> g_capture_ids{0};
+
+void invalidate(nd_emu_stream *s)
+{
+    std::lock_guard<std::mutex> lk(s->m);
+    if (s->capturing) s->cap_invalid = true;
+}
+
+// The calls a capture forbids on its thread (they synchronise or allocate).
+cudaError_t capture_guard()
+{
+    nd_emu_stream *s = tl_capturing;
+    if (!s || tl_mode == cudaStreamCaptureModeRelaxed) return cudaSuccess;
+    invalidate(s);
+    return fail(cudaErrorStreamCaptureUnsupported);
+}
+
+// Record a node on s if it is capturing: *captured says so.
+cudaError_t capture_node(nd_emu_stream *s, nd_emu_node node, bool *captured)
+{
+    std::lock_guard<std::mutex> lk(s->m);
+    *captured = s->capturing;
+    if (!s->capturing) return cudaSuccess;
+    if (s->cap_invalid) return fail(cudaErrorStreamCaptureInvalidated);
+    s->cap_nodes.push_back(std::move(node));
+    return cudaSuccess;
+}
+
 cudaError_t enqueue(cudaStream_t h, std::function<void()> task)
 {
     nd_emu_stream *s = resolve(h);
@@ -186,6 +254,11 @@ cudaError_t enqueue(cudaStream_t h, std::function<void()> task)
     {
         std::lock_guard<std::mutex> lk(s->m);
         if (s->destroyed) return fail(cudaErrorInvalidResourceHandle);
+        if (s->capturing) { // recorded; every launch queues it again
+            if (s->cap_invalid) return fail(cudaErrorStreamCaptureInvalidated);
+            s->cap_nodes.push_back([task](cudaStream_t ls) { return enqueue(ls, task); });
+            return cudaSuccess;
+        }
         s->q.push_back(std::move(task));
         s->enq++;
     }
@@ -243,15 +316,23 @@ bool is_device(const void *p, size_t n)
     return (uintptr_t)p + n <= b + i.n;
 }
 
+bool is_managed(const void *p)
+{
+    alloc_info i;
+    return find_alloc(p, nullptr, &i) && i.managed;
+}
+
 cudaError_t check_kind(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
     if (!dst || !src) return cudaErrorInvalidValue;
     bool dd = is_device(dst, n), sd = is_device(src, n);
+    // managed memory is both: the host and the device address it
+    bool dh = !dd || is_managed(dst), sh = !sd || is_managed(src);
     switch (kind) {
-    case cudaMemcpyHostToDevice: return dd && !sd ? cudaSuccess : cudaErrorInvalidValue;
-    case cudaMemcpyDeviceToHost: return sd && !dd ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyHostToDevice: return dd && sh ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyDeviceToHost: return sd && dh ? cudaSuccess : cudaErrorInvalidValue;
     case cudaMemcpyDeviceToDevice: return dd && sd ? cudaSuccess : cudaErrorInvalidValue;
-    case cudaMemcpyHostToHost: return !dd && !sd ? cudaSuccess : cudaErrorInvalidValue;
+    case cudaMemcpyHostToHost: return dh && sh ? cudaSuccess : cudaErrorInvalidValue;
     case cudaMemcpyDefault: return cudaSuccess;
     default: return cudaErrorInvalidMemcpyDirection;
     }
@@ -406,6 +487,8 @@ cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int dev)
     case cudaDevAttrGlobalMemoryBusWidth: *v = 5120; break;
     case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
     case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
+    case cudaDevAttrManagedMemory: *v = 1; break;
+    case cudaDevAttrMemoryPoolsSupported: *v = 1; break;
     default: return fail(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -421,6 +504,10 @@ cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer)
 cudaError_t cudaDeviceSynchronize(void)
 {
     ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     return device_sync();
 }
 cudaError_t cudaRuntimeGetVersion(int *v)
@@ -469,10 +556,17 @@ static cudaError_t do_alloc(void **ptr, size_t n, bool device)
     ND_EMU_POISON((char *)p + n, rounded - n);
     {
         std::lock_guard<std::mutex> lk(g_mu);
-        g_allocs[(uintptr_t)p] = alloc_info{n, device};
+        g_allocs[(uintptr_t)p] = alloc_info{n, device, false, nullptr, false};
     }
     *ptr = p;
     return cudaSuccess;
+}
+static size_t rounded_size(size_t n) { return (n + 255) / 256 * 256 + (n == 0 ? 256 : 0); }
+// Return an allocation's memory (no synchronisation: the caller ordered it).
+static void release_memory(void *p, size_t n)
+{
+    ND_EMU_UNPOISON(p, rounded_size(n));
+    free(p);
 }
 static cudaError_t do_free(void *p, bool device)
 {
@@ -483,28 +577,40 @@ static cudaError_t do_free(void *p, bool device)
     {
         std::lock_guard<std::mutex> lk(g_mu);
         auto it = g_allocs.find((uintptr_t)p);
-        if (it == g_allocs.end() || it->second.device != device)
+        if (it == g_allocs.end() || it->second.device != device || it->second.freeing)
             return fail(device ? cudaErrorInvalidDevicePointer : cudaErrorInvalidValue);
         n = it->second.n;
+        if (it->second.pool) it->second.pool->used -= n; // cudaFree of pool memory is allowed
         g_allocs.erase(it);
     }
-    ND_EMU_UNPOISON(p, (n + 255) / 256 * 256 + (n == 0 ? 256 : 0));
-    free(p);
+    release_memory(p, n);
     return cudaSuccess;
 }
 cudaError_t cudaMalloc(void **ptr, size_t n)
 {
     ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     return do_alloc(ptr, n, true);
 }
 cudaError_t cudaFree(void *ptr)
 {
     ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     return do_free(ptr, true);
 }
 cudaError_t cudaHostAlloc(void **ptr, size_t n, unsigned flags)
 {
     ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     (void)flags;
     return do_alloc(ptr, n, false);
 }
@@ -512,6 +618,10 @@ cudaError_t cudaMallocHost(void **ptr, size_t n) { return cudaHostAlloc(ptr, n, 
 cudaError_t cudaFreeHost(void *ptr)
 {
     ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     return do_free(ptr, false);
 }
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *ptr)
@@ -526,11 +636,226 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *pt
         attr->device = -2;
         return cudaSuccess;
     }
-    attr->type = i.device ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
+    attr->type = i.managed ? cudaMemoryTypeManaged : i.device ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
     attr->device = 0;
     attr->devicePointer = (void *)ptr;
-    attr->hostPointer = i.device ? nullptr : (void *)ptr;
+    attr->hostPointer = i.device && !i.managed ? nullptr : (void *)ptr;
     return cudaSuccess;
+}
+
+// ---- managed memory --------------------------------------------------------
+cudaError_t cudaMallocManaged(void **ptr, size_t n, unsigned flags)
+{
+    ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
+    if (n == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) return fail(cudaErrorInvalidValue);
+    cudaError_t e = do_alloc(ptr, n, true);
+    if (e != cudaSuccess) return e;
+    std::lock_guard<std::mutex> lk(g_mu);
+    g_allocs[(uintptr_t)*ptr].managed = true;
+    return cudaSuccess;
+}
+// [p, p + n) inside one managed allocation, and a location of this machine.
+static cudaError_t check_managed_range(const void *p, size_t n, struct cudaMemLocation loc)
+{
+    uintptr_t base;
+    alloc_info i;
+    if (!p || n == 0 || !find_alloc(p, &base, &i) || !i.managed || (uintptr_t)p + n > base + i.n)
+        return cudaErrorInvalidValue;
+    if (loc.type == cudaMemLocationTypeDevice) return loc.id == 0 ? cudaSuccess : cudaErrorInvalidDevice;
+    return loc.type == cudaMemLocationTypeHost ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t n, struct cudaMemLocation loc, unsigned flags, cudaStream_t s)
+{
+    ENTER();
+    cudaError_t e = flags ? cudaErrorInvalidValue : check_managed_range(ptr, n, loc);
+    if (e != cudaSuccess) return fail(e);
+    return enqueue(s, [] {}); // the pages are where every device reads them: nothing moves
+}
+cudaError_t cudaMemAdvise(const void *ptr, size_t n, enum cudaMemoryAdvise advice, struct cudaMemLocation loc)
+{
+    ENTER();
+    if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy) return fail(cudaErrorInvalidValue);
+    cudaError_t e = check_managed_range(ptr, n, loc);
+    return e == cudaSuccess ? cudaSuccess : fail(e);
+}
+
+// ---- stream-ordered pools --------------------------------------------------
+static std::set<nd_emu_mempool *> &g_mempools = *new std::set<nd_emu_mempool *>;
+static nd_emu_mempool *live_pool(cudaMemPool_t p)
+{
+    std::lock_guard<std::mutex> lk(g_mu);
+    return g_mempools.count(p) ? p : nullptr;
+}
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const struct cudaMemPoolProps *props)
+{
+    ENTER();
+    if (!pool || !props || props->allocType != cudaMemAllocationTypePinned ||
+        props->location.type != cudaMemLocationTypeDevice)
+        return fail(cudaErrorInvalidValue);
+    if (props->location.id != 0) return fail(cudaErrorInvalidDevice);
+    nd_emu_mempool *p = new nd_emu_mempool;
+    std::lock_guard<std::mutex> lk(g_mu);
+    g_mempools.insert(p);
+    *pool = p;
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool)
+{
+    ENTER();
+    std::lock_guard<std::mutex> lk(g_mu);
+    if (!g_mempools.erase(pool)) return fail(cudaErrorInvalidValue);
+    pool->destroyed = true; // never freed: its allocations still name it
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
+{
+    ENTER();
+    nd_emu_mempool *p = live_pool(pool);
+    if (!p || !value) return fail(cudaErrorInvalidValue);
+    if (attr == cudaMemPoolAttrReleaseThreshold) p->threshold = *(uint64_t *)value;
+    else if (attr == cudaMemPoolAttrUsedMemHigh || attr == cudaMemPoolAttrReservedMemHigh) p->used_high = p->used.load();
+    else return fail(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value)
+{
+    ENTER();
+    nd_emu_mempool *p = live_pool(pool);
+    if (!p || !value) return fail(cudaErrorInvalidValue);
+    uint64_t *v = (uint64_t *)value;
+    switch (attr) {
+    case cudaMemPoolAttrReleaseThreshold: *v = p->threshold; break;
+    case cudaMemPoolAttrReservedMemCurrent: {
+        std::lock_guard<std::mutex> lk(g_mu);
+        *v = p->used.load() + p->cached_bytes;
+        break;
+    }
+    case cudaMemPoolAttrUsedMemCurrent: *v = p->used.load(); break;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh: *v = p->used_high.load(); break;
+    default: return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep)
+{
+    ENTER();
+    nd_emu_mempool *p = live_pool(pool);
+    if (!p) return fail(cudaErrorInvalidValue);
+    std::vector<nd_emu_mempool::cached> gone;
+    {
+        std::lock_guard<std::mutex> lk(g_mu);
+        // the blocks whose frees have run go back, largest first, down to keep
+        std::vector<nd_emu_mempool::cached> &c = p->cache;
+        std::stable_sort(c.begin(), c.end(), [](const nd_emu_mempool::cached &a, const nd_emu_mempool::cached &b) {
+            return a.n > b.n;
+        });
+        for (size_t i = 0; i < c.size();) {
+            if (!c[i].pending && p->cached_bytes > keep) {
+                p->cached_bytes -= rounded_size(c[i].n);
+                gone.push_back(c[i]);
+                c.erase(c.begin() + (long)i);
+            } else {
+                i++;
+            }
+        }
+    }
+    for (auto &b : gone) release_memory(b.p, b.n);
+    return cudaSuccess;
+}
+// A cached block of p for n bytes on stream s: one whose free has run, or
+// one freed on s itself (stream order puts the free first), of the same
+// rounded size; NULL when none (g_mu held).
+static void *reuse_cached(nd_emu_mempool *p, size_t n, cudaStream_t s)
+{
+    for (size_t i = 0; i < p->cache.size(); i++) {
+        nd_emu_mempool::cached &c = p->cache[i];
+        if (rounded_size(c.n) != rounded_size(n) || (c.pending && c.s != s)) continue;
+        void *ptr = c.p;
+        p->cached_bytes -= rounded_size(c.n);
+        p->cache.erase(p->cache.begin() + (long)i);
+        return ptr;
+    }
+    return nullptr;
+}
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t n, cudaMemPool_t pool, cudaStream_t s)
+{
+    ENTER();
+    nd_emu_mempool *p = live_pool(pool);
+    if (!p || !ptr || n == 0) return fail(cudaErrorInvalidValue);
+    if (!resolve(s)) return fail(cudaErrorInvalidResourceHandle);
+    void *hit;
+    {
+        std::lock_guard<std::mutex> lk(g_mu);
+        hit = reuse_cached(p, n, s);
+        if (hit) g_allocs[(uintptr_t)hit] = alloc_info{n, true, false, p, false};
+    }
+    if (hit) {
+        ND_EMU_UNPOISON(hit, n); // the padding stays off limits
+        *ptr = hit;
+    } else {
+        cudaError_t e = do_alloc(ptr, n, true);
+        if (e != cudaSuccess) return e;
+        std::lock_guard<std::mutex> lk(g_mu);
+        g_allocs[(uintptr_t)*ptr].pool = p;
+    }
+    size_t u = p->used += n;
+    size_t h = p->used_high.load();
+    while (u > h && !p->used_high.compare_exchange_weak(h, u)) {
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaMallocAsync(void **ptr, size_t n, cudaStream_t s)
+{
+    static cudaMemPool_t dflt = [] {
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        cudaMemPool_t p = nullptr;
+        cudaMemPoolCreate(&p, &props);
+        return p;
+    }();
+    return cudaMallocFromPoolAsync(ptr, n, dflt, s);
+}
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t s)
+{
+    ENTER();
+    if (!ptr) return cudaSuccess;
+    if (!resolve(s)) return fail(cudaErrorInvalidResourceHandle);
+    static uint64_t gen_counter = 0;
+    nd_emu_mempool *p;
+    uint64_t gen;
+    {
+        std::lock_guard<std::mutex> lk(g_mu);
+        auto it = g_allocs.find((uintptr_t)ptr);
+        if (it == g_allocs.end() || !it->second.pool || it->second.freeing) return fail(cudaErrorInvalidValue);
+        p = it->second.pool;
+        const size_t n = it->second.n;
+        g_allocs.erase(it);
+        p->used -= n;
+        // back to the pool's cache at once: the same stream may reuse it
+        // (stream order), other streams once the free below has run
+        gen = ++gen_counter;
+        p->cache.push_back(nd_emu_mempool::cached{ptr, n, s, true, gen});
+        p->cached_bytes += rounded_size(n);
+    }
+    // when the stream reaches the free, as on a GPU (work queued before on s
+    // is done, work of other streams may not be), the block is off limits
+    // to ASan until it is handed out again
+    return enqueue(s, [p, ptr, gen] {
+        std::lock_guard<std::mutex> lk(g_mu);
+        for (auto &c : p->cache)
+            if (c.p == ptr && c.gen == gen) {
+                c.pending = false;
+                ND_EMU_POISON(ptr, rounded_size(c.n));
+                break;
+            }
+    });
 }
 int nd_emu_is_device_range(const void *p, size_t n) { return is_device(p, n ? n : 1); }
 
@@ -546,6 +871,10 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
     ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     if (n == 0) return cudaSuccess;
     cudaError_t e = check_kind(dst, src, n, kind);
     if (e != cudaSuccess) return fail(e);
@@ -571,7 +900,9 @@ cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t s)
 }
 cudaError_t cudaMemset(void *dst, int value, size_t n)
 {
-    cudaError_t e = cudaMemsetAsync(dst, value, n, nullptr);
+    cudaError_t e = capture_guard();
+    if (e != cudaSuccess) return e;
+    e = cudaMemsetAsync(dst, value, n, nullptr);
     if (e != cudaSuccess) return e;
     drain(resolve(nullptr));
     return cudaSuccess;
@@ -614,11 +945,24 @@ cudaError_t cudaStreamDestroy(cudaStream_t h)
     stop_and_join(h);
     return cudaSuccess;
 }
+// A capturing stream cannot be waited for or queried: it runs nothing.
+static bool refuse_capturing(nd_emu_stream *s)
+{
+    std::lock_guard<std::mutex> lk(s->m);
+    if (!s->capturing) return false;
+    s->cap_invalid = true;
+    return true;
+}
 cudaError_t cudaStreamSynchronize(cudaStream_t h)
 {
     ENTER();
     nd_emu_stream *s = resolve(h);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
+    if (refuse_capturing(s)) return fail(cudaErrorStreamCaptureUnsupported);
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     drain(s);
     return g_sticky.load() ? fail(cudaErrorLaunchFailure) : cudaSuccess;
 }
@@ -627,6 +971,7 @@ cudaError_t cudaStreamQuery(cudaStream_t h)
     ENTER();
     nd_emu_stream *s = resolve(h);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
+    if (refuse_capturing(s)) return fail(cudaErrorStreamCaptureUnsupported);
     std::lock_guard<std::mutex> lk(s->m);
     // As CUDA's runtime does, "not ready" also becomes the thread's last
     // error: the next cudaGetLastError() (after a launch) returns it.
@@ -637,6 +982,12 @@ cudaError_t nd_emu_enqueue(cudaStream_t s, void (*fn)(void *), void *arg)
 {
     ENTER();
     return enqueue(s, [fn, arg] { fn(arg); });
+}
+cudaError_t nd_emu_enqueue_owned(cudaStream_t s, void (*fn)(void *), void *arg, void (*drop)(void *))
+{
+    std::shared_ptr<void> job(arg, drop); // first: a failure below drops the job too
+    ENTER();
+    return enqueue(s, [fn, job] { fn(job.get()); });
 }
 
 // ---- events --------------------------------------------------------------
@@ -673,10 +1024,27 @@ cudaError_t cudaEventRecord(cudaEvent_t h, cudaStream_t s)
     ENTER();
     nd_emu_event *e = live_event(h);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
+    nd_emu_stream *st = resolve(s);
+    if (!st) return fail(cudaErrorInvalidResourceHandle);
+    bool captured = false;
+    uint64_t cid;
+    {
+        std::lock_guard<std::mutex> lk(st->m);
+        cid = st->cap_id;
+    }
+    cudaError_t ce = capture_node(st, [h](cudaStream_t ls) { return cudaEventRecord(h, ls); }, &captured);
+    if (captured) {
+        if (ce == cudaSuccess) {
+            std::lock_guard<std::mutex> lk(e->m);
+            e->cap_id = cid;
+        }
+        return ce;
+    }
     uint64_t gen;
     {
         std::lock_guard<std::mutex> lk(e->m);
         gen = ++e->recorded;
+        e->cap_id = 0;
     }
     cudaError_t r = enqueue(s, [e, gen] {
         {
@@ -697,6 +1065,10 @@ cudaError_t cudaEventRecord(cudaEvent_t h, cudaStream_t s)
 cudaError_t cudaEventSynchronize(cudaEvent_t h)
 {
     ENTER();
+    {
+        cudaError_t g_ = capture_guard();
+        if (g_ != cudaSuccess) return g_;
+    }
     nd_emu_event *e = live_event(h);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     std::unique_lock<std::mutex> lk(e->m);
@@ -718,6 +1090,27 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t h, unsigned flags)
     (void)flags;
     nd_emu_event *e = live_event(h);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
+    if (nd_emu_stream *st = resolve(s)) {
+        uint64_t cid, ecid;
+        bool capturing;
+        {
+            std::lock_guard<std::mutex> lk(st->m);
+            capturing = st->capturing;
+            cid = st->cap_id;
+        }
+        {
+            std::lock_guard<std::mutex> lk(e->m);
+            ecid = e->cap_id;
+        }
+        if (capturing) {
+            if (ecid != cid) { // an event of work outside this capture
+                invalidate(st);
+                return fail(cudaErrorStreamCaptureIsolation);
+            }
+            bool captured;
+            return capture_node(st, [h](cudaStream_t ls) { return cudaStreamWaitEvent(ls, h, 0); }, &captured);
+        }
+    }
     uint64_t target;
     {
         std::lock_guard<std::mutex> lk(e->m);
@@ -729,6 +1122,113 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t h, unsigned flags)
         e->cv.wait(lk, [e, target] { return e->completed >= target; });
     });
 }
+// ---- stream capture and graphs ----------------------------------------------
+cudaError_t cudaStreamBeginCapture(cudaStream_t h, cudaStreamCaptureMode mode)
+{
+    ENTER();
+    if (!h) return fail(cudaErrorStreamCaptureUnsupported); // the legacy default stream
+    nd_emu_stream *s = resolve(h);
+    if (!s) return fail(cudaErrorInvalidResourceHandle);
+    if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed) return fail(cudaErrorInvalidValue);
+    if (tl_capturing) return fail(cudaErrorStreamCaptureUnsupported); // one capture per thread here
+    {
+        std::lock_guard<std::mutex> lk(s->m);
+        if (s->capturing) return fail(cudaErrorStreamCaptureUnsupported);
+        s->capturing = true;
+        s->cap_invalid = false;
+        s->cap_thread = pthread_self();
+        s->cap_id = ++g_capture_ids;
+        s->cap_nodes.clear();
+    }
+    tl_capturing = mode == cudaStreamCaptureModeRelaxed ? nullptr : s;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t h, cudaGraph_t *graph)
+{
+    ENTER();
+    if (!graph) return fail(cudaErrorInvalidValue);
+    nd_emu_stream *s = resolve(h);
+    if (!s) return fail(cudaErrorInvalidResourceHandle);
+    std::vector<nd_emu_node> nodes;
+    bool invalid;
+    {
+        std::lock_guard<std::mutex> lk(s->m);
+        if (!s->capturing) return fail(cudaErrorInvalidValue);
+        if (!pthread_equal(s->cap_thread, pthread_self())) return fail(cudaErrorStreamCaptureWrongThread);
+        s->capturing = false;
+        invalid = s->cap_invalid;
+        nodes.swap(s->cap_nodes);
+        s->cap_id = 0;
+    }
+    if (tl_capturing == s) tl_capturing = nullptr;
+    *graph = nullptr;
+    if (invalid) return fail(cudaErrorStreamCaptureInvalidated);
+    *graph = new nd_emu_graph{std::move(nodes)};
+    return cudaSuccess;
+}
+cudaError_t cudaStreamIsCapturing(cudaStream_t h, cudaStreamCaptureStatus *status)
+{
+    ENTER();
+    if (!status) return fail(cudaErrorInvalidValue);
+    nd_emu_stream *s = resolve(h);
+    if (!s) return fail(cudaErrorInvalidResourceHandle);
+    std::lock_guard<std::mutex> lk(s->m);
+    *status = !s->capturing ? cudaStreamCaptureStatusNone
+              : s->cap_invalid ? cudaStreamCaptureStatusInvalidated
+                               : cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+}
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode)
+{
+    ENTER();
+    if (!mode || *mode < cudaStreamCaptureModeGlobal || *mode > cudaStreamCaptureModeRelaxed)
+        return fail(cudaErrorInvalidValue);
+    std::swap(*mode, tl_mode);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count)
+{
+    ENTER();
+    if (!graph || !count || nodes) return fail(cudaErrorInvalidValue); // the count only, here
+    *count = graph->nodes.size();
+    return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+    ENTER();
+    if (!exec || !graph || flags) return fail(cudaErrorInvalidValue);
+    *exec = new nd_emu_graph_exec{graph->nodes};
+    return cudaSuccess;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t h)
+{
+    ENTER();
+    if (!exec) return fail(cudaErrorInvalidValue);
+    nd_emu_stream *s = resolve(h);
+    if (!s) return fail(cudaErrorInvalidResourceHandle);
+    {
+        std::lock_guard<std::mutex> lk(s->m);
+        if (s->capturing) return fail(cudaErrorStreamCaptureUnsupported);
+    }
+    for (nd_emu_node &n : exec->nodes) {
+        cudaError_t e = n(h);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+    ENTER();
+    delete exec; // the work it queued holds its own copies of the jobs
+    return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    ENTER();
+    delete graph;
+    return cudaSuccess;
+}
+
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
     ENTER();

@@ -136,6 +136,12 @@ void run_job(void *arg)
                 }
             }
     }
+}
+
+// The job is no longer queued or held by a graph (which replays it).
+void drop_job(void *arg)
+{
+    fft_job *j = (fft_job *)arg;
     nd__fft_plan_release(j->eng);
     delete j;
 }
@@ -176,11 +182,11 @@ cufftResult submit(cufftHandle plan, cufftType want, const void *idata, void *od
         delete j;
         return CUFFT_ALLOC_FAILED;
     }
-    if (!nd_emu_stream_valid(p.stream) || nd_emu_enqueue(p.stream, run_job, j) != cudaSuccess) {
-        nd__fft_plan_release(j->eng);
-        delete j;
+    if (!nd_emu_stream_valid(p.stream)) {
+        drop_job(j);
         return CUFFT_EXEC_FAILED;
     }
+    if (nd_emu_enqueue_owned(p.stream, run_job, j, drop_job) != cudaSuccess) return CUFFT_EXEC_FAILED; // dropped
     return CUFFT_SUCCESS;
 }
 
