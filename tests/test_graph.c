@@ -380,6 +380,45 @@ START_TEST(fused_expressions_are_captured)
 }
 END_TEST
 
+/* A result copied to pinned host memory inside the graph (nd_copy_async):
+ * every launch brings the new values to the host. */
+START_TEST(copies_to_pinned_memory_are_captured)
+{
+    nd_device devs[2];
+    int nd = test_devices(devs);
+    for (int d = 0; d < nd; d++) {
+        nd_device dev = devs[d];
+        nd_array *x = seeded(8, 16, 1.0f, dev), *y = NULL, *h = NULL;
+        ND_OK_OR_FAIL(nd_empty_pinned(&h, ND_FLOAT32, 2, (int64_t[]){8, 16}));
+        nd_stream *s = NULL;
+        ND_OK_OR_FAIL(nd_stream_create(&s, dev));
+        ND_OK_OR_FAIL(nd_binary_scalar(&y, ND_BINARY_MULTIPLY, x, nd_scalar_float(2)));
+        nd_graph *g = NULL;
+        ND_OK_OR_FAIL(nd_graph_begin(s));
+        ND_OK_OR_FAIL(nd_binary_scalar(&y, ND_BINARY_MULTIPLY, x, nd_scalar_float(2)));
+        ND_OK_OR_FAIL(nd_copy_async(h, y, s));
+        ND_OK_OR_FAIL(nd_graph_end(&g));
+        for (int launch = 0; launch < 3; launch++) {
+            nd_array *xn = seeded(8, 16, (float)(launch + 1), dev);
+            ND_OK_OR_FAIL(nd_copy(&x, xn));
+            ND_OK_OR_FAIL(nd_synchronize(dev)); /* the new input is in place before the launch's stream reads it */
+            ND_OK_OR_FAIL(nd_graph_launch(g, s));
+            ND_OK_OR_FAIL(nd_stream_synchronize(s));
+            float want[128];
+            to_host(want, xn);
+            const float *got = nd_data(h);
+            for (int i = 0; i < 128; i++)
+                ck_assert_msg(got[i] == 2 * want[i], "launch %d on %s: element %d is %g, want %g", launch,
+                              dev.type ? "cuda:0" : "cpu", i, (double)got[i], (double)(2 * want[i]));
+            nd_release(xn);
+        }
+        ND_OK_OR_FAIL(nd_graph_destroy(g));
+        ND_OK_OR_FAIL(nd_stream_destroy(s));
+        nd_release(x), nd_release(y), nd_release(h);
+    }
+}
+END_TEST
+
 #ifdef ND_WITH_CUDA
 /* A device served by CUDA's stream-ordered pool does not capture (its
  * allocations would become graph memory nodes). */
@@ -407,6 +446,7 @@ Suite *suite_graph(void)
     tcase_add_test(tc, arrays_made_in_the_capture_live_with_the_graph);
     tcase_add_test(tc, what_a_graph_cannot_replay_is_refused_alike);
     tcase_add_test(tc, fused_expressions_are_captured);
+    tcase_add_test(tc, copies_to_pinned_memory_are_captured);
 #ifdef ND_WITH_CUDA
     if (nd_test_gpu_count() > 0) tcase_add_test(tc, async_pool_devices_refuse_to_capture);
 #endif
