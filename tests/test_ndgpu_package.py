@@ -129,6 +129,45 @@ check(e.dtype == xp.float32 and bool(xp.all(e == chain)), "evaluate(gelu) == the
 check(float(xp.evaluate("sum(x * 2 + 1)", x=x)) == 2 * 66 + 12, "evaluate(sum(...))")
 check(raises(ValueError, lambda: xp.evaluate("x + d", x=x)), "evaluate with an unknown name raises ValueError")
 
+# copy, deepcopy and pickle: the data, never the C handle (two owners of one
+# reference would free it twice)
+import copy as _copy
+import operator as _operator
+import pickle as _pickle
+import subprocess as _subprocess
+
+c0 = xp.asarray([[1.5, -2.0], [3.25, 4.0]], dtype=xp.float32, device=dev)
+for name, cp in (("copy.copy", _copy.copy(c0)), ("copy.deepcopy", _copy.deepcopy(c0))):
+    check(cp is not c0 and cp.dtype == c0.dtype and cp.shape == c0.shape and cp.device == c0.device
+          and bool(xp.all(cp == c0)), name + " gives an equal array")
+    c1 = xp.asarray(c0, copy=True)
+    del c1  # releasing one must leave the other whole
+    check(float(xp.sum(cp)) == 6.75, name + ": the copy lives on")
+lst = _copy.deepcopy([c0, {"k": c0}])
+check(lst[0] is lst[1]["k"] and bool(xp.all(lst[0] == c0)), "deepcopy keeps one copy per object (memo)")
+for a in (c0, xp.asarray(3.0, device=dev), xp.zeros((0, 3), dtype=xp.int16, device=dev),
+          xp.asarray([1 + 2j, -3j], dtype=xp.complex64, device=dev),
+          xp.asarray([0.1, 65504.0], dtype=xp.float16, device=dev), xp.asarray([True, False], device=dev)):
+    b = _pickle.loads(_pickle.dumps(a))
+    check(b.dtype == a.dtype and b.shape == a.shape and b.device == a.device and bool(xp.all(b == a)),
+          "pickle round trip of %s %s" % (a.dtype, a.shape))
+    del b
+# in another process: a fresh interpreter unpickles and computes
+prog = ("import pickle, sys, ndgpu; a = pickle.loads(sys.stdin.buffer.read()); "
+        "sys.stdout.buffer.write(pickle.dumps((float(ndgpu.sum(a)), a * 2)))")
+r = _subprocess.run([sys.executable, "-c", prog], input=_pickle.dumps(c0), capture_output=True, env=os.environ)
+if r.returncode != 0:
+    check(False, "unpickling in another process failed: " + r.stderr.decode()[-400:])
+else:
+    total, twice = _pickle.loads(r.stdout)
+    check(total == 6.75 and bool(xp.all(twice == c0 * 2)), "another process unpickles, computes, pickles back")
+# a multiprocessing worker (fork): a GPU array comes back on the CPU there when
+# the child cannot use the parent's device, and the result returns whole
+import multiprocessing as _mp
+with _mp.get_context("fork").Pool(1) as pool:
+    neg = pool.apply(_operator.neg, (c0,))
+check(bool(xp.all(xp.asarray(neg, device=dev) == -c0)), "a multiprocessing worker computes on a pickled array")
+
 # bad input raises, never crashes
 check(raises(ValueError, lambda: xp.reshape(x, (5, 5))), "reshape to a wrong size raises ValueError")
 check(raises(IndexError, lambda: x[7]), "an index out of range raises IndexError")

@@ -21,7 +21,8 @@ if [ ! -e "$lib" ]; then
     echo "python-test: FAILED ($lib does not exist: run make lib)"
     exit 1
 fi
-if NDGPU_LIBRARY=$lib python3 examples/python/demo.py; then
+if NDGPU_LIBRARY=$lib python3 examples/python/demo.py &&
+   NDGPU_LIBRARY=$lib PYTHONPATH=$PWD/python python3 tests/test_ndgpu_package.py; then
     echo "python-test: PASSED"
 else
     echo "python-test: FAILED"

@@ -104,6 +104,18 @@ def wrap(h):
     return a
 
 
+def _unpickle(raw, shape, code, device):
+    """A pickled Array: its bytes back on its device, or on the CPU in a
+    process where that device is not usable (a worker without the GPU)."""
+    dev = NdDevice()
+    sh = i64array(shape)
+    if C.nd_device_parse(byref(dev), device.encode()) == 0:
+        o = c_void_p()
+        if C.nd_from_host(byref(o), raw, code, len(shape), sh, dev) == 0:
+            return wrap(o.value)
+    return call(C.nd_from_host, raw, code, len(shape), sh, NdDevice(_HOST, 0))
+
+
 def call(fn, *args, exc=None):
     """fn(&out, *args) -> a new Array."""
     o = c_void_p()
@@ -415,6 +427,21 @@ class Array:
 
     def __hash__(self):
         raise TypeError("unhashable type: 'ndgpu.Array'")
+
+    # ---- copies and pickling
+    # The object holds a reference to a C array (_h): copying the object's
+    # slots would give two owners of one reference (a use after free when
+    # either goes). copy.copy and copy.deepcopy copy the data, as NumPy's
+    # do; pickling carries the data, dtype, shape and device, and
+    # unpickling makes a new array, in another process too.
+    def __copy__(self):
+        return call(C.nd_copy, self._h)
+
+    def __deepcopy__(self, memo):
+        return call(C.nd_copy, self._h)
+
+    def __reduce__(self):
+        return (_unpickle, (host_bytes(self), self.shape, self.dtype.code, str(self.device)))
 
     # ---- DLPack
     def __dlpack_device__(self):
