@@ -89,6 +89,15 @@ static nd_status cuda_stream_destroy(void *handle, int dev)
     return nd__cuda_stream_destroy(handle, dev);
 }
 
+// A new allocator for dev: the cuBLAS workspaces (the library's own
+// long-lived blocks) go back to the present one first, so that only the
+// caller's arrays can keep it (here for the same reason as stream_destroy).
+static nd_status cuda_memory_set_pool(int dev, int kind)
+{
+    nd__cuda_blas_release_workspaces(dev);
+    return nd__cuda_memory_set_pool(dev, kind);
+}
+
 static nd_status cuda_stream_unwrap(void *handle, int dev)
 {
     nd__cuda_blas_forget_stream(dev, handle);
@@ -108,7 +117,7 @@ extern "C" const nd_backend nd__cuda_backend = {
     .memory_release_cached = nd__cuda_memory_release_cached,
     .memory_set_limit = nd__cuda_memory_set_limit,
     .memory_reset_peak = nd__cuda_memory_reset_peak,
-    .memory_set_pool = nd__cuda_memory_set_pool,           // ND_POOL's choice at run time
+    .memory_set_pool = cuda_memory_set_pool,               // above: ND_POOL's choice at run time
     .stream_create = nd__cuda_stream_create,               // cudaStream_t, registered for the pools
     .stream_destroy = cuda_stream_destroy,                 // above: cuBLAS's share, then the stream
     .stream_synchronize = nd__cuda_stream_synchronize,

@@ -59,6 +59,7 @@
 #include <limits.h>
 
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "cuda/blas_plan.h"
@@ -128,6 +129,30 @@ struct blas_handles {
 };
 thread_local blas_handles tl_handles;
 } // namespace
+
+// Before dev's allocator changes (nd_memory_set_pool, src/cuda/backend.cu):
+// every handle's workspaces on dev go back to the pool they came from once
+// the device's work is done; the next product of each (handle, stream) makes
+// its workspace again, from the new allocator.
+extern "C" void nd__cuda_blas_release_workspaces(int dev)
+{
+    std::vector<blas_ws> all = take_ws(nullptr, true, nullptr), keep;
+    if (all.empty()) return;
+    nd_device_guard g(dev);
+    (void)cudaDeviceSynchronize();
+    for (const blas_ws &w : all) {
+        if (w.dev == dev) nd__cuda_free(w.dev, w.ptr);
+        else keep.push_back(w);
+    }
+    if (!keep.empty()) {
+        std::lock_guard<std::mutex> lk(g_ws_mu);
+        try {
+            g_ws.insert(g_ws.end(), keep.begin(), keep.end());
+        } catch (const std::bad_alloc &) { // cannot happen: the vector held them a moment ago
+        }
+    }
+    (void)cudaGetLastError();
+}
 
 // Called by the backend's stream_destroy before the stream goes: its work is
 // finished first, then its workspaces are freed; the calling thread's

@@ -108,6 +108,9 @@ ND_INTERNAL bool nd__cuda_blas_supports(nd_kernel_kind kind, nd_dtype t); /* MAT
 /* A stream is about to be destroyed: free its cuBLAS workspaces, unbind the
  * calling thread's handle from it (src/cuda/stream.cu calls this). */
 ND_INTERNAL void nd__cuda_blas_forget_stream(int dev, void *stream);
+/* dev's allocator is about to change: every cuBLAS workspace on dev goes
+ * back to its pool (made again at the next product). */
+ND_INTERNAL void nd__cuda_blas_release_workspaces(int dev);
 /* The calling thread's cuBLAS handle (a cublasHandle_t) for device dev (current),
  * bound to stream (src/cuda/solver.cu's batched LU and QR). */
 ND_INTERNAL nd_status nd__cuda_blas_handle(const char *fn, int dev, void *stream, void **out);
