@@ -148,6 +148,9 @@ START_TEST(a_captured_step_replays_the_eager_step_bit_for_bit)
         nd_array *x2 = seeded(16, 8, -0.7f, dev);
         ND_OK_OR_FAIL(nd_copy(&r.x, x2));
         ND_OK_OR_FAIL(nd_copy(&e.x, x2));
+        /* the copies ran on the current (default) stream, the launch goes on
+         * s: the caller orders them, as for any two streams */
+        ND_OK_OR_FAIL(nd_synchronize(dev));
         ND_OK_OR_FAIL(nd_graph_launch(g, s));
         run_step(&e);
         ND_OK_OR_FAIL(nd_stream_synchronize(s));
@@ -194,6 +197,7 @@ START_TEST(arrays_made_in_the_capture_live_with_the_graph)
         /* a launch rewrites the result in place, also after the caller
          * changed it */
         ND_OK_OR_FAIL(nd_binary_scalar(&out, ND_BINARY_ADD, out, nd_scalar_float(100)));
+        ND_OK_OR_FAIL(nd_synchronize(dev)); /* that change (default stream) before the launch (on s) */
         ND_OK_OR_FAIL(nd_graph_launch(g, s));
         ND_OK_OR_FAIL(nd_stream_synchronize(s));
         expect_same(out, ref, "(a + b) a, relaunched");
