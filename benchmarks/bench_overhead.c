@@ -390,6 +390,10 @@ static void run_case(const bench_case *c)
             snprintf(r.message, sizeof r.message, "the replayed step differs from the eager one (%g vs %g)", got[0],
                      want[0]);
         } else {
+            double gd[100];
+            for (int64_t i = 0; i < n; i++) gd[i] = (double)got[i];
+            bench_checksum(gd, n, r.checksum); /* of the replayed step's last result */
+            r.has_checksum = true;
             bench_extra_append(&r, "\"eager_alloc_s\": %.6g, \"eager_out_s\": %.6g, \"speedup\": %.4g, \"graph_nodes\": %lld",
                                eager_alloc.median, eager_out.median, eager_alloc.median / r.st.median,
                                (long long)nd_graph_size(call.g));
