@@ -158,21 +158,6 @@ static nd_device gpu(void) { return nd_cuda(0); }
 /* Holding a stream back                                               */
 /* ------------------------------------------------------------------ */
 #ifdef ND_CUDA_EMU
-/* Every element of a (float32, any device) equals want. */
-static void expect_all(const nd_array *a, float want, const char *what)
-{
-    int64_t n = nd_size(a);
-    float *v = malloc((size_t)n * sizeof *v);
-    ck_assert_ptr_nonnull(v);
-    ND_OK_OR_FAIL(nd_copy_to_host(v, a, (size_t)n * sizeof *v));
-    int64_t bad = -1;
-    for (int64_t i = 0; i < n && bad < 0; i++)
-        if (v[i] != want) bad = i;
-    float got = bad >= 0 ? v[bad] : want;
-    free(v);
-    ck_assert_msg(bad < 0, "%s: element %lld is %g, want %g", what, (long long)bad, (double)got, (double)want);
-}
-
 typedef struct gate {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -331,8 +316,8 @@ START_TEST(async_pool_free_waits_for_other_streams)
     ND_OK_OR_FAIL(nd_stream_synchronize(s));
     ND_OK_OR_FAIL(nd_synchronize(gpu()));
     ck_assert_msg(reused, "the default stream's next allocation did not reuse x's block (the test shows nothing)");
-    expect_all(r, 3, "x + x on stream s");
-    expect_all(y, 7, "y");
+    nd_test_expect_all_f32(r, 3, "x + x on stream s");
+    nd_test_expect_all_f32(y, 7, "y");
     nd_memory_stats st;
     ND_OK_OR_FAIL(nd_memory_get_stats(&st, gpu()));
     ck_assert_int_eq(st.kind, ND_POOL_KIND_ASYNC);

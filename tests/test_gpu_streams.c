@@ -103,21 +103,6 @@ static void hold_done(hold *h)
     h->work = NULL;
 }
 
-/* Every element of a (float32, any device) equals want. */
-static void expect_all(const nd_array *a, float want, const char *what)
-{
-    int64_t n = nd_size(a);
-    float *v = malloc((size_t)n * sizeof *v);
-    ck_assert_ptr_nonnull(v);
-    ND_OK_OR_FAIL(nd_copy_to_host(v, a, (size_t)n * sizeof *v));
-    int64_t bad = -1;
-    for (int64_t i = 0; i < n && bad < 0; i++)
-        if (v[i] != want) bad = i;
-    float got = bad >= 0 ? v[bad] : want;
-    free(v);
-    ck_assert_msg(bad < 0, "%s: element %lld is %g, want %g", what, (long long)bad, (double)got, (double)want);
-}
-
 static void fill_host(float *p, int64_t n, float v)
 {
     for (int64_t i = 0; i < n; i++) p[i] = v;
@@ -147,7 +132,7 @@ START_TEST(device_block_read_on_another_stream_is_not_reused_early)
     nd_release(x);
     ND_OK_OR_FAIL(nd_full(&y, ND_FLOAT32, 1, &n, nd_scalar_float(7), gpu()));
     bool reused = nd_data(y) == xp;
-    expect_all(y, 7, "y"); /* y's fill has run (the default stream is synchronised) */
+    nd_test_expect_all_f32(y, 7, "y"); /* y's fill has run (the default stream is synchronised) */
     hold_release(&h);
     ND_OK_OR_FAIL(nd_stream_synchronize(s));
     /* the caching pool hands the block to another stream only after s's
@@ -158,7 +143,7 @@ START_TEST(device_block_read_on_another_stream_is_not_reused_early)
     ND_OK_OR_FAIL(nd_memory_get_stats(&st, gpu()));
     if (st.kind != ND_POOL_KIND_ASYNC)
         ck_assert_msg(!reused, "the default stream got x's block while s still had a kernel reading it");
-    expect_all(r, 2, "x + x computed on stream s");
+    nd_test_expect_all_f32(r, 2, "x + x computed on stream s");
     nd_release(r), nd_release(y);
     hold_done(&h);
     ND_OK_OR_FAIL(nd_stream_destroy(s));
@@ -187,7 +172,7 @@ START_TEST(device_block_of_a_user_stream_read_on_the_default_stream)
     ND_OK_OR_FAIL(nd_set_stream(NULL));
     hold_release(&h);
     ND_OK_OR_FAIL(nd_synchronize(gpu()));
-    expect_all(r, 6, "x + x computed on the default stream");
+    nd_test_expect_all_f32(r, 6, "x + x computed on the default stream");
     nd_release(r), nd_release(y);
     hold_done(&h);
     ND_OK_OR_FAIL(nd_stream_destroy(s));
@@ -222,8 +207,8 @@ START_TEST(a_stream_that_is_not_ready_leaves_no_error_behind)
     hold_release(&h);
     ND_OK_OR_FAIL(nd_stream_synchronize(s));
     ND_OK_OR_FAIL(nd_synchronize(gpu()));
-    expect_all(r, 2, "x + x on stream s");
-    expect_all(z, 8, "y + 1 on the default stream");
+    nd_test_expect_all_f32(r, 2, "x + x on stream s");
+    nd_test_expect_all_f32(z, 8, "y + 1 on the default stream");
     nd_release(r), nd_release(y), nd_release(z);
     hold_done(&h);
     ND_OK_OR_FAIL(nd_stream_destroy(s));
@@ -298,7 +283,7 @@ START_TEST(pinned_block_is_not_reused_while_its_copy_is_queued)
     hold_release(&h);
     ND_OK_OR_FAIL(nd_stream_synchronize(s));
     ck_assert_msg(!reused, "nd_empty_pinned got the block of a pinned array with a copy still queued");
-    expect_all(d, 1, "d copied from the released pinned array");
+    nd_test_expect_all_f32(d, 1, "d copied from the released pinned array");
     nd_release(h2), nd_release(d);
     hold_done(&h);
     ND_OK_OR_FAIL(nd_stream_destroy(s));
@@ -327,8 +312,8 @@ START_TEST(pinned_block_is_not_staging_while_its_copy_is_queued)
     ND_OK_OR_FAIL(nd_from_host(&d2, pageable, ND_FLOAT32, 1, &n, gpu()));
     hold_release(&h);
     ND_OK_OR_FAIL(nd_stream_synchronize(s));
-    expect_all(d, 1, "d copied from the released pinned array");
-    expect_all(d2, 5, "d2 uploaded from pageable memory");
+    nd_test_expect_all_f32(d, 1, "d copied from the released pinned array");
+    nd_test_expect_all_f32(d2, 5, "d2 uploaded from pageable memory");
     free(pageable);
     nd_release(d), nd_release(d2);
     hold_done(&h);
@@ -374,7 +359,7 @@ START_TEST(failed_upload_keeps_its_queued_staging_buffer)
     nd_array *head = NULL;
     nd_range r = {0, chunk, 1};
     ND_OK_OR_FAIL(nd_slice(&head, d, 1, &r));
-    expect_all(head, 3, "the first chunk of the failed upload");
+    nd_test_expect_all_f32(head, 3, "the first chunk of the failed upload");
     free(src);
     nd_release(head), nd_release(d);
     for (int i = 0; i < 4; i++) nd_release(p[i]);
@@ -410,7 +395,7 @@ START_TEST(failed_download_keeps_its_queued_staging_buffer)
     hold_release(&h);
     ND_OK_OR_FAIL(nd_stream_synchronize(s));
     ck_assert_msg(st != ND_OK, "the overlong download succeeded");
-    for (int i = 0; i < 4; i++) expect_all(p[i], 9, "pinned memory handed out after the failed download");
+    for (int i = 0; i < 4; i++) nd_test_expect_all_f32(p[i], 9, "pinned memory handed out after the failed download");
     free(dst);
     nd_release(d);
     for (int i = 0; i < 4; i++) nd_release(p[i]);
@@ -453,7 +438,7 @@ START_TEST(unstaged_upload_is_ordered_after_the_current_stream)
     nd__host_pinned_set_limit(0);
     hold_release(&h);
     ND_OK_OR_FAIL(st);
-    expect_all(d, 5, "d after fill(1) then upload(5) on one stream");
+    nd_test_expect_all_f32(d, 5, "d after fill(1) then upload(5) on one stream");
     /* the download twin: ordered after the fill as well */
     hold_stream(&h, 1, s, 300);
     nd__host_pinned_release_cached();
@@ -491,7 +476,7 @@ START_TEST(to_device_between_gpus_is_ordered_with_the_source)
     ND_OK_OR_FAIL(nd_synchronize(nd_cuda(1)));
     hold_release(&h);
     ND_OK_OR_FAIL(nd_synchronize(gpu()));
-    expect_all(y, 8, "y on cuda:1");
+    nd_test_expect_all_f32(y, 8, "y on cuda:1");
     nd_release(x), nd_release(xt), nd_release(y);
     hold_done(&h);
 }

@@ -79,4 +79,20 @@ Suite *suite_vmath(void);
 Suite *suite_out(void);      /* tests/test_out.c: the out rule for every function */
 Suite *suite_findings(void); /* tests/test_findings.c: the correctness findings */
 
+/* Every element of a (float32, any device) equals want (a test of the
+ * streams and pools: one value everywhere shows which write won). */
+static inline void nd_test_expect_all_f32(const nd_array *a, float want, const char *what)
+{
+    int64_t n = nd_size(a);
+    float *v = malloc((size_t)n * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    ND_OK_OR_FAIL(nd_copy_to_host(v, a, (size_t)n * sizeof *v));
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++)
+        if (v[i] != want) bad = i;
+    float got = bad >= 0 ? v[bad] : want;
+    free(v);
+    ck_assert_msg(bad < 0, "%s: element %lld is %g, want %g", what, (long long)bad, (double)got, (double)want);
+}
+
 #endif

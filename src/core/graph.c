@@ -104,11 +104,10 @@ const nd_backend *nd__capture_backend(nd_device dev)
     return nd__registry[dev.type].be;
 }
 
-/* Break the capture with the first refusal and answer it. */
-static nd_status refuse(const char *what, const char *why)
+/* The capture c is broken by the failure st (its message is the thread's
+ * last error): the first one is kept for nd_graph_end. Returns st. */
+static nd_status capture_fail(nd_capture *c, nd_status st)
 {
-    nd_status st = nd__err(ND_ERR_UNSUPPORTED, what, "cannot be captured in a graph (%s)", why);
-    nd_capture *c = tl_cap;
     if (c && !c->failed) {
         c->failed = st;
         snprintf(c->why, sizeof c->why, "%s", nd_last_error());
@@ -116,16 +115,17 @@ static nd_status refuse(const char *what, const char *why)
     return st;
 }
 
+/* Break the capture with a refusal and answer it. */
+static nd_status refuse(const char *what, const char *why)
+{
+    return capture_fail(tl_cap, nd__err(ND_ERR_UNSUPPORTED, what, "cannot be captured in a graph (%s)", why));
+}
+
 nd_status nd__capture_refuse_slow(const char *fn, nd_device dev, const char *what, const char *why)
 {
     nd_capture *c = tl_cap;
     if (!c || c->dev.type != dev.type || c->dev.id != dev.id) return ND_OK;
-    nd_status st = nd__err(ND_ERR_UNSUPPORTED, fn, "%s cannot be captured in a graph (%s)", what, why);
-    if (!c->failed) {
-        c->failed = st;
-        snprintf(c->why, sizeof c->why, "%s", nd_last_error());
-    }
-    return st;
+    return capture_fail(c, nd__err(ND_ERR_UNSUPPORTED, fn, "%s cannot be captured in a graph (%s)", what, why));
 }
 
 /* ---- the slots that refuse ---- */
@@ -231,13 +231,7 @@ static nd_status rec_commit(rec *r, const nd_array *a0, const nd_array *a1, cons
         if (in[i] && !(r->a[i] = hdr(in[i]))) ok = false;
     if (!ok) {
         if (r) rec_free(r);
-        nd_status st = nd__err(ND_ERR_NOMEM, "nd_graph", "out of host memory recording an operation");
-        nd_capture *c = tl_cap;
-        if (!c->failed) {
-            c->failed = st;
-            snprintf(c->why, sizeof c->why, "%s", nd_last_error());
-        }
-        return st;
+        return capture_fail(tl_cap, nd__err(ND_ERR_NOMEM, "nd_graph", "out of host memory recording an operation"));
     }
     tl_cap->g->nrec++;
     return ND_OK;

@@ -64,6 +64,18 @@ static void device_upstream_free(void *ctx, void *p)
     nd__alloc_live_add(-1);
 }
 
+// cudaMalloc/cudaFree of device dev, allocations made on its streams.
+static nd_pool_upstream device_upstream(int dev)
+{
+    nd_pool_upstream up = {};
+    up.alloc = device_upstream_alloc;
+    up.free = device_upstream_free;
+    up.ctx = (void *)(intptr_t)dev;
+    up.stream_ordered = true;
+    up.dev = dev;
+    return up;
+}
+
 static void *cuda_fence(void *ctx, nd_pool_use use)
 {
     (void)ctx;
@@ -218,13 +230,8 @@ static nd_pool *make_pool(int dev, nd_pool_kind kind, size_t limit)
 {
     {
         if (kind == ND_POOL_KIND_ASYNC && !g_async[dev] && !async_pool_create(dev)) kind = ND_POOL_KIND_CACHING;
-        nd_pool_upstream up = {};
-        up.alloc = device_upstream_alloc;
-        up.free = device_upstream_free;
-        up.ctx = (void *)(intptr_t)dev;
+        nd_pool_upstream up = device_upstream(dev);
         with_cuda_fences(&up);
-        up.stream_ordered = true;
-        up.dev = dev;
         if (kind == ND_POOL_KIND_ASYNC) {
             up.alloc_on = async_alloc_on;
             up.free_on = async_free_on;
@@ -321,13 +328,8 @@ thread_local nd_pool *tl_capture_pool[ND_MAX_POOLS];
 extern "C" nd_pool *nd__cuda_graph_pool_open(int dev)
 {
     if (dev < 0 || dev >= ND_MAX_POOLS) return NULL;
-    nd_pool_upstream up = {};
-    up.alloc = device_upstream_alloc;
-    up.free = device_upstream_free;
-    up.ctx = (void *)(intptr_t)dev;
-    up.stream_ordered = true;
-    up.dev = dev;
-    nd_pool *p = nd__pool_create_ex(up, true);
+    // no fences: only the graph's stream uses its blocks (see above)
+    nd_pool *p = nd__pool_create_ex(device_upstream(dev), true);
     if (!p) return NULL;
     bool ok = true;
     pthread_mutex_lock(&g_pools_mu);
