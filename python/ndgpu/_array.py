@@ -198,6 +198,15 @@ def to_array_like(x, other):
     raise TypeError(f"expected an array or a Python scalar, got {type(x).__name__}")
 
 
+def as_operand(x, like):
+    """x, which is neither an Array nor a Python scalar, as an Array operand
+    beside the Array `like` (on its device), or None when x is not something
+    the package converts (the operators then return NotImplemented and the
+    functions raise TypeError). The operators' and binop's one door for
+    foreign operands."""
+    return None
+
+
 def binop(op, x1, x2):
     """op(x1, x2) for arrays and Python scalars (functions: TypeError for others)."""
     o = c_void_p()
