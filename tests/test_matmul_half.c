@@ -287,7 +287,53 @@ static void run_bf16_edges(nd_device dev)
     }
 }
 
+/* A float16 result is the float32 product rounded once to float16, bit
+ * for bit as nd_astype rounds it: products chosen to land on float16
+ * subnormals, exact halfway ties between two float16 values, beyond the
+ * largest float16 (to inf), on signed zeros, and NaN from a NaN operand.
+ * (a, b): (M, 1) @ (1, N), so each product is one float32 multiplication
+ * of two float16 values, exact in float32. */
+static void run_f16_rounding(nd_device dev)
+{
+    const int64_t M = 8, N = 37; /* N: a vector loop of 8 plus a tail */
+    static const float av[8] = {0x1p-14f, -0x1p-20f, 1.0f, 0x1.002p+0f, 300.0f, -0.0f, NAN, 0x1.ffcp-15f};
+    float bv[37];
+    for (int64_t j = 0; j < N; j++) bv[j] = (float)(j % 7 - 3) * 0x1.0008p+0f * (j % 5 == 0 ? 0x1p-3f : 1.0f);
+    bv[11] = 0x1p-11f, bv[12] = 3.0f * 0x1p-12f, bv[13] = 250.0f, bv[14] = -0.0f, bv[15] = 0x1p-10f;
+    nd_array *a32 = NULL, *b32 = NULL, *a = NULL, *b = NULL, *c = NULL, *c32 = NULL, *ref = NULL;
+    ND_OK_OR_FAIL(nd_from_host(&a32, av, ND_FLOAT32, 2, (const int64_t[]){M, 1}, dev));
+    ND_OK_OR_FAIL(nd_from_host(&b32, bv, ND_FLOAT32, 2, (const int64_t[]){1, N}, dev));
+    /* the reference multiplies the float16 operands' own values, widened */
+    ND_OK_OR_FAIL(nd_astype(&a, a32, ND_FLOAT16));
+    ND_OK_OR_FAIL(nd_astype(&b, b32, ND_FLOAT16));
+    nd_release(a32), nd_release(b32), a32 = b32 = NULL;
+    ND_OK_OR_FAIL(nd_astype(&a32, a, ND_FLOAT32));
+    ND_OK_OR_FAIL(nd_astype(&b32, b, ND_FLOAT32));
+    ND_OK_OR_FAIL(nd_full(&c, ND_FLOAT16, 2, (const int64_t[]){M, N}, nd_scalar_float(1234.0), dev));
+    ND_OK_OR_FAIL(nd_matmul(&c, a, b));
+    ND_OK_OR_FAIL(nd_matmul(&c32, a32, b32));
+    ND_OK_OR_FAIL(nd_astype(&ref, c32, ND_FLOAT16));
+    uint16_t got[8 * 37], want[8 * 37];
+    ND_OK_OR_FAIL(nd_copy_to_host(got, c, sizeof got));
+    ND_OK_OR_FAIL(nd_copy_to_host(want, ref, sizeof want));
+    int subnormal = 0, inf = 0, nan = 0;
+    for (int64_t i = 0; i < M * N; i++) {
+        ck_assert_msg(got[i] == want[i], "float16 matmul element %lld: 0x%04x, rounding the float32 product gives 0x%04x",
+                      (long long)i, got[i], want[i]);
+        subnormal += (want[i] & 0x7c00) == 0 && (want[i] & 0x3ff) != 0;
+        inf += (want[i] & 0x7fff) == 0x7c00;
+        nan += (want[i] & 0x7c00) == 0x7c00 && (want[i] & 0x3ff) != 0;
+    }
+    ck_assert_msg(subnormal > 0 && inf > 0 && nan > 0, "the cases reach subnormals (%d), inf (%d) and NaN (%d)", subnormal,
+                  inf, nan);
+    nd_release(a32), nd_release(b32), nd_release(a), nd_release(b), nd_release(c), nd_release(c32), nd_release(ref);
+}
+
 static nd_device cuda0(void) { return (nd_device){ND_DEVICE_CUDA, 0}; }
+START_TEST(f16_rounding_cpu) { run_f16_rounding(nd_cpu()); }
+END_TEST
+START_TEST(f16_rounding_cuda) { run_f16_rounding(cuda0()); }
+END_TEST
 START_TEST(panels_cpu) { run_panels(nd_cpu()); }
 END_TEST
 START_TEST(panels_cuda) { run_panels(cuda0()); }
@@ -319,12 +365,14 @@ Suite *suite_matmul_half(void)
     tcase_add_test(tc, gemm_cpu);
     tcase_add_test(tc, panels_cpu);
     tcase_add_test(tc, bf16_edges_cpu);
+    tcase_add_test(tc, f16_rounding_cpu);
     if (nd_test_gpu_count() > 0) {
         tcase_add_test(tc, matmul_cuda);
         tcase_add_test(tc, exact_cuda);
         tcase_add_test(tc, gemm_cuda);
         tcase_add_test(tc, panels_cuda);
         tcase_add_test(tc, bf16_edges_cuda);
+        tcase_add_test(tc, f16_rounding_cuda);
     } else {
         fprintf(stderr, "matmul_half: the cuda:0 cases SKIPPED (no CUDA device)\n");
     }

@@ -204,6 +204,31 @@ __attribute__((target("avx2,f16c"))) static void widen_f16_f16c(float *d, const 
 }
 #endif
 
+/* n float32 values to float16 at unit stride: F16C (VCVTPS2PH with
+ * round-to-nearest-even: the bits nd_float_to_half gives, NaN payloads
+ * and subnormals included), else the scalar conversion. The scalar loop
+ * was a tenth of a float16 GEMM 2048's time. */
+#if ND_ISA_X86
+__attribute__((target("avx2,f16c"))) static void narrow_f16_f16c(uint16_t *h, const float *f, int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8)
+        _mm_storeu_si128((__m128i *)(void *)(h + j), _mm256_cvtps_ph(_mm256_loadu_ps(f + j), _MM_FROUND_TO_NEAREST_INT));
+    for (; j < n; j++) h[j] = nd_float_to_half(f[j]);
+}
+#endif
+
+static void narrow_f16(uint16_t *h, const float *f, int64_t n)
+{
+#if ND_ISA_X86
+    if (nd__cpu_isa() >= ND_ISA_AVX2 && nd__cpu_has(ND_CPU_F16C)) {
+        narrow_f16_f16c(h, f, n);
+        return;
+    }
+#endif
+    for (int64_t j = 0; j < n; j++) h[j] = nd_float_to_half(f[j]);
+}
+
 static void widen_f16(float *d, const uint16_t *h, int64_t n)
 {
 #if ND_ISA_X86
@@ -268,6 +293,10 @@ static void unpack(mview v, nd_dtype dt, const void *src, nd_dtype sf, int64_t r
          * per-element switch: it dominated small half products) */
         if (sf == ND_FLOAT32 && dt == ND_BFLOAT16) {
             for (int64_t j = 0; j < cols; j++) h[j * v.cs] = nd_float_to_bf16(f[j]);
+            continue;
+        }
+        if (sf == ND_FLOAT32 && dt == ND_FLOAT16 && v.cs == 1) {
+            narrow_f16(h, f, cols);
             continue;
         }
         if (sf == ND_FLOAT32 && dt == ND_FLOAT16) {
