@@ -29,8 +29,7 @@ Pure Python (no NumPy needed at run time).
 import math
 from ctypes import c_void_p
 
-from . import _dtypes as _dt
-from ._array import Array, call, flat_values, _HOST
+from ._array import call, flat_values, _HOST
 from ._lib import C, NdRange, ND_NONE
 
 PRECISION = 8
@@ -573,12 +572,13 @@ def shown(x, threshold=THRESHOLD, edge=EDGEITEMS):
 _IMPLIED = ("int64", "float64", "complex128", "bool")
 
 
-def array2string(x, separator=" ", prefix="", suffix="", linewidth=LINEWIDTH):
-    """np.array2string(x, separator=..., prefix=..., suffix=...)."""
+def array2string(x, separator=" ", prefix="", suffix="", linewidth=LINEWIDTH, data=None):
+    """np.array2string(x, separator=..., prefix=..., suffix=...) (data:
+    what shown(x) returned, when the caller has it)."""
     shape = x.shape
     if 0 in shape:
         return "[]"
-    values, gshape, summarise = shown(x)
+    values, gshape, summarise = shown(x) if data is None else data
     fmt = element_format(values, x.dtype, len(shape))
     words = [fmt(v) for v in values]
     return _format_array(words, shape, gshape, linewidth - len(suffix), " " + " " * len(prefix), separator,
@@ -589,12 +589,19 @@ def array_repr(x, prefix="Array("):
     """np.array_repr with `Array(` for `array(` and the device of arrays
     off the host."""
     shape = x.shape
-    lst = array2string(x, ", ", prefix, ")")
     size = 1
     for n in shape:
         size *= n
+    readable = True
+    try:
+        data = shown(x) if size else None
+    except Exception as e:  # noqa: BLE001 - a repr that raises hides the array: say what it is instead
+        readable = False
+        lst = f"<data not readable: {e}>"
+    if readable:
+        lst = array2string(x, ", ", prefix, ")", data=data)
     extras = []
-    if (size == 0 and shape != (0,)) or size > THRESHOLD:
+    if (size == 0 and shape != (0,)) or size > THRESHOLD or not readable:
         extras.append(f"shape={shape}")
     name = x.dtype.name
     if name not in _IMPLIED or size == 0:
@@ -625,5 +632,5 @@ def array_format(x, spec):
     if not spec:
         return array_str(x)
     if x.shape:
-        raise TypeError(f"unsupported format string passed to {type(x).__module__}.{type(x).__name__}.__format__")
+        raise TypeError("unsupported format string passed to ndgpu.Array.__format__")
     return format(flat_values(x)[0], spec)
