@@ -1,7 +1,7 @@
 """ndgpu: the Python array API standard (2023.12; most of 2024.12) on libndgpu.
 
     import ndgpu as xp
-    x = xp.arange(6, dtype=xp.float32).reshape((2, 3))   # or xp.reshape(x, (2, 3))
+    x = xp.reshape(xp.arange(6, dtype=xp.float32), (2, 3))
     y = xp.sum(x * 2 + 1, axis=0)
     z = xp.asarray([1, 2, 3], device="cuda:0")           # where the library has a GPU
 

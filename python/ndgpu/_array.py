@@ -420,19 +420,19 @@ class Array:
         """The elements as (nested) Python lists (an extension)."""
         return _nest(flat_values(self), self.shape)
 
+    # printing: NumPy's layout and digits (_format.py); a summarised array
+    # copies only its edge items to the host
     def __repr__(self):
-        try:
-            if self.size <= 1000:
-                body = repr(self.tolist())
-            else:
-                body = "..."
-        except Exception:  # e.g. a device without a way back
-            body = "..."
-        dev = self.device
-        ds = "" if dev.type == _HOST else f", device='{dev}'"
-        return f"Array({body}, shape={self.shape}, dtype={self.dtype.name}{ds})"
+        from ._format import array_repr
+        return array_repr(self)
 
-    __str__ = __repr__
+    def __str__(self):
+        from ._format import array_str
+        return array_str(self)
+
+    def __format__(self, spec):
+        from ._format import array_format
+        return array_format(self, spec)
 
     def __hash__(self):
         raise TypeError("unhashable type: 'ndgpu.Array'")
