@@ -5,6 +5,7 @@ from ctypes import byref, c_void_p
 
 from . import _dtypes as _dt
 from ._array import Array, call, nd_full
+from ._interop import numpy_key
 from ._lib import C, NdRange, ND_NONE, BINARY, check, i64array
 
 _pybool = bool
@@ -192,6 +193,19 @@ def _mask_select(x, mask):
 
 
 def getitem(x, key):
+    try:
+        return _getitem(x, key)
+    except (IndexError, TypeError):
+        # NumPy arrays and scalars in the key (np.array([0, 2]), np.int64(1)):
+        # converted here, after the normal path failed on them, so that keys
+        # without them cost nothing more
+        k2 = numpy_key(key, x.device)
+        if k2 is None:
+            raise
+    return _getitem(x, k2)
+
+
+def _getitem(x, key):
     if isinstance(key, Array) and key.dtype is _dt.bool:
         return _mask_select(x, key)
     items = _expand(key, x.ndim)
@@ -232,6 +246,16 @@ def _value_array(x, value):
 
 
 def setitem(x, key, value):
+    try:
+        return _setitem(x, key, value)
+    except (IndexError, TypeError):
+        k2 = numpy_key(key, x.device)  # as in getitem (nothing is written before the key is read)
+        if k2 is None:
+            raise
+    return _setitem(x, k2, value)
+
+
+def _setitem(x, key, value):
     val = _value_array(x, value)
     if isinstance(key, Array) and key.dtype is _dt.bool:
         if not _zero_mask(x, key):
