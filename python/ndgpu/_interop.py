@@ -116,7 +116,7 @@ def to_numpy(a, dtype=None, copy=None):
                 "np.from_dlpack(x, device='cpu'), or ask NumPy for a copy (np.array(x), "
                 "np.asarray(x, copy=True))")
         a = call(C.nd_to_device, a._h, CPU._nd)  # a private copy: the view below owns it
-        copy = False
+        copy = None  # copied once: a dtype conversion below may copy again, nothing else does
     if a.dtype is _dt.bfloat16 and _bfloat16() is None:
         # NumPy has no bfloat16 without ml_dtypes: float32 holds every value
         if copy is False:
@@ -263,12 +263,32 @@ def retry(fn, exc, args, kwargs=None):
         if found[0]:
             return fn(*args2, **kwargs2)
     if isinstance(exc, AttributeError) and "'_h'" in str(exc):
-        for a in list(args) + list(kwargs.values()):
-            for b in (a if isinstance(a, (list, tuple)) else (a,)):
-                if not isinstance(b, Array) and b is not None and not isinstance(b, _SCALARS + (str,)):
-                    raise TypeError(f"{fn.__name__.lstrip('_')}: expected an ndgpu.Array, got {_tname(b)} "
-                                    "(convert it with ndgpu.asarray)") from None
+        bad = _not_an_array(list(args) + list(kwargs.values()))
+        if bad is not None:
+            raise TypeError(f"{fn.__name__.lstrip('_')}: expected an ndgpu.Array, got {_tname(bad)} "
+                            "(convert it with ndgpu.asarray)") from None
     raise exc
+
+
+def _not_an_array(vals):
+    """The argument that stood where an Array was expected: an object that
+    is no scalar, string, dtype or device; else a list or tuple without
+    Arrays (a nested sequence); else a non-Array inside a list of Arrays."""
+    from ._dtypes import DType
+    from ._array import Device
+    plain = _SCALARS + (str, DType, Device, slice, type(None))
+    for a in vals:
+        if not isinstance(a, (Array, list, tuple) + plain):
+            return a
+    for a in vals:
+        if isinstance(a, list) and not any(isinstance(b, Array) for b in a):
+            return a
+    for a in vals:
+        if isinstance(a, (list, tuple)) and any(isinstance(b, Array) for b in a):
+            for b in a:
+                if not isinstance(b, Array):
+                    return b
+    return None
 
 
 def numpy_key(key, device):
@@ -320,6 +340,7 @@ def _native_table():
         t["absolute"] = t.pop("abs")
         t["invert"] = t.pop("bitwise_not")
         t.update({n: ("b", i) for n, i in BINARY.items()})
+        t["matmul"] = ("m", None)  # a ufunc in NumPy 2: x @ np_array reaches it through np_array.__rmatmul__
         _NATIVE = t
     return _NATIVE
 
@@ -366,7 +387,8 @@ def array_ufunc(self, ufunc, method, inputs, kwargs):
     name = ufunc.__name__
     spec = _native_table().get(name) if method == "__call__" else None
     native = (spec is not None and ufunc.nout == 1 and set(kwargs) <= {"out"} and len(inputs) == ufunc.nin
-              and all(isinstance(o, Array) for o in outs))
+              and all(isinstance(o, Array) for o in outs)
+              and (spec[0] != "m" or all(isinstance(x, (Array, np.ndarray)) for x in inputs)))
     if native:
         try:
             r = _native(spec, inputs, dev)
@@ -419,4 +441,7 @@ def _native(spec, inputs, dev):
     kind, op = spec
     if kind == "u":
         return unop(op, conv[0])
+    if kind == "m":
+        from ._manipulation import matmul
+        return matmul(conv[0], conv[1])
     return binop(op, conv[0], conv[1])
