@@ -391,6 +391,20 @@ for what, f in (("matmul(x, list)", lambda: xp.matmul(x1, [1.0, 2.0, 3.0, 4.0]))
 check("ndgpu.asarray" in str(_importlib.import_module("ndgpu._interop").operand_error(x1, [1])),
       "the operand error says how to convert")
 
+# asarray of what DLPack does not carry: byte-swapped, bfloat16, odd strides
+r = _val(lambda: xp.asarray(np.arange(4, dtype=">f8"), device=dev))
+check(_is_nd(r, xp.float64) and _list(r) == [0.0, 1.0, 2.0, 3.0], "asarray of a big-endian NumPy array: %s" % _list(r))
+rec = np.zeros(3, dtype=[("a", "<f8"), ("b", "<i4")])
+rec["a"] = [1.0, 2.0, 3.0]
+r = _val(lambda: xp.asarray(rec["a"], device=dev))
+check(_is_nd(r, xp.float64) and _list(r) == [1.0, 2.0, 3.0], "asarray of a field of a record array (12-byte strides)")
+try:
+    import ml_dtypes as _mld2
+    r = _val(lambda: xp.asarray(np.array([1.5, -2.0], dtype=_mld2.bfloat16), device=dev))
+    check(_is_nd(r, xp.bfloat16) and _list(xp.astype(r, xp.float32)) == [1.5, -2.0], "asarray of an ml_dtypes.bfloat16 array")
+except ImportError:
+    pass
+
 # DType.dtype: NumPy reads ndgpu dtypes
 check(np.dtype(xp.float32) == np.float32 and np.zeros(2, dtype=xp.int16).dtype == np.int16,
       "np.dtype(ndgpu.float32), np.zeros(dtype=ndgpu.int16)")

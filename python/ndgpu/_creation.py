@@ -161,6 +161,18 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                     raise ValueError("asarray: copy=False but a dtype conversion is needed")
                 r = call(C.nd_astype, r._h, dtype.code)
             return r
+    if not isinstance(obj, (list, tuple)) and is_numpy(obj) and getattr(obj, "ndim", 0):
+        # what DLPack does not carry: ml_dtypes.bfloat16, a byte-swapped
+        # dtype, strides that are not whole elements (copied)
+        if copy is False:
+            raise ValueError(f"asarray: copy=False but NumPy's {obj.dtype} array cannot be shared")
+        from ._interop import from_numpy
+        r = from_numpy(obj, dev)
+        if dtype is not None and dtype is not r.dtype:
+            r = call(C.nd_astype, r._h, dtype.code)
+        elif copy and C.nd_data(r._h) == obj.ctypes.data:
+            r = call(C.nd_copy, r._h)
+        return r
     if not isinstance(obj, (list, tuple)):
         try:
             mv = memoryview(obj)
