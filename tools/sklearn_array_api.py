@@ -12,7 +12,7 @@ sklearn.utils._array_api.yield_namespace_device_dtype_combinations names
 (numpy, array_api_strict, cupy, torch, dpnp). A pytest plugin (this file,
 loaded with -p) makes that list one namespace, ndgpu or array_api_strict,
 each with a float64 and a float32 configuration as scikit-learn gives
-array-api-strict (ndgpu on its default device, ND_DEVICE), and keeps only
+array-api-strict (ndgpu on its default device, ND_DEVICE, named), and keeps only
 the tests parametrized with it. SCIPY_ARRAY_API=1 is set, as scikit-learn
 requires. Not part of `make test`: the run takes minutes.
 
@@ -57,8 +57,13 @@ def pytest_configure(config):
             yield ns, "CPU_DEVICE", "float64"
             yield ns, "device1", "float32"
         else:
-            yield ns, None, "float64"
-            yield ns, None, "float32"
+            # the default device by name, as array-api-strict's are named:
+            # the tests pass it to asarray (a NumPy array's asarray without
+            # a device stays on the CPU, as torch.asarray's does)
+            import ndgpu
+            dev = str(ndgpu.asarray(0).device)
+            yield ns, dev, "float64"
+            yield ns, dev, "float32"
 
     aa.yield_namespaces = yield_namespaces
     aa.yield_namespace_device_dtype_combinations = yield_namespace_device_dtype_combinations
