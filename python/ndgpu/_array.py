@@ -205,8 +205,9 @@ def as_operand(x, like):
     return NotImplemented and the functions raise TypeError). The operators'
     and binop's one door for foreign operands: NumPy arrays (their dtype,
     shared without a copy on the CPU) and NumPy scalars (typed 0-d arrays,
-    NEP 50; np.float64 and np.complex128 are Python floats and complexes,
-    weak scalars, and never get here). See _interop.py."""
+    NEP 50). Instances of Python's scalar types (np.float64 and
+    np.complex128 among them) are declined: the caller takes them as weak
+    Python scalars. See _interop.py."""
     from ._interop import operand
     return operand(x, like)
 

@@ -187,7 +187,10 @@ def operand(x, like):
     Array on like's device (like: an Array, or None for the default device),
     or None when x is not a NumPy array or scalar of a dtype ndgpu has."""
     np = sys.modules.get("numpy")
-    if np is None:
+    if np is None or isinstance(x, _SCALARS):
+        # np.float64, np.complex128 (and any other subclass of Python's
+        # scalar types): declined, so that every caller takes them as the
+        # weak Python scalars they are
         return None
     dev = default_device() if like is None else like.device
     if isinstance(x, np.ndarray):
