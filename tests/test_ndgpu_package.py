@@ -176,6 +176,242 @@ check(raises(ValueError, lambda: xp.linalg.inv(xp.zeros((2, 2), device=dev))), "
 # an absent GPU: ValueError; a CPU-only build: NotImplementedError (ND_ERR_UNSUPPORTED, "CUDA not compiled in")
 check(raises((ValueError, NotImplementedError), lambda: xp.asarray([1.0], device="cuda:99")), "an absent device raises")
 
+# ---- NumPy interop: np.asarray(x) (__array__), NumPy operands, NumPy
+# ufuncs (__array_ufunc__), NumPy indices and arguments, DType.dtype
+import importlib as _importlib
+
+
+def _np_of(a):
+    """a's values in NumPy, read through DLPack (not through __array__)."""
+    return np.from_dlpack(a.to_device("cpu"))
+
+
+def _is_nd(r, dt=None):
+    return isinstance(r, xp.Array) and r.device == dev and (dt is None or r.dtype == dt)
+
+
+def _val(f):
+    """f() or, when it raises, a string saying what (a failed check, not a crash)."""
+    try:
+        return f()
+    except Exception as e:  # noqa: BLE001
+        return "raised %s: %s" % (type(e).__name__, e)
+
+
+def _list(r):
+    return _np_of(r).tolist() if isinstance(r, xp.Array) else r
+
+
+base = np.arange(12.0).reshape(3, 4)
+xa = xp.asarray(base, device=dev)
+if on_cpu:
+    v = np.asarray(xa)
+    check(isinstance(v, np.ndarray) and v.dtype == np.float64 and np.array_equal(v, base), "np.asarray(x): a float64 ndarray")
+    v[0, 0] = 100.0
+    check(float(xa[0, 0]) == 100.0, "np.asarray(x) is a view: a write through it shows in x")
+    xa[1, 1] = -5.0
+    check(v[1, 1] == -5.0, "np.asarray(x) is a view: a write to x shows in it")
+    tmp = xp.asarray([1.5, 2.5], device=dev)
+    tv = np.asarray(tmp)
+    del tmp
+    import gc as _gc
+    _gc.collect()
+    check(tv.tolist() == [1.5, 2.5], "the view keeps the ndgpu array alive")
+    sv = xa[::2, ::-1]
+    snp = np.asarray(sv)
+    check(np.array_equal(snp, np.asarray(xa)[::2, ::-1]) and snp.strides == (64, -8),
+          "a strided view with a negative stride: %s strides %s" % (snp.tolist(), snp.strides))
+    check(np.shares_memory(snp, np.asarray(xa)), "the strided view shares x's memory")
+    bv = np.asarray(xp.broadcast_to(xp.asarray([1.0, 2.0], device=dev), (3, 2)))
+    check(not bv.flags.writeable and bv.tolist() == [[1.0, 2.0]] * 3, "a broadcast view is read-only in NumPy")
+    ro = np.arange(4.0)
+    ro.flags.writeable = False
+    check(not np.asarray(xp.asarray(ro)).flags.writeable, "a read-only import stays read-only when viewed back")
+    c = np.asarray(xa, copy=True)
+    c[0, 0] = -1.0
+    check(float(xa[0, 0]) != -1.0, "copy=True copies")
+    check(raises(ValueError, lambda: np.asarray(xa, dtype=np.float32, copy=False)), "copy=False with a dtype change")
+    f32 = np.asarray(xa, dtype=np.float32)
+    check(f32.dtype == np.float32 and np.array_equal(f32, np.asarray(xa).astype(np.float32)), "dtype= converts")
+    check(np.asarray(xa, copy=False).base is not None, "copy=False gives the view")
+    for d_ in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+               "float32", "float64", "complex64", "complex128"):
+        src = (np.arange(6) % 3).astype(d_).reshape(2, 3)
+        got = np.asarray(xp.asarray(src))
+        check(got.dtype == src.dtype and np.array_equal(got, src), "np.asarray of an ndgpu %s array" % d_)
+    check(np.asarray(xp.asarray(2.5)).shape == () and float(np.asarray(xp.asarray(2.5))) == 2.5, "0-d array")
+    check(np.asarray(xp.zeros((0, 3))).shape == (0, 3), "empty array")
+    bf = xp.asarray([1.5, -2.0, 3.0], dtype=xp.bfloat16)
+    try:
+        import ml_dtypes as _mld
+        b_np = np.asarray(bf)
+        check(b_np.dtype == _mld.bfloat16 and b_np.astype(np.float32).tolist() == [1.5, -2.0, 3.0],
+              "bfloat16 as ml_dtypes.bfloat16")
+    except ImportError:
+        pass
+    _saved = sys.modules.get("ml_dtypes")
+    sys.modules["ml_dtypes"] = None  # as if ml_dtypes were not installed
+    try:
+        b32 = np.asarray(bf)
+        check(b32.dtype == np.float32 and b32.tolist() == [1.5, -2.0, 3.0], "bfloat16 without ml_dtypes: float32")
+        check(raises(ValueError, lambda: np.asarray(bf, copy=False)), "bfloat16 without ml_dtypes: copy=False")
+    finally:
+        if _saved is None:
+            del sys.modules["ml_dtypes"]
+        else:
+            sys.modules["ml_dtypes"] = _saved
+else:
+    err = None
+    try:
+        np.asarray(xa)
+    except TypeError as e:
+        err = str(e)
+    check(err is not None and "to_device('cpu')" in err and "from_dlpack" in err,
+          "np.asarray of a GPU array refuses with a TypeError saying how: %s" % err)
+    check(raises(TypeError, lambda: np.asarray(xa, copy=False)), "copy=False of a GPU array refuses")
+    check(np.array_equal(np.array(xa), base), "np.array(x) (a copy) of a GPU array copies to the host")
+    check(np.array_equal(np.asarray(xa, copy=True, dtype=np.float32), base.astype(np.float32)),
+          "np.asarray(x, copy=True, dtype=) of a GPU array")
+    check(raises(TypeError, lambda: np.add.reduce(xa)), "a NumPy-only ufunc method on a GPU array refuses")
+    check(raises(TypeError, lambda: np.frexp(xa)), "a ufunc the library lacks refuses on a GPU array")
+
+# NumPy operands: never object arrays; results on x's device
+n_ = np.full((3, 4), 2.0)
+for what, f in (("x + np", lambda: xa + n_), ("np + x", lambda: n_ + xa), ("x * np", lambda: xa * n_),
+                ("np - x", lambda: n_ - xa), ("x < np", lambda: xa < n_), ("xp.add(x, np)", lambda: xp.add(xa, n_)),
+                ("xp.add(np, x)", lambda: xp.add(n_, xa)), ("np.add(x, np)", lambda: np.add(xa, n_)),
+                ("x @ np", lambda: xa @ n_.T), ("np @ x", lambda: n_.T @ xa)):
+    r = f()
+    ref = {"x + np": _np_of(xa) + n_, "np + x": n_ + _np_of(xa), "x * np": _np_of(xa) * n_,
+           "np - x": n_ - _np_of(xa), "x < np": _np_of(xa) < n_, "xp.add(x, np)": _np_of(xa) + n_,
+           "xp.add(np, x)": n_ + _np_of(xa), "np.add(x, np)": _np_of(xa) + n_, "x @ np": _np_of(xa) @ n_.T,
+           "np @ x": n_.T @ _np_of(xa)}[what]
+    check(_is_nd(r) and np.array_equal(_np_of(r), ref), "%s gives an ndgpu array equal to NumPy's" % what)
+i8 = xp.asarray([1, 2, 3], dtype=xp.int8, device=dev)
+f32a = xp.asarray([1.0, 2.0], dtype=xp.float32, device=dev)
+check(_is_nd(i8 + np.int64(2), xp.int64), "int8 + np.int64 scalar: int64 (NEP 50: NumPy scalars are typed)")
+check(_is_nd(np.int64(2) + i8, xp.int64), "np.int64 scalar + int8: int64")
+check(_is_nd(i8 + np.int8(2), xp.int8), "int8 + np.int8 scalar: int8")
+check(_is_nd(f32a * np.float32(3), xp.float32) and _np_of(f32a * np.float32(3)).tolist() == [3.0, 6.0], "float32 * np.float32")
+check(_is_nd(f32a + np.float64(1), xp.float32), "float32 + np.float64 (a Python float): float32, weak")
+check(_is_nd(xp.asarray([True, False], device=dev) & np.bool_(True), xp.bool), "bool & np.bool_")
+check(_is_nd(xp.add(i8, np.int16(1)), xp.int16), "xp.add(int8, np.int16 scalar): int16")
+check(_is_nd(f32a + np.ones(2, dtype=np.float64), xp.float64), "float32 + a float64 NumPy array: float64")
+acc = xp.asarray([1.0, 2.0, 3.0], device=dev)
+acc += np.array([10.0, 20.0, 30.0])
+check(_is_nd(acc) and _np_of(acc).tolist() == [11.0, 22.0, 33.0], "x += np_array")
+check(raises(TypeError, lambda: xa + np.array(["a"] * 4)), "x + a NumPy str array: TypeError")
+check(raises(TypeError, lambda: xp.add(xa, np.array([None] * 4))), "xp.add(x, NumPy object array): TypeError")
+
+# NumPy's ufuncs
+for uf, ref in ((np.exp, np.exp), (np.sqrt, np.sqrt), (np.negative, np.negative), (np.absolute, np.absolute)):
+    # (x holds a negative number on the CPU: sqrt gives a NaN there, as NumPy's)
+    r = uf(xa)
+    with np.errstate(invalid="ignore"):
+        want = ref(_np_of(xa))
+    check(_is_nd(r) and np.allclose(_np_of(r), want, equal_nan=True), "np.%s(x) runs in ndgpu" % uf.__name__)
+r = np.maximum(xa, n_)
+check(_is_nd(r) and np.array_equal(_np_of(r), np.maximum(_np_of(xa), n_)), "np.maximum(x, np_array)")
+o_ = xp.zeros((3, 4), device=dev)
+r = np.add(xa, 1.0, out=o_)
+check(r is o_ and np.array_equal(_np_of(o_), _np_of(xa) + 1.0), "np.add(x, 1, out=ndgpu array) writes in place")
+if on_cpu:
+    m_, e_ = np.frexp(xa)
+    check(_is_nd(m_) and _is_nd(e_) and np.array_equal(_np_of(m_), np.frexp(_np_of(xa))[0]),
+          "np.frexp(x) (NumPy's, on views): a tuple of ndgpu arrays")
+    r = np.add.reduce(xa, axis=0)
+    check(_is_nd(r) and np.array_equal(_np_of(r), _np_of(xa).sum(axis=0)), "np.add.reduce(x, axis=0)")
+    r = np.add.accumulate(xa, axis=1)
+    check(_is_nd(r) and np.array_equal(_np_of(r), np.cumsum(_np_of(xa), axis=1)), "np.add.accumulate")
+    at = xp.zeros(4, device=dev)
+    np.add.at(at, np.array([0, 0, 3]), 1.0)
+    check(_np_of(at).tolist() == [2.0, 0.0, 0.0, 1.0], "np.add.at(x, ...) updates x in place")
+    r = np.add(xa, 1.0, dtype=np.float32)
+    check(_is_nd(r, xp.float32), "np.add(x, 1, dtype=float32): NumPy's keyword honoured")
+    nn_ = np.zeros(4)
+    nn_ += xp.ones(4)
+    check(isinstance(nn_, np.ndarray) and nn_.tolist() == [1.0] * 4, "np_array += x stays a NumPy array")
+    fl = np.logical_and(xp.asarray([0.0, 1.0, 2.0]), xp.asarray([1.0, 1.0, 0.0]))
+    check(_is_nd(fl, xp.bool) and _np_of(fl).tolist() == [False, True, False],
+          "np.logical_and of floats (refused by the library, NumPy's on the CPU)")
+
+# NumPy indices
+x1 = xp.asarray([10.0, 11.0, 12.0, 13.0], device=dev)
+for what, key, ref in (("np int array", np.array([0, 2]), [10.0, 12.0]), ("np uint8 array", np.array([3, 1], np.uint8), [13.0, 11.0]),
+                       ("np bool mask", np.array([True, False, False, True]), [10.0, 13.0]),
+                       ("np negative ints", np.array([-1, -4]), [13.0, 10.0])):
+    r = _val(lambda: x1[key])
+    check(_is_nd(r) and _list(r) == ref, "x[%s] = %s" % (what, _list(r)))
+check(_list(_val(lambda: x1[np.int64(2)])) == 12.0 and _list(_val(lambda: x1[np.int32(-1)])) == 13.0,
+      "x[np.int64(2)], x[np.int32(-1)]")
+check(_list(_val(lambda: xa[np.int64(1), np.array([0, 3])])) == _np_of(xa)[1, [0, 3]].tolist(), "x[np.int64, np array]")
+check(_list(_val(lambda: xa[:, np.array([3, 0])])) == _np_of(xa)[:, [3, 0]].tolist(), "x[:, np array]")
+check(raises(IndexError, lambda: x1[np.array([0.5])]), "a float NumPy array index raises IndexError")
+check(raises(IndexError, lambda: x1[np.array([7])]), "an out-of-range NumPy index raises IndexError")
+w_ = xp.zeros(4, device=dev)
+
+
+def _set():
+    w_[np.array([1, 3])] = 5.0
+    w_[np.array([True, False, False, False])] = np.float64(2.0)
+    w_[np.int64(2)] = np.float32(7.0)
+
+
+_val(_set)
+check(_np_of(w_).tolist() == [2.0, 5.0, 7.0, 5.0], "setitem with NumPy indices and values: %s" % _np_of(w_).tolist())
+
+# NumPy arrays as the namespace's arguments: converted beside the arrays
+nv = np.array([3.0, 1.0, 2.0])
+for what, f, ref in (("sum", lambda: xp.sum(nv), 6.0), ("sort", lambda: xp.sort(nv), [1.0, 2.0, 3.0]),
+                     ("concat", lambda: xp.concat([x1, nv]), [10.0, 11.0, 12.0, 13.0, 3.0, 1.0, 2.0]),
+                     ("where", lambda: xp.where(nv > 1.5, x1[:3], nv), [10.0, 1.0, 12.0]),
+                     ("take", lambda: xp.take(x1, np.array([3, 0])), [13.0, 10.0]),
+                     ("stack", lambda: xp.stack([nv, x1[:3]]), [[3.0, 1.0, 2.0], [10.0, 11.0, 12.0]]),
+                     ("matmul", lambda: xp.matmul(x1[:3], nv), 65.0), ("linalg.vector_norm", lambda: xp.linalg.vector_norm(nv), float(np.linalg.norm(nv))),
+                     ("fft.fft", lambda: xp.real(xp.fft.fft(nv))[0], 6.0), ("zeros_like", lambda: xp.zeros_like(nv), [0.0] * 3),
+                     ("astype", lambda: xp.astype(nv, xp.int32), [3, 1, 2]), ("max(axis=np.int64)", lambda: xp.max(xp.reshape(x1, (2, 2)), axis=np.int64(1)), [11.0, 13.0])):
+    try:
+        r = f()
+        ok = _is_nd(r) and _np_of(r).tolist() == ref
+    except Exception as e:  # noqa: BLE001
+        ok, r = False, "%s: %s" % (type(e).__name__, e)
+    check(ok, "xp.%s with NumPy arguments: %s" % (what, r))
+for what, f in (("matmul(x, list)", lambda: xp.matmul(x1, [1.0, 2.0, 3.0, 4.0])), ("exp(list)", lambda: xp.exp([1.0])),
+                ("sum(list)", lambda: xp.sum([1.0])), ("linalg.inv(list)", lambda: xp.linalg.inv([[1.0]])),
+                ("concat([x, list])", lambda: xp.concat([x1, [1.0]]))):
+    msg = None
+    try:
+        f()
+    except TypeError as e:
+        msg = str(e)
+    except Exception as e:  # noqa: BLE001
+        msg = "wrong exception %s: %s" % (type(e).__name__, e)
+    check(msg is not None and "_h" not in msg and "wrong exception" not in msg,
+          "xp.%s raises a TypeError naming the type (not AttributeError: _h): %s" % (what, msg))
+check("ndgpu.asarray" in str(_importlib.import_module("ndgpu._interop").operand_error(x1, [1])),
+      "the operand error says how to convert")
+
+# asarray of what DLPack does not carry: byte-swapped, bfloat16, odd strides
+r = _val(lambda: xp.asarray(np.arange(4, dtype=">f8"), device=dev))
+check(_is_nd(r, xp.float64) and _list(r) == [0.0, 1.0, 2.0, 3.0], "asarray of a big-endian NumPy array: %s" % _list(r))
+rec = np.zeros(3, dtype=[("a", "<f8"), ("b", "<i4")])
+rec["a"] = [1.0, 2.0, 3.0]
+r = _val(lambda: xp.asarray(rec["a"], device=dev))
+check(_is_nd(r, xp.float64) and _list(r) == [1.0, 2.0, 3.0], "asarray of a field of a record array (12-byte strides)")
+try:
+    import ml_dtypes as _mld2
+    r = _val(lambda: xp.asarray(np.array([1.5, -2.0], dtype=_mld2.bfloat16), device=dev))
+    check(_is_nd(r, xp.bfloat16) and _list(xp.astype(r, xp.float32)) == [1.5, -2.0], "asarray of an ml_dtypes.bfloat16 array")
+except ImportError:
+    pass
+
+# DType.dtype: NumPy reads ndgpu dtypes
+check(np.dtype(xp.float32) == np.float32 and np.zeros(2, dtype=xp.int16).dtype == np.int16,
+      "np.dtype(ndgpu.float32), np.zeros(dtype=ndgpu.int16)")
+check(np.arange(3).astype(xp.float32).dtype == np.float32, "ndarray.astype(ndgpu.float32)")
+check(xp.float64.kind == "f" and xp.int8.kind == "i" and xp.uint8.kind == "u" and xp.bool.kind == "b"
+      and xp.complex64.kind == "c", "DType.kind reads as NumPy's")
+
 where = "cpu" if on_cpu else str(dev)
 if FAILS:
     for f_ in FAILS:

@@ -200,11 +200,16 @@ def to_array_like(x, other):
 
 def as_operand(x, like):
     """x, which is neither an Array nor a Python scalar, as an Array operand
-    beside the Array `like` (on its device), or None when x is not something
-    the package converts (the operators then return NotImplemented and the
-    functions raise TypeError). The operators' and binop's one door for
-    foreign operands."""
-    return None
+    beside the Array `like` (on its device; like=None: the default device),
+    or None when x is not something the package converts (the operators then
+    return NotImplemented and the functions raise TypeError). The operators'
+    and binop's one door for foreign operands: NumPy arrays (their dtype,
+    shared without a copy on the CPU) and NumPy scalars (typed 0-d arrays,
+    NEP 50). Instances of Python's scalar types (np.float64 and
+    np.complex128 among them) are declined: the caller takes them as weak
+    Python scalars. See _interop.py."""
+    from ._interop import operand
+    return operand(x, like)
 
 
 def binop(op, x1, x2):
@@ -219,17 +224,39 @@ def binop(op, x1, x2):
     elif t2 and isinstance(x1, _SCALARS):
         st = _scalar_binary(byref(o), op, scalar(x1), x2._h)
     else:
-        if not (t1 or t2):
-            raise TypeError("at least one argument must be an array")
-        raise TypeError(f"unsupported operand types {type(x1).__name__} and {type(x2).__name__}")
+        return _binop_foreign(op, x1, x2, t1, t2)
     if st:
         raise error(st)
     return _new(o.value)
 
 
+def _binop_foreign(op, x1, x2, t1, t2):
+    """binop with an operand that is neither an Array nor a Python scalar:
+    converted beside the Array operand (as_operand), or both on the default
+    device when neither is an Array; TypeError when one does not convert."""
+    if t1:
+        y2 = as_operand(x2, x1)
+        y1 = x1
+    elif t2:
+        y1 = as_operand(x1, x2)
+        y2 = x2
+    else:
+        y1 = x1 if isinstance(x1, _SCALARS) else as_operand(x1, None)
+        y2 = x2 if isinstance(x2, _SCALARS) else as_operand(x2, y1 if isinstance(y1, Array) else None)
+        if not isinstance(y1, Array) and not isinstance(y2, Array) and y1 is not None and y2 is not None:
+            raise TypeError("at least one argument must be an array")
+    if y1 is None or y2 is None:
+        from ._interop import operand_error
+        raise operand_error(x1, x2)
+    return binop(op, y1, y2)
+
+
 def unop(op, x):
     if not isinstance(x, Array):
-        raise TypeError(f"expected an array, got {type(x).__name__}")
+        y = as_operand(x, None)
+        if y is None:
+            raise TypeError(f"expected an ndgpu.Array, got {type(x).__name__} (convert it with ndgpu.asarray)")
+        x = y
     o = c_void_p()
     st = _unary(byref(o), op, x._h)
     if st:
@@ -451,6 +478,22 @@ class Array:
 
     def __reduce__(self):
         return (_unpickle, (host_bytes(self), self.shape, self.dtype.code, str(self.device)))
+
+    # ---- NumPy
+    # np.asarray(x) views a CPU array's memory (no copy); NumPy's ufuncs on
+    # ndgpu arrays give ndgpu arrays (_interop.py says what runs where).
+    # There is no __array_function__: NumPy's other functions (np.mean,
+    # np.concatenate, ...) take ndgpu arrays through __array__ (a zero-copy
+    # view on the CPU) and give NumPy results, as NumPy code (SciPy's and
+    # scikit-learn's NumPy paths) expects; a partial __array_function__
+    # would instead make every NumPy function ndgpu does not have raise.
+    def __array__(self, dtype=None, copy=None):
+        from ._interop import to_numpy
+        return to_numpy(self, dtype, copy)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._interop import array_ufunc
+        return array_ufunc(self, ufunc, method, inputs, kwargs)
 
     # ---- DLPack
     def __dlpack_device__(self):

@@ -5,6 +5,7 @@ from ctypes import c_void_p
 
 from . import _dtypes as _dt
 from ._array import Array, as_device, call, item, nd_full, wrap
+from ._interop import is_numpy, retry
 from ._dlpack import from_dlpack
 from ._lib import C, check, i64array, scalar
 
@@ -160,6 +161,18 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                     raise ValueError("asarray: copy=False but a dtype conversion is needed")
                 r = call(C.nd_astype, r._h, dtype.code)
             return r
+    if not isinstance(obj, (list, tuple)) and is_numpy(obj) and getattr(obj, "ndim", 0):
+        # what DLPack does not carry: ml_dtypes.bfloat16, a byte-swapped
+        # dtype, strides that are not whole elements (copied)
+        if copy is False:
+            raise ValueError(f"asarray: copy=False but NumPy's {obj.dtype} array cannot be shared")
+        from ._interop import from_numpy
+        r = from_numpy(obj, dev)
+        if dtype is not None and dtype is not r.dtype:
+            r = call(C.nd_astype, r._h, dtype.code)
+        elif copy and C.nd_data(r._h) == obj.ctypes.data:
+            r = call(C.nd_copy, r._h)
+        return r
     if not isinstance(obj, (list, tuple)):
         try:
             mv = memoryview(obj)
@@ -215,15 +228,24 @@ def _like(fn, x, dtype, device):
 
 
 def empty_like(x, /, *, dtype=None, device=None):
-    return _like(C.nd_empty, x, dtype, device)
+    try:
+        return _like(C.nd_empty, x, dtype, device)
+    except (AttributeError, TypeError) as e:
+        return retry(empty_like, e, (x,), {"dtype": dtype, "device": device})
 
 
 def zeros_like(x, /, *, dtype=None, device=None):
-    return _like(C.nd_zeros, x, dtype, device)
+    try:
+        return _like(C.nd_zeros, x, dtype, device)
+    except (AttributeError, TypeError) as e:
+        return retry(zeros_like, e, (x,), {"dtype": dtype, "device": device})
 
 
 def ones_like(x, /, *, dtype=None, device=None):
-    return _like(C.nd_ones, x, dtype, device)
+    try:
+        return _like(C.nd_ones, x, dtype, device)
+    except (AttributeError, TypeError) as e:
+        return retry(ones_like, e, (x,), {"dtype": dtype, "device": device})
 
 
 def _fill_dtype(v):
@@ -239,69 +261,90 @@ def _fill_dtype(v):
 
 
 def full(shape, fill_value, *, dtype=None, device=None):
-    if isinstance(fill_value, Array):
-        fill_value = item(fill_value)
-    d = _dtype(dtype) or _fill_dtype(fill_value)
-    if isinstance(fill_value, complex) and d.kind != "c":
-        raise TypeError("full: a complex fill_value needs a complex dtype")
-    return nd_full(_shape(shape), fill_value, d, as_device(device))
+    try:
+        if isinstance(fill_value, Array):
+            fill_value = item(fill_value)
+        d = _dtype(dtype) or _fill_dtype(fill_value)
+        if isinstance(fill_value, complex) and d.kind != "c":
+            raise TypeError("full: a complex fill_value needs a complex dtype")
+        return nd_full(_shape(shape), fill_value, d, as_device(device))
+    except (AttributeError, TypeError) as e:
+        if dtype is None and is_numpy(fill_value) and fill_value.ndim == 0:
+            # a NumPy scalar fills with its own dtype, as np.full does
+            return full(shape, fill_value.item(), dtype=fill_value.dtype, device=device)
+        return retry(full, e, (shape, fill_value), {"dtype": dtype, "device": device})
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None):
-    if isinstance(fill_value, Array):
-        fill_value = item(fill_value)
-    d = _dtype(dtype) or x.dtype
-    if isinstance(fill_value, complex) and d.kind != "c":
-        raise TypeError("full_like: a complex fill_value needs a complex dtype")
-    return nd_full(x.shape, fill_value, d, as_device(device) if device is not None else x.device)
+    try:
+        if isinstance(fill_value, Array):
+            fill_value = item(fill_value)
+        d = _dtype(dtype) or x.dtype
+        if isinstance(fill_value, complex) and d.kind != "c":
+            raise TypeError("full_like: a complex fill_value needs a complex dtype")
+        return nd_full(x.shape, fill_value, d, as_device(device) if device is not None else x.device)
+    except (AttributeError, TypeError) as e:
+        return retry(full_like, e, (x, fill_value), {"dtype": dtype, "device": device})
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
-    if stop is None:
-        start, stop = 0, start
-    vals = (start, stop, step)
-    d = _dtype(dtype)
-    if d is None:
-        d = _dt.int64 if all(isinstance(v, int) for v in vals) else _dt.float64
-    if step == 0:
-        raise ValueError("arange: step must not be 0")
-    return call(C.nd_arange_scalar, d.code, scalar(start), scalar(stop), scalar(step), as_device(device)._nd)
+    try:
+        if stop is None:
+            start, stop = 0, start
+        vals = (start, stop, step)
+        d = _dtype(dtype)
+        if d is None:
+            d = _dt.int64 if all(isinstance(v, int) for v in vals) else _dt.float64
+        if step == 0:
+            raise ValueError("arange: step must not be 0")
+        return call(C.nd_arange_scalar, d.code, scalar(start), scalar(stop), scalar(step), as_device(device)._nd)
+    except (AttributeError, TypeError) as e:
+        return retry(arange, e, (start, stop, step), {"dtype": dtype, "device": device})
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
-    d = _dtype(dtype)
-    dev = as_device(device)
-    num = operator.index(num)
-    if num < 0:
-        raise ValueError("linspace: num must be non-negative")
-    if isinstance(start, complex) or isinstance(stop, complex) or (d is not None and d.kind == "c"):
-        start, stop = complex(start), complex(stop)
-        re = call(C.nd_linspace, _dt.float64.code, start.real, stop.real, num, _pybool(endpoint), dev._nd)
-        im = call(C.nd_linspace, _dt.float64.code, start.imag, stop.imag, num, _pybool(endpoint), dev._nd)
-        r = re + im * 1j
-        d = d or _dt.complex128
-        return r if d is _dt.complex128 else call(C.nd_astype, r._h, d.code)
-    d = d or _dt.float64
-    return call(C.nd_linspace, d.code, float(start), float(stop), num, _pybool(endpoint), dev._nd)
+    try:
+        d = _dtype(dtype)
+        dev = as_device(device)
+        num = operator.index(num)
+        if num < 0:
+            raise ValueError("linspace: num must be non-negative")
+        if isinstance(start, complex) or isinstance(stop, complex) or (d is not None and d.kind == "c"):
+            start, stop = complex(start), complex(stop)
+            re = call(C.nd_linspace, _dt.float64.code, start.real, stop.real, num, _pybool(endpoint), dev._nd)
+            im = call(C.nd_linspace, _dt.float64.code, start.imag, stop.imag, num, _pybool(endpoint), dev._nd)
+            r = re + im * 1j
+            d = d or _dt.complex128
+            return r if d is _dt.complex128 else call(C.nd_astype, r._h, d.code)
+        d = d or _dt.float64
+        return call(C.nd_linspace, d.code, float(start), float(stop), num, _pybool(endpoint), dev._nd)
+    except (AttributeError, TypeError) as e:
+        return retry(linspace, e, (start, stop, num), {"dtype": dtype, "device": device, "endpoint": endpoint})
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    d = _dtype(dtype) or _dt.float64
-    m = -1 if n_cols is None else n_cols
-    k = _clamp(k)
-    return call(C.nd_eye, d.code, n_rows, m, k, as_device(device)._nd)
+    try:
+        d = _dtype(dtype) or _dt.float64
+        m = -1 if n_cols is None else n_cols
+        k = _clamp(k)
+        return call(C.nd_eye, d.code, n_rows, m, k, as_device(device)._nd)
+    except (AttributeError, TypeError) as e:
+        return retry(eye, e, (n_rows, n_cols), {"k": k, "dtype": dtype, "device": device})
 
 
 def meshgrid(*arrays, indexing="xy"):
-    if indexing not in ("xy", "ij"):
-        raise ValueError("meshgrid: indexing must be 'xy' or 'ij'")
-    n = len(arrays)
-    if n == 0:
-        return []
-    ins = (c_void_p * n)(*[a._h for a in arrays])
-    outs = (c_void_p * n)()
-    check(C.nd_meshgrid(outs, n, ins, 1 if indexing == "ij" else 0, True))
-    return [wrap(outs[i]) for i in range(n)]
+    try:
+        if indexing not in ("xy", "ij"):
+            raise ValueError("meshgrid: indexing must be 'xy' or 'ij'")
+        n = len(arrays)
+        if n == 0:
+            return []
+        ins = (c_void_p * n)(*[a._h for a in arrays])
+        outs = (c_void_p * n)()
+        check(C.nd_meshgrid(outs, n, ins, 1 if indexing == "ij" else 0, True))
+        return [wrap(outs[i]) for i in range(n)]
+    except (AttributeError, TypeError) as e:
+        return retry(meshgrid, e, arrays, {"indexing": indexing})
 
 
 def _clamp(k):
@@ -311,8 +354,14 @@ def _clamp(k):
 
 
 def tril(x, /, *, k=0):
-    return call(C.nd_tril, x._h, _clamp(k))
+    try:
+        return call(C.nd_tril, x._h, _clamp(k))
+    except (AttributeError, TypeError) as e:
+        return retry(tril, e, (x,), {"k": k})
 
 
 def triu(x, /, *, k=0):
-    return call(C.nd_triu, x._h, _clamp(k))
+    try:
+        return call(C.nd_triu, x._h, _clamp(k))
+    except (AttributeError, TypeError) as e:
+        return retry(triu, e, (x,), {"k": k})

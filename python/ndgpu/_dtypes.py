@@ -20,6 +20,28 @@ class DType:
         self.kind = kind  # 'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex
         self.fmt = fmt  # struct format of one element ('' for bfloat16: read through float32)
 
+    @property
+    def dtype(self):
+        """NumPy's dtype of the same name (ml_dtypes.bfloat16 for bfloat16).
+
+        `kind`, `itemsize` and `name` read as NumPy's do, so NumPy-style
+        code takes an ndgpu dtype for a NumPy one: scikit-learn's RidgeCV,
+        fitted on ndgpu arrays with array API dispatch off, sees
+        X.dtype.kind == "f", keeps X.dtype and casts its NumPy results to it
+        (np.astype(coef, X.dtype)). NumPy interprets any object with a
+        `dtype` attribute through that attribute, so with this property
+        np.dtype(ndgpu.float32), a.astype(ndgpu.float32) and
+        np.zeros(3, dtype=ndgpu.float32) work as with NumPy's own dtypes.
+        AttributeError without NumPy (or without ml_dtypes for bfloat16)."""
+        try:
+            import numpy as np
+            if self is bfloat16:
+                import ml_dtypes
+                return np.dtype(ml_dtypes.bfloat16)
+            return np.dtype(self.name)
+        except ImportError as e:
+            raise AttributeError(f"{self!r}.dtype needs {e.name}") from None
+
     def __repr__(self):
         return f"ndgpu.{self.name}"
 

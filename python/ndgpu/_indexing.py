@@ -5,6 +5,7 @@ from ctypes import byref, c_void_p
 
 from . import _dtypes as _dt
 from ._array import Array, call, nd_full
+from ._interop import numpy_key
 from ._lib import C, NdRange, ND_NONE, BINARY, check, i64array
 
 _pybool = bool
@@ -192,28 +193,37 @@ def _mask_select(x, mask):
 
 
 def getitem(x, key):
-    if isinstance(key, Array) and key.dtype is _dt.bool:
-        return _mask_select(x, key)
-    items = _expand(key, x.ndim)
-    if any(_is_adv(k) for k in items):
-        masks = [k for k in items if isinstance(k, Array) and k.dtype is _dt.bool]
-        if masks:
-            if len(masks) == 1 and all(isinstance(k, slice) and k == slice(None) for k in items[1:]) \
-                    and items[0] is masks[0]:
-                return _mask_select(x, masks[0])
-            # mask after leading full slices: move them
-            raise IndexError("a boolean array index must be the only index (the array API's rule)")
-        from ._manipulation import moveaxis
-        xr, flat, bshape, rest, pos = _adv_flat(x, items)
-        r = call(C.nd_take, xr._h, flat._h, 0, 0, exc=IndexError)
-        if pos and bshape:
-            nb = len(bshape)
-            r = moveaxis(r, tuple(range(nb)), tuple(range(pos, pos + nb)))
-        return r
-    v, final, need = _basic(x, items)
-    if need:
-        v = _reshape(v, final)
-    return v
+    try:
+        if isinstance(key, Array) and key.dtype is _dt.bool:
+            return _mask_select(x, key)
+        items = _expand(key, x.ndim)
+        if any(_is_adv(k) for k in items):
+            masks = [k for k in items if isinstance(k, Array) and k.dtype is _dt.bool]
+            if masks:
+                if len(masks) == 1 and all(isinstance(k, slice) and k == slice(None) for k in items[1:]) \
+                        and items[0] is masks[0]:
+                    return _mask_select(x, masks[0])
+                # mask after leading full slices: move them
+                raise IndexError("a boolean array index must be the only index (the array API's rule)")
+            from ._manipulation import moveaxis
+            xr, flat, bshape, rest, pos = _adv_flat(x, items)
+            r = call(C.nd_take, xr._h, flat._h, 0, 0, exc=IndexError)
+            if pos and bshape:
+                nb = len(bshape)
+                r = moveaxis(r, tuple(range(nb)), tuple(range(pos, pos + nb)))
+            return r
+        v, final, need = _basic(x, items)
+        if need:
+            v = _reshape(v, final)
+        return v
+    except (IndexError, TypeError):
+        # NumPy arrays and scalars in the key (np.array([0, 2]), np.int64(1)):
+        # converted here, after the normal path failed on them, so that keys
+        # without them cost nothing more (a try block is free)
+        k2 = numpy_key(key, x.device)
+        if k2 is None:
+            raise
+    return getitem(x, k2)
 
 
 def _value_array(x, value):
@@ -232,39 +242,46 @@ def _value_array(x, value):
 
 
 def setitem(x, key, value):
-    val = _value_array(x, value)
-    if isinstance(key, Array) and key.dtype is _dt.bool:
-        if not _zero_mask(x, key):
-            check(C.nd_mask_assign(x._h, key._h, val._h))
+    try:
+        val = _value_array(x, value)
+        if isinstance(key, Array) and key.dtype is _dt.bool:
+            if not _zero_mask(x, key):
+                check(C.nd_mask_assign(x._h, key._h, val._h))
+            return
+        items = _expand(key, x.ndim)
+        if any(_is_adv(k) for k in items):
+            masks = [k for k in items if isinstance(k, Array) and k.dtype is _dt.bool]
+            if masks:
+                if len(masks) == 1 and items[0] is masks[0] and \
+                        all(isinstance(k, slice) and k == slice(None) for k in items[1:]):
+                    if not _zero_mask(x, masks[0]):
+                        check(C.nd_mask_assign(x._h, masks[0]._h, val._h))
+                    return
+                raise IndexError("a boolean array index must be the only index (the array API's rule)")
+            axes = [i for i, k in enumerate(items) if not isinstance(k, slice)]
+            if axes != list(range(len(axes))) or not all(k == slice(None) for k in items[len(axes):]):
+                raise IndexError("x[...] = v with integer arrays: only leading indexed axes are supported")
+            xr, flat, bshape, rest, pos = _adv_flat(x, items)
+            m = math.prod(rest)
+            from ._creation import arange
+            from ._manipulation import broadcast_to, reshape
+            f2 = reshape(flat, bshape + (1,))
+            lin = call(C.nd_binary_scalar, BINARY["multiply"], f2._h, _sc(m))
+            ar = arange(m, device=x.device)
+            lin = call(C.nd_binary, BINARY["add"], lin._h, ar._h)
+            vals = reshape(broadcast_to(val, bshape + rest), bshape + (m,))
+            check(C.nd_put(x._h, lin._h, vals._h, 0))
+            return
+        v, final, need = _basic(x, items)
+        if final != v.shape:
+            from ._manipulation import broadcast_to
+            val = broadcast_to(val, final)
+            val = _reshape(val, v.shape)
+        o = c_void_p(v._h)
+        check(C.nd_copy(byref(o), val._h))
         return
-    items = _expand(key, x.ndim)
-    if any(_is_adv(k) for k in items):
-        masks = [k for k in items if isinstance(k, Array) and k.dtype is _dt.bool]
-        if masks:
-            if len(masks) == 1 and items[0] is masks[0] and \
-                    all(isinstance(k, slice) and k == slice(None) for k in items[1:]):
-                if not _zero_mask(x, masks[0]):
-                    check(C.nd_mask_assign(x._h, masks[0]._h, val._h))
-                return
-            raise IndexError("a boolean array index must be the only index (the array API's rule)")
-        axes = [i for i, k in enumerate(items) if not isinstance(k, slice)]
-        if axes != list(range(len(axes))) or not all(k == slice(None) for k in items[len(axes):]):
-            raise IndexError("x[...] = v with integer arrays: only leading indexed axes are supported")
-        xr, flat, bshape, rest, pos = _adv_flat(x, items)
-        m = math.prod(rest)
-        from ._creation import arange
-        from ._manipulation import broadcast_to, reshape
-        f2 = reshape(flat, bshape + (1,))
-        lin = call(C.nd_binary_scalar, BINARY["multiply"], f2._h, _sc(m))
-        ar = arange(m, device=x.device)
-        lin = call(C.nd_binary, BINARY["add"], lin._h, ar._h)
-        vals = reshape(broadcast_to(val, bshape + rest), bshape + (m,))
-        check(C.nd_put(x._h, lin._h, vals._h, 0))
-        return
-    v, final, need = _basic(x, items)
-    if final != v.shape:
-        from ._manipulation import broadcast_to
-        val = broadcast_to(val, final)
-        val = _reshape(val, v.shape)
-    o = c_void_p(v._h)
-    check(C.nd_copy(byref(o), val._h))
+    except (IndexError, TypeError):
+        k2 = numpy_key(key, x.device)  # as in getitem (nothing is written before the key is read)
+        if k2 is None:
+            raise
+    setitem(x, k2, value)

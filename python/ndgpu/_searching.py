@@ -3,6 +3,7 @@ from ctypes import byref, c_int, c_void_p
 
 from . import _dtypes as _dt
 from ._array import Array, _axes_arg, binop, call, to_array_like, wrap
+from ._interop import retry
 from ._lib import C, REDUCE, ND_AXIS_NONE, check, intarray
 from ._lib import BINARY, UNARY
 
@@ -19,48 +20,65 @@ def _arg(op, x, axis, keepdims):
 
 
 def argmax(x, /, *, axis=None, keepdims=False):
-    return _arg("argmax", x, axis, keepdims)
+    try:
+        return _arg("argmax", x, axis, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(argmax, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def argmin(x, /, *, axis=None, keepdims=False):
-    return _arg("argmin", x, axis, keepdims)
+    try:
+        return _arg("argmin", x, axis, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(argmin, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False):
-    naxes, ax = _axes_arg(axis, x.ndim)
-    return call(C.nd_count_nonzero, x._h, naxes, ax, _pybool(keepdims))
+    try:
+        naxes, ax = _axes_arg(axis, x.ndim)
+        return call(C.nd_count_nonzero, x._h, naxes, ax, _pybool(keepdims))
+    except (AttributeError, TypeError) as e:
+        return retry(count_nonzero, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def nonzero(x, /):
-    nd = x.ndim
-    if nd == 0:
-        raise ValueError("nonzero of a 0-d array is not allowed")
-    outs = (c_void_p * nd)()
-    n = c_int()
-    check(C.nd_nonzero(outs, nd, byref(n), x._h))
-    return tuple(wrap(outs[i]) for i in range(n.value))
+    try:
+        nd = x.ndim
+        if nd == 0:
+            raise ValueError("nonzero of a 0-d array is not allowed")
+        outs = (c_void_p * nd)()
+        n = c_int()
+        check(C.nd_nonzero(outs, nd, byref(n), x._h))
+        return tuple(wrap(outs[i]) for i in range(n.value))
+    except (AttributeError, TypeError) as e:
+        return retry(nonzero, e, (x,))
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
-    if side not in ("left", "right"):
-        raise ValueError("side must be 'left' or 'right'")
-    if sorter is not None:
-        x1 = call(C.nd_take, x1._h, sorter._h, ND_AXIS_NONE, 0)
-    if not isinstance(x2, Array):
-        x2 = to_array_like(x2, x1)
-    return call(C.nd_searchsorted, x1._h, x2._h, 1 if side == "right" else 0)
+    try:
+        if side not in ("left", "right"):
+            raise ValueError("side must be 'left' or 'right'")
+        a = x1 if sorter is None else call(C.nd_take, x1._h, sorter._h, ND_AXIS_NONE, 0)
+        v = x2 if isinstance(x2, Array) else to_array_like(x2, a)
+        return call(C.nd_searchsorted, a._h, v._h, 1 if side == "right" else 0)
+    except (AttributeError, TypeError) as e:
+        return retry(searchsorted, e, (x1, x2), {"side": side, "sorter": sorter})
 
 
 def where(condition, x1, x2, /):
-    if not isinstance(x1, Array) and not isinstance(x2, Array):
-        from ._creation import asarray
-        x1 = asarray(x1, device=condition.device)
-        x2 = to_array_like(x2, x1)
-    elif not isinstance(x1, Array):
-        x1 = to_array_like(x1, x2)
-    elif not isinstance(x2, Array):
-        x2 = to_array_like(x2, x1)
-    return call(C.nd_where, condition._h, x1._h, x2._h)
+    try:
+        a1, a2 = x1, x2
+        if not isinstance(a1, Array) and not isinstance(a2, Array):
+            from ._creation import asarray
+            a1 = asarray(a1, device=condition.device)
+            a2 = to_array_like(a2, a1)
+        elif not isinstance(a1, Array):
+            a1 = to_array_like(a1, a2)
+        elif not isinstance(a2, Array):
+            a2 = to_array_like(a2, a1)
+        return call(C.nd_where, condition._h, a1._h, a2._h)
+    except (AttributeError, TypeError) as e:
+        return retry(where, e, (condition, x1, x2))
 
 
 def _sort(fn, x, axis, descending, stable):
@@ -69,11 +87,17 @@ def _sort(fn, x, axis, descending, stable):
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
-    return _sort(C.nd_sort, x, axis, descending, stable)
+    try:
+        return _sort(C.nd_sort, x, axis, descending, stable)
+    except (AttributeError, TypeError) as e:
+        return retry(sort, e, (x,), {"axis": axis, "descending": descending, "stable": stable})
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    return _sort(C.nd_argsort, x, axis, descending, stable)
+    try:
+        return _sort(C.nd_argsort, x, axis, descending, stable)
+    except (AttributeError, TypeError) as e:
+        return retry(argsort, e, (x,), {"axis": axis, "descending": descending, "stable": stable})
 
 
 # ---- sets: the library treats all NaNs as one value (NumPy 2's equal_nan);
@@ -211,19 +235,31 @@ class UniqueInverseResult(tuple):
 
 
 def unique_all(x, /):
-    v, i, inv, c = _uniq(x, True, True, True)
-    return UniqueAllResult(v, i, inv, c)
+    try:
+        v, i, inv, c = _uniq(x, True, True, True)
+        return UniqueAllResult(v, i, inv, c)
+    except (AttributeError, TypeError) as e:
+        return retry(unique_all, e, (x,))
 
 
 def unique_counts(x, /):
-    v, _, _, c = _uniq(x, False, False, True)
-    return UniqueCountsResult(v, c)
+    try:
+        v, _, _, c = _uniq(x, False, False, True)
+        return UniqueCountsResult(v, c)
+    except (AttributeError, TypeError) as e:
+        return retry(unique_counts, e, (x,))
 
 
 def unique_inverse(x, /):
-    v, _, inv, _ = _uniq(x, False, True, False)
-    return UniqueInverseResult(v, inv)
+    try:
+        v, _, inv, _ = _uniq(x, False, True, False)
+        return UniqueInverseResult(v, inv)
+    except (AttributeError, TypeError) as e:
+        return retry(unique_inverse, e, (x,))
 
 
 def unique_values(x, /):
-    return _uniq(x, False, False, False)[0]
+    try:
+        return _uniq(x, False, False, False)[0]
+    except (AttributeError, TypeError) as e:
+        return retry(unique_values, e, (x,))

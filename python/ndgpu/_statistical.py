@@ -4,6 +4,7 @@ from ctypes import c_void_p
 
 from . import _dtypes as _dt
 from ._array import Array, _axes_arg, call, nd_full
+from ._interop import retry
 from ._lib import C, REDUCE
 
 __all__ = ["max", "mean", "min", "prod", "std", "sum", "var", "cumulative_sum", "cumulative_prod", "all", "any",
@@ -25,15 +26,24 @@ def _reduce(op, x, axis, keepdims, dtype=None):
 
 
 def max(x, /, *, axis=None, keepdims=False):
-    return _reduce("max", x, axis, keepdims)
+    try:
+        return _reduce("max", x, axis, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(max, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def min(x, /, *, axis=None, keepdims=False):
-    return _reduce("min", x, axis, keepdims)
+    try:
+        return _reduce("min", x, axis, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(min, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def mean(x, /, *, axis=None, keepdims=False):
-    return _reduce("mean", x, axis, keepdims)
+    try:
+        return _reduce("mean", x, axis, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(mean, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def _sum_dtype(x, dtype):
@@ -41,11 +51,17 @@ def _sum_dtype(x, dtype):
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
-    return _reduce("sum", x, axis, keepdims, dtype)
+    try:
+        return _reduce("sum", x, axis, keepdims, dtype)
+    except (AttributeError, TypeError) as e:
+        return retry(sum, e, (x,), {"axis": axis, "dtype": dtype, "keepdims": keepdims})
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    return _reduce("prod", x, axis, keepdims, dtype)
+    try:
+        return _reduce("prod", x, axis, keepdims, dtype)
+    except (AttributeError, TypeError) as e:
+        return retry(prod, e, (x,), {"axis": axis, "dtype": dtype, "keepdims": keepdims})
 
 
 def _count(x, axis):
@@ -68,19 +84,31 @@ def _var(op, x, axis, correction, keepdims):
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _var("var", x, axis, correction, keepdims)
+    try:
+        return _var("var", x, axis, correction, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(var, e, (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    return _var("std", x, axis, correction, keepdims)
+    try:
+        return _var("std", x, axis, correction, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(std, e, (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
 
 
 def all(x, /, *, axis=None, keepdims=False):
-    return _reduce("all", x, axis, keepdims)
+    try:
+        return _reduce("all", x, axis, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(all, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def any(x, /, *, axis=None, keepdims=False):
-    return _reduce("any", x, axis, keepdims)
+    try:
+        return _reduce("any", x, axis, keepdims)
+    except (AttributeError, TypeError) as e:
+        return retry(any, e, (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def _cumulative(fn, fn_dtype, ident, x, axis, dtype, include_initial):
@@ -109,14 +137,23 @@ def _cumulative(fn, fn_dtype, ident, x, axis, dtype, include_initial):
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    return _cumulative(C.nd_cumsum, C.nd_cumsum_dtype, 0, x, axis, dtype, include_initial)
+    try:
+        return _cumulative(C.nd_cumsum, C.nd_cumsum_dtype, 0, x, axis, dtype, include_initial)
+    except (AttributeError, TypeError) as e:
+        return retry(cumulative_sum, e, (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    return _cumulative(C.nd_cumprod, C.nd_cumprod_dtype, 1, x, axis, dtype, include_initial)
+    try:
+        return _cumulative(C.nd_cumprod, C.nd_cumprod_dtype, 1, x, axis, dtype, include_initial)
+    except (AttributeError, TypeError) as e:
+        return retry(cumulative_prod, e, (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    _check_array(x)
-    return call(C.nd_diff, x._h, n, axis, None if prepend is None else prepend._h,
-                None if append is None else append._h)
+    try:
+        _check_array(x)
+        return call(C.nd_diff, x._h, n, axis, None if prepend is None else prepend._h,
+                    None if append is None else append._h)
+    except (AttributeError, TypeError) as e:
+        return retry(diff, e, (x,), {"axis": axis, "n": n, "prepend": prepend, "append": append})

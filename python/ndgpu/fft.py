@@ -1,5 +1,6 @@
 """The array API's fft extension (numpy.fft in the C library)."""
 from ._array import call, as_device
+from ._interop import retry
 from . import _dtypes as _dt
 from ._lib import C, i64array, intarray
 
@@ -33,53 +34,89 @@ def _nd(fn, x, s, axes, norm):
 
 
 def fft(x, /, *, n=None, axis=-1, norm="backward"):
-    return _one(C.nd_fft, x, n, axis, norm)
+    try:
+        return _one(C.nd_fft, x, n, axis, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(fft, e, (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def ifft(x, /, *, n=None, axis=-1, norm="backward"):
-    return _one(C.nd_ifft, x, n, axis, norm)
+    try:
+        return _one(C.nd_ifft, x, n, axis, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(ifft, e, (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def rfft(x, /, *, n=None, axis=-1, norm="backward"):
-    return _one(C.nd_rfft, x, n, axis, norm)
+    try:
+        return _one(C.nd_rfft, x, n, axis, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(rfft, e, (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def irfft(x, /, *, n=None, axis=-1, norm="backward"):
-    return _one(C.nd_irfft, x, n, axis, norm)
+    try:
+        return _one(C.nd_irfft, x, n, axis, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(irfft, e, (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def hfft(x, /, *, n=None, axis=-1, norm="backward"):
-    return _one(C.nd_hfft, x, n, axis, norm)
+    try:
+        return _one(C.nd_hfft, x, n, axis, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(hfft, e, (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
-    return _one(C.nd_ihfft, x, n, axis, norm)
+    try:
+        return _one(C.nd_ihfft, x, n, axis, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(ihfft, e, (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def fftn(x, /, *, s=None, axes=None, norm="backward"):
-    return _nd(C.nd_fftn, x, s, axes, norm)
+    try:
+        return _nd(C.nd_fftn, x, s, axes, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(fftn, e, (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def ifftn(x, /, *, s=None, axes=None, norm="backward"):
-    return _nd(C.nd_ifftn, x, s, axes, norm)
+    try:
+        return _nd(C.nd_ifftn, x, s, axes, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(ifftn, e, (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def rfftn(x, /, *, s=None, axes=None, norm="backward"):
-    return _nd(C.nd_rfftn, x, s, axes, norm)
+    try:
+        return _nd(C.nd_rfftn, x, s, axes, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(rfftn, e, (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def irfftn(x, /, *, s=None, axes=None, norm="backward"):
-    return _nd(C.nd_irfftn, x, s, axes, norm)
+    try:
+        return _nd(C.nd_irfftn, x, s, axes, norm)
+    except (AttributeError, TypeError) as e:
+        return retry(irfftn, e, (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
-    dt = _dt.float64 if dtype is None else _dt.as_dtype(dtype)
-    return call(C.nd_fftfreq, n, float(d), dt.code, as_device(device)._nd)
+    try:
+        dt = _dt.float64 if dtype is None else _dt.as_dtype(dtype)
+        return call(C.nd_fftfreq, n, float(d), dt.code, as_device(device)._nd)
+    except (AttributeError, TypeError) as e:
+        return retry(fftfreq, e, (n,), {"d": d, "dtype": dtype, "device": device})
 
 
 def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
-    dt = _dt.float64 if dtype is None else _dt.as_dtype(dtype)
-    return call(C.nd_rfftfreq, n, float(d), dt.code, as_device(device)._nd)
+    try:
+        dt = _dt.float64 if dtype is None else _dt.as_dtype(dtype)
+        return call(C.nd_rfftfreq, n, float(d), dt.code, as_device(device)._nd)
+    except (AttributeError, TypeError) as e:
+        return retry(rfftfreq, e, (n,), {"d": d, "dtype": dtype, "device": device})
 
 
 def _shift(fn, x, axes):
@@ -92,8 +129,14 @@ def _shift(fn, x, axes):
 
 
 def fftshift(x, /, *, axes=None):
-    return _shift(C.nd_fftshift, x, axes)
+    try:
+        return _shift(C.nd_fftshift, x, axes)
+    except (AttributeError, TypeError) as e:
+        return retry(fftshift, e, (x,), {"axes": axes})
 
 
 def ifftshift(x, /, *, axes=None):
-    return _shift(C.nd_ifftshift, x, axes)
+    try:
+        return _shift(C.nd_ifftshift, x, axes)
+    except (AttributeError, TypeError) as e:
+        return retry(ifftshift, e, (x,), {"axes": axes})
