@@ -439,7 +439,8 @@ static PyObject *forward(PyObject *self, PyObject *other, int op)
     return new_array(o);
 }
 
-/* other op self (self an Array, other not). */
+/* other op self (self an Array, other not: a number slot gets two Arrays
+ * as (left, right) and runs forward). */
 static PyObject *reflected(PyObject *self, PyObject *other, int op)
 {
     nd_array *o = NULL;
@@ -450,8 +451,6 @@ static PyObject *reflected(PyObject *self, PyObject *other, int op)
         return NULL;
     if (k) {
         st = do_scalar_binary(&o, op, s, HANDLE(self));
-    } else if (is_array(other)) {
-        st = do_binary(&o, op, HANDLE(other), HANDLE(self));
     } else {
         PyObject *arr = NULL;
         k = foreign_operand(other, self, &arr, &s);
@@ -707,6 +706,19 @@ static PyObject *mp_subscript(PyObject *self, PyObject *key)
     return r;
 }
 
+/* The sequence protocol's item (PySequence_Check looks for it: NumPy's
+ * np.asarray reads an object without __array__ as a nested sequence), as
+ * a class with a Python __getitem__ has it. */
+static PyObject *sq_item(PyObject *self, Py_ssize_t i)
+{
+    PyObject *key = PyLong_FromSsize_t(i);
+    if (key == NULL)
+        return NULL;
+    PyObject *r = mp_subscript(self, key);
+    Py_DECREF(key);
+    return r;
+}
+
 /* ------------------------------------------------------------------ */
 /* ArrayBase                                                           */
 /* ------------------------------------------------------------------ */
@@ -779,6 +791,7 @@ static PyType_Slot base_slots[] = {
     {Py_tp_getset, base_getset},
     {Py_tp_richcompare, richcompare},
     {Py_mp_subscript, mp_subscript},
+    {Py_sq_item, sq_item},
     {Py_nb_add, nb_add},
     {Py_nb_subtract, nb_subtract},
     {Py_nb_multiply, nb_multiply},
