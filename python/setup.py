@@ -17,6 +17,7 @@ _lib.py loads that library from the module when the rpath baked into
 libndgpu.so does not point at it.
 """
 import os
+import shutil
 import struct
 import sys
 
@@ -95,7 +96,11 @@ class BuildPy(build_py):
         lib = find_library()
         if lib is None:
             raise SystemExit(NO_LIBRARY)
-        self.copy_file(lib, os.path.join(self.build_lib, "ndgpu", "libndgpu.so"))
+        dst = os.path.join(self.build_lib, "ndgpu", "libndgpu.so")
+        self.mkpath(os.path.dirname(dst))
+        # always copied: copy_file would keep an older build's library when
+        # the one named now is older than it
+        shutil.copyfile(lib, dst)
 
 
 include = os.path.join(ROOT, "include")

@@ -27,7 +27,11 @@ def _load_core():
         from . import _core
         _core._init(_lib.lib._handle, _lib)
     except ImportError as e:
-        ext_error = str(e)
+        import importlib.util
+        if importlib.util.find_spec(__package__ + "._core") is None:
+            ext_error = "ndgpu._core is not built (make python-ext; pip builds it where a C compiler is found)"
+        else:
+            ext_error = f"ndgpu._core does not load: {e}"
         return None
     return _core
 

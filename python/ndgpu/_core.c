@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef NDGPU_HAVE_HEADERS
 /* a checkout: the library's own declarations (-I include) */
@@ -78,6 +79,7 @@ typedef struct nd_scalar {
 } nd_scalar;
 typedef enum nd_unary_op { ND_NUM_UNARY_OPS = 64 } nd_unary_op;
 typedef enum nd_binary_op { ND_NUM_BINARY_OPS = 64 } nd_binary_op;
+typedef enum nd_reduce_op { ND_NUM_REDUCE_OPS = 64 } nd_reduce_op;
 typedef struct nd_range {
     int64_t start, stop, step;
 } nd_range;
@@ -134,6 +136,7 @@ typedef int (*ndim_fn)(const nd_array *);
 typedef const int64_t *(*shape_fn)(const nd_array *);
 typedef nd_status (*slice_fn)(nd_array **, const nd_array *, int, const nd_range *);
 typedef nd_status (*reshape_fn)(nd_array **, const nd_array *, int, const int64_t *);
+typedef nd_status (*reduce_fn)(nd_array **, nd_reduce_op, const nd_array *, int, const int *, bool);
 
 #ifdef NDGPU_HAVE_HEADERS
 /* the hand-written types above match the headers' prototypes */
@@ -149,6 +152,7 @@ SAME_TYPE(nd_ndim, ndim_fn);
 SAME_TYPE(nd_shape, shape_fn);
 SAME_TYPE(nd_slice, slice_fn);
 SAME_TYPE(nd_reshape, reshape_fn);
+SAME_TYPE(nd_reduce, reduce_fn);
 #define SAME_OP(e, v) ((int)(e) == (int)(v))
 _Static_assert(SAME_OP(ND_BINARY_ADD, OP_ADD) && SAME_OP(ND_BINARY_SUBTRACT, OP_SUBTRACT) &&
                    SAME_OP(ND_BINARY_MULTIPLY, OP_MULTIPLY) && SAME_OP(ND_BINARY_DIVIDE, OP_DIVIDE) &&
@@ -164,7 +168,7 @@ _Static_assert(SAME_OP(ND_UNARY_NEG, UOP_NEGATIVE) && SAME_OP(ND_UNARY_POSITIVE,
                    SAME_OP(ND_UNARY_ABS, UOP_ABS) && SAME_OP(ND_UNARY_LOGICAL_NOT, UOP_LOGICAL_NOT) &&
                    SAME_OP(ND_UNARY_BITWISE_NOT, UOP_BITWISE_NOT),
                "unary op numbers changed");
-_Static_assert(ND_BOOL == 0 && sizeof(nd_scalar) == 24, "nd_scalar / nd_dtype changed");
+_Static_assert(ND_BOOL == 0 && ND_REDUCE_SUM == 0 && sizeof(nd_scalar) == 24, "nd_scalar / nd_dtype changed");
 #endif
 
 static release_fn p_release;
@@ -178,6 +182,7 @@ static ndim_fn p_ndim;
 static shape_fn p_shape;
 static slice_fn p_slice;
 static reshape_fn p_reshape;
+static reduce_fn p_reduce;
 
 /* Operands of at least this many elements (the larger operand) run with
  * the GIL released. */
@@ -941,6 +946,65 @@ static PyObject *core_wrap(PyObject *m, PyObject *arg)
     return o;
 }
 
+/* _bench_loop(kind, n, h1, h2, value): seconds that n calls of the library
+ * alone take, each followed by nd_release of its result (the C rows of
+ * benchmarks/bench_python_overhead.py, measured in the same process as
+ * the Python rows): kind 0 nd_binary(add, h1, h2), 1 nd_binary_scalar(add,
+ * h1, value), 2 x[0] of a 1-D h1 (nd_slice + nd_reshape, as x[0] does),
+ * 3 nd_reduce(sum, h1) over all axes. The GIL is released. */
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static PyObject *core_bench_loop(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int kind;
+    long long n;
+    PyObject *o1, *o2;
+    double value;
+    if (!PyArg_ParseTuple(args, "iLOOd:_bench_loop", &kind, &n, &o1, &o2, &value))
+        return NULL;
+    nd_array *a = (nd_array *)PyLong_AsVoidPtr(o1);
+    nd_array *b = o2 == Py_None ? NULL : (nd_array *)PyLong_AsVoidPtr(o2);
+    if (PyErr_Occurred())
+        return NULL;
+    if (a == NULL || kind < 0 || kind > 3 || (kind == 0 && b == NULL) || (kind == 2 && p_ndim(a) != 1)) {
+        PyErr_SetString(PyExc_ValueError, "_bench_loop: bad kind or handles");
+        return NULL;
+    }
+    nd_scalar s;
+    s.kind = ND_SCALAR_FLOAT;
+    s.v.f = value;
+    const nd_range first = {0, 1, 1};
+    nd_status st = ND_OK;
+    double t0 = 0, t1 = 0;
+    Py_BEGIN_ALLOW_THREADS t0 = now_s();
+    for (long long i = 0; i < n && st == ND_OK; i++) {
+        nd_array *o = NULL, *v = NULL;
+        switch (kind) {
+        case 0: st = p_binary(&o, (nd_binary_op)OP_ADD, a, b); break;
+        case 1: st = p_binary_scalar(&o, (nd_binary_op)OP_ADD, a, s); break;
+        case 2:
+            st = p_slice(&v, a, 1, &first);
+            if (st == ND_OK)
+                st = p_reshape(&o, v, 0, NULL);
+            p_release(v);
+            break;
+        default: st = p_reduce(&o, (nd_reduce_op)0, a, -1, NULL, false); break;
+        }
+        p_release(o);
+    }
+    t1 = now_s();
+    Py_END_ALLOW_THREADS
+    if (st)
+        return raise_status(st);
+    return PyFloat_FromDouble(t1 - t0);
+}
+
 static void *sym(void *handle, const char *name)
 {
     void *p = dlsym(handle, name);
@@ -978,7 +1042,8 @@ static PyObject *core_init(PyObject *m, PyObject *args)
     shape_fn sh = (shape_fn)sym(handle, "nd_shape");
     slice_fn sl = (slice_fn)sym(handle, "nd_slice");
     reshape_fn rs = (reshape_fn)sym(handle, "nd_reshape");
-    if (!rel || !bin || !bs || !sb || !un || !sz || !dt || !bname || !uname || !nd || !sh || !sl || !rs)
+    reduce_fn rd = (reduce_fn)sym(handle, "nd_reduce");
+    if (!rel || !bin || !bs || !sb || !un || !sz || !dt || !bname || !uname || !nd || !sh || !sl || !rs || !rd)
         return NULL;
     for (size_t i = 0; i < sizeof binary_names / sizeof binary_names[0]; i++) {
         const char *n = bname(binary_names[i].op);
@@ -1003,6 +1068,7 @@ static PyObject *core_init(PyObject *m, PyObject *args)
     p_shape = sh;
     p_slice = sl;
     p_reshape = rs;
+    p_reduce = rd;
     Py_INCREF(libmod);
     Py_XDECREF(lib_module);
     lib_module = libmod;
@@ -1049,6 +1115,8 @@ static PyMethodDef core_methods[] = {
     {"unop", core_unop, METH_VARARGS, "unop(op, x): the library's unary op `op` on an array"},
 #endif
     {"wrap", core_wrap, METH_O, "wrap(h): a new Array owning the nd_array* reference h"},
+    {"_bench_loop", core_bench_loop, METH_VARARGS,
+     "_bench_loop(kind, n, h1, h2, value): seconds for n calls of the library alone (benchmarks)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "ndgpu._core",
