@@ -342,34 +342,44 @@ check(in_use() == base_mem, "bytes in use after 2000 rounds of ops: %d, before %
 check(sys.getrefcount(xp.Array) == base_ref, "refcount of Array: %d, before %d" % (sys.getrefcount(xp.Array),
                                                                                  base_ref))
 
-# 6. the GIL is released during a long op: a thread in the middle of one lets
-# this thread run Python
+# 6. the GIL is released during long ops: a thread in the middle of one lets
+# this thread run Python. Operands above the threshold, and small operands
+# whose broadcast is large ((n, 1) + (1, n))
 n = 4 * 1000 * 1000
 X = xp.ones((n,), dtype=xp.float64, device=dev)
 check(X.size >= core.NOGIL_MIN_SIZE, "the big operand is above the threshold")
-state = {"done": False}
-started = threading.Event()
+col = xp.ones((4000, 1), dtype=xp.float64, device=dev)
+row = xp.ones((1, 4000), dtype=xp.float64, device=dev)
+check(col.size < core.NOGIL_MIN_SIZE, "the broadcast operands are below the threshold")
 
 
-def worker():
-    started.set()
-    t = time.perf_counter()
-    while time.perf_counter() - t < 0.3:  # long enough to be seen from the other thread
-        X * 1.5 + X
-    state["done"] = True
+def releases_gil(step):
+    state = {"done": False}
+    started = threading.Event()
+
+    def worker():
+        started.set()
+        t = time.perf_counter()
+        while time.perf_counter() - t < 0.3:  # long enough to be seen from the other thread
+            step()
+        state["done"] = True
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(5.0)  # no forced switches: this thread runs only when the worker lets go of the GIL
+    try:
+        th = threading.Thread(target=worker)
+        th.start()
+        started.wait()
+        seen_running = not state["done"]
+        th.join()
+    finally:
+        sys.setswitchinterval(old)
+    return seen_running
 
 
-old = sys.getswitchinterval()
-sys.setswitchinterval(5.0)  # no forced switches: this thread runs only when the worker lets go of the GIL
-try:
-    th = threading.Thread(target=worker)
-    th.start()
-    started.wait()
-    seen_running = not state["done"]
-    th.join()
-finally:
-    sys.setswitchinterval(old)
-check(seen_running, "this thread ran while the worker was inside long ops (the GIL was released)")
+check(releases_gil(lambda: X * 1.5 + X), "this thread ran while the worker was inside long ops (X * 1.5 + X)")
+check(releases_gil(lambda: col + row), "this thread ran while the worker was inside a large broadcast (col + row)")
+check(releases_gil(lambda: xp.exp(X)), "this thread ran while the worker was inside xp.exp(X)")
 
 # 7. NDGPU_NO_EXT=1: the ctypes path; the C-level protocols of the object
 # (NumPy reads an Array as a nested sequence through PySequence_Check) and

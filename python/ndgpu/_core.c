@@ -33,10 +33,10 @@
  * first, as the Python operators do, and taken as a weak scalar of its base
  * type when as_operand declines it.
  *
- * The GIL is released around calls whose operands hold at least
- * ND_PY_NOGIL_MIN elements, so other Python threads run during long ops;
- * below that the release and re-acquire (~0.1 us) would be a visible part
- * of the call.
+ * The GIL is released around calls that read or make at least
+ * ND_PY_NOGIL_MIN elements (the broadcast of the operands' shapes), so
+ * other Python threads run during long ops; below that the release and
+ * re-acquire (~0.1 us) would be a visible part of the call.
  *
  * Stable ABI: built with Py_LIMITED_API (3.8) by default (setup.py and
  * make python-ext define it; PYTHON_EXT_LIMITED=0 builds against the full
@@ -221,6 +221,11 @@ static int ready(void)
 /* A new Array owning h (released when the allocation fails). */
 static PyObject *new_array(nd_array *h)
 {
+    if (array_type == NULL) {
+        p_release(h);
+        (void)ready(); /* sets the error */
+        return NULL;
+    }
     PyObject *o = array_alloc(array_type, 0);
     if (o == NULL) {
         p_release(h);
@@ -358,10 +363,29 @@ static int foreign_operand(PyObject *other, PyObject *like, PyObject **arr, nd_s
 /* ------------------------------------------------------------------ */
 static inline int big(const nd_array *a) { return p_size(a) >= ND_PY_NOGIL_MIN; }
 
+/* Whether a op b makes or reads ND_PY_NOGIL_MIN elements or more: the
+ * broadcast of the two shapes (larger than either operand for (n, 1) op
+ * (1, n)); shapes that do not broadcast fail fast. */
+static int big2(const nd_array *a, const nd_array *b)
+{
+    int na = p_ndim(a), nb = p_ndim(b);
+    const int64_t *sa = p_shape(a), *sb = p_shape(b);
+    int64_t n = 1;
+    for (int i = 0; i < na || i < nb; i++) {
+        int64_t da = i < na ? sa[na - 1 - i] : 1, db = i < nb ? sb[nb - 1 - i] : 1;
+        int64_t d = da == 1 ? db : da;
+        if (d == 0)
+            return 0;
+        if (d >= ND_PY_NOGIL_MIN || (n *= d) >= ND_PY_NOGIL_MIN)
+            return 1;
+    }
+    return 0;
+}
+
 static nd_status do_binary(nd_array **o, int op, nd_array *a, nd_array *b)
 {
     nd_status st;
-    if (big(a) || big(b)) {
+    if (big2(a, b)) {
         Py_BEGIN_ALLOW_THREADS st = p_binary(o, (nd_binary_op)op, a, b);
         Py_END_ALLOW_THREADS
     } else {
@@ -731,6 +755,10 @@ static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     (void)args;
     (void)kwds;
+    if (p_release == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ndgpu._core is not initialised (_init): import ndgpu");
+        return NULL;
+    }
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     PyObject *o = alloc(type, 0);
     if (o != NULL)
