@@ -33,6 +33,15 @@ machine without a GPU shows a GPU machine's plan), the NumPy/CuPy call each
 maps to, and which goal each goal case is, and fails when a goal's case or
 a GPU case's CuPy equivalent is missing.
 
+The "python" group is no binary: benchmarks/bench_python_overhead.py
+times the Python package on tiny and 10^7-element arrays (through its
+compiled module, through its ctypes fallback, and the C library alone) and
+NumPy in the same process, and writes the same records with each row's
+NumPy time inside; its goal line (x + y on 1-element float32 <= 0.5 us)
+is among the CPU goals. It runs the checkout's python/ on the library of
+the build the binaries come from (NDGPU_LIBRARY overrides), after make
+python-ext.
+
 Exit status: 0 when everything ran and matched, 1 when a libndgpu case
 failed (error or wrong result) or disagreed with NumPy, 2 for setup errors.
 The NumPy/CuPy side is benchmarks/bench_worker.py, the plot benchmarks/plot.py.
@@ -52,10 +61,51 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx",
-           "fft", "complex", "linalg", "expr"]
+           "fft", "complex", "linalg", "expr", "python"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
 CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx",
-              "fft", "complex", "linalg", "expr"]
+              "fft", "complex", "linalg", "expr", "python"]
+# the group that is a Python script, not a bench_* binary (see the docstring)
+PY_BENCH = "python"
+
+
+def bench_cmd(bench, bindir):
+    """The command that runs a case group (before its options)."""
+    if bench == PY_BENCH:
+        return [sys.executable, os.path.join(HERE, "bench_python_overhead.py")]
+    return [os.path.join(bindir, "bench_" + bench)]
+
+
+def bench_available(bench, bindir):
+    return bench == PY_BENCH or os.access(os.path.join(bindir, "bench_" + bench), os.X_OK)
+
+
+def python_group_env(bindir, log):
+    """Environment of the python group: the checkout's package (python/, its
+    compiled module built by make python-ext) on the shared library of the
+    build the binaries come from, linked from that build's objects when only
+    the static library is there; NDGPU_LIBRARY overrides."""
+    env = {"PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "python")] +
+                                         ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))}
+    lib = os.environ.get("NDGPU_LIBRARY")
+    if not lib:
+        build = os.path.dirname(os.path.abspath(bindir))
+        lib = os.path.join(build, "libndgpu.so")
+        if not os.path.exists(lib) and os.path.exists(os.path.join(build, "libndgpu.a")):
+            cuda = "1" if os.path.isdir(os.path.join(build, "src", "cuda")) else "0"
+            log("compare: [python] linking %s (make BUILD=%s CUDA=%s)" % (lib, build, cuda))
+            subprocess.run(["make", "-C", ROOT, "--no-print-directory", "BUILD=" + build, "CUDA=" + cuda, lib],
+                           stdout=subprocess.DEVNULL)
+    if os.path.exists(lib):
+        env["NDGPU_LIBRARY"] = lib
+    else:
+        log("compare: [python] no %s: the package looks for a library itself (make lib builds one)" % lib)
+    r = subprocess.run(["make", "-C", ROOT, "--no-print-directory", "python-ext"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        log("compare: [python] make python-ext failed (the extension rows say why): %s"
+            % " | ".join(r.stdout.strip().splitlines()[-3:]))
+    return env
 
 
 def case_key(rec):
@@ -121,8 +171,8 @@ def module_available_in_subprocess(name):
     return r.returncode == 0, (r.stderr.strip().splitlines() or ["?"])[-1]
 
 
-def run_ours(binpath, args, threads, json_path, logf, verify=True):
-    cmd = [binpath, "--json", json_path, "--threads", str(threads), "--device", args.device]
+def run_ours(binpath, args, threads, json_path, logf, verify=True, extra_env=None):
+    cmd = list(binpath) + ["--json", json_path, "--threads", str(threads), "--device", args.device]
     if args.quick:
         cmd.append("--quick")
     if not verify:
@@ -136,7 +186,7 @@ def run_ours(binpath, args, threads, json_path, logf, verify=True):
     # its own thread pool). Without it the harness's idle OpenMP threads spin
     # for ~17 ms after each region and steal the cores the timed code runs on.
     env = dict(os.environ, ND_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-               OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
+               OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive", **(extra_env or {}))
     logf.write("$ %s\n" % " ".join(cmd))
     logf.flush()
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=None, text=True)
@@ -503,7 +553,8 @@ GPU_GOALS = [
 # group's ratios (one line); the others as GPU_GOALS. A goal holds when it
 # holds on Intel and on AMD: the record names the CPU and its path.
 CPU_GOALS = [
-    ("every case with a NumPy twin", lambda r: True, "ratio_numpy", ">=", 1.0, "worst"),
+    # the C library's cases (the python group's rows hold the Python layers' cost and its ctypes fallback)
+    ("every case with a NumPy twin", lambda r: r["bench"] != PY_BENCH, "ratio_numpy", ">=", 1.0, "worst"),
     ("elementwise: geometric mean", sel("elementwise", None), "ratio_numpy", ">=", 2.0, "geomean"),
     ("reductions: geometric mean", sel("reduce", None), "ratio_numpy", ">=", 2.0, "geomean"),
     ("matmul: geometric mean", sel("matmul", None), "ratio_numpy", ">=", 1.0, "geomean"),
@@ -576,6 +627,9 @@ CPU_GOALS = [
      "each"),
     ("batched inv of 10,000 4x4 float32 vs np.linalg.inv", sel("linalg", "inv", "float32", "10000x4x4", "batched"),
      "ratio_numpy", ">=", 3.0, "each"),
+    # the Python package: one operator through ndgpu._core (bench_python_overhead.py)
+    ("x + y, 1-element float32 <= 0.5 us (Python, ndgpu._core)", sel(PY_BENCH, "x + y", "float32", "1", "ext"),
+     "median_s", "<=", 0.5e-6, "each"),
 ]
 
 
@@ -827,8 +881,7 @@ def dry_run(args, benches, bindir, log):
     import bench_worker
     problems, planned = [], []
     for bench in benches:
-        binpath = os.path.join(bindir, "bench_" + bench)
-        cmd = [binpath, "--list", "--assume-gpu", "--device", args.device]
+        cmd = bench_cmd(bench, bindir) + ["--list", "--assume-gpu", "--device", args.device]
         if args.quick:
             cmd.append("--quick")
         if args.filter:
@@ -842,7 +895,12 @@ def dry_run(args, benches, bindir, log):
         for key in keys:
             op, dtype, shape, layout, dev = key.split("/")
             lib = "cupy" if dev.startswith("cuda") else "numpy"
-            eq, why = bench_worker.describe_key(key, lib)
+            if bench == PY_BENCH:  # the script times NumPy itself, in the same process
+                import bench_python_overhead as bpo
+                eq, why = "NumPy %s, timed by bench_python_overhead.py" % (
+                    bpo.NUMPY_EQ.get(op, "?") if shape == "1" else "a + b"), ""
+            else:
+                eq, why = bench_worker.describe_key(key, lib)
             if eq is None and why.startswith("NO "):
                 problems.append("%s: %s" % (key, why))
             planned.append({"bench": bench, "op": op, "dtype": dtype, "shape": shape, "layout": layout,
@@ -915,11 +973,11 @@ def main():
             log("compare: unknown bench %r (choose from %s)" % (b, ", ".join(BENCHES)))
             return 2
     bindir = args.bindir or os.path.join(args.build or os.path.join(ROOT, "build"), "benchmarks")
-    missing = [b for b in benches if not os.access(os.path.join(bindir, "bench_" + b), os.X_OK)]
+    missing = [b for b in benches if not bench_available(b, bindir)]
     if missing and args.build:
         log("compare: building the benchmarks: make BUILD=%s bench-build" % args.build)
         subprocess.run(["make", "-C", ROOT, "-j%d" % (os.cpu_count() or 2), "BUILD=" + args.build, "bench-build"])
-        missing = [b for b in benches if not os.access(os.path.join(bindir, "bench_" + b), os.X_OK)]
+        missing = [b for b in benches if not bench_available(b, bindir)]
     if missing:
         log("compare: missing binaries in %s: %s (run `make bench-build`)" % (bindir, ", ".join(missing)))
         return 2
@@ -953,11 +1011,13 @@ def main():
 
     # The plan: each binary lists its cases (no measurement), so the run can
     # say how far it is and about how long is left.
+    py_env = python_group_env(bindir, log) if PY_BENCH in benches else None
     planned = {}
     for bench in benches:
-        cmd = [os.path.join(bindir, "bench_" + bench), "--list", "--device", args.device]
+        cmd = bench_cmd(bench, bindir) + ["--list", "--device", args.device]
         cmd += (["--quick"] if args.quick else []) + (["--filter", args.filter] if args.filter else [])
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           env=dict(os.environ, **(py_env or {})) if bench == PY_BENCH else None)
         planned[bench] = sum(1 for k in p.stdout.split() if k.count("/") == 4) if p.returncode == 0 else 0
     total_cases = sum(planned.values())
     log("compare: %d case groups, %d cases (device %s), %d round(s) of libndgpu then %s each; "
@@ -976,14 +1036,15 @@ def main():
     try:
         for bench in benches:
             t_bench = time.time()
-            binpath = os.path.join(bindir, "bench_" + bench)
+            binpath = bench_cmd(bench, bindir)
             for rnd in range(1, args.rounds + 1):
                 jpath = os.path.join(tmpdir, "%s-%d.jsonl" % (bench, rnd))
-                log("compare: [%s] round %d/%d: libndgpu (%s) at %.1f s" % (bench, rnd, args.rounds, binpath,
-                                                                          time.time() - st.t_start))
+                log("compare: [%s] round %d/%d: libndgpu (%s) at %.1f s" % (
+                    bench, rnd, args.rounds, " ".join(binpath), time.time() - st.t_start))
                 # the first round verifies every case (reference check and
                 # checksum on both sides); the later ones time only
-                rc, out, err = run_ours(binpath, args, threads, jpath, logf, verify=rnd == 1)
+                rc, out, err = run_ours(binpath, args, threads, jpath, logf, verify=rnd == 1,
+                                        extra_env=py_env if bench == PY_BENCH else None)
                 recs = read_jsonl(jpath)
                 if rc not in (0, 1):
                     tail = " | ".join((err or out).strip().splitlines()[-3:])
@@ -991,6 +1052,15 @@ def main():
                     log("compare: " + st.problems[-1])
                 st.add_ours(recs, rnd)
                 meas = [r for r in recs if r.get("type") == "measurement"]
+                if bench == PY_BENCH:
+                    # NumPy was timed in the same process: its twins come with the records
+                    if not st.numpy_why:
+                        st.add_worker("numpy", {r["key"]: dict(r["numpy"], key=r["key"]) for r in meas
+                                                if r.get("numpy")}, rnd)
+                        envr = next((r for r in recs if r.get("type") == "env"), {})
+                        st.workers.setdefault("numpy", {"version": envr.get("numpy"),
+                                                        "note": "timed by bench_python_overhead.py"})
+                    continue
                 # NumPy runs the CPU cases; a GPU case is compared with the
                 # NumPy time of the same CPU case when there is one.
                 for kind, want in (("numpy", lambda d: d == "cpu"), ("cupy", lambda d: d.startswith("cuda"))):

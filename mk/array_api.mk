@@ -65,12 +65,12 @@ array-api-test: array-api-test-cpu
 
 # tests/test_ndgpu_package.py first: DLPack with NumPy, weak scalars, devices,
 # errors, linalg/fft against NumPy (what the suite does not look at)
-array-api-test-cpu: $(BUILD)/libndgpu.so
+array-api-test-cpu: $(BUILD)/libndgpu.so python-ext
 	@ND_DEVICE=cpu NDGPU_LIBRARY="$(abspath $(BUILD)/libndgpu.so)" PYTHONPATH="$(abspath python)" \
 	  $(AAT_PYTHON) tests/test_ndgpu_package.py
 	@$(call aat_run,cpu,$(BUILD)/libndgpu.so)
 
-array-api-test-emu:
+array-api-test-emu: python-ext
 	@$(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 $(EMU_BUILD)/libndgpu.so >/dev/null
 	@ND_DEVICE=cuda:0 NDGPU_LIBRARY="$(abspath $(EMU_BUILD)/libndgpu.so)" PYTHONPATH="$(abspath python)" \
 	  $(AAT_PYTHON) tests/test_ndgpu_package.py

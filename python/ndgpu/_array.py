@@ -5,11 +5,39 @@ that x + y costs one foreign call (nd_binary) plus the nd_release in
 __del__.
 """
 import ctypes
+import os
 import struct
+import sys
 from ctypes import byref, c_void_p
 
 from . import _dtypes as _dt
+from . import _lib
 from ._lib import C, BINARY, UNARY, NdDevice, check, error, i64array, scalar, intarray
+
+
+def _load_core():
+    """The compiled hot path (ndgpu._core, _core.c), bound to the library
+    loaded above; None where it is not built or NDGPU_NO_EXT is set (then
+    the ctypes code below runs: same results, errors and messages)."""
+    global ext_error
+    if os.environ.get("NDGPU_NO_EXT", "") not in ("", "0"):
+        ext_error = "NDGPU_NO_EXT is set"
+        return None
+    try:
+        from . import _core
+        _core._init(_lib.lib._handle, _lib)
+    except ImportError as e:
+        import importlib.util
+        if importlib.util.find_spec(__package__ + "._core") is None:
+            ext_error = "ndgpu._core is not built (make python-ext; pip builds it where a C compiler is found)"
+        else:
+            ext_error = f"ndgpu._core does not load: {e}"
+        return None
+    return _core
+
+
+ext_error = None  # why the extension is not in use (None when it is)
+_core = _load_core()
 
 _binary = C.nd_binary
 _binary_scalar = C.nd_binary_scalar
@@ -18,6 +46,7 @@ _unary = C.nd_unary
 _release = C.nd_release
 _BY_CODE = _dt.BY_CODE
 _SCALARS = (bool, int, float, complex)
+_EXACT_SCALARS = frozenset(_SCALARS)
 
 # --------------------------------------------------------------------------
 # devices
@@ -122,9 +151,7 @@ def call(fn, *args, exc=None):
     st = fn(byref(o), *args)
     if st:
         raise error(st, exc)
-    a = _Array_new(Array)
-    a._h = o.value
-    return a
+    return _new(o.value)
 
 
 def nd_full(shape, value, dtype, device):
@@ -283,7 +310,22 @@ def _axes_arg(axis, ndim):
 # --------------------------------------------------------------------------
 # the array object
 
+def _foreign(other, like):
+    """An operand of the operators that is neither an Array nor an exact
+    bool/int/float/complex: the Array as_operand gives, else a weak scalar
+    (NdScalar) for a subclass of those types, else None (NotImplemented).
+    ndgpu._core follows the same order."""
+    a = as_operand(other, like)
+    if a is not None:
+        return a
+    if isinstance(other, _SCALARS):
+        return scalar(other)
+    return None
+
+
 def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
+    """The operator `name` for the library's binary op `op` (the ctypes
+    path; ndgpu._core implements the same in C)."""
     opn = BINARY[op]
 
     if inplace:
@@ -291,22 +333,34 @@ def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
             o = c_void_p(self._h)
             if isinstance(other, Array):
                 st = _binary(byref(o), opn, self._h, other._h)
-            elif isinstance(other, _SCALARS):
+            elif type(other) in _EXACT_SCALARS:
                 st = _binary_scalar(byref(o), opn, self._h, scalar(other))
             else:
-                return NotImplemented
+                a = _foreign(other, self)
+                if a is None:
+                    return NotImplemented
+                if isinstance(a, Array):
+                    st = _binary(byref(o), opn, self._h, a._h)
+                else:
+                    st = _binary_scalar(byref(o), opn, self._h, a)
             if st:
                 raise error(st)
             return self
     elif reflected:
         def f(self, other):
             o = c_void_p()
-            if isinstance(other, _SCALARS):
+            if type(other) in _EXACT_SCALARS:
                 st = _scalar_binary(byref(o), opn, scalar(other), self._h)
             elif isinstance(other, Array):
                 st = _binary(byref(o), opn, other._h, self._h)
             else:
-                return NotImplemented
+                a = _foreign(other, self)
+                if a is None:
+                    return NotImplemented
+                if isinstance(a, Array):
+                    st = _binary(byref(o), opn, a._h, self._h)
+                else:
+                    st = _scalar_binary(byref(o), opn, a, self._h)
             if st:
                 raise error(st)
             a = _Array_new(Array)
@@ -317,12 +371,18 @@ def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
             o = c_void_p()
             if type(other) is Array:
                 st = _binary(byref(o), opn, self._h, other._h)
-            elif isinstance(other, _SCALARS):
+            elif type(other) in _EXACT_SCALARS:
                 st = _binary_scalar(byref(o), opn, self._h, scalar(other))
             elif isinstance(other, Array):
                 st = _binary(byref(o), opn, self._h, other._h)
             else:
-                return NotImplemented
+                a = _foreign(other, self)
+                if a is None:
+                    return NotImplemented
+                if isinstance(a, Array):
+                    st = _binary(byref(o), opn, self._h, a._h)
+                else:
+                    st = _binary_scalar(byref(o), opn, self._h, a)
             if st:
                 raise error(st)
             a = _Array_new(Array)
@@ -332,20 +392,25 @@ def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
     return f
 
 
-class Array:
-    """An n-dimensional array of libndgpu (the array API's array object)."""
-    __slots__ = ("_h", "_shape", "_dtype", "__weakref__")
+class Array(object if _core is None else _core.ArrayBase):
+    """An n-dimensional array of libndgpu (the array API's array object).
+
+    With the extension, ndgpu._core.ArrayBase holds the reference (_h),
+    releases it with the object and implements the operators in C; without
+    it (not built, or NDGPU_NO_EXT=1) the ctypes code of this class does."""
+    __slots__ = ("_shape", "_dtype", "__weakref__") + (("_h",) if _core is None else ())
 
     def __init__(self, *args, **kwargs):
         raise TypeError("ndgpu.Array cannot be created directly: use ndgpu.asarray, ndgpu.zeros, ...")
 
-    def __del__(self):
-        try:
-            h = self._h
-        except AttributeError:
-            return
-        if h:
-            _release(h)
+    if _core is None:
+        def __del__(self):
+            try:
+                h = self._h
+            except AttributeError:
+                return
+            if h:
+                _release(h)
 
     # ---- attributes
     @property
@@ -505,56 +570,60 @@ class Array:
         from ._dlpack import export
         return export(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
-    # ---- indexing
-    def __getitem__(self, key):
-        from ._indexing import getitem
-        return getitem(self, key)
+    # ---- indexing (with the extension, ArrayBase takes int / slice / None /
+    # Ellipsis keys in C and hands the others to _indexing.getitem)
+    if _core is None:
+        def __getitem__(self, key):
+            from ._indexing import getitem
+            return getitem(self, key)
 
     def __setitem__(self, key, value):
         from ._indexing import setitem
         setitem(self, key, value)
 
-    # ---- operators
-    __add__ = _make_binary("__add__", "add")
-    __radd__ = _make_binary("__radd__", "add", reflected=True)
-    __iadd__ = _make_binary("__iadd__", "add", inplace=True)
-    __sub__ = _make_binary("__sub__", "subtract")
-    __rsub__ = _make_binary("__rsub__", "subtract", reflected=True)
-    __isub__ = _make_binary("__isub__", "subtract", inplace=True)
-    __mul__ = _make_binary("__mul__", "multiply")
-    __rmul__ = _make_binary("__rmul__", "multiply", reflected=True)
-    __imul__ = _make_binary("__imul__", "multiply", inplace=True)
-    __truediv__ = _make_binary("__truediv__", "divide")
-    __rtruediv__ = _make_binary("__rtruediv__", "divide", reflected=True)
-    __itruediv__ = _make_binary("__itruediv__", "divide", inplace=True)
+    # ---- operators (ndgpu._core.ArrayBase has them in C: the number and
+    # comparison slots; defining them here would put Python in front)
     _ifloordiv_lib = _make_binary("__ifloordiv__", "floor_divide", inplace=True)
-    __mod__ = _make_binary("__mod__", "remainder")
-    __rmod__ = _make_binary("__rmod__", "remainder", reflected=True)
-    __imod__ = _make_binary("__imod__", "remainder", inplace=True)
-    __pow__ = _make_binary("__pow__", "power")
-    __rpow__ = _make_binary("__rpow__", "power", reflected=True)
-    __ipow__ = _make_binary("__ipow__", "power", inplace=True)
-    __and__ = _make_binary("__and__", "bitwise_and")
-    __rand__ = _make_binary("__rand__", "bitwise_and", reflected=True)
-    __iand__ = _make_binary("__iand__", "bitwise_and", inplace=True)
-    __or__ = _make_binary("__or__", "bitwise_or")
-    __ror__ = _make_binary("__ror__", "bitwise_or", reflected=True)
-    __ior__ = _make_binary("__ior__", "bitwise_or", inplace=True)
-    __xor__ = _make_binary("__xor__", "bitwise_xor")
-    __rxor__ = _make_binary("__rxor__", "bitwise_xor", reflected=True)
-    __ixor__ = _make_binary("__ixor__", "bitwise_xor", inplace=True)
-    __lshift__ = _make_binary("__lshift__", "left_shift")
-    __rlshift__ = _make_binary("__rlshift__", "left_shift", reflected=True)
-    __ilshift__ = _make_binary("__ilshift__", "left_shift", inplace=True)
-    __rshift__ = _make_binary("__rshift__", "right_shift")
-    __rrshift__ = _make_binary("__rrshift__", "right_shift", reflected=True)
-    __irshift__ = _make_binary("__irshift__", "right_shift", inplace=True)
-    __eq__ = _make_binary("__eq__", "equal")
-    __ne__ = _make_binary("__ne__", "not_equal")
-    __lt__ = _make_binary("__lt__", "less")
-    __le__ = _make_binary("__le__", "less_equal")
-    __gt__ = _make_binary("__gt__", "greater")
-    __ge__ = _make_binary("__ge__", "greater_equal")
+    if _core is None:
+        __add__ = _make_binary("__add__", "add")
+        __radd__ = _make_binary("__radd__", "add", reflected=True)
+        __iadd__ = _make_binary("__iadd__", "add", inplace=True)
+        __sub__ = _make_binary("__sub__", "subtract")
+        __rsub__ = _make_binary("__rsub__", "subtract", reflected=True)
+        __isub__ = _make_binary("__isub__", "subtract", inplace=True)
+        __mul__ = _make_binary("__mul__", "multiply")
+        __rmul__ = _make_binary("__rmul__", "multiply", reflected=True)
+        __imul__ = _make_binary("__imul__", "multiply", inplace=True)
+        __truediv__ = _make_binary("__truediv__", "divide")
+        __rtruediv__ = _make_binary("__rtruediv__", "divide", reflected=True)
+        __itruediv__ = _make_binary("__itruediv__", "divide", inplace=True)
+        __mod__ = _make_binary("__mod__", "remainder")
+        __rmod__ = _make_binary("__rmod__", "remainder", reflected=True)
+        __imod__ = _make_binary("__imod__", "remainder", inplace=True)
+        __pow__ = _make_binary("__pow__", "power")
+        __rpow__ = _make_binary("__rpow__", "power", reflected=True)
+        __ipow__ = _make_binary("__ipow__", "power", inplace=True)
+        __and__ = _make_binary("__and__", "bitwise_and")
+        __rand__ = _make_binary("__rand__", "bitwise_and", reflected=True)
+        __iand__ = _make_binary("__iand__", "bitwise_and", inplace=True)
+        __or__ = _make_binary("__or__", "bitwise_or")
+        __ror__ = _make_binary("__ror__", "bitwise_or", reflected=True)
+        __ior__ = _make_binary("__ior__", "bitwise_or", inplace=True)
+        __xor__ = _make_binary("__xor__", "bitwise_xor")
+        __rxor__ = _make_binary("__rxor__", "bitwise_xor", reflected=True)
+        __ixor__ = _make_binary("__ixor__", "bitwise_xor", inplace=True)
+        __lshift__ = _make_binary("__lshift__", "left_shift")
+        __rlshift__ = _make_binary("__rlshift__", "left_shift", reflected=True)
+        __ilshift__ = _make_binary("__ilshift__", "left_shift", inplace=True)
+        __rshift__ = _make_binary("__rshift__", "right_shift")
+        __rrshift__ = _make_binary("__rrshift__", "right_shift", reflected=True)
+        __irshift__ = _make_binary("__irshift__", "right_shift", inplace=True)
+        __eq__ = _make_binary("__eq__", "equal")
+        __ne__ = _make_binary("__ne__", "not_equal")
+        __lt__ = _make_binary("__lt__", "less")
+        __le__ = _make_binary("__le__", "less_equal")
+        __gt__ = _make_binary("__gt__", "greater")
+        __ge__ = _make_binary("__ge__", "greater_equal")
 
     def __floordiv__(self, other):
         if not isinstance(other, (Array, bool, int, float, complex)):
@@ -603,19 +672,30 @@ class Array:
         check(C.nd_copy(byref(o), r._h))
         return self
 
-    def __neg__(self):
-        return unop(UNARY["negative"], self)
+    if _core is None:
+        def __neg__(self):
+            return unop(UNARY["negative"], self)
 
-    def __pos__(self):
-        return unop(UNARY["positive"], self)
+        def __pos__(self):
+            return unop(UNARY["positive"], self)
 
-    def __abs__(self):
-        return unop(UNARY["abs"], self)
+        def __abs__(self):
+            return unop(UNARY["abs"], self)
 
-    def __invert__(self):
-        if self.dtype is _dt.bool:
-            return unop(UNARY["logical_not"], self)
-        return unop(UNARY["bitwise_not"], self)
+        def __invert__(self):
+            if self.dtype is _dt.bool:
+                return unop(UNARY["logical_not"], self)
+            return unop(UNARY["bitwise_not"], self)
 
 
-_Array_new = object.__new__
+# The fast paths: new Arrays from handles, and the elementwise functions'
+# binop/unop (Array/Array and Array/exact scalar in C, the rest through the
+# Python binop/unop above).
+if _core is None:
+    _Array_new = object.__new__
+    fast_binop, fast_unop = binop, unop
+else:
+    _core._set_array_type(Array, sys.modules[__name__])
+    _Array_new = _core.ArrayBase.__new__
+    wrap = _new = _core.wrap
+    fast_binop, fast_unop = _core.binop, _core.unop

@@ -1,6 +1,6 @@
 """Elementwise functions: thin wrappers of the library's op table."""
 from . import _dtypes as _dt
-from ._array import Array, binop, call, unop, to_array_like
+from ._array import Array, binop, call, unop, to_array_like, fast_binop, fast_unop
 from ctypes import byref, c_void_p
 
 from ._lib import BINARY, UNARY, C, check, scalar
@@ -28,7 +28,9 @@ _BINARY = {
 
 __all__ = sorted(list(_UNARY) + list(_BINARY) + ["clip", "imag", "real", "round"])
 
-_ns = {"unop": unop, "binop": binop}
+# the functions call the compiled binop/unop where ndgpu._core is built
+# (the Python binop/unop otherwise, and for what the C paths do not take)
+_ns = {"unop": fast_unop, "binop": fast_binop}
 for _name, _c in _UNARY.items():
     exec(f"def {_name}(x, /):\n    return unop({UNARY[_c]}, x)\n", _ns)
     globals()[_name] = _ns[_name]

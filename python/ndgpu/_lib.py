@@ -19,9 +19,20 @@ package measures 1.6 us (benchmarks/bench_python_overhead.py): one
 foreign call, the result object, and the release in __del__; shape and
 dtype are read lazily (see _array.py).
 
-The library is found as: $NDGPU_LIBRARY, else the repository's build
-directories (build/, build-cpu/, relative to this package in a checkout),
-else the installed prefix (ctypes.util.find_library('ndgpu')).
+Since then the operators, binop/unop and basic indexing have a compiled
+path (ndgpu._core, _core.c: x + y in ~0.2 us) that takes its functions
+from the library loaded here; this ctypes layer remains the rest of the
+package and the fallback where the module is not built (NDGPU_NO_EXT=1).
+
+The library is found as: $NDGPU_LIBRARY, else the copy installed inside
+the package (pip install ./python, make wheel: ndgpu/libndgpu.so), else the
+repository's build directories (build/, build-cpu/, relative to this
+package in a checkout), else the installed prefix
+(ctypes.util.find_library('ndgpu')). A library linked against
+scipy-openblas32's libscipy_openblas.so finds it through its rpath; where
+that rpath does not hold (an installed package, another environment) the
+copy of the scipy_openblas32 module installed beside the package is loaded
+first.
 
 This module is the one place that loads libndgpu and declares its C
 signatures: the NumPy comparison tests (tests/test_*_numpy.py) call the C
@@ -43,6 +54,9 @@ def _find_library():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
+    p = os.path.join(here, "libndgpu.so")  # the copy an installed package carries
+    if os.path.exists(p):
+        return p
     root = os.path.dirname(os.path.dirname(here))  # python/ndgpu -> repository root
     for d in ("build", "build-cpu"):
         p = os.path.join(root, d, "libndgpu.so")
@@ -61,8 +75,26 @@ def _find_library():
                   "or set NDGPU_LIBRARY to its path")
 
 
+def _load(path):
+    """ctypes.CDLL(path); where the library's dependency libscipy_openblas.so
+    is not found (its rpath points into another environment), that library
+    from the scipy_openblas32 module first, then again: the dynamic loader
+    takes an already loaded library for a dependency of the same name."""
+    try:
+        return ctypes.CDLL(path)
+    except OSError as e:
+        if "libscipy_openblas" not in str(e):
+            raise
+        try:
+            import scipy_openblas32
+        except ImportError:
+            raise OSError(f"{e} (libndgpu is linked against scipy-openblas32: pip install scipy-openblas32)") from None
+        ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas.so"))
+        return ctypes.CDLL(path)
+
+
 library_path = _find_library()
-lib = ctypes.CDLL(library_path)
+lib = _load(library_path)
 
 
 class NdDevice(Structure):
