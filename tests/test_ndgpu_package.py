@@ -369,7 +369,14 @@ for what, f, ref in (("sum", lambda: xp.sum(nv), 6.0), ("sort", lambda: xp.sort(
                      ("stack", lambda: xp.stack([nv, x1[:3]]), [[3.0, 1.0, 2.0], [10.0, 11.0, 12.0]]),
                      ("matmul", lambda: xp.matmul(x1[:3], nv), 65.0), ("linalg.vector_norm", lambda: xp.linalg.vector_norm(nv), float(np.linalg.norm(nv))),
                      ("fft.fft", lambda: xp.real(xp.fft.fft(nv))[0], 6.0), ("zeros_like", lambda: xp.zeros_like(nv), [0.0] * 3),
-                     ("astype", lambda: xp.astype(nv, xp.int32), [3, 1, 2]), ("max(axis=np.int64)", lambda: xp.max(xp.reshape(x1, (2, 2)), axis=np.int64(1)), [11.0, 13.0])):
+                     ("astype", lambda: xp.astype(nv, xp.int32), [3, 1, 2]), ("max(axis=np.int64)", lambda: xp.max(xp.reshape(x1, (2, 2)), axis=np.int64(1)), [11.0, 13.0]),
+                     ("real", lambda: xp.real(nv + 1j), [3.0, 1.0, 2.0]), ("imag", lambda: xp.imag(nv * 1j), [3.0, 1.0, 2.0]),
+                     ("round", lambda: xp.round(nv + 0.4), [3.0, 1.0, 2.0]),
+                     ("tanh(complex)", lambda: xp.real(xp.tanh(np.zeros(2, complex))), [0.0, 0.0]),
+                     ("expm1(complex)", lambda: xp.real(xp.expm1(np.zeros(2, complex))), [0.0, 0.0]),
+                     ("clip", lambda: xp.clip(nv, 1.5, 2.5), [2.5, 1.5, 2.0]),
+                     ("clip(bounds)", lambda: xp.clip(x1[:3], np.array(10.5), np.float64(11.5)), [10.5, 11.0, 11.5]),
+                     ("floor_divide", lambda: xp.floor_divide(x1[:3], np.array([4.0, 4.0, 4.0])), [2.0, 2.0, 3.0])):
     try:
         r = f()
         ok = _is_nd(r) and _np_of(r).tolist() == ref
@@ -378,7 +385,8 @@ for what, f, ref in (("sum", lambda: xp.sum(nv), 6.0), ("sort", lambda: xp.sort(
     check(ok, "xp.%s with NumPy arguments: %s" % (what, r))
 for what, f in (("matmul(x, list)", lambda: xp.matmul(x1, [1.0, 2.0, 3.0, 4.0])), ("exp(list)", lambda: xp.exp([1.0])),
                 ("sum(list)", lambda: xp.sum([1.0])), ("linalg.inv(list)", lambda: xp.linalg.inv([[1.0]])),
-                ("concat([x, list])", lambda: xp.concat([x1, [1.0]]))):
+                ("concat([x, list])", lambda: xp.concat([x1, [1.0]])), ("real(list)", lambda: xp.real([1.0])),
+                ("clip(list)", lambda: xp.clip([1.0], 0, 1)), ("round(list)", lambda: xp.round([1.0]))):
     msg = None
     try:
         f()

@@ -222,6 +222,9 @@ def to_array_like(x, other):
     if isinstance(x, _SCALARS):
         d = _dt.scalar_result(other.dtype, x)
         return nd_full((), x, d, other.device)
+    a = as_operand(x, other)  # a NumPy array or scalar
+    if a is not None:
+        return a
     raise TypeError(f"expected an array or a Python scalar, got {type(x).__name__}")
 
 

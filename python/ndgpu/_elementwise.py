@@ -4,6 +4,13 @@ from ._array import Array, binop, call, unop, to_array_like, fast_binop, fast_un
 from ctypes import byref, c_void_p
 
 from ._lib import BINARY, UNARY, C, check, scalar
+from ._interop import retry
+
+
+def _not_array(fn, x, *rest, **kw):
+    """fn called with x that is not an Array: again with NumPy arrays
+    converted, else a TypeError naming x (_interop.retry)."""
+    return retry(fn, TypeError(f"{fn.__name__}: expected an array, got {type(x).__name__}"), (x,) + rest, kw)
 
 # array API name -> the library's op name
 _UNARY = {
@@ -47,6 +54,8 @@ _expm1_lib = expm1  # noqa: F821 (defined by the exec above)
 
 
 def expm1(x, /):
+    if not isinstance(x, Array):
+        return _not_array(expm1, x)
     r = _expm1_lib(x)
     if x.dtype.kind == "c":
         # the library computes complex expm1 as NumPy does (no C99-style
@@ -64,6 +73,8 @@ _tanh_lib = tanh  # noqa: F821 (defined by the exec above)
 
 
 def tanh(x, /):
+    if not isinstance(x, Array):
+        return _not_array(tanh, x)
     r = _tanh_lib(x)
     if x.dtype.kind == "c":
         # the standard: tanh(+inf + yj) = 1 + 0j for finite y > 0 (and by
@@ -109,14 +120,20 @@ def floor_divide(x1, x2, /):
 
 
 def real(x, /):
+    if not isinstance(x, Array):
+        return _not_array(real, x)
     return call(C.nd_real, x._h)
 
 
 def imag(x, /):
+    if not isinstance(x, Array):
+        return _not_array(imag, x)
     return call(C.nd_imag, x._h)
 
 
 def round(x, /):
+    if not isinstance(x, Array):
+        return _not_array(round, x)
     if x.dtype.kind == "c":
         xr = call(C.nd_real, x._h)  # keep the views alive across the calls
         xi = call(C.nd_imag, x._h)
@@ -129,9 +146,14 @@ def round(x, /):
 
 def clip(x, /, min=None, max=None):
     if not isinstance(x, Array):
-        raise TypeError("clip: x must be an array")
+        return _not_array(clip, x, min=min, max=max)
     if min is None and max is None:
         return call(C.nd_copy, x._h)
+    # NumPy bounds (arrays, typed scalars) as arrays beside x
+    if min is not None and not isinstance(min, (Array, bool, int, float, complex)):
+        min = to_array_like(min, x)
+    if max is not None and not isinstance(max, (Array, bool, int, float, complex)):
+        max = to_array_like(max, x)
     d = x.dtype
     if not isinstance(min, Array) and not isinstance(max, Array):
         lo = scalar(min) if min is not None else scalar(None)
