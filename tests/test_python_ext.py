@@ -377,9 +377,13 @@ def releases_gil(step):
     return seen_running
 
 
-check(releases_gil(lambda: X * 1.5 + X), "this thread ran while the worker was inside long ops (X * 1.5 + X)")
-check(releases_gil(lambda: col + row), "this thread ran while the worker was inside a large broadcast (col + row)")
-check(releases_gil(lambda: xp.exp(X)), "this thread ran while the worker was inside xp.exp(X)")
+# On the CPU the ops run inside the calls. A GPU (or the emulated one) runs
+# them asynchronously: the calls return at once and the worker's loop would
+# only queue work for the exit to drain, so there the check is left out.
+if str(dev) == "cpu":
+    check(releases_gil(lambda: X * 1.5 + X), "this thread ran while the worker was inside long ops (X * 1.5 + X)")
+    check(releases_gil(lambda: col + row), "this thread ran while the worker was inside a large broadcast (col + row)")
+    check(releases_gil(lambda: xp.exp(X)), "this thread ran while the worker was inside xp.exp(X)")
 
 # 7. NDGPU_NO_EXT=1: the ctypes path; the C-level protocols of the object
 # (NumPy reads an Array as a nested sequence through PySequence_Check) and

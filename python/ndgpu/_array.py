@@ -1,8 +1,9 @@
 """The array object: a thin owner of one nd_array* reference.
 
 Shape and dtype are read from the library on first use and cached, so
-that x + y costs one foreign call (nd_binary) plus the nd_release in
-__del__.
+that x + y costs one call of nd_binary plus the nd_release when the result
+goes: in C through ndgpu._core (its ArrayBase is Array's base) where the
+module is built, else through ctypes and __del__ (the code below).
 """
 import ctypes
 import os
