@@ -446,6 +446,11 @@ def summarize(rows):
     order = {b: i for i, b in enumerate(BENCHES)}
     groups = {}
     for row in rows:
+        # the python group's family figure is the package as users run it
+        # (the compiled module); its ctypes-fallback and C-alone rows stay in
+        # the table as references
+        if row["bench"] == PY_BENCH and row.get("layout") != "ext":
+            continue
         for side in ("numpy", "cupy"):
             v = row["ratio_" + side]
             if v:

@@ -51,6 +51,10 @@ def groups(rows):
     the cases of each group sorted from the slowest to the fastest."""
     g = {}
     for r in rows:
+        # the python family is the package as users run it (the compiled
+        # module); its ctypes and C-alone rows are references (compare.py)
+        if r["bench"] == "python" and r.get("layout") != "ext":
+            continue
         for side in ("numpy", "cupy"):
             v = r.get("ratio_" + side)
             if v and v > 0:
