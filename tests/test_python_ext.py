@@ -216,6 +216,25 @@ for name, op in UNARY.items():
         check(c == p, "unop %s(%r): C %r, ctypes %r" % (name, x, c, p))
 check(xp.add(x3, x3).dtype == xp.float32 and xp.add is not None, "xp.add runs")
 
+# reduce_all: the whole-array reductions of sum, max, ... (axis=None, no
+# dtype) against the Python path with every axis named (nd_reduce alike)
+from ndgpu._lib import REDUCE  # noqa: E402
+ndiff = 0
+for name in ("sum", "prod", "mean", "max", "min", "all", "any"):
+    fn = getattr(xp, name)
+    for x in sample:
+        for kd in (False, True):
+            c = outcome(lambda: core.reduce_all(REDUCE[name], x, kd))
+            p = outcome(lambda: fn(x, axis=tuple(range(x.ndim)), keepdims=kd) if x.ndim else fn(x, keepdims=kd))
+            f = outcome(lambda: fn(x, keepdims=kd))
+            if c != p or f != c:
+                ndiff += 1
+                if ndiff <= 10:
+                    FAILS.append("%s(%r, keepdims=%s): reduce_all %r, axes named %r, xp.%s %r" % (name, x, kd, c, p, name, f))
+            COUNT[0] += 1
+check(ndiff == 0, "%d whole-array reductions differ" % ndiff)
+check(core.reduce_all(REDUCE["sum"], [1.0], False) is None, "reduce_all of a non-Array gives None")
+
 # 3. basic indexing: the C path vs _indexing.getitem
 import random  # noqa: E402
 

@@ -695,11 +695,15 @@ class Array(object if _core is None else _core.ArrayBase):
 # The fast paths: new Arrays from handles, and the elementwise functions'
 # binop/unop (Array/Array and Array/exact scalar in C, the rest through the
 # Python binop/unop above).
+# reduce_all(op, x, keepdims): a whole-array reduction in C, None for a
+# non-Array x (the statistical functions' fast path; None without the module).
 if _core is None:
     _Array_new = object.__new__
     fast_binop, fast_unop = binop, unop
+    fast_reduce_all = None
 else:
     _core._set_array_type(Array, sys.modules[__name__])
     _Array_new = _core.ArrayBase.__new__
     wrap = _new = _core.wrap
     fast_binop, fast_unop = _core.binop, _core.unop
+    fast_reduce_all = _core.reduce_all

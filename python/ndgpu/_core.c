@@ -917,8 +917,45 @@ static PyObject *unop_impl(PyObject *opobj, PyObject *x)
     return unary(x, op);
 }
 
+/* reduce_all(op, x, keepdims): the library's reduction `op` (nd_reduce_op)
+ * over every axis of an Array: the namespace's sum, max, ... with axis=None
+ * and no dtype. None when x is not an Array (the caller's Python path then
+ * converts or raises). */
+static PyObject *reduce_all_impl(PyObject *opobj, PyObject *x, PyObject *kd)
+{
+    int op;
+    if (!ready() || !int_arg(opobj, &op))
+        return NULL;
+    if (!is_array(x))
+        Py_RETURN_NONE;
+    const int keep = PyObject_IsTrue(kd);
+    if (keep < 0)
+        return NULL;
+    nd_array *o = NULL, *a = HANDLE(x);
+    nd_status st;
+    if (big(a)) {
+        Py_BEGIN_ALLOW_THREADS st = p_reduce(&o, (nd_reduce_op)op, a, -1, NULL, keep != 0);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = p_reduce(&o, (nd_reduce_op)op, a, -1, NULL, keep != 0);
+    }
+    if (st)
+        return raise_status(st);
+    return new_array(o);
+}
+
 #if !defined(Py_LIMITED_API) || Py_LIMITED_API + 0 >= 0x030a0000
 #define FAST_CALLS 1
+static PyObject *core_reduce_all(PyObject *m, PyObject *const *args, Py_ssize_t n)
+{
+    (void)m;
+    if (n != 3) {
+        PyErr_Format(PyExc_TypeError, "reduce_all() takes 3 arguments (%zd given)", n);
+        return NULL;
+    }
+    return reduce_all_impl(args[0], args[1], args[2]);
+}
+
 static PyObject *core_binop(PyObject *m, PyObject *const *args, Py_ssize_t n)
 {
     (void)m;
@@ -941,6 +978,15 @@ static PyObject *core_unop(PyObject *m, PyObject *const *args, Py_ssize_t n)
 
 #else
 #define FAST_CALLS 0
+static PyObject *core_reduce_all(PyObject *m, PyObject *args)
+{
+    (void)m;
+    PyObject *op, *x, *kd;
+    if (!PyArg_UnpackTuple(args, "reduce_all", 3, 3, &op, &x, &kd))
+        return NULL;
+    return reduce_all_impl(op, x, kd);
+}
+
 static PyObject *core_binop(PyObject *m, PyObject *args)
 {
     (void)m;
@@ -1143,9 +1189,13 @@ static PyMethodDef core_methods[] = {
      "binop(op, x1, x2): the library's binary op `op` on arrays and Python scalars"},
     {"unop", (PyCFunction)(void (*)(void))core_unop, METH_FASTCALL,
      "unop(op, x): the library's unary op `op` on an array"},
+    {"reduce_all", (PyCFunction)(void (*)(void))core_reduce_all, METH_FASTCALL,
+     "reduce_all(op, x, keepdims): the library's reduction `op` over every axis of an Array (None for others)"},
 #else
     {"binop", core_binop, METH_VARARGS, "binop(op, x1, x2): the library's binary op `op` on arrays and Python scalars"},
     {"unop", core_unop, METH_VARARGS, "unop(op, x): the library's unary op `op` on an array"},
+    {"reduce_all", core_reduce_all, METH_VARARGS,
+     "reduce_all(op, x, keepdims): the library's reduction `op` over every axis of an Array (None for others)"},
 #endif
     {"wrap", core_wrap, METH_O, "wrap(h): a new Array owning the nd_array* reference h"},
     {"_bench_loop", core_bench_loop, METH_VARARGS,
@@ -1153,7 +1203,7 @@ static PyMethodDef core_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "ndgpu._core",
-                                         "The hot path of ndgpu in C (the operators, binop, unop).", -1,
+                                         "The hot path of ndgpu in C (the operators, binop, unop, reduce_all).", -1,
                                          core_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void)

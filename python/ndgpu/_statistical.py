@@ -3,7 +3,7 @@ import math
 from ctypes import c_void_p
 
 from . import _dtypes as _dt
-from ._array import Array, _axes_arg, call, nd_full
+from ._array import Array, _axes_arg, call, fast_reduce_all, nd_full
 from ._interop import retry
 from ._lib import C, REDUCE
 
@@ -17,6 +17,10 @@ def _check_array(x):
 
 
 def _reduce(op, x, axis, keepdims, dtype=None):
+    if axis is None and dtype is None and fast_reduce_all is not None:
+        r = fast_reduce_all(REDUCE[op], x, keepdims)  # None: x is not an Array
+        if r is not None:
+            return r
     _check_array(x)
     naxes, ax = _axes_arg(axis, x.ndim)
     if dtype is None:
