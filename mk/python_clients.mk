@@ -16,11 +16,11 @@ CLIENTS_PYTHON ?= python3
 CLIENTS_ARGS ?=
 
 .PHONY: python-clients-test python-clients-test-emu
-python-clients-test: $(BUILD)/libndgpu.so
+python-clients-test: $(BUILD)/libndgpu.so python-ext
 	@ND_DEVICE=cpu NDGPU_LIBRARY="$(abspath $(BUILD)/libndgpu.so)" PYTHONPATH="$(abspath python)" \
 	  $(CLIENTS_PYTHON) tests/test_clients.py $(CLIENTS_ARGS)
 
-python-clients-test-emu:
+python-clients-test-emu: python-ext
 	@$(MAKE) --no-print-directory BUILD=$(EMU_BUILD) CUDA_EMU=1 $(EMU_BUILD)/libndgpu.so >/dev/null
 	@ND_DEVICE=cuda:0 NDGPU_LIBRARY="$(abspath $(EMU_BUILD)/libndgpu.so)" PYTHONPATH="$(abspath python)" \
 	  $(CLIENTS_PYTHON) tests/test_clients.py $(CLIENTS_ARGS)

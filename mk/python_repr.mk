@@ -7,7 +7,7 @@
 #
 #   make python-repr-test
 .PHONY: python-repr-test
-python-repr-test: $(BUILD)/libndgpu.so
+python-repr-test: $(BUILD)/libndgpu.so python-ext
 	@if ! command -v python3 >/dev/null 2>&1; then echo "python-repr-test: SKIPPED (python3 not found)"; \
 	else lib="$(abspath $(BUILD)/libndgpu.so)"; \
 	  ND_DEVICE=cpu NDGPU_LIBRARY="$$lib" python3 tests/test_ndgpu_repr.py || exit 1; \
