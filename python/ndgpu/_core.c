@@ -439,35 +439,46 @@ static nd_status do_unary(nd_array **o, int op, nd_array *a)
 /* The operators                                                       */
 /* ------------------------------------------------------------------ */
 
+/* self op other into *o (self an Array; *o NULL for a new array, or self's
+ * own handle for op=): 1 done (*st the library's status), 0 other is not an
+ * operand (NotImplemented), -1 a Python error. */
+static int self_op(PyObject *self, PyObject *other, int op, nd_array **o, nd_status *st)
+{
+    nd_scalar s;
+    if (is_array(other)) {
+        *st = do_binary(o, op, HANDLE(self), HANDLE(other));
+        return 1;
+    }
+    int k = exact_scalar(other, &s);
+    if (k < 0)
+        return -1;
+    if (k) {
+        *st = do_binary_scalar(o, op, HANDLE(self), s);
+        return 1;
+    }
+    PyObject *arr = NULL;
+    k = foreign_operand(other, self, &arr, &s);
+    if (k <= 0)
+        return k;
+    if (k == 1) {
+        *st = do_binary(o, op, HANDLE(self), HANDLE(arr));
+        Py_DECREF(arr);
+    } else {
+        *st = do_binary_scalar(o, op, HANDLE(self), s);
+    }
+    return 1;
+}
+
 /* self op other (self an Array). */
 static PyObject *forward(PyObject *self, PyObject *other, int op)
 {
     nd_array *o = NULL;
     nd_status st;
-    nd_scalar s;
-    if (is_array(other)) {
-        st = do_binary(&o, op, HANDLE(self), HANDLE(other));
-    } else {
-        int k = exact_scalar(other, &s);
-        if (k < 0)
-            return NULL;
-        if (k) {
-            st = do_binary_scalar(&o, op, HANDLE(self), s);
-        } else {
-            PyObject *arr = NULL;
-            k = foreign_operand(other, self, &arr, &s);
-            if (k < 0)
-                return NULL;
-            if (k == 0)
-                Py_RETURN_NOTIMPLEMENTED;
-            if (k == 1) {
-                st = do_binary(&o, op, HANDLE(self), HANDLE(arr));
-                Py_DECREF(arr);
-            } else {
-                st = do_binary_scalar(&o, op, HANDLE(self), s);
-            }
-        }
-    }
+    const int k = self_op(self, other, op, &o, &st);
+    if (k < 0)
+        return NULL;
+    if (k == 0)
+        Py_RETURN_NOTIMPLEMENTED;
     if (st)
         return raise_status(st);
     return new_array(o);
@@ -510,30 +521,11 @@ static PyObject *inplace(PyObject *self, PyObject *other, int op)
 {
     nd_array *o = HANDLE(self);
     nd_status st;
-    nd_scalar s;
-    if (is_array(other)) {
-        st = do_binary(&o, op, HANDLE(self), HANDLE(other));
-    } else {
-        int k = exact_scalar(other, &s);
-        if (k < 0)
-            return NULL;
-        if (k) {
-            st = do_binary_scalar(&o, op, HANDLE(self), s);
-        } else {
-            PyObject *arr = NULL;
-            k = foreign_operand(other, self, &arr, &s);
-            if (k < 0)
-                return NULL;
-            if (k == 0)
-                Py_RETURN_NOTIMPLEMENTED;
-            if (k == 1) {
-                st = do_binary(&o, op, HANDLE(self), HANDLE(arr));
-                Py_DECREF(arr);
-            } else {
-                st = do_binary_scalar(&o, op, HANDLE(self), s);
-            }
-        }
-    }
+    const int k = self_op(self, other, op, &o, &st);
+    if (k < 0)
+        return NULL;
+    if (k == 0)
+        Py_RETURN_NOTIMPLEMENTED;
     if (st)
         return raise_status(st);
     Py_INCREF(self);
