@@ -327,6 +327,18 @@ def _foreign(other, like):
     return None
 
 
+def _self_foreign(o, opn, self, other):
+    """self op other into o (a c_void_p: NULL, or self's handle for op=) for an
+    operand that is neither an Array nor an exact Python scalar: the status,
+    or None when other is no operand (the operators' NotImplemented)."""
+    a = _foreign(other, self)
+    if a is None:
+        return None
+    if isinstance(a, Array):
+        return _binary(byref(o), opn, self._h, a._h)
+    return _binary_scalar(byref(o), opn, self._h, a)
+
+
 def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
     """The operator `name` for the library's binary op `op` (the ctypes
     path; ndgpu._core implements the same in C)."""
@@ -340,13 +352,9 @@ def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
             elif type(other) in _EXACT_SCALARS:
                 st = _binary_scalar(byref(o), opn, self._h, scalar(other))
             else:
-                a = _foreign(other, self)
-                if a is None:
+                st = _self_foreign(o, opn, self, other)
+                if st is None:
                     return NotImplemented
-                if isinstance(a, Array):
-                    st = _binary(byref(o), opn, self._h, a._h)
-                else:
-                    st = _binary_scalar(byref(o), opn, self._h, a)
             if st:
                 raise error(st)
             return self
@@ -380,13 +388,9 @@ def _make_binary(name, op, reflected=False, inplace=False, kinds=None):
             elif isinstance(other, Array):
                 st = _binary(byref(o), opn, self._h, other._h)
             else:
-                a = _foreign(other, self)
-                if a is None:
+                st = _self_foreign(o, opn, self, other)
+                if st is None:
                     return NotImplemented
-                if isinstance(a, Array):
-                    st = _binary(byref(o), opn, self._h, a._h)
-                else:
-                    st = _binary_scalar(byref(o), opn, self._h, a)
             if st:
                 raise error(st)
             a = _Array_new(Array)
