@@ -42,8 +42,9 @@
  * silu, mish and hardswish give -0 at -inf (PyTorch's formulas give NaN
  * there, from -inf * 0) and +inf at +inf. NaN in gives NaN out everywhere
  * but xlogy(0, y) = xlog1py(0, y) = 0 for y not NaN (SciPy). Signed zeros:
- * odd functions keep them (erf, erfinv, gelu, silu, mish, selu, elu and
- * leaky_relu of -0 are -0); relu6(-0) = +0 as relu.
+ * odd functions keep them (erf, gelu, gelu_tanh, silu, mish, selu, elu and
+ * leaky_relu of -0 are -0) but where SciPy gives +0: erfinv(-0) = +0,
+ * ndtri(1/2) = +0 (and erfcinv(1) = -0, as SciPy); relu6(-0) = +0 as relu.
  */
 #ifndef ND_OPS_SPECIAL_H
 #define ND_OPS_SPECIAL_H
@@ -250,7 +251,7 @@ ND_HOSTDEV static inline double nd_sf_erfinv(double y)
     const double ay = fabs(y);
     if (!(ay <= 1.0)) return y != y ? y + y : (double)NAN;
     if (ay == 1.0) return y > 0 ? (double)INFINITY : -(double)INFINITY;
-    if (ay == 0.0) return y;
+    if (ay == 0.0) return 0.0; /* +0 for -0 too, as SciPy */
     const double x = ay <= 0.5 ? nd_sf_erfinv_small(ay) : nd_sf_erfcinv_small(1.0 - ay);
     return y < 0 ? -x : x;
 }
@@ -262,13 +263,14 @@ ND_HOSTDEV static inline double nd_sf_erfcinv(double q)
     if (q <= 0.5) return nd_sf_erfcinv_small(q);
     if (q >= 1.5) return -nd_sf_erfcinv_small(2.0 - q);
     const double y = 1.0 - q; /* exact */
-    if (y == 0.0) return 0.0;
+    if (y == 0.0) return -0.0; /* SciPy's erfcinv(1) */
     return y > 0 ? nd_sf_erfinv_small(y) : -nd_sf_erfinv_small(-y);
 }
 /* ndtri(p) = -sqrt2 erfcinv(2p) */
 ND_HOSTDEV static inline double nd_sf_ndtri(double p)
 {
     if (!(p >= 0.0 && p <= 1.0)) return p != p ? p + p : (double)NAN;
+    if (p == 0.5) return 0.0; /* SciPy's sign */
     return -1.4142135623730950488 * nd_sf_erfcinv(2.0 * p);
 }
 
