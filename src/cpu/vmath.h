@@ -118,7 +118,10 @@ static inline bool nd__vmath_candidate(nd_unary_op op)
 {
     switch (op) {
         ND_VMATH_MVEC_OPS(ND_VMATH_CASE_)
-    case ND_UNARY_SIGMOID: return true;
+    case ND_UNARY_SIGMOID:
+    case ND_UNARY_ERF:
+    case ND_UNARY_GELU:
+    case ND_UNARY_SILU: return true;
     default: return false;
     }
 }
@@ -158,6 +161,9 @@ ND_INTERNAL const nd_vmath_kernel2 *nd__vmath2(nd_cpu_isa isa, nd_binary_op op, 
  * whose loops vectorise nd_op_abs_c64 itself. */
 typedef void (*nd_vmath_abs_c64_fn)(float *o, const void *a, int64_t n);
 ND_INTERNAL nd_vmath_abs_c64_fn nd__vmath_abs_c64(nd_cpu_isa isa);
+/* erf, gelu and silu on AVX2 and AVX-512 (vmath_special.c): NULL for
+ * other ops and paths. */
+ND_INTERNAL const nd_vmath_kernel *nd__vmath_special(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
 /* The libmvec part (vmath_mvec.c): NULL where this build has no libmvec. */
 ND_INTERNAL const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
 #endif

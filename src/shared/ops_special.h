@@ -72,12 +72,20 @@
 #define ND_SF_ERFCX_U \
     {0, 0, 0, 0, -1.5432654701843485e-14, 6.075587399170561e-14, -1.8815048666844149e-13, 8.355270360053354e-13, -4.012594829917829e-12, 1.9834915483891302e-11, -1.0485229509483059e-10, 5.99642714592691e-10, -3.7519308212880412e-09, 2.6102698835373967e-08, -2.0641935800441624e-07, 1.9147125645483119e-06, -2.1861074882070338e-05, 0.0003335970130800211, -0.0080738051685159944, 0.5557581685752836}
 
+/* The pieces the vector kernels inline into their loops (gcc's heuristics
+ * would leave them as calls, and a call keeps a loop scalar). */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define ND_SF_INL ND_HOSTDEV static inline __attribute__((always_inline))
+#else
+#define ND_SF_INL ND_HOSTDEV static inline
+#endif
+
 #define ND_SF_SQRT1_2 0.707106781186547524400844362104849039
 #define ND_SF_SQRTPI_2 0.886226925452758013649083741671 /* sqrt(pi)/2 */
 
 /* x*x = h + nd_sf_sq_lo(x, h) exactly, h = x*x rounded (Dekker's product;
  * exact also where a compiler contracts it into FMAs). |x| < 2^995. */
-ND_HOSTDEV static inline double nd_sf_sq_lo(double x, double h)
+ND_SF_INL double nd_sf_sq_lo(double x, double h)
 {
     const double t = 134217729.0 * x; /* 2^27 + 1 */
     const double xh = t - (t - x), xl = x - xh;
@@ -92,7 +100,7 @@ ND_HOSTDEV static inline double nd_sf_sq_lo(double x, double h)
     C(13)) * (v) + C(14)) * (v) + C(15)) * (v) + C(16)) * (v) + C(17)) * (v) + C(18)) * (v) + C(19))
 
 /* erf(x)/x - 1 for x^2 = t <= 0.765625 */
-ND_HOSTDEV static inline double nd_sf_erf_y(double t)
+ND_SF_INL double nd_sf_erf_y(double t)
 {
     const double c[ND_SF_NC] = ND_SF_ERF_Y;
 #define ND_SF_C_Y(k) c[k]
@@ -100,9 +108,17 @@ ND_HOSTDEV static inline double nd_sf_erf_y(double t)
 #undef ND_SF_C_Y
 }
 
+/* one of four values (selected by value: the loads stay unconditional,
+ * so that the selection vectorises) */
+ND_SF_INL double nd_sf_sel4(bool a0, bool a1, bool a2, double v0, double v1, double v2, double v3)
+{
+    const double u = a2 ? v2 : v3, w = a1 ? v1 : u;
+    return a0 ? v0 : w;
+}
+
 /* erfcx(x) = exp(x^2) erfc(x) for x >= 0 (+inf gives 0, NaN NaN):
  * branch-free, the piece's coefficients selected per step */
-ND_HOSTDEV static inline double nd_sf_erfcx_pos(double x)
+ND_SF_INL double nd_sf_erfcx_pos(double x)
 {
     const double c0[ND_SF_NC] = ND_SF_ERFCX_0, c1[ND_SF_NC] = ND_SF_ERFCX_1;
     const double c2[ND_SF_NC] = ND_SF_ERFCX_2, cu[ND_SF_NC] = ND_SF_ERFCX_U;
@@ -110,7 +126,7 @@ ND_HOSTDEV static inline double nd_sf_erfcx_pos(double x)
     const double xu = a2 ? 4.0 : x; /* keeps 1/x^2 finite in the unused lanes */
     const double u = 1.0 / (xu * xu);
     const double s = a0 ? 2.0 * x - 1.0 : a1 ? 2.0 * x - 3.0 : a2 ? x - 3.0 : 32.0 * u - 1.0;
-#define ND_SF_C_X(k) (a0 ? c0[k] : a1 ? c1[k] : a2 ? c2[k] : cu[k])
+#define ND_SF_C_X(k) nd_sf_sel4(a0, a1, a2, c0[k], c1[k], c2[k], cu[k])
     const double p = ND_SF_H20(ND_SF_C_X, s);
 #undef ND_SF_C_X
     return a2 ? p : p / x;
@@ -125,12 +141,12 @@ ND_HOSTDEV static inline double nd_sf_erfc_small(double x)
 }
 
 /* ---- erf: the argument of its exp and the result given e = exp(arg) ---- */
-ND_HOSTDEV static inline double nd_sf_erf_arg(double x)
+ND_SF_INL double nd_sf_erf_arg(double x)
 {
     const double a = fabs(x) < 6.0 ? fabs(x) : 6.0; /* erf(6) rounds to 1 */
     return -(a * a);
 }
-ND_HOSTDEV static inline double nd_sf_erf_fin(double x, double e)
+ND_SF_INL double nd_sf_erf_fin(double x, double e)
 {
     const double ax = fabs(x), a = ax < 6.0 ? ax : 6.0;
     const double small = x + x * nd_sf_erf_y(x * x);
@@ -170,7 +186,7 @@ ND_HOSTDEV static inline double nd_sf_erfcx(double x)
 /* ---- ndtr and gelu: the argument of the exp and the result ---- */
 /* the lower tail uses exp(-x^2/2); |x| is clamped at 40 (ndtr(-40) and
  * exp(-800) are below the smallest subnormal) */
-ND_HOSTDEV static inline double nd_sf_ndtr_arg(double x)
+ND_SF_INL double nd_sf_ndtr_arg(double x)
 {
     const double a = fabs(x) < 40.0 ? fabs(x) : 40.0;
     return -0.5 * (a * a);
@@ -178,7 +194,7 @@ ND_HOSTDEV static inline double nd_sf_ndtr_arg(double x)
 /* f ndtr(x) given e = exp(nd_sf_ndtr_arg(x)); in the lower tail the
  * normal-range factors are multiplied first and e (maybe subnormal) last,
  * so that a subnormal result is rounded once */
-ND_HOSTDEV static inline double nd_sf_ndtr_times(double x, double e, double f)
+ND_SF_INL double nd_sf_ndtr_times(double x, double e, double f)
 {
     const double ax = fabs(x), a = ax < 40.0 ? ax : 40.0;
     const double az = a * ND_SF_SQRT1_2;
@@ -193,9 +209,9 @@ ND_HOSTDEV static inline double nd_sf_ndtr_times(double x, double e, double f)
     const double r = x > 0 ? upper : lower;
     return x == x ? r : x + x;
 }
-ND_HOSTDEV static inline double nd_sf_ndtr_fin(double x, double e) { return nd_sf_ndtr_times(x, e, 1.0); }
+ND_SF_INL double nd_sf_ndtr_fin(double x, double e) { return nd_sf_ndtr_times(x, e, 1.0); }
 ND_HOSTDEV static inline double nd_sf_ndtr(double x) { return nd_sf_ndtr_fin(x, exp(nd_sf_ndtr_arg(x))); }
-ND_HOSTDEV static inline double nd_sf_gelu_fin(double x, double e)
+ND_SF_INL double nd_sf_gelu_fin(double x, double e)
 {
     const double r = nd_sf_ndtr_times(x, e, x);
     return x == -(double)INFINITY ? -0.0 : r;
@@ -203,11 +219,15 @@ ND_HOSTDEV static inline double nd_sf_gelu_fin(double x, double e)
 ND_HOSTDEV static inline double nd_sf_gelu(double x) { return nd_sf_gelu_fin(x, exp(nd_sf_ndtr_arg(x))); }
 
 /* ---- silu = x sigmoid(x), as the sigmoid body: e = exp(-|x|) ---- */
-ND_HOSTDEV static inline double nd_sf_silu_arg(double x) { return -fabs(x); }
-ND_HOSTDEV static inline double nd_sf_silu_fin(double x, double e)
+/* Below -700 exp(x) nears the subnormals, where x e would magnify their
+ * lost bits: there e = exp(x + 44) (x + 44 exact: x and it share the
+ * exponent), and silu = (x exp(-44)) e, rounded once. */
+#define ND_SF_EXPM44 7.7811322411337965157e-20 /* exp(-44) */
+ND_SF_INL double nd_sf_silu_arg(double x) { return x < -700.0 ? x + 44.0 : -fabs(x); }
+ND_SF_INL double nd_sf_silu_fin(double x, double e)
 {
     const double d = 1.0 + e;
-    const double r = x >= 0 ? x / d : (x * e) / d;
+    const double r = x < -700.0 ? (x * ND_SF_EXPM44) * e : (x >= 0 ? x / d : (x * e) / d);
     return x == -(double)INFINITY ? -0.0 : (x == x ? r : x + x);
 }
 ND_HOSTDEV static inline double nd_sf_silu(double x) { return nd_sf_silu_fin(x, exp(nd_sf_silu_arg(x))); }
