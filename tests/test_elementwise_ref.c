@@ -250,7 +250,7 @@ static double ref_erfcinv(double q)
     if (isnan(q) || q < 0 || q > 2) return NAN;
     if (q == 0) return INFINITY;
     if (q == 2) return -INFINITY;
-    if (q == 1) return 0.0;
+    if (q == 1) return -0.0; /* SciPy's sign */
     if (q < 0.5) return ref_bisect(ref_nerfc, -q, 0, 30);
     if (q > 1.5) return -ref_bisect(ref_nerfc, -(2 - q), 0, 30);
     return ref_bisect(erf, 1 - q, -2, 2); /* 1 - q exact */
@@ -259,7 +259,7 @@ static double ref_erfinv(double y)
 {
     if (isnan(y) || fabs(y) > 1) return NAN;
     if (fabs(y) > 0.5) return y > 0 ? ref_erfcinv(1 - y) : -ref_erfcinv(1 + y);
-    return y == 0 ? y : ref_bisect(erf, y, -1, 1);
+    return y == 0 ? 0.0 : ref_bisect(erf, y, -1, 1); /* erfinv(-0) = +0 (SciPy) */
 }
 static double ref_softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
 static double ref_special(nd_unary_op op, double x)

@@ -7,18 +7,20 @@
  * e = exp(arg), both branch-free. A kernel computes fin(x, exp(arg(x))) in
  * double in `omp simd` loops compiled for the path (float32 widened,
  * and its result rounded once, as its scalar body does), with the exp
- * below in place of libm's: so the kernels compute the scalar bodies'
- * formulas and differ from them only by that exp (both within about half
- * an ulp). A block of ND_VS_BLK elements goes through arg and exp, then
+ * below (erf, gelu) or the path's exp kernel (silu) in place of libm's: so
+ * the kernels compute the scalar bodies' formulas and differ from them
+ * only by the exp. A block of ND_VS_BLK elements goes through arg and exp, then
  * through fin. The library never relies on FMA contraction, so the loop's
  * vector lanes and its scalar remainder compute the same bits, whatever
  * the length and alignment. The baseline path has no kernel (the scalar
  * loop runs there).
  *
  * no-trapping-math lets gcc if-convert the selects (it changes no result;
- * the library never observes floating-point exceptions).
+ * the library never observes floating-point exceptions); no-tree-pre keeps
+ * the table loads unconditional (partial redundancy elimination made them
+ * masked gathers, which gcc 12 does not vectorise).
  */
-#pragma GCC optimize("no-trapping-math")
+#pragma GCC optimize("no-trapping-math", "no-tree-pre")
 #include <string.h>
 
 #include "cpu/vmath.h"
@@ -124,10 +126,15 @@ __attribute__((always_inline)) static inline double nd_vs_exp(double x)
     return (s * f1) * f2;
 }
 
-/* blocks of ND_VS_BLK: x and e = exp(arg(x)) in one loop, fin in another
- * (gcc if-converts and vectorises them apart, not fused) */
+/* blocks of ND_VS_BLK: x and the argument e = arg(x) in one loop, e =
+ * exp(e) (EXPSTEP), fin in another loop (gcc if-converts and vectorises
+ * them apart, not fused). EXPSTEP is either our exp above (erf, gelu: their
+ * tails need its accuracy) or the path's float64 exp kernel (silu: within
+ * its 4 ulp with it, at a third of the cost; nd__vmath(isa, exp)). */
 #define ND_VS_BLK 256
-#define ND_VS_KERNEL(name, argf, finf, attr, isa, sfx, T)                                    \
+#define ND_VS_EXP_OURS(isa, e, m) _Pragma("omp simd") for (int64_t j = 0; j < (m); j++) (e)[j] = nd_vs_exp((e)[j]);
+#define ND_VS_EXP_KERNEL(isa, e, m) nd__vmath(isa, ND_UNARY_EXP, ND_FLOAT64)->fn((e), (e), (m));
+#define ND_VS_KERNEL(name, argf, finf, EXPSTEP, attr, isa, ISA, sfx, T)                        \
     attr static void nd_vs_##name##_##sfx##_##isa(void *o_, const void *a_, int64_t n)         \
     {                                                                                           \
         T *o = (T *)o_;                                                                         \
@@ -139,21 +146,22 @@ __attribute__((always_inline)) static inline double nd_vs_exp(double x)
             _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                                 \
             {                                                                                   \
                 x[j] = (double)a[i0 + j];                                                       \
-                e[j] = nd_vs_exp(argf(x[j]));                                                   \
+                e[j] = argf(x[j]);                                                              \
             }                                                                                   \
+            EXPSTEP(ISA, e, m)                                                                  \
             _Pragma("omp simd") for (int64_t j = 0; j < m; j++) o[i0 + j] = (T)finf(x[j], e[j]); \
         }                                                                                       \
     }                                                                                           \
     static const nd_vmath_kernel nd_vk_##name##_##sfx##_##isa = {nd_vs_##name##_##sfx##_##isa, "nd"};
 
-#define ND_VS_OP(name, argf, finf)                                                                     \
-    ND_VS_KERNEL(name, argf, finf, ND_ISA_TARGET_AVX512, avx512, f64, double)           \
-    ND_VS_KERNEL(name, argf, finf, ND_ISA_TARGET_AVX512, avx512, f32, float)            \
-    ND_VS_KERNEL(name, argf, finf, ND_ISA_TARGET_AVX2, avx2, f64, double)                  \
-    ND_VS_KERNEL(name, argf, finf, ND_ISA_TARGET_AVX2, avx2, f32, float)
-ND_VS_OP(erf, nd_sf_erf_arg, nd_sf_erf_fin)
-ND_VS_OP(gelu, nd_sf_ndtr_arg, nd_sf_gelu_fin)
-ND_VS_OP(silu, nd_sf_silu_arg, nd_sf_silu_fin)
+#define ND_VS_OP(name, argf, finf, EXPSTEP)                                                     \
+    ND_VS_KERNEL(name, argf, finf, EXPSTEP, ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f64, double) \
+    ND_VS_KERNEL(name, argf, finf, EXPSTEP, ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f32, float)  \
+    ND_VS_KERNEL(name, argf, finf, EXPSTEP, ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f64, double)       \
+    ND_VS_KERNEL(name, argf, finf, EXPSTEP, ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f32, float)
+ND_VS_OP(erf, nd_sf_erf_arg, nd_sf_erf_fin, ND_VS_EXP_OURS)
+ND_VS_OP(gelu, nd_sf_ndtr_arg, nd_sf_gelu_fin, ND_VS_EXP_OURS)
+ND_VS_OP(silu, nd_sf_silu_arg, nd_sf_silu_fin, ND_VS_EXP_KERNEL)
 
 #define ND_VS_CASES(isa, sfx)                                 \
     switch (op) {                                             \
@@ -167,6 +175,8 @@ ND_VS_OP(silu, nd_sf_silu_arg, nd_sf_silu_fin)
 const nd_vmath_kernel *nd__vmath_special(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
 {
 #if ND_ISA_X86
+    /* silu's exp is the path's kernel: none without it (AVX2 without libmvec) */
+    if (op == ND_UNARY_SILU && (isa == ND_ISA_BASELINE || !nd__vmath(isa, ND_UNARY_EXP, ND_FLOAT64))) return NULL;
     if (isa == ND_ISA_AVX512 && t == ND_FLOAT64) ND_VS_CASES(avx512, f64)
     if (isa == ND_ISA_AVX512 && t == ND_FLOAT32) ND_VS_CASES(avx512, f32)
     if (isa == ND_ISA_AVX2 && t == ND_FLOAT64) ND_VS_CASES(avx2, f64)

@@ -99,12 +99,17 @@ ND_SF_INL double nd_sf_sq_lo(double x, double h)
     C(6)) * (v) + C(7)) * (v) + C(8)) * (v) + C(9)) * (v) + C(10)) * (v) + C(11)) * (v) + C(12)) * (v) + \
     C(13)) * (v) + C(14)) * (v) + C(15)) * (v) + C(16)) * (v) + C(17)) * (v) + C(18)) * (v) + C(19))
 
+/* the same on 12 (the erf fit's degree) */
+#define ND_SF_H12(C, v) \
+    (((((((((((C(0) * (v) + C(1)) * (v) + C(2)) * (v) + C(3)) * (v) + C(4)) * (v) + C(5)) * (v) + C(6)) * (v) \
+    + C(7)) * (v) + C(8)) * (v) + C(9)) * (v) + C(10)) * (v) + C(11))
+
 /* erf(x)/x - 1 for x^2 = t <= 0.765625 */
 ND_SF_INL double nd_sf_erf_y(double t)
 {
     const double c[ND_SF_NC] = ND_SF_ERF_Y;
-#define ND_SF_C_Y(k) c[k]
-    return ND_SF_H20(ND_SF_C_Y, t);
+#define ND_SF_C_Y(k) c[ND_SF_NC - 12 + (k)] /* its leading 8 are zeros */
+    return ND_SF_H12(ND_SF_C_Y, t);
 #undef ND_SF_C_Y
 }
 
@@ -227,7 +232,7 @@ ND_SF_INL double nd_sf_silu_arg(double x) { return x < -700.0 ? x + 44.0 : -fabs
 ND_SF_INL double nd_sf_silu_fin(double x, double e)
 {
     const double d = 1.0 + e;
-    const double r = x < -700.0 ? (x * ND_SF_EXPM44) * e : (x >= 0 ? x / d : (x * e) / d);
+    const double r = x < -700.0 ? (x * ND_SF_EXPM44) * e : (x >= 0 ? x : x * e) / d; /* one division */
     return x == -(double)INFINITY ? -0.0 : (x == x ? r : x + x);
 }
 ND_HOSTDEV static inline double nd_sf_silu(double x) { return nd_sf_silu_fin(x, exp(nd_sf_silu_arg(x))); }
