@@ -7,7 +7,7 @@
  * e = exp(arg), both branch-free. A kernel computes fin(x, exp(arg(x))) in
  * double in `omp simd` loops compiled for the path (float32 widened,
  * and its result rounded once, as its scalar body does), with the exp
- * below (erf, gelu) or the path's exp kernel (silu) in place of libm's: so
+ * below (erf, gelu) or libmvec's (silu) in place of libm's: so
  * the kernels compute the scalar bodies' formulas and differ from them
  * only by the exp. A block of ND_VS_BLK elements goes through arg and exp, then
  * through fin. The library never relies on FMA contraction, so the loop's
@@ -129,11 +129,11 @@ __attribute__((always_inline)) static inline double nd_vs_exp(double x)
 /* blocks of ND_VS_BLK: x and the argument e = arg(x) in one loop, e =
  * exp(e) (EXPSTEP), fin in another loop (gcc if-converts and vectorises
  * them apart, not fused). EXPSTEP is either our exp above (erf, gelu: their
- * tails need its accuracy) or the path's float64 exp kernel (silu: within
- * its 4 ulp with it, at a third of the cost; nd__vmath(isa, exp)). */
+ * tails need its accuracy) or libmvec's float64 exp (silu: within its 4
+ * ulp with it, at about half the cost; nd__vmath_mvec). */
 #define ND_VS_BLK 256
 #define ND_VS_EXP_OURS(isa, e, m) _Pragma("omp simd") for (int64_t j = 0; j < (m); j++) (e)[j] = nd_vs_exp((e)[j]);
-#define ND_VS_EXP_KERNEL(isa, e, m) nd__vmath(isa, ND_UNARY_EXP, ND_FLOAT64)->fn((e), (e), (m));
+#define ND_VS_EXP_KERNEL(isa, e, m) nd__vmath_mvec(isa, ND_UNARY_EXP, ND_FLOAT64)->fn((e), (e), (m));
 #define ND_VS_KERNEL(name, argf, finf, EXPSTEP, attr, isa, ISA, sfx, T)                        \
     attr static void nd_vs_##name##_##sfx##_##isa(void *o_, const void *a_, int64_t n)         \
     {                                                                                           \
@@ -175,8 +175,8 @@ ND_VS_OP(silu, nd_sf_silu_arg, nd_sf_silu_fin, ND_VS_EXP_KERNEL)
 const nd_vmath_kernel *nd__vmath_special(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
 {
 #if ND_ISA_X86
-    /* silu's exp is the path's kernel: none without it (AVX2 without libmvec) */
-    if (op == ND_UNARY_SILU && (isa == ND_ISA_BASELINE || !nd__vmath(isa, ND_UNARY_EXP, ND_FLOAT64))) return NULL;
+    /* silu's exp is libmvec's: no kernel in a build without it */
+    if (op == ND_UNARY_SILU && (isa == ND_ISA_BASELINE || !nd__vmath_mvec(isa, ND_UNARY_EXP, ND_FLOAT64))) return NULL;
     if (isa == ND_ISA_AVX512 && t == ND_FLOAT64) ND_VS_CASES(avx512, f64)
     if (isa == ND_ISA_AVX512 && t == ND_FLOAT32) ND_VS_CASES(avx512, f32)
     if (isa == ND_ISA_AVX2 && t == ND_FLOAT64) ND_VS_CASES(avx2, f64)
