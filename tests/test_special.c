@@ -306,12 +306,13 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Names, expit, weak-scalar parameters, the expression language        */
 /* ------------------------------------------------------------------ */
-static nd_array *vec_f32(const float *v, int64_t n)
+static nd_array *vec_f32_on(const float *v, int64_t n, nd_device dev)
 {
     nd_array *a = NULL;
-    ND_OK_OR_FAIL(nd_from_host(&a, v, ND_FLOAT32, 1, &n, nd_cpu()));
+    ND_OK_OR_FAIL(nd_from_host(&a, v, ND_FLOAT32, 1, &n, dev));
     return a;
 }
+static nd_array *vec_f32(const float *v, int64_t n) { return vec_f32_on(v, n, nd_cpu()); }
 
 START_TEST(names_and_expit)
 {
@@ -376,11 +377,12 @@ START_TEST(scalar_parameter)
 END_TEST
 
 /* the expression language knows the new names (its parser and fused
- * kernels go through the same op table) */
-START_TEST(expression)
+ * kernels, whose source embeds src/shared/ops_special.h on a GPU, go
+ * through the same op table) */
+static void expression_on(nd_device dev)
 {
     const float va[4] = {-1.25f, 0.5f, 2.0f, 7.0f}, vb[4] = {0.5f, 2.0f, 0.25f, 1.0f};
-    nd_array *a = vec_f32(va, 4), *b = vec_f32(vb, 4), *r = NULL;
+    nd_array *a = vec_f32_on(va, 4, dev), *b = vec_f32_on(vb, 4, dev), *r = NULL;
     const char *names[2] = {"a", "b"};
     const nd_array *args[2] = {a, b};
     ND_OK_OR_FAIL(nd_expr_eval(&r, "gelu(a) + xlogy(b, b) * erf(a) - leaky_relu(a, 0.1)", 2, names, args));
@@ -395,6 +397,9 @@ START_TEST(expression)
     nd_release(b);
     nd_release(r);
 }
+START_TEST(expression) { expression_on(nd_cpu()); }
+END_TEST
+START_TEST(expression_cuda) { expression_on(nd_cuda(0)); }
 END_TEST
 
 START_TEST(bad_input)
@@ -439,6 +444,7 @@ Suite *suite_special(void)
         tcase_add_test(tc, accuracy_cuda);
         tcase_add_test(tc, special_values_cuda);
         tcase_add_test(tc, cpu_equals_cuda);
+        tcase_add_test(tc, expression_cuda);
     } else {
         printf("special: the cuda:0 cases SKIPPED (no CUDA device)\n");
         fflush(stdout);
