@@ -229,8 +229,9 @@ ND_API nd_status nd_clip_scalar(nd_array **out, const nd_array *a, nd_scalar lo,
 #define ND_X_DECL_BINARY(E, n, k, r) ND_API nd_status nd_##n(nd_array **out, const nd_array *a, const nd_array *b);
 ND_UNARY_OPS(ND_X_DECL_UNARY)
 ND_BINARY_OPS(ND_X_DECL_BINARY)
-/** SciPy's name of sigmoid: the same op (one body), out = 1 / (1 + exp(-a)). */
+/* SciPy's name of the op sigmoid */
 #define ND_UNARY_EXPIT ND_UNARY_SIGMOID
+/** SciPy's name of sigmoid: the same op (one body), out = 1 / (1 + exp(-a)). */
 ND_API nd_status nd_expit(nd_array **out, const nd_array *a);
 
 /* ------------------------------------------------------------------ */
