@@ -256,6 +256,30 @@ def build_case(rec, np, xp, cache, cleanup=None):
         def run():
             res[0] = eval(f, env, names)
         return run, (lambda: res[0]), "the same line, unfused (allocates its temporaries and result)"
+    if fn == "special":  # bench_special: scipy.special's ufuncs (cupyx.scipy.special on a GPU)
+        try:
+            if xp is np:
+                import scipy
+                import scipy.special as sc
+                note = "scipy %s" % scipy.__version__
+            else:
+                import cupyx.scipy.special as sc
+                note = "cupyx.scipy.special"
+        except ImportError:
+            raise Unsupported("scipy is not installed (pip install scipy)")
+        name, a = call["name"], ins[0]
+        out = xp.empty_like(a)
+        if name in ("erf", "expit"):
+            f = getattr(sc, name)
+            return (lambda: f(a, out=out)), (lambda: out), note + ", %s(a, out=)" % name
+        # gelu = a * ndtr(a), silu = a * expit(a): two ufunc calls, the first into a temporary
+        f = sc.ndtr if name == "gelu" else sc.expit
+        tmp = xp.empty_like(a)
+
+        def run():
+            f(a, out=tmp)
+            xp.multiply(a, tmp, out=out)
+        return run, (lambda: out), note + ", %s(a, out=t); multiply(a, t, out=)" % f.__name__
     if fn == "where":
         res = [xp.where(*ins)]
 
@@ -589,6 +613,9 @@ def cupy_meta(xp):
 # build_case is what runs). Keys: the op part of the case key.
 EQUIVALENTS = {
     "add": "add(a, b, out=)", "multiply": "multiply(a, b, out=)", "exp": "exp(a, out=)", "tanh": "tanh(a, out=)",
+    "erf": "scipy.special.erf(a, out=)", "expit": "scipy.special.expit(a, out=)",
+    "gelu": "scipy.special.ndtr(a, out=t); multiply(a, t, out=)",
+    "silu": "scipy.special.expit(a, out=t); multiply(a, t, out=)",
     "log": "log(a, out=)", "sin": "sin(a, out=)",
     "where": "where(c, a, b) (allocates)", "astype": "copyto(out_f16, a)",
     "sum": "sum(a, axis, out=)", "max": "max(a, axis, out=)", "argmax": "argmax(a, axis, out=)",

@@ -74,6 +74,14 @@ static ew_dom unary_dom(nd_unary_op op)
     case ND_UNARY_CONJUGATE: d.full_int = true; break;
     case ND_UNARY_DEG2RAD: d = mkdom(-720, 720, -100, 100); break;
     case ND_UNARY_SPACING: d = mkdom(-1e4, 1e4, -100, 100); break;
+    case ND_UNARY_ERFINV: d = mkdom(-0.999, 0.999, -1, 1); break;
+    case ND_UNARY_ERFCINV: d = mkdom(0.001, 1.999, 0, 2); break;
+    case ND_UNARY_NDTRI:
+    case ND_UNARY_LOGIT: d = mkdom(0.001, 0.999, 0, 1); break;
+    case ND_UNARY_ENTR: d = mkdom(0, 20, 0, 20); break;
+    case ND_UNARY_ERFCX: d = mkdom(-5, 20, -5, 20); break;
+    case ND_UNARY_RELU6:
+    case ND_UNARY_HARDSWISH: d.halves = true; break;
     default: break;
     }
     return d;
@@ -117,6 +125,8 @@ static ew_dom binary_dom(nd_binary_op op, int which, nd_dtype t)
     case ND_BINARY_LOGADDEXP:
     case ND_BINARY_LOGADDEXP2: d = mkdom(-4, 4, -4, 4); d.halves = true; break;
     case ND_BINARY_LDEXP: d = which == 0 ? mkdom(-10, 10, -10, 10) : mkdom(0, 0, -30, 30); break;
+    case ND_BINARY_XLOGY: d = which == 0 ? mkdom(-10, 10, -10, 10) : mkdom(0.01, 100, 0, 100); break;
+    case ND_BINARY_XLOG1PY: d = which == 0 ? mkdom(-10, 10, -10, 10) : mkdom(-0.99, 100, 0, 100); break;
     case ND_BINARY_MAXIMUM:
     case ND_BINARY_MINIMUM:
     case ND_BINARY_FMAX:

@@ -232,6 +232,74 @@ static double py_divmod(double a, double b, double *mod)
     return fl;
 }
 
+/* The special functions from libm's erf/erfc (independent of
+ * src/shared/ops_special.h); the inverses by bisection on them. */
+static double ref_ndtr(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+static double ref_bisect(double (*f)(double), double y, double lo, double hi) /* f increasing */
+{
+    for (int it = 0; it < 200 && nextafter(lo, hi) < hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (f(mid) < y) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+static double ref_nerfc(double x) { return -erfc(x); }
+static double ref_erfcinv(double q)
+{
+    if (isnan(q) || q < 0 || q > 2) return NAN;
+    if (q == 0) return INFINITY;
+    if (q == 2) return -INFINITY;
+    if (q == 1) return -0.0; /* SciPy's sign */
+    if (q < 0.5) return ref_bisect(ref_nerfc, -q, 0, 30);
+    if (q > 1.5) return -ref_bisect(ref_nerfc, -(2 - q), 0, 30);
+    return ref_bisect(erf, 1 - q, -2, 2); /* 1 - q exact */
+}
+static double ref_erfinv(double y)
+{
+    if (isnan(y) || fabs(y) > 1) return NAN;
+    if (fabs(y) > 0.5) return y > 0 ? ref_erfcinv(1 - y) : -ref_erfcinv(1 + y);
+    return y == 0 ? 0.0 : ref_bisect(erf, y, -1, 1); /* erfinv(-0) = +0 (SciPy) */
+}
+static double ref_softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+static double ref_special(nd_unary_op op, double x)
+{
+    const double pi = 3.14159265358979323846;
+    /* the activations' limit at -inf (where their formulas give NaN) */
+    if (x == -INFINITY && (op == ND_UNARY_GELU || op == ND_UNARY_GELU_TANH || op == ND_UNARY_SILU ||
+                           op == ND_UNARY_MISH || op == ND_UNARY_HARDSWISH))
+        return -0.0;
+    switch (op) {
+    case ND_UNARY_ERF: return erf(x);
+    case ND_UNARY_ERFC: return erfc(x);
+    case ND_UNARY_ERFINV: return ref_erfinv(x);
+    case ND_UNARY_ERFCINV: return ref_erfcinv(x);
+    case ND_UNARY_ERFCX: return x < 25 ? exp(x * x) * erfc(x) : (1 - 0.5 / (x * x) + 0.75 / (x * x * x * x)) / (x * sqrt(pi));
+    case ND_UNARY_NDTR: return ref_ndtr(x);
+    case ND_UNARY_NDTRI: return -sqrt(2.0) * ref_erfcinv(2 * x);
+    case ND_UNARY_LOG_NDTR: return x > 0 ? log1p(-ref_ndtr(-x)) : log(ref_ndtr(x));
+    case ND_UNARY_LOGIT: return log1p((2 * x - 1) / (1 - x)); /* 2x - 1 exact: no cancellation near 1/2 */
+    case ND_UNARY_LOG_EXPIT: return -ref_softplus(-x);
+    case ND_UNARY_SOFTPLUS: return ref_softplus(x);
+    case ND_UNARY_ENTR: return isnan(x) ? x : x > 0 ? -x * log(x) : x == 0 ? 0.0 : -INFINITY;
+    case ND_UNARY_SINC: { /* sin(pi x) = (-1)^n sin(pi (x - n)), n = rint(x), x - n exact */
+        if (isinf(x)) return NAN;
+        if (x == 0) return 1.0;
+        double n = rint(x), s = sin(pi * (x - n));
+        return (fmod(n, 2) != 0 ? -s : s) / (pi * x) + 0.0;
+    }
+    case ND_UNARY_GELU: return x * ref_ndtr(x);
+    case ND_UNARY_GELU_TANH: /* 0.5 x (1 + tanh(u)) = x sigmoid(2u), without the cancellation */
+        return x / (1 + exp(-2 * sqrt(2 / pi) * (x + 0.044715 * x * x * x)));
+    case ND_UNARY_SILU: return x / (1 + exp(-x));
+    case ND_UNARY_MISH: return x * tanh(ref_softplus(x));
+    case ND_UNARY_RELU6: return isnan(x) ? x : x > 6 ? 6.0 : x > 0 ? x : 0.0;
+    case ND_UNARY_HARDSWISH: return x * fmin(fmax(x + 3, 0), 6) / 6;
+    case ND_UNARY_SELU: return 1.0507009873554805 * (x > 0 ? x : 1.6732632423543772 * expm1(x));
+    default: return NAN;
+    }
+}
+
 static bool ref_unary_float(nd_unary_op op, double x, ew_val *r)
 {
     switch (op) {
@@ -276,6 +344,26 @@ static bool ref_unary_float(nd_unary_op op, double x, ew_val *r)
     case ND_UNARY_DEG2RAD: *r = F(x * (3.14159265358979323846 / 180.0)); break;
     case ND_UNARY_RAD2DEG: *r = F(x * (180.0 / 3.14159265358979323846)); break;
     case ND_UNARY_CONJUGATE: *r = F(x); break;
+    case ND_UNARY_ERF:
+    case ND_UNARY_ERFC:
+    case ND_UNARY_ERFINV:
+    case ND_UNARY_ERFCINV:
+    case ND_UNARY_ERFCX:
+    case ND_UNARY_NDTR:
+    case ND_UNARY_NDTRI:
+    case ND_UNARY_LOG_NDTR:
+    case ND_UNARY_LOGIT:
+    case ND_UNARY_LOG_EXPIT:
+    case ND_UNARY_SOFTPLUS:
+    case ND_UNARY_ENTR:
+    case ND_UNARY_SINC:
+    case ND_UNARY_GELU:
+    case ND_UNARY_GELU_TANH:
+    case ND_UNARY_SILU:
+    case ND_UNARY_MISH:
+    case ND_UNARY_RELU6:
+    case ND_UNARY_HARDSWISH:
+    case ND_UNARY_SELU: *r = F(ref_special(op, x)); break;
     default: return false;
     }
     return true;
@@ -429,6 +517,10 @@ static bool ref_binary_float(nd_binary_op op, double a, double b, ew_val *r)
     case ND_BINARY_HEAVISIDE: *r = F(isnan(a) ? NAN : a < 0 ? 0.0 : a > 0 ? 1.0 : b); break;
     case ND_BINARY_FLOAT_POWER: *r = F(pow(a, b)); break;
     case ND_BINARY_LDEXP: *r = F(ldexp(a, (int)b)); break;
+    case ND_BINARY_XLOGY: *r = F(a == 0 && !isnan(b) ? 0.0 : a * log(b)); break;
+    case ND_BINARY_XLOG1PY: *r = F(a == 0 && !isnan(b) ? 0.0 : a * log1p(b)); break;
+    case ND_BINARY_LEAKY_RELU: *r = F(a > 0 ? a : a * b); break;
+    case ND_BINARY_ELU: *r = F(a > 0 ? a : b * expm1(a)); break;
     default: return false;
     }
     return true;

@@ -420,6 +420,30 @@ check(np.arange(3).astype(xp.float32).dtype == np.float32, "ndarray.astype(ndgpu
 check(xp.float64.kind == "f" and xp.int8.kind == "i" and xp.uint8.kind == "u" and xp.bool.kind == "b"
       and xp.complex64.kind == "c", "DType.kind reads as NumPy's")
 
+# ndgpu.special: scipy.special's functions and the activations (the library's op table)
+try:
+    import scipy.special as _sc
+except ImportError:
+    _sc = None
+_xs = np.array([-3.5, -1.0, -0.25, 0.0, 0.5, 2.0, 7.0])
+_xv = xp.asarray(_xs, device=dev)
+if _sc is not None:
+    for _n in ("erf", "erfc", "erfcx", "ndtr", "log_ndtr", "expit", "log_expit", "entr"):
+        _got = np.asarray(xp.asarray(getattr(xp.special, _n)(_xv), device="cpu") if not on_cpu else getattr(xp.special, _n)(_xv))
+        _want = getattr(_sc, _n)(_xs)
+        check(np.allclose(_got, _want, rtol=1e-14, atol=0, equal_nan=True), "special.%s: %s vs scipy %s" % (_n, _got, _want))
+    _p = xp.asarray(np.array([0.001, 0.3, 0.5, 0.9]), device=dev)
+    for _n in ("ndtri", "logit"):
+        _got = np.asarray(getattr(xp.special, _n)(_p) if on_cpu else xp.asarray(getattr(xp.special, _n)(_p), device="cpu"))
+        check(np.allclose(_got, getattr(_sc, _n)(np.array([0.001, 0.3, 0.5, 0.9])), rtol=1e-14), "special.%s" % _n)
+_r = xp.special.leaky_relu(xp.asarray(np.array([-2.0, 3.0], dtype=np.float32), device=dev), 0.5)
+check(_r.dtype == xp.float32 and _list(_r) == [-1.0, 3.0], "special.leaky_relu with a weak slope keeps float32: %s" % _list(_r))
+_r = xp.special.gelu(xp.asarray(np.array([0.0, 1.0]), device=dev))
+check(abs(_list(_r)[1] - 0.8413447460685429) < 1e-15, "special.gelu(1) = ndtr(1): %s" % _list(_r))
+check(xp.special.expit(_xv).dtype == xp.float64 and sorted(xp.special.__all__)[0] == "elu", "special.expit, __all__")
+_r = xp.special.xlogy(xp.asarray(np.array([0.0, 2.0]), device=dev), xp.asarray(np.array([0.0, 1.0]), device=dev))
+check(_list(_r) == [0.0, 0.0], "special.xlogy(0, 0) = 0 (SciPy): %s" % _list(_r))
+
 where = "cpu" if on_cpu else str(dev)
 if FAILS:
     for f_ in FAILS:

@@ -68,6 +68,7 @@ OUT_ADAPTER(nd_scalar_binary) { return nd_scalar_binary(o, ND_BINARY_DIVIDE, nd_
 OUT_ADAPTER(nd_where) { return nd_where(o, f->mask, f->a, f->b); }
 OUT_ADAPTER(nd_clip) { return nd_clip(o, f->a, f->b, NULL); }
 OUT_ADAPTER(nd_clip_scalar) { return nd_clip_scalar(o, f->a, nd_scalar_float(-0.6), nd_scalar_float(2.5)); }
+OUT_ADAPTER(nd_expit) { return nd_expit(o, f->a); }
 OUT_ADAPTER(nd_expr_eval)
 {
     return nd_expr_eval(o, "where(m, a * b + 0.5, exp(b))", 3, (const char *const[]){"m", "a", "b"},
@@ -231,6 +232,7 @@ const out_api_entry out_api_core[] = {
     OUT_ENTRY(nd_where, 0),
     OUT_ENTRY(nd_clip, 0),
     OUT_ENTRY(nd_clip_scalar, 0),
+    OUT_ENTRY(nd_expit, 0),
     OUT_ENTRY(nd_expr_eval, 0),
     ND_UNARY_OPS(UNARY_ENTRY)
     ND_BINARY_OPS(BINARY_ENTRY)

@@ -60,6 +60,26 @@ extern "C" {
  *  float or uint64 exponent, as NumPy's "ufunc 'ldexp' not supported");
  *  a weak scalar exponent must be an int; conjugate is the identity on
  *  these real dtypes.
+ *  Special functions (scipy.special's semantics and special values; real
+ *  floats, computed in float64 and rounded once for float32, float16 and
+ *  bfloat16; bodies in src/shared/ops_special.h, accuracy in
+ *  docs/special.md): erf, erfc, erfinv, erfcinv, erfcx (exp(x^2) erfc(x)),
+ *  ndtr (the standard normal CDF), ndtri (its inverse), log_ndtr, logit,
+ *  log_expit (log of sigmoid), softplus (log(1 + exp(x)), as
+ *  np.logaddexp(0, x)), entr (-x log x, 0 at 0, -inf below), sinc
+ *  (np.sinc: sin(pi x)/(pi x), 1 at 0, exactly 0 at the other integers);
+ *  xlogy(x, y) = x log(y) and xlog1py(x, y) = x log1p(y), both 0 where
+ *  x == 0 and y is not NaN. sigmoid is SciPy's expit (nd_expit,
+ *  ND_UNARY_EXPIT name the same op).
+ *  Activations (PyTorch's definitions; at -inf their limit -0 where
+ *  PyTorch's formula gives NaN): gelu (x ndtr(x), approximate='none'),
+ *  gelu_tanh (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+ *  approximate='tanh'), silu (x sigmoid(x)), mish (x tanh(softplus(x))),
+ *  relu6 (min(max(x, 0), 6), NaN kept, relu6(-0) = +0 as relu), hardswish
+ *  (x relu6(x + 3) / 6), selu (scale x, or scale alpha expm1(x) below 0,
+ *  PyTorch's constants); leaky_relu(x, s) = x if x > 0 else s x, and
+ *  elu(x, a) = x if x > 0 else a expm1(x): the parameter is the second
+ *  operand (nd_binary_scalar for one slope or alpha).
  */
 #define ND_UNARY_OPS(X)                     \
     X(NEG, negative, IUFC, SAME)             \
@@ -104,7 +124,27 @@ extern "C" {
     X(DEG2RAD, deg2rad, BIUF, FLOAT)        \
     X(RAD2DEG, rad2deg, BIUF, FLOAT)        \
     X(SPACING, spacing, BIUFh, FLOAT)       \
-    X(CONJUGATE, conjugate, bIUFC, SAME)
+    X(CONJUGATE, conjugate, bIUFC, SAME)     \
+    X(ERF, erf, BIUF, FLOAT)                \
+    X(ERFC, erfc, BIUF, FLOAT)              \
+    X(ERFINV, erfinv, BIUF, FLOAT)          \
+    X(ERFCINV, erfcinv, BIUF, FLOAT)        \
+    X(ERFCX, erfcx, BIUF, FLOAT)            \
+    X(NDTR, ndtr, BIUF, FLOAT)              \
+    X(NDTRI, ndtri, BIUF, FLOAT)            \
+    X(LOG_NDTR, log_ndtr, BIUF, FLOAT)      \
+    X(LOGIT, logit, BIUF, FLOAT)            \
+    X(LOG_EXPIT, log_expit, BIUF, FLOAT)    \
+    X(SOFTPLUS, softplus, BIUF, FLOAT)      \
+    X(ENTR, entr, BIUF, FLOAT)              \
+    X(SINC, sinc, BIUF, FLOAT)              \
+    X(GELU, gelu, BIUF, FLOAT)              \
+    X(GELU_TANH, gelu_tanh, BIUF, FLOAT)    \
+    X(SILU, silu, BIUF, FLOAT)              \
+    X(MISH, mish, BIUF, FLOAT)              \
+    X(RELU6, relu6, BIUF, FLOAT)            \
+    X(HARDSWISH, hardswish, BIUF, FLOAT)    \
+    X(SELU, selu, BIUF, FLOAT)
 
 #define ND_BINARY_OPS(X)                          \
     X(ADD, add, BIUFC, SAME)                       \
@@ -143,7 +183,11 @@ extern "C" {
     X(HEAVISIDE, heaviside, BIUF, FLOAT)          \
     X(NEXTAFTER, nextafter, BIUFh, FLOAT)         \
     X(FLOAT_POWER, float_power, BIUFC, F64)        \
-    X(LDEXP, ldexp, BIUFw, FLOAT)
+    X(LDEXP, ldexp, BIUFw, FLOAT)                 \
+    X(XLOGY, xlogy, BIUF, FLOAT)                  \
+    X(XLOG1PY, xlog1py, BIUF, FLOAT)              \
+    X(LEAKY_RELU, leaky_relu, BIUF, FLOAT)        \
+    X(ELU, elu, BIUF, FLOAT)
 
 #define ND_X_ENUM_UNARY(E, n, k, r) ND_UNARY_##E,
 #define ND_X_ENUM_BINARY(E, n, k, r) ND_BINARY_##E,
@@ -185,6 +229,10 @@ ND_API nd_status nd_clip_scalar(nd_array **out, const nd_array *a, nd_scalar lo,
 #define ND_X_DECL_BINARY(E, n, k, r) ND_API nd_status nd_##n(nd_array **out, const nd_array *a, const nd_array *b);
 ND_UNARY_OPS(ND_X_DECL_UNARY)
 ND_BINARY_OPS(ND_X_DECL_BINARY)
+/* SciPy's name of the op sigmoid */
+#define ND_UNARY_EXPIT ND_UNARY_SIGMOID
+/** SciPy's name of sigmoid: the same op (one body), out = 1 / (1 + exp(-a)). */
+ND_API nd_status nd_expit(nd_array **out, const nd_array *a);
 
 /* ------------------------------------------------------------------ */
 /* Elementwise functions beyond the op table                          */

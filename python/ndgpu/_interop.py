@@ -339,10 +339,11 @@ def _native_table():
     global _NATIVE
     if _NATIVE is None:
         from ._lib import BINARY, UNARY
-        t = {n: ("u", i) for n, i in UNARY.items() if n not in ("sigmoid", "relu")}
+        from .special import __all__ as special  # scipy.special's and the activations: not NumPy ufuncs
+        t = {n: ("u", i) for n, i in UNARY.items() if n not in ("sigmoid", "relu") and n not in special}
         t["absolute"] = t.pop("abs")
         t["invert"] = t.pop("bitwise_not")
-        t.update({n: ("b", i) for n, i in BINARY.items()})
+        t.update({n: ("b", i) for n, i in BINARY.items() if n not in special})
         t["matmul"] = ("m", None)  # a ufunc in NumPy 2: x @ np_array reaches it through np_array.__rmatmul__
         _NATIVE = t
     return _NATIVE

@@ -16,7 +16,9 @@
  * tests/test_vmath.c).
  *
  * Two implementations:
- *  - "nd": our branch-free float32 exp, tanh and sigmoid (vmath.c), scalar
+ *  - "nd": erf, gelu and silu for float32 and float64 on AVX2 and AVX-512
+ *    (vmath_special.c: the shared scalar bodies split around their exp,
+ *    vectorised, in double); our branch-free float32 exp, tanh and sigmoid (vmath.c), scalar
  *    C bodies under `omp simd`, no FMA contraction (-std=c11); and float64
  *    tanh on the AVX2 path (vmath_mvec.c: Cephes' method on libmvec's
  *    exp, one division per element; libmvec's own vector tanh cost three
@@ -77,12 +79,23 @@
  *   power      0.62        0.62      -             0.99        0.99
  *   arctan2    2.67        2.67      -             1.98        1.98
  *   hypot      1.03        1.01      -             1.10        1.08
+ *   erf        0.50        0.50      (0.50)        1.03        1.03
+ *   gelu       0.50        0.50      (0.50)        5.04        5.04
+ *   silu       0.50        0.50      (0.50)        3.61        3.61
  *   (+ ours: float64 tanh on libmvec's exp on AVX2, vmath_mvec.c, measured
  *   on an Intel Xeon: libmvec's own tanh gave 1.16 and 2.10 at three times
  *   the cost; float64 exp, tanh and sigmoid on AVX-512 whole, vmath.c:
  *   exp by a degree-12 series and vscalefpd, 1.5x libmvec's exp, measured
  *   on an AMD EPYC Zen 4, where libmvec gave exp 2.65, sigmoid 2.64.
  *   * exhaustive over all 2^32 float32 inputs; the sweeps find 3.80.
+ *   erf, gelu, silu: ours (vmath_special.c), computed in double (float32
+ *   rounded once: 0.50 is the rounding itself); erf and gelu on our
+ *   table-driven exp (0.52 ulp), silu on libmvec's float64 exp.
+ *   The baseline path runs their scalar bodies (src/shared/ops_special.h;
+ *   in parentheses, float64 on tests/data/special_ref.h: erf 1, gelu 3,
+ *   silu 2 ulp of the correctly rounded value). gelu's float64 figure is
+ *   its lower tail (x < -2), where SciPy's ndtr (Cephes) documents 3.4e-14
+ *   relative (~150 ulp) on [-13, 0]; the test allows it 6.
  *   Binary ops: every pair of special values plus 65536 random pairs.)
  *
  * Special values are those of C99 Annex F / libm: f(+-0), f(+-inf) and NaN
@@ -118,7 +131,10 @@ static inline bool nd__vmath_candidate(nd_unary_op op)
 {
     switch (op) {
         ND_VMATH_MVEC_OPS(ND_VMATH_CASE_)
-    case ND_UNARY_SIGMOID: return true;
+    case ND_UNARY_SIGMOID:
+    case ND_UNARY_ERF:
+    case ND_UNARY_GELU:
+    case ND_UNARY_SILU: return true;
     default: return false;
     }
 }
@@ -158,6 +174,9 @@ ND_INTERNAL const nd_vmath_kernel2 *nd__vmath2(nd_cpu_isa isa, nd_binary_op op, 
  * whose loops vectorise nd_op_abs_c64 itself. */
 typedef void (*nd_vmath_abs_c64_fn)(float *o, const void *a, int64_t n);
 ND_INTERNAL nd_vmath_abs_c64_fn nd__vmath_abs_c64(nd_cpu_isa isa);
+/* erf, gelu and silu on AVX2 and AVX-512 (vmath_special.c): NULL for
+ * other ops and paths. */
+ND_INTERNAL const nd_vmath_kernel *nd__vmath_special(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
 /* The libmvec part (vmath_mvec.c): NULL where this build has no libmvec. */
 ND_INTERNAL const nd_vmath_kernel *nd__vmath_mvec(nd_cpu_isa isa, nd_unary_op op, nd_dtype t);
 #endif

@@ -542,6 +542,13 @@ nd_status nd_scalar_binary(nd_array **out, nd_binary_op op, nd_scalar s, const n
 ND_UNARY_OPS(ND_EW_UWRAP)
 ND_BINARY_OPS(ND_EW_BWRAP)
 
+/* SciPy's name of sigmoid (the same op; errors name nd_expit) */
+nd_status nd_expit(nd_array **out, const nd_array *a)
+{
+    ND_PRH_HOT(unary_prof("nd_expit", true, out, ND_UNARY_SIGMOID, a),
+               unary_impl("nd_expit", true, out, ND_UNARY_SIGMOID, a));
+}
+
 int nd__ew_resolved_loop(bool binary, int op, nd_dtype in)
 {
     if (op < 0 || op >= (binary ? ND_NUM_BINARY_OPS : ND_NUM_UNARY_OPS) || !nd__dtype_valid(in)) return -1;

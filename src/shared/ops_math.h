@@ -625,5 +625,7 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 
 /* The complex bodies (nd_op_<name>_c64 / _c128). */
 #include "shared/ops_cpx.h"
+/* The special functions and activations (erf ... elu). */
+#include "shared/ops_special.h"
 
 #endif /* ND_OPS_MATH_H */
