@@ -483,6 +483,15 @@ typedef struct nd_philox_call {
     int64_t ilow;          /* integers: low */
     uint64_t ispan;        /* integers: high - low (>= 1) */
     int epb;               /* elements per block of this call */
+    /* the distributions of src/shared/philox_dist.h (ND_RANDOM_EXPONENTIAL
+     * and after): parameter m of element i is pa[m][i] when pa[m] is set
+     * (n contiguous doubles on the output's device), else ps[m]; vec is
+     * the vector parameter of the row distributions (pvals, alpha, or the
+     * mean followed by the Cholesky factor), k their values per row */
+    double ps[4];
+    const double *pa[4];
+    const double *vec;
+    int64_t k;
 } nd_philox_call;
 
 /* Blocks a call uses: ceil(n / epb). */
