@@ -299,6 +299,8 @@ typedef struct nd_rstream {
     int pos;         /* next word of w; 4: read the next block */
     int has_spare;
     double spare;    /* r sin t of the last Box-Muller pair */
+    const uint32_t *pre; /* precomputed first blocks (nd_rs_init_pre) */
+    int npre, ipre;      /* their words, the next one */
 } nd_rstream;
 
 ND_HOSTDEV static inline void nd_rs_init(nd_rstream *s, uint64_t seed, uint64_t j)
@@ -308,10 +310,24 @@ ND_HOSTDEV static inline void nd_rs_init(nd_rstream *s, uint64_t seed, uint64_t 
     s->pos = 4;
     s->has_spare = 0;
     s->spare = 0.0;
+    s->pre = 0;
+    s->npre = s->ipre = 0;
+}
+
+/* The same stream with its first `nb` blocks (k = 0 .. nb-1) already
+ * computed, words w[4 k .. 4 k + 3] (the CPU computes them for many
+ * elements at once, in vector registers): the element reads them first. */
+ND_HOSTDEV static inline void nd_rs_init_pre(nd_rstream *s, uint64_t seed, uint64_t j, const uint32_t *w, int nb)
+{
+    nd_rs_init(s, seed, j);
+    s->pre = w;
+    s->npre = 4 * nb;
+    s->ctr[2] = (uint32_t)nb;
 }
 
 ND_HOSTDEV static inline uint32_t nd_rs_word(nd_rstream *s)
 {
+    if (s->ipre < s->npre) return s->pre[s->ipre++];
     if (s->pos == 4) {
         nd_philox4x32_10(s->ctr, s->key, s->w);
         if (++s->ctr[2] == 0u) ++s->ctr[3];
@@ -787,14 +803,39 @@ ND_HOSTDEV static inline void nd_rd_row(nd_rstream *s, int dist, const nd_philox
     (void)p;
 }
 
+/* How many blocks of its sub-stream an element of dist usually reads (the
+ * CPU precomputes that many for a run of elements at once). */
+ND_HOSTDEV static inline int nd_rdist_blocks_hint(int dist)
+{
+    switch (dist) {
+    case ND_RANDOM_EXPONENTIAL:
+    case ND_RANDOM_LAPLACE:
+    case ND_RANDOM_LOGISTIC:
+    case ND_RANDOM_GUMBEL:
+    case ND_RANDOM_WEIBULL:
+    case ND_RANDOM_PARETO:
+    case ND_RANDOM_RAYLEIGH:
+    case ND_RANDOM_LOGNORMAL:
+    case ND_RANDOM_CAUCHY:
+    case ND_RANDOM_BINOMIAL:
+    case ND_RANDOM_POISSON:
+    case ND_RANDOM_GEOMETRIC: return 1;
+    default: return 2;
+    }
+}
+
 /* THE PER-ELEMENT WORK, shared by the CPU loop and the CUDA kernel: element
- * (or row) i of call c into the contiguous float64 / int64 array data. */
-ND_HOSTDEV static inline void nd_rdist_element(const nd_philox_call *c, int dist, void *data, int64_t i)
+ * (or row) i of call c into the contiguous float64 / int64 array data.
+ * pre: NULL, or the first npre blocks of the element's sub-stream (the
+ * same words it would compute; the value does not depend on which). */
+ND_HOSTDEV static inline void nd_rdist_element_pre(const nd_philox_call *c, int dist, void *data, int64_t i,
+                                                   const uint32_t *pre, int npre)
 {
     double p[4];
     for (int m = 0; m < 4; m++) p[m] = c->pa[m] ? c->pa[m][i] : c->ps[m];
     nd_rstream s;
-    nd_rs_init(&s, c->seed, c->offset + (uint64_t)i);
+    if (pre) nd_rs_init_pre(&s, c->seed, c->offset + (uint64_t)i, pre, npre);
+    else nd_rs_init(&s, c->seed, c->offset + (uint64_t)i);
     if (nd_rdist_is_row(dist)) {
         nd_rd_row(&s, dist, c, p, (double *)data + i * c->k, (int64_t *)data + i * c->k);
     } else if (nd_rdist_is_discrete(dist)) {
@@ -804,6 +845,11 @@ ND_HOSTDEV static inline void nd_rdist_element(const nd_philox_call *c, int dist
         if (p[0] != p[0] || p[1] != p[1] || p[2] != p[2] || p[3] != p[3]) *o = NAN;
         else *o = nd_rd_continuous(&s, dist, p);
     }
+}
+
+ND_HOSTDEV static inline void nd_rdist_element(const nd_philox_call *c, int dist, void *data, int64_t i)
+{
+    nd_rdist_element_pre(c, dist, data, i, 0, 0);
 }
 
 #endif /* ND_PHILOX_DIST_H */
