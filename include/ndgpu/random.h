@@ -165,76 +165,97 @@ ND_API nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a
 
 /** Exponential(scale) (mean scale): "scale < 0". */
 ND_API nd_status nd_random_exponential(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double scale, nd_device dev);
+/** nd_random_exponential with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_exponential_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *scale);
 /** Gamma(shape k, scale) (mean k scale; Marsaglia-Tsang for k > 1): "shape < 0", "scale < 0". */
 ND_API nd_status nd_random_gamma(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double k, double scale, nd_device dev);
+/** nd_random_gamma with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_gamma_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *k, const nd_array *scale);
 /** Beta(a, b) on [0, 1]: "a <= 0", "b <= 0". */
 ND_API nd_status nd_random_beta(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double a, double b, nd_device dev);
+/** nd_random_beta with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_beta_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *a, const nd_array *b);
 /** Chi-square(df) = 2 Gamma(df / 2): "df <= 0". */
 ND_API nd_status nd_random_chisquare(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double df, nd_device dev);
+/** nd_random_chisquare with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_chisquare_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *df);
 /** Student's t(df): "df <= 0". */
 ND_API nd_status nd_random_standard_t(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double df, nd_device dev);
+/** nd_random_standard_t with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_standard_t_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *df);
 /** F(dfnum, dfden): "dfnum <= 0", "dfden <= 0". */
 ND_API nd_status nd_random_f(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double dfnum, double dfden, nd_device dev);
+/** nd_random_f with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_f_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *dfnum, const nd_array *dfden);
 /** exp(Normal(mean, sigma)): "sigma < 0". */
 ND_API nd_status nd_random_lognormal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean, double sigma, nd_device dev);
+/** nd_random_lognormal with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_lognormal_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *mean, const nd_array *sigma);
 /** Laplace(loc, scale) (double exponential): "scale < 0". */
 ND_API nd_status nd_random_laplace(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double loc, double scale, nd_device dev);
+/** nd_random_laplace with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_laplace_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *loc, const nd_array *scale);
 /** Logistic(loc, scale): "scale < 0". */
 ND_API nd_status nd_random_logistic(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double loc, double scale, nd_device dev);
+/** nd_random_logistic with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_logistic_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *loc, const nd_array *scale);
 /** Gumbel(loc, scale) (maximum extreme value): "scale < 0". */
 ND_API nd_status nd_random_gumbel(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double loc, double scale, nd_device dev);
+/** nd_random_gumbel with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_gumbel_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *loc, const nd_array *scale);
 /** Weibull(a) with scale 1, (-ln(1 - U))^(1/a): "a < 0" (a == 0 gives 0). */
 ND_API nd_status nd_random_weibull(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double a, nd_device dev);
+/** nd_random_weibull with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_weibull_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *a);
 /** Pareto II (Lomax)(a) as NumPy's pareto: classical Pareto minus 1: "a <= 0". */
 ND_API nd_status nd_random_pareto(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double a, nd_device dev);
+/** nd_random_pareto with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_pareto_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *a);
 /** Rayleigh(scale): "scale < 0". */
 ND_API nd_status nd_random_rayleigh(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double scale, nd_device dev);
+/** nd_random_rayleigh with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_rayleigh_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *scale);
 /** Cauchy(loc, scale) (NumPy's standard_cauchy is loc 0, scale 1; the
  *  ratio of two normals): "scale < 0". */
 ND_API nd_status nd_random_cauchy(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double loc, double scale, nd_device dev);
+/** nd_random_cauchy with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_cauchy_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *loc, const nd_array *scale);
 /** von Mises(mu, kappa) on [-pi, pi]: "kappa < 0". */
 ND_API nd_status nd_random_vonmises(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mu, double kappa, nd_device dev);
+/** nd_random_vonmises with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_vonmises_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *mu, const nd_array *kappa);
 /** Normal(mean, std) restricted to [low, high] (absolute bounds, either
  *  may be infinite; torch.nn.init.trunc_normal_'s parameters, SciPy's
  *  truncnorm with a = (low - mean) / std): "std <= 0", "low >= high",
  *  "mean and std must be finite", and NaN bounds are refused. */
 ND_API nd_status nd_random_truncated_normal(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double mean, double std, double low, double high, nd_device dev);
+/** nd_random_truncated_normal with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_truncated_normal_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *mean, const nd_array *std, const nd_array *low, const nd_array *high);
 /** Binomial(n, p) counts (inversion for n min(p, 1-p) <= 30, else BTPE):
  *  "n < 0", "p < 0, p > 1 or p is NaN"; n up to 2^53. */
 ND_API nd_status nd_random_binomial(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, int64_t n, double p, nd_device dev);
+/** nd_random_binomial with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_binomial_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *n, const nd_array *p);
 /** Poisson(lam) counts (inversion below 10, PTRS above): "lam < 0",
  *  "lam is NaN", "lam value too large" (above about 9.2e18, as NumPy). */
 ND_API nd_status nd_random_poisson(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double lam, nd_device dev);
+/** nd_random_poisson with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_poisson_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *lam);
 /** Geometric(p): trials up to the first success (>= 1):
  *  "p <= 0, p > 1 or p contains NaNs". */
 ND_API nd_status nd_random_geometric(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double p, nd_device dev);
+/** nd_random_geometric with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_geometric_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *p);
 /** Negative binomial(n, p): failures before the n-th success (n real > 0;
  *  Poisson(Gamma(n, (1-p)/p))): "n <= 0", "p <= 0, p > 1 or p contains NaNs". */
 ND_API nd_status nd_random_negative_binomial(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double n, double p, nd_device dev);
+/** nd_random_negative_binomial with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_negative_binomial_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *n, const nd_array *p);
 /** Hypergeometric(ngood, nbad, nsample): good items among nsample drawn
  *  without replacement: "ngood < 0", "nbad < 0", "nsample < 0",
  *  "ngood + nbad < nsample"; ngood + nbad up to 2^53. */
 ND_API nd_status nd_random_hypergeometric(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, int64_t ngood, int64_t nbad, int64_t nsample, nd_device dev);
+/** nd_random_hypergeometric with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_hypergeometric_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *ngood, const nd_array *nbad, const nd_array *nsample);
 /** Multinomial(n, pvals): rows of k counts summing to n, result shape
  *  shape + (k,) on pvals' device (pvals: 1-D float array of k >= 1
