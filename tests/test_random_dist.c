@@ -509,7 +509,7 @@ START_TEST(array_form_and_dtypes)
             one = NULL;
         }
         /* integer parameters: binomial n as int64 array, p broadcast */
-        const int64_t ns[3] = {5, 100, 100000};
+        const int64_t ns[3] = {5, 100, 100000}; /* inversion (table), BTPE, BTPE */
         const double ps[1] = {0.25};
         nd_array *na = NULL, *pa = NULL, *b = NULL;
         ND_OK_OR_FAIL(nd_from_host(&na, ns, ND_INT64, 1, (const int64_t[]){3}, d));
@@ -528,6 +528,27 @@ START_TEST(array_form_and_dtypes)
             nd_release(one);
             one = NULL;
         }
+        /* Poisson: the call's plan (scalar lam: a table of the CDF) and the
+         * element's own (array) give the same values */
+        const double lams[4] = {0.7, 4.0, 9.99, 10.0};
+        nd_array *la = NULL, *pk = NULL;
+        ND_OK_OR_FAIL(nd_from_host(&la, lams, ND_FLOAT64, 1, (const int64_t[]){4}, d));
+        for (int rep = 0; rep < 50; rep++) {
+            ND_OK_OR_FAIL(nd_rng_set_offset(r, 1000 + 4 * (uint64_t)rep));
+            ND_OK_OR_FAIL(nd_random_poisson_array(&pk, r, ND_INT64, la));
+            int64_t kv[4];
+            ND_OK_OR_FAIL(nd_copy_to_host(kv, pk, sizeof kv));
+            for (int i = 0; i < 4; i++) {
+                ND_OK_OR_FAIL(nd_rng_set_offset(r, 1000 + 4 * (uint64_t)rep + (uint64_t)i));
+                int64_t n1 = 1, x;
+                ND_OK_OR_FAIL(nd_random_poisson(&one, r, ND_INT64, 1, &n1, lams[i], d));
+                ND_OK_OR_FAIL(nd_copy_to_host(&x, one, sizeof x));
+                ck_assert_msg(x == kv[i], "poisson(%g): %lld vs %lld", lams[i], (long long)x, (long long)kv[i]);
+                nd_release(one);
+                one = NULL;
+            }
+        }
+        nd_release(la), nd_release(pk);
         /* a parameter array of float dtype for an integer parameter */
         ND_EXPECT_ERR(nd_random_binomial_array(&one, r, ND_INT64, pa, pa), ND_ERR_DTYPE, "integer dtype");
         ck_assert_ptr_null(one);

@@ -157,6 +157,7 @@ static nd_status dist_scalar(int dist, nd_array **out, nd_rng *rng, nd_dtype dty
     nd_philox_call call;
     memset(&call, 0, sizeof call);
     for (int m = 0; m < 4; m++) call.ps[m] = p[m];
+    nd_rdist_plan(&call, dist);
     return launch(F, out, rng, dist, dtype, ndim, shape, &call, dev);
 }
 

@@ -492,6 +492,9 @@ typedef struct nd_philox_call {
     const double *pa[4];
     const double *vec;
     int64_t k;
+    /* the plan of scalar binomial / Poisson parameters (nd_rdist_plan) */
+    int nplan;
+    double plan[80];
 } nd_philox_call;
 
 /* Blocks a call uses: ceil(n / epb). */

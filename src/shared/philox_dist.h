@@ -495,11 +495,74 @@ ND_HOSTDEV static inline double nd_rd_trunc_std(nd_rstream *s, double a, double 
 /* Discrete                                                            */
 /* ------------------------------------------------------------------ */
 
-ND_HOSTDEV static inline int64_t nd_rd_binomial_inversion(nd_rstream *s, int64_t n, double p)
+/* Binomial and Poisson in two steps: a plan of the parameters (the
+ * constants of the algorithm and, for the inversions, the table of the
+ * probabilities the per-element loop would compute, in the same order of
+ * the same operations), then the draw. The core makes the plan once per
+ * call for scalar parameters (nd_rdist_plan, on the host: the same
+ * function, so the same bits); with parameter arrays each element makes its
+ * own without the table. Either way the values are the same. */
+#define ND_RD_TAB 64 /* table entries (nd_philox_call.plan holds 16 + ND_RD_TAB) */
+/* plan layout: q[0] kind, q[1] n (binomial), q[2] p' = min(p, 1 - p) or
+ * lam, q[3] flip (p > 1/2), q[4] table length (0: none), q[5 .. 15] the
+ * constants, q[16 ..] the table */
+#define ND_RD_TRIVIAL 0.0 /* binomial: n = 0 or p in {0, 1}; Poisson: lam = 0 */
+#define ND_RD_INVERSION 1.0
+#define ND_RD_REJECTION 2.0 /* BTPE, PTRS */
+
+ND_HOSTDEV static inline void nd_rd_binomial_plan(int64_t n, double p, double *q, int table)
 {
-    const double q = 1.0 - p, qn = nd_rd_exp((double)n * nd_rd_log1p(-p)), np = (double)n * p;
-    double bound = np + 10.0 * sqrt(np * q + 1.0);
-    if (bound > (double)n) bound = (double)n;
+    const double dn = (double)n;
+    q[1] = dn;
+    q[3] = p > 0.5;
+    const double r = p > 0.5 ? 1.0 - p : p;
+    q[2] = r;
+    q[4] = 0.0;
+    if (n == 0 || p == 0.0 || p == 1.0) {
+        q[0] = ND_RD_TRIVIAL;
+        return;
+    }
+    const double qq = 1.0 - r;
+    if (r * dn <= 30.0) {
+        q[0] = ND_RD_INVERSION;
+        const double qn = nd_rd_exp(dn * nd_rd_log1p(-r)), np = dn * r;
+        double bound = np + 10.0 * sqrt(np * qq + 1.0);
+        if (bound > dn) bound = dn;
+        q[5] = qq, q[6] = qn, q[7] = bound;
+        if (table) {
+            double px = qn;
+            int x = 0;
+            q[16] = px;
+            while (x + 1 < ND_RD_TAB && (double)(x + 1) <= bound) {
+                x++;
+                px = ((double)(n - x + 1) * r * px) / ((double)x * qq);
+                q[16 + x] = px;
+            }
+            q[4] = (double)(x + 1);
+        }
+        return;
+    }
+    q[0] = ND_RD_REJECTION;
+    const double fm = dn * r + r, m = floor(fm);
+    const double p1 = floor(2.195 * sqrt(dn * r * qq) - 4.6 * qq) + 0.5;
+    const double xm = m + 0.5, xl = xm - p1, xr = xm + p1, c = 0.134 + 20.5 / (15.3 + m);
+    double a = (fm - xl) / (fm - xl * r);
+    const double laml = a * (1.0 + a / 2.0);
+    a = (xr - fm) / (xr * qq);
+    const double lamr = a * (1.0 + a / 2.0);
+    const double p2 = p1 * (1.0 + 2.0 * c), p3 = p2 + c / laml, p4 = p3 + c / lamr;
+    q[5] = qq, q[6] = m, q[7] = p1, q[8] = xm, q[9] = xl, q[10] = xr, q[11] = c;
+    q[12] = laml, q[13] = lamr, q[14] = p2, q[15] = p3;
+    q[16] = p4, q[17] = dn * r * qq;
+}
+
+/* inversion (NumPy's random_binomial_inversion): u against the
+ * probabilities, restarting with a new u past the bound */
+ND_HOSTDEV static inline int64_t nd_rd_binomial_inversion(nd_rstream *s, const double *q)
+{
+    const int64_t n = (int64_t)q[1];
+    const double r = q[2], qq = q[5], qn = q[6], bound = q[7];
+    const int ntab = (int)q[4];
     int64_t x = 0;
     double px = qn, u = nd_rs_u(s);
     while (u > px) {
@@ -510,25 +573,18 @@ ND_HOSTDEV static inline int64_t nd_rd_binomial_inversion(nd_rstream *s, int64_t
             u = nd_rs_u(s);
         } else {
             u -= px;
-            px = ((double)(n - x + 1) * p * px) / ((double)x * q);
+            px = x < ntab ? q[16 + x] : ((double)(n - x + 1) * r * px) / ((double)x * qq);
         }
     }
     return x;
 }
 
 /* BTPE (Kachitvichyanukul and Schmeiser 1988) for n min(p, 1-p) > 30,
- * as NumPy's random_binomial_btpe; p <= 1/2 here. */
-ND_HOSTDEV static inline int64_t nd_rd_binomial_btpe(nd_rstream *s, int64_t n, double p)
+ * as NumPy's random_binomial_btpe. */
+ND_HOSTDEV static inline int64_t nd_rd_binomial_btpe(nd_rstream *s, const double *q)
 {
-    const double dn = (double)n, r = p, q = 1.0 - r, fm = dn * r + r, m = floor(fm);
-    const double p1 = floor(2.195 * sqrt(dn * r * q) - 4.6 * q) + 0.5;
-    const double xm = m + 0.5, xl = xm - p1, xr = xm + p1, c = 0.134 + 20.5 / (15.3 + m);
-    double a = (fm - xl) / (fm - xl * r);
-    const double laml = a * (1.0 + a / 2.0);
-    a = (xr - fm) / (xr * q);
-    const double lamr = a * (1.0 + a / 2.0);
-    const double p2 = p1 * (1.0 + 2.0 * c), p3 = p2 + c / laml, p4 = p3 + c / lamr;
-    const double nrq = dn * r * q;
+    const double dn = q[1], r = q[2], qq = q[5], m = q[6], p1 = q[7], xm = q[8], xl = q[9], xr = q[10], c = q[11];
+    const double laml = q[12], lamr = q[13], p2 = q[14], p3 = q[15], p4 = q[16], nrq = q[17];
     for (;;) {
         double u = nd_rs_u(s) * p4, v = nd_rs_u(s), y;
         if (u <= p1) return (int64_t)floor(xm - p1 * v + u);
@@ -551,7 +607,7 @@ ND_HOSTDEV static inline int64_t nd_rd_binomial_btpe(nd_rstream *s, int64_t n, d
         double k = fabs(y - m);
         if (!(k > 20.0 && k < nrq / 2.0 - 1.0)) {
             /* explicit evaluation of f(y) / f(m) */
-            double sr = r / q, aa = sr * (dn + 1.0), f = 1.0;
+            double sr = r / qq, aa = sr * (dn + 1.0), f = 1.0;
             if (m < y) {
                 for (double i = m + 1.0; i <= y; i += 1.0) f *= aa / i - sr;
             } else if (m > y) {
@@ -569,7 +625,7 @@ ND_HOSTDEV static inline int64_t nd_rd_binomial_btpe(nd_rstream *s, int64_t n, d
         double x1 = y + 1.0, f1 = m + 1.0, z = dn + 1.0 - m, w = dn - y + 1.0;
         double x2 = x1 * x1, f2 = f1 * f1, z2 = z * z, w2 = w * w;
         double bound = xm * nd_philox_log(f1 / x1) + (dn - m + 0.5) * nd_philox_log(z / w) +
-                       (y - m) * nd_philox_log(w * r / (x1 * q)) +
+                       (y - m) * nd_philox_log(w * r / (x1 * qq)) +
                        (13680. - (462. - (132. - (99. - 140. / f2) / f2) / f2) / f2) / f1 / 166320. +
                        (13680. - (462. - (132. - (99. - 140. / z2) / z2) / z2) / z2) / z / 166320. +
                        (13680. - (462. - (132. - (99. - 140. / x2) / x2) / x2) / x2) / x1 / 166320. +
@@ -579,26 +635,76 @@ ND_HOSTDEV static inline int64_t nd_rd_binomial_btpe(nd_rstream *s, int64_t n, d
     }
 }
 
+ND_HOSTDEV static inline int64_t nd_rd_binomial_planned(nd_rstream *s, const double *q)
+{
+    const int64_t n = (int64_t)q[1];
+    if (q[0] == ND_RD_TRIVIAL) return n != 0 && q[3] != 0.0 ? n : 0; /* n = 0, p = 0: 0; p = 1: n */
+    const int64_t y = q[0] == ND_RD_INVERSION ? nd_rd_binomial_inversion(s, q) : nd_rd_binomial_btpe(s, q);
+    return q[3] != 0.0 ? n - y : y;
+}
+
 ND_HOSTDEV static inline int64_t nd_rd_binomial(nd_rstream *s, int64_t n, double p)
 {
-    if (n == 0 || p == 0.0) return 0;
-    if (p == 1.0) return n;
-    if (p <= 0.5) return p * (double)n <= 30.0 ? nd_rd_binomial_inversion(s, n, p) : nd_rd_binomial_btpe(s, n, p);
-    double q = 1.0 - p;
-    return n - (q * (double)n <= 30.0 ? nd_rd_binomial_inversion(s, n, q) : nd_rd_binomial_btpe(s, n, q));
+    double q[18];
+    nd_rd_binomial_plan(n, p, q, 0);
+    return nd_rd_binomial_planned(s, q);
 }
 
 /* The largest mean poisson accepts (NumPy's POISSON_LAM_MAX, int64's
  * maximum less ten standard deviations). */
 #define ND_RD_POISSON_LAM_MAX 9.223372006484771e+18
 
-ND_HOSTDEV static inline int64_t nd_rd_poisson(nd_rstream *s, double lam)
+ND_HOSTDEV static inline void nd_rd_poisson_plan(double lam, double *q, int table)
 {
-    if (!(lam > 0.0)) return 0;
+    q[2] = lam;
+    q[4] = 0.0;
+    if (!(lam > 0.0)) {
+        q[0] = ND_RD_TRIVIAL;
+        return;
+    }
     if (lam < 10.0) {
+        q[0] = ND_RD_INVERSION;
+        q[5] = nd_rd_exp(-lam);
+        if (table) {
+            /* the partial sums F(x) while they grow (as the draw's loop) */
+            double p = q[5], f = p;
+            int x = 0;
+            q[16] = f;
+            for (;;) {
+                x++;
+                p = p * lam / (double)x;
+                double g = f + p;
+                if (g == f) {
+                    q[4] = (double)x; /* F(0 .. x-1); the draw stops at x */
+                    break;
+                }
+                if (x >= ND_RD_TAB) break; /* (never for lam < 10) no table */
+                q[16 + x] = f = g;
+            }
+        }
+        return;
+    }
+    q[0] = ND_RD_REJECTION;
+    const double slam = sqrt(lam), b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+    const double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+    q[5] = nd_philox_log(lam), q[6] = b, q[7] = a, q[8] = nd_philox_log(invalpha), q[9] = 0.9277 - 3.6224 / (b - 2.0);
+}
+
+ND_HOSTDEV static inline int64_t nd_rd_poisson_planned(nd_rstream *s, const double *q)
+{
+    if (q[0] == ND_RD_TRIVIAL) return 0;
+    const double lam = q[2];
+    if (q[0] == ND_RD_INVERSION) {
         /* inversion: the first x with u < F(x); the partial sums stop
          * growing once the terms fall below their ulp */
-        double u = nd_rs_u(s), p = nd_rd_exp(-lam), f = p;
+        const double u = nd_rs_u(s);
+        const int ntab = (int)q[4];
+        if (ntab > 0) {
+            int x = 0;
+            while (x < ntab && u >= q[16 + x]) x++;
+            return x;
+        }
+        double p = q[5], f = p;
         int64_t x = 0;
         while (u >= f) {
             x++;
@@ -610,17 +716,22 @@ ND_HOSTDEV static inline int64_t nd_rd_poisson(nd_rstream *s, double lam)
         return x;
     }
     /* PTRS (Hormann 1993), as NumPy's random_poisson_ptrs */
-    const double slam = sqrt(lam), loglam = nd_philox_log(lam), b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-    const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
+    const double loglam = q[5], b = q[6], a = q[7], linvalpha = q[8], vr = q[9];
     for (;;) {
         double u = nd_rs_u(s) - 0.5, v = nd_rs_upos(s), us = 0.5 - fabs(u);
         double k = floor((2.0 * a / us + b) * u + lam + 0.43);
         if (us >= 0.07 && v <= vr) return (int64_t)k;
         if (k < 0.0 || (us < 0.013 && v > us)) continue;
-        if (nd_philox_log(v) + nd_philox_log(invalpha) - nd_philox_log(a / (us * us) + b) <=
-            -lam + k * loglam - nd_rd_loggam(k + 1.0))
+        if (nd_philox_log(v) + linvalpha - nd_philox_log(a / (us * us) + b) <= -lam + k * loglam - nd_rd_loggam(k + 1.0))
             return (int64_t)k;
     }
+}
+
+ND_HOSTDEV static inline int64_t nd_rd_poisson(nd_rstream *s, double lam)
+{
+    double q[10];
+    nd_rd_poisson_plan(lam, q, 0);
+    return nd_rd_poisson_planned(s, q);
 }
 
 ND_HOSTDEV static inline int64_t nd_rd_geometric(nd_rstream *s, double p)
@@ -731,11 +842,11 @@ ND_HOSTDEV static inline double nd_rd_continuous(nd_rstream *s, int dist, const 
     }
 }
 
-ND_HOSTDEV static inline int64_t nd_rd_discrete(nd_rstream *s, int dist, const double *p)
+ND_HOSTDEV static inline int64_t nd_rd_discrete(nd_rstream *s, int dist, const double *p, const double *plan)
 {
     switch (dist) {
-    case ND_RANDOM_BINOMIAL: return nd_rd_binomial(s, (int64_t)p[0], p[1]);
-    case ND_RANDOM_POISSON: return nd_rd_poisson(s, p[0]);
+    case ND_RANDOM_BINOMIAL: return plan ? nd_rd_binomial_planned(s, plan) : nd_rd_binomial(s, (int64_t)p[0], p[1]);
+    case ND_RANDOM_POISSON: return plan ? nd_rd_poisson_planned(s, plan) : nd_rd_poisson(s, p[0]);
     case ND_RANDOM_GEOMETRIC: return nd_rd_geometric(s, p[0]);
     case ND_RANDOM_NEGATIVE_BINOMIAL: {
         if (p[1] == 1.0) return 0;
@@ -839,12 +950,21 @@ ND_HOSTDEV static inline void nd_rdist_element_pre(const nd_philox_call *c, int 
     if (nd_rdist_is_row(dist)) {
         nd_rd_row(&s, dist, c, p, (double *)data + i * c->k, (int64_t *)data + i * c->k);
     } else if (nd_rdist_is_discrete(dist)) {
-        ((int64_t *)data)[i] = nd_rd_discrete(&s, dist, p);
+        ((int64_t *)data)[i] = nd_rd_discrete(&s, dist, p, c->nplan ? c->plan : 0);
     } else {
         double *o = (double *)data + i;
         if (p[0] != p[0] || p[1] != p[1] || p[2] != p[2] || p[3] != p[3]) *o = NAN;
         else *o = nd_rd_continuous(&s, dist, p);
     }
+}
+
+/* The plan of a call whose parameters are scalars (the core calls it on
+ * the host; the kernel and the CPU loop read c->plan). */
+ND_HOSTDEV static inline void nd_rdist_plan(nd_philox_call *c, int dist)
+{
+    c->nplan = 0;
+    if (dist == ND_RANDOM_BINOMIAL) nd_rd_binomial_plan((int64_t)c->ps[0], c->ps[1], c->plan, 1), c->nplan = 1;
+    if (dist == ND_RANDOM_POISSON) nd_rd_poisson_plan(c->ps[0], c->plan, 1), c->nplan = 1;
 }
 
 ND_HOSTDEV static inline void nd_rdist_element(const nd_philox_call *c, int dist, void *data, int64_t i)
