@@ -301,6 +301,7 @@ typedef struct nd_rstream {
     double spare;    /* r sin t of the last Box-Muller pair */
     const uint32_t *pre; /* precomputed first blocks (nd_rs_init_pre) */
     int npre, ipre;      /* their words, the next one */
+    const double *bm0;   /* NULL, or the Box-Muller pair of block 0's words */
 } nd_rstream;
 
 ND_HOSTDEV static inline void nd_rs_init(nd_rstream *s, uint64_t seed, uint64_t j)
@@ -312,6 +313,7 @@ ND_HOSTDEV static inline void nd_rs_init(nd_rstream *s, uint64_t seed, uint64_t 
     s->spare = 0.0;
     s->pre = 0;
     s->npre = s->ipre = 0;
+    s->bm0 = 0;
 }
 
 /* The same stream with its first `nb` blocks (k = 0 .. nb-1) already
@@ -351,6 +353,12 @@ ND_HOSTDEV static inline double nd_rs_normal(nd_rstream *s)
     if (s->has_spare) {
         s->has_spare = 0;
         return s->spare;
+    }
+    if (s->bm0 && s->ipre == 0 && s->npre >= 4) { /* the pair of words 0..3, computed beforehand */
+        s->ipre = 4;
+        s->spare = s->bm0[1];
+        s->has_spare = 1;
+        return s->bm0[0];
     }
     double u1 = nd_rs_upos(s), u2 = nd_rs_u(s), z0, z1;
     nd_philox_box_muller(u1, u2, &z0, &z1);
@@ -935,18 +943,37 @@ ND_HOSTDEV static inline int nd_rdist_blocks_hint(int dist)
     }
 }
 
+/* Whether an element of dist usually starts with a normal (the CPU then
+ * computes the Box-Muller pair of block 0 for a run of elements at once). */
+ND_HOSTDEV static inline int nd_rdist_normal_first(int dist)
+{
+    switch (dist) {
+    case ND_RANDOM_GAMMA:
+    case ND_RANDOM_BETA:
+    case ND_RANDOM_CHISQUARE:
+    case ND_RANDOM_STANDARD_T:
+    case ND_RANDOM_F:
+    case ND_RANDOM_LOGNORMAL:
+    case ND_RANDOM_CAUCHY:
+    case ND_RANDOM_NEGATIVE_BINOMIAL:
+    case ND_RANDOM_MVNORMAL: return 1;
+    default: return 0;
+    }
+}
+
 /* THE PER-ELEMENT WORK, shared by the CPU loop and the CUDA kernel: element
  * (or row) i of call c into the contiguous float64 / int64 array data.
  * pre: NULL, or the first npre blocks of the element's sub-stream (the
  * same words it would compute; the value does not depend on which). */
 ND_HOSTDEV static inline void nd_rdist_element_pre(const nd_philox_call *c, int dist, void *data, int64_t i,
-                                                   const uint32_t *pre, int npre)
+                                                   const uint32_t *pre, int npre, const double *bm0)
 {
     double p[4];
     for (int m = 0; m < 4; m++) p[m] = c->pa[m] ? c->pa[m][i] : c->ps[m];
     nd_rstream s;
     if (pre) nd_rs_init_pre(&s, c->seed, c->offset + (uint64_t)i, pre, npre);
     else nd_rs_init(&s, c->seed, c->offset + (uint64_t)i);
+    s.bm0 = bm0;
     if (nd_rdist_is_row(dist)) {
         nd_rd_row(&s, dist, c, p, (double *)data + i * c->k, (int64_t *)data + i * c->k);
     } else if (nd_rdist_is_discrete(dist)) {
@@ -969,7 +996,7 @@ ND_HOSTDEV static inline void nd_rdist_plan(nd_philox_call *c, int dist)
 
 ND_HOSTDEV static inline void nd_rdist_element(const nd_philox_call *c, int dist, void *data, int64_t i)
 {
-    nd_rdist_element_pre(c, dist, data, i, 0, 0);
+    nd_rdist_element_pre(c, dist, data, i, 0, 0, 0);
 }
 
 #endif /* ND_PHILOX_DIST_H */
