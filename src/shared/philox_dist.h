@@ -371,6 +371,23 @@ ND_HOSTDEV static inline double nd_rs_normal(nd_rstream *s)
 /* Continuous                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Marsaglia-Tsang for shape > 1, b = shape - 1/3, c = 1 / sqrt(9 b) (the
+ * call's plan holds them for a scalar shape). */
+ND_HOSTDEV static inline double nd_rd_std_gamma_mt(nd_rstream *s, double b, double c)
+{
+    for (;;) {
+        double x, v;
+        do {
+            x = nd_rs_normal(s);
+            v = 1.0 + c * x;
+        } while (v <= 0.0);
+        v = v * v * v;
+        double u = nd_rs_upos(s), x2 = x * x;
+        if (u < 1.0 - 0.0331 * (x2 * x2)) return b * v;
+        if (nd_philox_log(u) < 0.5 * x2 + b * (1.0 - v + nd_philox_log(v))) return b * v;
+    }
+}
+
 /* G(shape), shape >= 0 (NumPy's random_standard_gamma). */
 ND_HOSTDEV static inline double nd_rd_std_gamma(nd_rstream *s, double shape)
 {
@@ -391,19 +408,8 @@ ND_HOSTDEV static inline double nd_rd_std_gamma(nd_rstream *s, double shape)
         }
     }
     const double b = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * b);
-    for (;;) {
-        double x, v;
-        do {
-            x = nd_rs_normal(s);
-            v = 1.0 + c * x;
-        } while (v <= 0.0);
-        v = v * v * v;
-        double u = nd_rs_upos(s), x2 = x * x;
-        if (u < 1.0 - 0.0331 * (x2 * x2)) return b * v;
-        if (nd_philox_log(u) < 0.5 * x2 + b * (1.0 - v + nd_philox_log(v))) return b * v;
-    }
+    return nd_rd_std_gamma_mt(s, b, c);
 }
-
 /* Beta(a, b), a, b > 0 (NumPy's random_beta). */
 ND_HOSTDEV static inline double nd_rd_beta(nd_rstream *s, double a, double b)
 {
@@ -803,11 +809,13 @@ ND_HOSTDEV static inline int64_t nd_rd_hypergeometric(nd_rstream *s, int64_t goo
 /* ------------------------------------------------------------------ */
 
 /* The value of a scalar continuous distribution, parameters p[0..3]. */
-ND_HOSTDEV static inline double nd_rd_continuous(nd_rstream *s, int dist, const double *p)
+ND_HOSTDEV static inline double nd_rd_continuous(nd_rstream *s, int dist, const double *p, const double *plan)
 {
     switch (dist) {
     case ND_RANDOM_EXPONENTIAL: return p[0] * nd_rs_exp(s);
-    case ND_RANDOM_GAMMA: return p[1] * nd_rd_std_gamma(s, p[0]);
+    case ND_RANDOM_GAMMA:
+        if (plan) return p[1] * (plan[0] != 0.0 ? nd_rd_std_gamma_mt(s, plan[1], plan[2]) : nd_rd_std_gamma(s, p[0]));
+        return p[1] * nd_rd_std_gamma(s, p[0]);
     case ND_RANDOM_BETA: return nd_rd_beta(s, p[0], p[1]);
     case ND_RANDOM_CHISQUARE: return 2.0 * nd_rd_std_gamma(s, p[0] / 2.0);
     case ND_RANDOM_STANDARD_T: {
@@ -981,7 +989,7 @@ ND_HOSTDEV static inline void nd_rdist_element_pre(const nd_philox_call *c, int 
     } else {
         double *o = (double *)data + i;
         if (p[0] != p[0] || p[1] != p[1] || p[2] != p[2] || p[3] != p[3]) *o = NAN;
-        else *o = nd_rd_continuous(&s, dist, p);
+        else *o = nd_rd_continuous(&s, dist, p, c->nplan ? c->plan : 0);
     }
 }
 
@@ -992,6 +1000,13 @@ ND_HOSTDEV static inline void nd_rdist_plan(nd_philox_call *c, int dist)
     c->nplan = 0;
     if (dist == ND_RANDOM_BINOMIAL) nd_rd_binomial_plan((int64_t)c->ps[0], c->ps[1], c->plan, 1), c->nplan = 1;
     if (dist == ND_RANDOM_POISSON) nd_rd_poisson_plan(c->ps[0], c->plan, 1), c->nplan = 1;
+    if (dist == ND_RANDOM_GAMMA) { /* Marsaglia-Tsang's constants (plan[0] = 1) for shape > 1 */
+        const double shape = c->ps[0];
+        c->plan[0] = shape > 1.0;
+        c->plan[1] = shape - 1.0 / 3.0;
+        c->plan[2] = 1.0 / sqrt(9.0 * c->plan[1]);
+        c->nplan = 1;
+    }
 }
 
 ND_HOSTDEV static inline void nd_rdist_element(const nd_philox_call *c, int dist, void *data, int64_t i)
