@@ -549,6 +549,30 @@ START_TEST(array_form_and_dtypes)
             }
         }
         nd_release(la), nd_release(pk);
+        /* binomial: the call's plan (inversion table, BTPE constants and its
+         * table of f(y) / f(m)) and the element's own give the same values */
+        const int64_t bn[4] = {20, 1000, 100000, 1000};
+        const double bp[4] = {0.3, 0.3, 0.7, 0.9};
+        nd_array *bna = NULL, *bpa = NULL, *bk = NULL;
+        ND_OK_OR_FAIL(nd_from_host(&bna, bn, ND_INT64, 1, (const int64_t[]){4}, d));
+        ND_OK_OR_FAIL(nd_from_host(&bpa, bp, ND_FLOAT64, 1, (const int64_t[]){4}, d));
+        for (int rep = 0; rep < 50; rep++) {
+            ND_OK_OR_FAIL(nd_rng_set_offset(r, 5000 + 4 * (uint64_t)rep));
+            ND_OK_OR_FAIL(nd_random_binomial_array(&bk, r, ND_INT64, bna, bpa));
+            int64_t kv[4];
+            ND_OK_OR_FAIL(nd_copy_to_host(kv, bk, sizeof kv));
+            for (int i = 0; i < 4; i++) {
+                ND_OK_OR_FAIL(nd_rng_set_offset(r, 5000 + 4 * (uint64_t)rep + (uint64_t)i));
+                int64_t n1 = 1, x;
+                ND_OK_OR_FAIL(nd_random_binomial(&one, r, ND_INT64, 1, &n1, bn[i], bp[i], d));
+                ND_OK_OR_FAIL(nd_copy_to_host(&x, one, sizeof x));
+                ck_assert_msg(x == kv[i], "binomial(%lld, %g): %lld vs %lld", (long long)bn[i], bp[i], (long long)x,
+                              (long long)kv[i]);
+                nd_release(one);
+                one = NULL;
+            }
+        }
+        nd_release(bna), nd_release(bpa), nd_release(bk);
         /* a parameter array of float dtype for an integer parameter */
         ND_EXPECT_ERR(nd_random_binomial_array(&one, r, ND_INT64, pa, pa), ND_ERR_DTYPE, "integer dtype");
         ck_assert_ptr_null(one);

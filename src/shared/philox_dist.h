@@ -518,8 +518,8 @@ ND_HOSTDEV static inline double nd_rd_trunc_std(nd_rstream *s, double a, double 
  * own without the table. Either way the values are the same. */
 #define ND_RD_TAB 64 /* table entries (nd_philox_call.plan holds 16 + ND_RD_TAB) */
 /* plan layout: q[0] kind, q[1] n (binomial), q[2] p' = min(p, 1 - p) or
- * lam, q[3] flip (p > 1/2), q[4] table length (0: none), q[5 .. 15] the
- * constants, q[16 ..] the table */
+ * lam, q[3] flip (p > 1/2), q[4] table length (0: none), q[5 .. 17] the
+ * constants, q[16 ..] the inversion tables, q[18 .. 58] BTPE's table */
 #define ND_RD_TRIVIAL 0.0 /* binomial: n = 0 or p in {0, 1}; Poisson: lam = 0 */
 #define ND_RD_INVERSION 1.0
 #define ND_RD_REJECTION 2.0 /* BTPE, PTRS */
@@ -568,6 +568,22 @@ ND_HOSTDEV static inline void nd_rd_binomial_plan(int64_t n, double p, double *q
     q[5] = qq, q[6] = m, q[7] = p1, q[8] = xm, q[9] = xl, q[10] = xr, q[11] = c;
     q[12] = laml, q[13] = lamr, q[14] = p2, q[15] = p3;
     q[16] = p4, q[17] = dn * r * qq;
+    if (table) {
+        /* f(y) / f(m) of the draw's explicit evaluation for |y - m| <= 20,
+         * each by the same loop the draw runs: q[38 + y - m] */
+        const double sr = r / qq, aa = sr * (dn + 1.0);
+        for (int d = -20; d <= 20; d++) {
+            const double y = m + (double)d;
+            double f = 1.0;
+            if (m < y) {
+                for (double i = m + 1.0; i <= y; i += 1.0) f *= aa / i - sr;
+            } else if (m > y) {
+                for (double i = y + 1.0; i <= m; i += 1.0) f /= aa / i - sr;
+            }
+            q[38 + d] = f;
+        }
+        q[4] = 1.0;
+    }
 }
 
 /* inversion (NumPy's random_binomial_inversion): u against the
@@ -620,9 +636,12 @@ ND_HOSTDEV static inline int64_t nd_rd_binomial_btpe(nd_rstream *s, const double
         }
         double k = fabs(y - m);
         if (!(k > 20.0 && k < nrq / 2.0 - 1.0)) {
-            /* explicit evaluation of f(y) / f(m) */
+            /* explicit evaluation of f(y) / f(m) (from the plan's table
+             * when it has one) */
             double sr = r / qq, aa = sr * (dn + 1.0), f = 1.0;
-            if (m < y) {
+            if (q[4] != 0.0 && k <= 20.0) {
+                f = q[38 + (int)(y - m)];
+            } else if (m < y) {
                 for (double i = m + 1.0; i <= y; i += 1.0) f *= aa / i - sr;
             } else if (m > y) {
                 for (double i = y + 1.0; i <= m; i += 1.0) f /= aa / i - sr;
