@@ -103,6 +103,17 @@
  * Element results are doubles (continuous) or int64 (discrete), written to
  * a contiguous float64 / int64 array that the core casts to the requested
  * dtype. NaN parameters of the continuous distributions give NaN.
+ *
+ * WORK DONE ONCE, NOT PER ELEMENT (none of it changes a value): with scalar
+ * parameters the core plans binomial, Poisson and gamma once per call
+ * (nd_rdist_plan: BTPE's and PTRS's constants, the inversions' probability
+ * tables, BTPE's table of f(y)/f(m), Marsaglia-Tsang's b and c), computed
+ * by the same operations an element would run; and the CPU computes the
+ * first Philox blocks, and for the distributions that start with a normal
+ * the first Box-Muller pair, of 64 elements at once in vector code
+ * (src/cpu/random.c), which the elements then read instead of computing.
+ * The tests compare both ways (array parameters plan per element; the GPU
+ * computes every block itself) bit for bit.
  */
 #ifndef ND_PHILOX_DIST_H
 #define ND_PHILOX_DIST_H
