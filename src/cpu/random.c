@@ -65,46 +65,15 @@ RD_VEC ND_ISA_TARGET_AVX512 static void first_blocks_avx512(uint32_t key0, uint3
 #endif
 
 /* nd_philox_box_muller of block 0's words for RD_RUN elements, in a loop
- * the compiler vectorises: nd_philox_log as it is (straight-line code),
- * nd_philox_sincos with its two refinements and its quadrant choice
- * computed always and selected, which gives the same bits as the branches
- * (the CPU==GPU tests compare these with the kernel's scalar path). */
-static inline void rd_sincos_sel(double x, double *sn, double *cs)
-{
-    const double pio2_1 = 0x1.921fb54400000p+0, pio2_1t = 0x1.0b4611a626331p-34;
-    const double pio2_2 = 0x1.0b4611a600000p-34, pio2_2t = 0x1.3198a2e037073p-69;
-    const double pio2_3 = 0x1.3198a2e000000p-69, pio2_3t = 0x1.b839a252049c1p-104;
-    double fn = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52;
-    int n = (int)fn;
-    double r = x - fn * pio2_1, w = fn * pio2_1t, y0 = r - w;
-    const int ex = nd_philox_expo(x);
-    const int c1 = ex - nd_philox_expo(y0) > 16;
-    double t = r, w2 = fn * pio2_2, r2 = t - w2;
-    w2 = fn * pio2_2t - ((t - r2) - w2);
-    double y02 = r2 - w2;
-    r = c1 ? r2 : r, w = c1 ? w2 : w, y0 = c1 ? y02 : y0;
-    const int c2 = c1 & (ex - nd_philox_expo(y0) > 49);
-    t = r;
-    double w3 = fn * pio2_3, r3 = t - w3;
-    w3 = fn * pio2_3t - ((t - r3) - w3);
-    double y03 = r3 - w3;
-    r = c2 ? r3 : r, w = c2 ? w3 : w, y0 = c2 ? y03 : y0;
-    double y1 = (r - y0) - w;
-    double ks = nd_philox_kernel_sin(y0, y1), kc = nd_philox_kernel_cos(y0, y1);
-    /* quadrant n & 3: sin = ks, kc, -ks, -kc; cos = kc, -ks, -kc, ks (a
-     * multiplication by -1 is the negation, bit for bit) */
-    const int odd = n & 1;
-    const double a = odd ? kc : ks, b = odd ? ks : kc;
-    *sn = a * ((n & 2) ? -1.0 : 1.0);
-    *cs = b * (((n ^ (n >> 1)) & 1) ? -1.0 : 1.0);
-}
+ * the compiler turns into vector code on the AVX-512 path (nd_philox_log
+ * and nd_philox_sincos are straight-line code with selects; the same bits
+ * as one element at a time, which the CPU==GPU tests check: the kernel
+ * computes every pair itself). */
 #define RD_BM_BODY                                                                    \
     for (int l = 0; l < RD_RUN; l++) {                                                \
         double u1 = nd_philox_u53(w[0][l], w[1][l]) + 0x1p-53;                        \
         double u2 = nd_philox_u53(w[2][l], w[3][l]);                                  \
-        double rr = sqrt(-2.0 * nd_philox_log(u1)), sn, cs;                           \
-        rd_sincos_sel(ND_PHILOX_2PI * u2, &sn, &cs);                                  \
-        z[l][0] = rr * cs, z[l][1] = rr * sn;                                          \
+        nd_philox_box_muller(u1, u2, &z[l][0], &z[l][1]);                            \
     }
 typedef double rd_pair[2];
 RD_VEC static void box_muller_base(const rd_block *w, rd_pair *z) { RD_BM_BODY }
