@@ -167,7 +167,7 @@ ND_API nd_status nd_random_choice(nd_array **out, nd_rng *rng, const nd_array *a
 ND_API nd_status nd_random_exponential(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double scale, nd_device dev);
 /** nd_random_exponential with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_exponential_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *scale);
-/** Gamma(shape k, scale) (mean k scale; Marsaglia-Tsang for k > 1): "shape < 0", "scale < 0". */
+/** Gamma(shape k, scale) (mean k scale; Marsaglia-Tsang, boosted below 1): "shape < 0", "scale < 0". */
 ND_API nd_status nd_random_gamma(nd_array **out, nd_rng *rng, nd_dtype dtype, int ndim, const int64_t *shape, double k, double scale, nd_device dev);
 /** nd_random_gamma with one array per parameter, broadcast together (THE TWO FORMS). */
 ND_API nd_status nd_random_gamma_array(nd_array **out, nd_rng *rng, nd_dtype dtype, const nd_array *k, const nd_array *scale);

@@ -44,10 +44,10 @@
  * NumPy's parameter conventions; the words they read are this library's)
  *
  *   exponential(scale)      scale E
- *   gamma(shape, scale)     scale G(shape): shape == 1: E; shape < 1:
- *                           Ahrens-Dieter GS (loop: u_pos, E, ...);
- *                           shape > 1: Marsaglia-Tsang (loop: N until
- *                           1 + cN > 0, then u_pos; squeeze, then ln)
+ *   gamma(shape, scale)     scale G(shape): shape == 1: E; shape > 1:
+ *                           Marsaglia-Tsang (loop: N until 1 + cN > 0,
+ *                           then u_pos; squeeze, then ln); shape < 1:
+ *                           G(shape + 1), then u_pos: G u^(1 / shape)
  *   beta(a, b)              a, b <= 1: Johnk (loop: u_pos, u_pos; in
  *                           logarithms when both powers underflow); else
  *                           G(a) / (G(a) + G(b)), G(a) first
@@ -383,7 +383,8 @@ ND_HOSTDEV static inline double nd_rs_normal(nd_rstream *s)
 /* ------------------------------------------------------------------ */
 
 /* Marsaglia-Tsang for shape > 1, b = shape - 1/3, c = 1 / sqrt(9 b) (the
- * call's plan holds them for a scalar shape). */
+ * call's plan holds them for a scalar shape); NumPy's
+ * random_standard_gamma for shape > 1. */
 ND_HOSTDEV static inline double nd_rd_std_gamma_mt(nd_rstream *s, double b, double c)
 {
     for (;;) {
@@ -404,22 +405,13 @@ ND_HOSTDEV static inline double nd_rd_std_gamma(nd_rstream *s, double shape)
 {
     if (shape == 1.0) return nd_rs_exp(s);
     if (shape == 0.0) return 0.0;
-    if (shape < 1.0) {
-        const double inv = 1.0 / shape;
-        for (;;) {
-            double u = nd_rs_upos(s), v = nd_rs_exp(s);
-            if (u <= 1.0 - shape) {
-                double x = nd_rd_exp(nd_philox_log(u) * inv);
-                if (x <= v) return x;
-            } else {
-                double y = -nd_rd_log((1.0 - u) / shape);
-                double x = nd_rd_exp(nd_rd_log(1.0 - shape + shape * y) * inv);
-                if (x <= v + y) return x;
-            }
-        }
-    }
-    const double b = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * b);
-    return nd_rd_std_gamma_mt(s, b, c);
+    /* shape < 1: G(shape) = G(shape + 1) u^(1 / shape) (Marsaglia-Tsang's
+     * boost; u read after the draw of G(shape + 1)) */
+    const double k = shape < 1.0 ? shape + 1.0 : shape;
+    const double b = k - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * b);
+    const double g = nd_rd_std_gamma_mt(s, b, c);
+    if (shape >= 1.0) return g;
+    return g * nd_rd_exp(nd_philox_log(nd_rs_upos(s)) / shape);
 }
 /* Beta(a, b), a, b > 0 (NumPy's random_beta). */
 ND_HOSTDEV static inline double nd_rd_beta(nd_rstream *s, double a, double b)
@@ -844,7 +836,10 @@ ND_HOSTDEV static inline double nd_rd_continuous(nd_rstream *s, int dist, const 
     switch (dist) {
     case ND_RANDOM_EXPONENTIAL: return p[0] * nd_rs_exp(s);
     case ND_RANDOM_GAMMA:
-        if (plan) return p[1] * (plan[0] != 0.0 ? nd_rd_std_gamma_mt(s, plan[1], plan[2]) : nd_rd_std_gamma(s, p[0]));
+        if (plan && plan[0] != 0.0) {
+            const double g = nd_rd_std_gamma_mt(s, plan[1], plan[2]);
+            return p[1] * (p[0] >= 1.0 ? g : g * nd_rd_exp(nd_philox_log(nd_rs_upos(s)) / p[0]));
+        }
         return p[1] * nd_rd_std_gamma(s, p[0]);
     case ND_RANDOM_BETA: return nd_rd_beta(s, p[0], p[1]);
     case ND_RANDOM_CHISQUARE: return 2.0 * nd_rd_std_gamma(s, p[0] / 2.0);
@@ -1031,9 +1026,9 @@ ND_HOSTDEV static inline void nd_rdist_plan(nd_philox_call *c, int dist)
     if (dist == ND_RANDOM_BINOMIAL) nd_rd_binomial_plan((int64_t)c->ps[0], c->ps[1], c->plan, 1), c->nplan = 1;
     if (dist == ND_RANDOM_POISSON) nd_rd_poisson_plan(c->ps[0], c->plan, 1), c->nplan = 1;
     if (dist == ND_RANDOM_GAMMA) { /* Marsaglia-Tsang's constants (plan[0] = 1) for shape > 1 */
-        const double shape = c->ps[0];
-        c->plan[0] = shape > 1.0;
-        c->plan[1] = shape - 1.0 / 3.0;
+        const double shape = c->ps[0], k = shape < 1.0 ? shape + 1.0 : shape;
+        c->plan[0] = shape != 1.0 && shape > 0.0; /* Marsaglia-Tsang runs (with the boost below 1) */
+        c->plan[1] = k - 1.0 / 3.0;
         c->plan[2] = 1.0 / sqrt(9.0 * c->plan[1]);
         c->nplan = 1;
     }
