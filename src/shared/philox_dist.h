@@ -527,6 +527,19 @@ ND_HOSTDEV static inline double nd_rd_trunc_std(nd_rstream *s, double a, double 
 #define ND_RD_INVERSION 1.0
 #define ND_RD_REJECTION 2.0 /* BTPE, PTRS */
 
+/* BTPE's explicit f(y) / f(m) = prod over i between m and y of
+ * (aa / i - sr), aa = (n + 1) r / q, sr = r / q (the plan tabulates it). */
+ND_HOSTDEV static inline double nd_rd_btpe_ratio(double m, double y, double aa, double sr)
+{
+    double f = 1.0;
+    if (m < y) {
+        for (double i = m + 1.0; i <= y; i += 1.0) f *= aa / i - sr;
+    } else if (m > y) {
+        for (double i = y + 1.0; i <= m; i += 1.0) f /= aa / i - sr;
+    }
+    return f;
+}
+
 ND_HOSTDEV static inline void nd_rd_binomial_plan(int64_t n, double p, double *q, int table)
 {
     const double dn = (double)n;
@@ -575,16 +588,7 @@ ND_HOSTDEV static inline void nd_rd_binomial_plan(int64_t n, double p, double *q
         /* f(y) / f(m) of the draw's explicit evaluation for |y - m| <= 20,
          * each by the same loop the draw runs: q[38 + y - m] */
         const double sr = r / qq, aa = sr * (dn + 1.0);
-        for (int d = -20; d <= 20; d++) {
-            const double y = m + (double)d;
-            double f = 1.0;
-            if (m < y) {
-                for (double i = m + 1.0; i <= y; i += 1.0) f *= aa / i - sr;
-            } else if (m > y) {
-                for (double i = y + 1.0; i <= m; i += 1.0) f /= aa / i - sr;
-            }
-            q[38 + d] = f;
-        }
+        for (int d = -20; d <= 20; d++) q[38 + d] = nd_rd_btpe_ratio(m, m + (double)d, aa, sr);
         q[4] = 1.0;
     }
 }
@@ -641,14 +645,8 @@ ND_HOSTDEV static inline int64_t nd_rd_binomial_btpe(nd_rstream *s, const double
         if (!(k > 20.0 && k < nrq / 2.0 - 1.0)) {
             /* explicit evaluation of f(y) / f(m) (from the plan's table
              * when it has one) */
-            double sr = r / qq, aa = sr * (dn + 1.0), f = 1.0;
-            if (q[4] != 0.0 && k <= 20.0) {
-                f = q[38 + (int)(y - m)];
-            } else if (m < y) {
-                for (double i = m + 1.0; i <= y; i += 1.0) f *= aa / i - sr;
-            } else if (m > y) {
-                for (double i = y + 1.0; i <= m; i += 1.0) f /= aa / i - sr;
-            }
+            const double f = q[4] != 0.0 && k <= 20.0 ? q[38 + (int)(y - m)]
+                                                       : nd_rd_btpe_ratio(m, y, (r / qq) * (dn + 1.0), r / qq);
             if (v > f) continue;
             return (int64_t)y;
         }
