@@ -224,6 +224,18 @@ def build_case(rec, np, xp, cache, cleanup=None):
             return run, (lambda: res[0]), "ndarray.get()"
         hout = np.empty_like(h)
         return (lambda: d.get(out=hout)), (lambda: hout), "ndarray.get(out=)"
+    if fn == "random":  # bench_random: Generator(Philox) on NumPy, CuPy's default_rng on the GPU
+        if xp is np:
+            g = np.random.Generator(np.random.Philox(12345))
+            note = "Generator(Philox)"
+        else:
+            g = xp.random.default_rng(12345)
+            note = "cupy default_rng"
+        f = getattr(g, call["dist"], None)
+        if f is None:
+            raise Unsupported("%s's Generator has no %s" % (xp.__name__, call["dist"]))
+        args, n = call["args"], call["n"]
+        return (lambda: f(*args, size=n)), None, note + "." + call["dist"]  # other streams: no checksum
     ins = [cache.get(s) for s in rec["inputs"]]
     if fn in ("add", "multiply", "exp", "tanh", "log", "sin"):
         f = getattr(xp, fn)

@@ -61,10 +61,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx",
-           "fft", "complex", "linalg", "expr", "special", "python"]
+           "fft", "complex", "linalg", "expr", "special", "random", "python"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
 CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx",
-              "fft", "complex", "linalg", "expr", "special", "python"]
+              "fft", "complex", "linalg", "expr", "special", "random", "python"]
 # the group that is a Python script, not a bench_* binary (see the docstring)
 PY_BENCH = "python"
 
@@ -591,6 +591,8 @@ CPU_GOALS = [
     ("topk k=10 over the last axis of 4096x4096 vs np.argpartition", sel("sort", "topk", "float32", "4096x4096"),
      "ratio_numpy", ">=", 3.0, "each"),
     ("cumsum float32 1.6e7", sel("scan", "cumsum", "float32", "16000000"), "ratio_numpy", ">=", 1.5, "each"),
+    ("gamma, binomial, Poisson draws 1e7 vs numpy.random.Generator(Philox)",
+     sel("random", ("gamma", "binomial", "poisson"), shape="10000000"), "ratio_numpy", ">=", 2.0, "each"),
     ("boolean mask select float32 1.6e7", sel("index", "mask_select", "float32", "16000000"), "ratio_numpy", ">=",
      1.5, "each"),
     ("take along axis 0 of (1e6, 16) float32", sel("index", "take", "float32", "1000000x16"), "ratio_numpy", ">=",

@@ -20,7 +20,7 @@ FAMILIES = [
     ("elementwise", "elementwise"), ("reduce", "reductions"), ("matmul", "matmul"), ("copy", "copies"),
     ("overhead", "per-call overhead"), ("transfer", "transfers"), ("sort", "sort"), ("index", "indexing"),
     ("scan", "scans"), ("manip", "manipulation"), ("mx", "softmax, cross-entropy"), ("fft", "FFT"),
-    ("complex", "complex"), ("linalg", "linear algebra"),
+    ("complex", "complex"), ("linalg", "linear algebra"), ("random", "random distributions"),
 ]
 FAMILY_NAME = dict(FAMILIES)
 FAMILY_ORDER = {b: i for i, (b, _) in enumerate(FAMILIES)}

@@ -59,12 +59,14 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_EXPR(X) X(expr)
 /* the out rule's core cases for every public function with an out-pointer (tools/out_api.py) */
 #define SUITES_OUTAPI(X) X(out_api)
+/* the random distributions beyond uniform and normal (src/shared/philox_dist.h) */
+#define SUITES_RANDOM(X) X(random_dist)
 /* the special functions and activations (tests/test_special.c) */
 #define SUITES_SPECIAL(X) X(special)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_INDEX(X) SUITES_SORT(X) SUITES_SCAN(X) SUITES_MANIP(X) SUITES_PROF(X) \
     SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X) SUITES_KERNEL(X) \
-    SUITES_EXPR(X) SUITES_SPECIAL(X)
+    SUITES_EXPR(X) SUITES_SPECIAL(X) SUITES_RANDOM(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

@@ -132,6 +132,83 @@ OUT_ADAPTER(nd_random_choice)
     WITH_RNG(10, nd_random_choice(o, rng, NULL, 10, 1, (const int64_t[]){5}, true, NULL, f->dev));
 }
 
+/* the distributions: scalar forms of shape (2,3), array forms over the
+ * fixture's (2,3) parameters (f->pos in (0, 1), f->ib positive integers) */
+#define RD_SCALAR1(nm, dt, x) \
+    OUT_ADAPTER(nd_random_##nm) { WITH_RNG(11, nd_random_##nm(o, rng, dt, 2, S23, x, f->dev)); }
+#define RD_SCALAR2(nm, dt, x, y) \
+    OUT_ADAPTER(nd_random_##nm) { WITH_RNG(12, nd_random_##nm(o, rng, dt, 2, S23, x, y, f->dev)); }
+#define RD_ARRAY1(nm, dt, x) \
+    OUT_ADAPTER(nd_random_##nm##_array) { WITH_RNG(13, nd_random_##nm##_array(o, rng, dt, x)); }
+#define RD_ARRAY2(nm, dt, x, y) \
+    OUT_ADAPTER(nd_random_##nm##_array) { WITH_RNG(14, nd_random_##nm##_array(o, rng, dt, x, y)); }
+#define RD_BOTH1(nm, dt, x, ax) RD_SCALAR1(nm, dt, x) RD_ARRAY1(nm, dt, ax)
+#define RD_BOTH2(nm, dt, x, y, ax, ay) RD_SCALAR2(nm, dt, x, y) RD_ARRAY2(nm, dt, ax, ay)
+RD_BOTH1(exponential, ND_FLOAT64, 2.0, f->pos)
+RD_BOTH2(gamma, ND_FLOAT32, 2.5, 1.0, f->pos, f->pos)
+RD_BOTH2(beta, ND_FLOAT64, 2.0, 3.0, f->pos, f->big)
+RD_BOTH1(chisquare, ND_FLOAT64, 3.0, f->pos)
+RD_BOTH1(standard_t, ND_FLOAT64, 3.0, f->big)
+RD_BOTH2(f, ND_FLOAT64, 3.0, 4.0, f->pos, f->big)
+RD_BOTH2(lognormal, ND_FLOAT64, 0.0, 1.0, f->a, f->pos)
+RD_BOTH2(laplace, ND_FLOAT64, 0.0, 1.0, f->a, f->pos)
+RD_BOTH2(logistic, ND_FLOAT64, 0.0, 1.0, f->a, f->pos)
+RD_BOTH2(gumbel, ND_FLOAT64, 0.0, 1.0, f->a, f->pos)
+RD_BOTH1(weibull, ND_FLOAT64, 1.5, f->big)
+RD_BOTH1(pareto, ND_FLOAT64, 2.0, f->big)
+RD_BOTH1(rayleigh, ND_FLOAT64, 2.0, f->pos)
+RD_BOTH2(cauchy, ND_FLOAT64, 0.0, 1.0, f->a, f->pos)
+RD_BOTH2(vonmises, ND_FLOAT64, 0.5, 2.0, f->a, f->big)
+RD_BOTH2(binomial, ND_INT64, 10, 0.4, f->ib, f->prob)
+RD_BOTH1(poisson, ND_INT32, 4.0, f->big)
+RD_BOTH1(geometric, ND_INT64, 0.3, f->prob)
+RD_BOTH2(negative_binomial, ND_INT64, 3.0, 0.5, f->big, f->prob)
+OUT_ADAPTER(nd_random_truncated_normal)
+{
+    WITH_RNG(15, nd_random_truncated_normal(o, rng, ND_FLOAT64, 2, S23, 0.0, 1.0, -1.0, 2.0, f->dev));
+}
+OUT_ADAPTER(nd_random_truncated_normal_array)
+{
+    nd_array *high = NULL;
+    nd_status st = nd_add(&high, f->a, f->big); /* a + (> 1) > a */
+    if (st == ND_OK) {
+        nd_rng *rng = NULL;
+        st = nd_rng_create(&rng, 16);
+        if (st == ND_OK) st = nd_random_truncated_normal_array(o, rng, ND_FLOAT64, f->a, f->pos, f->a, high);
+        nd_rng_destroy(rng);
+    }
+    nd_release(high);
+    return st;
+}
+OUT_ADAPTER(nd_random_hypergeometric)
+{
+    WITH_RNG(17, nd_random_hypergeometric(o, rng, ND_INT64, 2, S23, 20, 30, 12, f->dev));
+}
+OUT_ADAPTER(nd_random_hypergeometric_array)
+{
+    WITH_RNG(18, nd_random_hypergeometric_array(o, rng, ND_INT64, f->ib, f->ib, f->ib));
+}
+/* the row distributions: (2,3) rows of 3 */
+static nd_status with_vector(nd_array **o, const out_fx *f, int which)
+{
+    static const double pv[3] = {0.2, 0.3, 0.5}, av[3] = {0.5, 1.0, 2.0};
+    nd_array *v = NULL;
+    nd_rng *rng = NULL;
+    nd_status st = nd_from_host(&v, which == 0 ? pv : av, ND_FLOAT64, 1, (const int64_t[]){3}, f->dev);
+    if (st == ND_OK) st = nd_rng_create(&rng, 19);
+    if (st == ND_OK) {
+        if (which == 0) st = nd_random_multinomial(o, rng, ND_INT64, 2, S23, 10, v);
+        else if (which == 1) st = nd_random_dirichlet(o, rng, ND_FLOAT64, 2, S23, v);
+        else st = nd_random_multivariate_normal(o, rng, ND_FLOAT64, 2, S23, v, f->sq);
+    }
+    nd_rng_destroy(rng);
+    nd_release(v);
+    return st;
+}
+OUT_ADAPTER(nd_random_multinomial) { return with_vector(o, f, 0); }
+OUT_ADAPTER(nd_random_dirichlet) { return with_vector(o, f, 1); }
+OUT_ADAPTER(nd_random_multivariate_normal) { return with_vector(o, f, 2); }
+
 /* ---- files and DLPack ------------------------------------------------- */
 /* a's .npy bytes in a temporary file at path (of at least 32 bytes) */
 static nd_status npy_file(const out_fx *f, char *path)
@@ -246,6 +323,51 @@ const out_api_entry out_api_core[] = {
     OUT_ENTRY(nd_random_integers, 0),
     OUT_ENTRY(nd_random_bernoulli, 0),
     OUT_ENTRY(nd_random_bernoulli_array, 0),
+    OUT_ENTRY(nd_random_exponential, 0),
+    OUT_ENTRY(nd_random_exponential_array, 0),
+    OUT_ENTRY(nd_random_gamma, 0),
+    OUT_ENTRY(nd_random_gamma_array, 0),
+    OUT_ENTRY(nd_random_beta, 0),
+    OUT_ENTRY(nd_random_beta_array, 0),
+    OUT_ENTRY(nd_random_chisquare, 0),
+    OUT_ENTRY(nd_random_chisquare_array, 0),
+    OUT_ENTRY(nd_random_standard_t, 0),
+    OUT_ENTRY(nd_random_standard_t_array, 0),
+    OUT_ENTRY(nd_random_f, 0),
+    OUT_ENTRY(nd_random_f_array, 0),
+    OUT_ENTRY(nd_random_lognormal, 0),
+    OUT_ENTRY(nd_random_lognormal_array, 0),
+    OUT_ENTRY(nd_random_laplace, 0),
+    OUT_ENTRY(nd_random_laplace_array, 0),
+    OUT_ENTRY(nd_random_logistic, 0),
+    OUT_ENTRY(nd_random_logistic_array, 0),
+    OUT_ENTRY(nd_random_gumbel, 0),
+    OUT_ENTRY(nd_random_gumbel_array, 0),
+    OUT_ENTRY(nd_random_weibull, 0),
+    OUT_ENTRY(nd_random_weibull_array, 0),
+    OUT_ENTRY(nd_random_pareto, 0),
+    OUT_ENTRY(nd_random_pareto_array, 0),
+    OUT_ENTRY(nd_random_rayleigh, 0),
+    OUT_ENTRY(nd_random_rayleigh_array, 0),
+    OUT_ENTRY(nd_random_cauchy, 0),
+    OUT_ENTRY(nd_random_cauchy_array, 0),
+    OUT_ENTRY(nd_random_vonmises, 0),
+    OUT_ENTRY(nd_random_vonmises_array, 0),
+    OUT_ENTRY(nd_random_truncated_normal, 0),
+    OUT_ENTRY(nd_random_truncated_normal_array, 0),
+    OUT_ENTRY(nd_random_binomial, 0),
+    OUT_ENTRY(nd_random_binomial_array, 0),
+    OUT_ENTRY(nd_random_poisson, 0),
+    OUT_ENTRY(nd_random_poisson_array, 0),
+    OUT_ENTRY(nd_random_geometric, 0),
+    OUT_ENTRY(nd_random_geometric_array, 0),
+    OUT_ENTRY(nd_random_negative_binomial, 0),
+    OUT_ENTRY(nd_random_negative_binomial_array, 0),
+    OUT_ENTRY(nd_random_hypergeometric, 0),
+    OUT_ENTRY(nd_random_hypergeometric_array, 0),
+    OUT_ENTRY(nd_random_multinomial, 0),
+    OUT_ENTRY(nd_random_dirichlet, 0),
+    OUT_ENTRY(nd_random_multivariate_normal, 0),
     OUT_ENTRY(nd_random_permutation, 0),
     OUT_ENTRY(nd_random_permutation_of, 0),
     OUT_ENTRY(nd_random_choice, 0),

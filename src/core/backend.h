@@ -243,7 +243,12 @@ typedef struct nd_backend {
      * *call (made by the core with nd_philox_call_init[_int]: seed, stream
      * offset, n = out's size, parameters); dist ND_RANDOM_UNIFORM /
      * ND_RANDOM_NORMAL (float dtypes) or ND_RANDOM_INTEGERS (bool and
-     * integer dtypes); the stream is defined in src/shared/philox.h. */
+     * integer dtypes); the stream is defined in src/shared/philox.h. The
+     * distributions ND_RANDOM_EXPONENTIAL ... (src/shared/philox_dist.h)
+     * fill a contiguous float64 (int64 for the discrete ones) out of
+     * call->n elements, or of n rows of call->k values, element i through
+     * nd_rdist_element; their parameters are call->ps / call->pa / call->vec,
+     * validated by the core, pointers on out's device. */
     nd_status (*random)(nd_array *out, int dist, const struct nd_philox_call *call);
     /* Whether the backend has a kernel for (kind, op) on dtype t (see
      * nd_kernel_kind). Answers without touching a device. */

@@ -13,7 +13,7 @@
 // covers more than 2^28 blocks; 64-bit block indices throughout.
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_util.cuh"
-#include "shared/philox.h"
+#include "shared/philox_dist.h"
 
 template <int CLS, int DIST>
 __global__ void __launch_bounds__(ND_PHILOX_THREADS)
@@ -44,6 +44,16 @@ static const philox_launcher philox_int_launchers[4] = {
     launch_philox<ND_PHILOX_I1, ND_RANDOM_INTEGERS>, launch_philox<ND_PHILOX_I2, ND_RANDOM_INTEGERS>,
     launch_philox<ND_PHILOX_I4, ND_RANDOM_INTEGERS>, launch_philox<ND_PHILOX_I8, ND_RANDOM_INTEGERS>};
 
+// The distributions of src/shared/philox_dist.h: one thread per element
+// (row), grid-stride, through nd_rdist_element (the CPU loop's body); the
+// distribution is a kernel argument (one kernel: the branch is uniform).
+__global__ void __launch_bounds__(ND_PHILOX_THREADS) rdist_kernel(void *data, nd_philox_call c, int dist)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < c.n; i += stride)
+        nd_rdist_element(&c, dist, data, i);
+}
+
 static const char *random_func(int dist)
 {
     return dist == ND_RANDOM_NORMAL ? "nd_random_normal"
@@ -56,6 +66,16 @@ static const char *random_func(int dist)
 // and advances the offset).
 extern "C" nd_status nd__cuda_random(nd_array *out, int dist, const nd_philox_call *c)
 {
+    if (dist >= ND_RANDOM_DIST_FIRST && dist < ND_RANDOM_DIST_END) {
+        const char *f = "nd_random (distribution)";
+        if (out->dtype != (nd_rdist_is_discrete(dist) ? ND_INT64 : ND_FLOAT64))
+            return nd__err(ND_ERR_INTERNAL, f, "distribution %d into %s", dist, nd_dtype_name(out->dtype));
+        if (c->n == 0) return ND_OK;
+        nd_device_guard g(out->device.id);
+        cudaStream_t s = nd_stream_of(nd__current_stream(out->device));
+        ND_CUDA_TRY(nd_launch(rdist_kernel, nd_philox_grid(c->n), ND_PHILOX_THREADS, 0, s, nd__ptr(out), *c, dist), f);
+        return ND_OK;
+    }
     const char *func = random_func(dist);
     bool ints = dist == ND_RANDOM_INTEGERS;
     int cls = ints ? nd_philox_int_class_of(out->dtype) : nd_philox_class_of(out->dtype);
@@ -76,5 +96,7 @@ extern "C" nd_status nd__cuda_random(nd_array *out, int dist, const nd_philox_ca
 extern "C" bool nd__cuda_random_supports(int dist, nd_dtype t)
 {
     if (dist == ND_RANDOM_INTEGERS) return nd_philox_int_class_of(t) >= 0;
+    if (dist >= ND_RANDOM_DIST_FIRST && dist < ND_RANDOM_DIST_END)
+        return t == (nd_rdist_is_discrete(dist) ? ND_INT64 : ND_FLOAT64);
     return (dist == ND_RANDOM_UNIFORM || dist == ND_RANDOM_NORMAL) && nd_philox_class_of(t) >= 0;
 }

@@ -8,11 +8,7 @@
 #include "core/out.h"
 #include "shared/philox.h"
 #include "core/prof.h"
-
-struct nd_rng {
-    uint64_t seed;
-    uint64_t offset; /* in 128-bit Philox blocks */
-};
+#include "random/random_impl.h"
 
 nd_status nd_rng_create(nd_rng **rng, uint64_t seed)
 {

@@ -83,6 +83,14 @@
 #error "src/shared/philox.h needs double arithmetic evaluated in double (x87 excess precision breaks CPU/GPU identity)"
 #endif
 
+/* Always inlined (the CPU's vector loop of src/cpu/random.c needs sincos
+ * and Box-Muller inside its body to vectorise it). */
+#if defined(__CUDACC__)
+#define ND_PHILOX_INLINE __forceinline__
+#else
+#define ND_PHILOX_INLINE inline __attribute__((always_inline))
+#endif
+
 #define ND_PHILOX_M0 0xD2511F53u
 #define ND_PHILOX_M1 0xCD9E8D57u
 #define ND_PHILOX_W0 0x9E3779B9u /* golden ratio */
@@ -360,7 +368,7 @@ ND_HOSTDEV static inline int nd_philox_expo(double x) { return (int)((nd_philox_
  * only when the first leaves more than 16 (49) bits cancelled, which keeps
  * the reduced argument accurate to about 2^-118 (2^-151) relative even
  * next to multiples of pi/2; then the kernels by quadrant n mod 4. */
-ND_HOSTDEV static inline void nd_philox_sincos(double x, double *sn, double *cs)
+ND_HOSTDEV static ND_PHILOX_INLINE void nd_philox_sincos(double x, double *sn, double *cs)
 {
     const double pio2_1 = 0x1.921fb54400000p+0, pio2_1t = 0x1.0b4611a626331p-34;
     const double pio2_2 = 0x1.0b4611a600000p-34, pio2_2t = 0x1.3198a2e037073p-69;
@@ -370,29 +378,33 @@ ND_HOSTDEV static inline void nd_philox_sincos(double x, double *sn, double *cs)
     double r = nd_philox_sub(x, nd_philox_mul(fn, pio2_1));
     double w = nd_philox_mul(fn, pio2_1t);
     double y0 = nd_philox_sub(r, w);
-    int ex = nd_philox_expo(x);
-    if (ex - nd_philox_expo(y0) > 16) {
-        double t = r;
-        w = nd_philox_mul(fn, pio2_2);
-        r = nd_philox_sub(t, w);
-        w = nd_philox_sub(nd_philox_mul(fn, pio2_2t), nd_philox_sub(nd_philox_sub(t, r), w));
-        y0 = nd_philox_sub(r, w);
-        if (ex - nd_philox_expo(y0) > 49) {
-            t = r;
-            w = nd_philox_mul(fn, pio2_3);
-            r = nd_philox_sub(t, w);
-            w = nd_philox_sub(nd_philox_mul(fn, pio2_3t), nd_philox_sub(nd_philox_sub(t, r), w));
-            y0 = nd_philox_sub(r, w);
-        }
-    }
+    /* the second and third refinement are computed always and selected
+     * (the same values as branching; the CPU turns this loop body into
+     * vector code, src/cpu/random.c) */
+    const int ex = nd_philox_expo(x);
+    const int c1 = ex - nd_philox_expo(y0) > 16;
+    double t = r, w2 = nd_philox_mul(fn, pio2_2), r2 = nd_philox_sub(t, w2);
+    w2 = nd_philox_sub(nd_philox_mul(fn, pio2_2t), nd_philox_sub(nd_philox_sub(t, r2), w2));
+    double y02 = nd_philox_sub(r2, w2);
+    r = c1 ? r2 : r;
+    w = c1 ? w2 : w;
+    y0 = c1 ? y02 : y0;
+    const int c2 = c1 & (ex - nd_philox_expo(y0) > 49);
+    t = r;
+    double w3 = nd_philox_mul(fn, pio2_3), r3 = nd_philox_sub(t, w3);
+    w3 = nd_philox_sub(nd_philox_mul(fn, pio2_3t), nd_philox_sub(nd_philox_sub(t, r3), w3));
+    double y03 = nd_philox_sub(r3, w3);
+    r = c2 ? r3 : r;
+    w = c2 ? w3 : w;
+    y0 = c2 ? y03 : y0;
     double y1 = nd_philox_sub(nd_philox_sub(r, y0), w);
     double ks = nd_philox_kernel_sin(y0, y1), kc = nd_philox_kernel_cos(y0, y1);
-    switch (n & 3) {
-    case 0: *sn = ks; *cs = kc; break;
-    case 1: *sn = kc; *cs = -ks; break;
-    case 2: *sn = -ks; *cs = -kc; break;
-    default: *sn = -kc; *cs = ks; break;
-    }
+    /* quadrant n & 3: sin = ks, kc, -ks, -kc; cos = kc, -ks, -kc, ks (a
+     * multiplication by -1 is the negation, bit for bit) */
+    const int odd = n & 1;
+    const double a = odd ? kc : ks, b = odd ? ks : kc;
+    *sn = nd_philox_mul(a, (n & 2) ? -1.0 : 1.0);
+    *cs = nd_philox_mul(b, ((n ^ (n >> 1)) & 1) ? -1.0 : 1.0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -411,7 +423,7 @@ ND_HOSTDEV static inline double nd_philox_u53(uint32_t hi, uint32_t lo)
 }
 
 /* Box-Muller: two standard normals from u1 in (0, 1] and u2 in [0, 1). */
-ND_HOSTDEV static inline void nd_philox_box_muller(double u1, double u2, double *z0, double *z1)
+ND_HOSTDEV static ND_PHILOX_INLINE void nd_philox_box_muller(double u1, double u2, double *z0, double *z1)
 {
     double r = nd_philox_sqrt(nd_philox_mul(-2.0, nd_philox_log(u1)));
     double s, c;
@@ -483,6 +495,18 @@ typedef struct nd_philox_call {
     int64_t ilow;          /* integers: low */
     uint64_t ispan;        /* integers: high - low (>= 1) */
     int epb;               /* elements per block of this call */
+    /* the distributions of src/shared/philox_dist.h (ND_RANDOM_EXPONENTIAL
+     * and after): parameter m of element i is pa[m][i] when pa[m] is set
+     * (n contiguous doubles on the output's device), else ps[m]; vec is
+     * the vector parameter of the row distributions (pvals, alpha, or the
+     * mean followed by the Cholesky factor), k their values per row */
+    double ps[4];
+    const double *pa[4];
+    const double *vec;
+    int64_t k;
+    /* the plan of scalar binomial / Poisson parameters (nd_rdist_plan) */
+    int nplan;
+    double plan[80];
 } nd_philox_call;
 
 /* Blocks a call uses: ceil(n / epb). */
