@@ -90,11 +90,13 @@ def rpoly(n, x):
 
 
 def rbeta(a, b):
-    return mp.beta(a, b)
+    # from the gamma function (mpmath's beta loses digits for large arguments)
+    a, b = mp.mpf(a), mp.mpf(b)
+    return mp.gamma(a) * mp.gamma(b) / mp.gamma(a + b)
 
 
 def rbetaln(a, b):
-    return mp.log(abs(mp.beta(a, b)))
+    return mp.log(abs(rbeta(a, b)))
 
 
 def rgi(a, x):
@@ -234,17 +236,49 @@ def emit(results):
         ar = FUNCS[name][0]
         print('static const sg_case sg_%s_f64[] = {' % name)
         for a64, r, a32, r32, s in rows:
-            print('    {%s, %s, %s},' % (chex(a64[0]), chex(a64[1]) if ar == 2 else '0', chex(f64(r))))
+            print('    {%s, %s, %s},' % (zero_or(a64[0]), zero_or(a64[1]) if ar == 2 else '0', zero_or(f64(r))))
         print('};')
         print('static const sg_case sg_%s_f32[] = {' % name)
         for a64, r, a32, r32, s in rows:
             if r32 is not None:
-                print('    {%s, %s, %s},' % (chex(a32[0]), chex(a32[1]) if ar == 2 else '0', chex(f32r(r32))))
+                print('    {%s, %s, %s},' % (zero_or(a32[0]), zero_or(a32[1]) if ar == 2 else '0', zero_or(f32r(r32))))
         print('};')
+    emit_special()
     print('/* SciPy %s\'s worst float64 ULP on the same inputs (scipy.special) */' % __import__('scipy').__version__)
     for name, rows in results.items():
         worst = max(ulp_err(s, r) for a64, r, a32, r32, s in rows)
         print('#define SG_SCIPY_ULP_%s %s' % (name.upper(), repr(min(worst, 1e300)) if worst != math.inf else '1e300'))
+
+
+# SciPy's special values (poles, infinities, NaN, signed zeros), checked
+# bit for bit (NaN as NaN)
+INF, NAN = math.inf, math.nan
+SPECIAL_1 = [0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, INF, -INF, NAN, 1e-310, -1e-310, 1e-20, 200.0, 800.0,
+             -200.5, 171.7, -190.5]
+SPECIAL_2 = [(0.0, 1.0), (-0.0, 1.0), (1.0, 0.0), (-1.0, 2.0), (-1.5, 2.0), (2.0, -1.5), (INF, 1.0), (1.0, INF),
+             (NAN, 1.0), (1.0, NAN), (0.0, 0.0), (1.0, -0.0), (-1.0, -1.0), (2.0, 0.0), (2.0, -0.0), (1.5, -2.0),
+             (2.0, -2.0), (3.0, -2.5), (0.5, 3.0), (2.5, 1.0), (-2.5, 1.0), (INF, INF), (1.0, -INF), (-INF, 1.0),
+             (INF, 2.0), (INF, 0.5), (3.0, INF), (-3.0, 2.0), (2.0, -3.0)]
+
+
+def emit_special():
+    print('/* SciPy\'s values at the special points: {op name, a, b, value} */')
+    print('typedef struct { const char *name; double a, b, want; } sg_special;')
+    print('static const sg_special sg_specials[] = {')
+    for name, (ar, ref, sf, _) in FUNCS.items():
+        pts = [(a, 0.0) for a in SPECIAL_1] if ar == 1 else SPECIAL_2
+        if name == 'lgamma':  # SciPy's gammaln(1e-310) overflows to inf (the true value, 713.4, is ours)
+            pts = [p for p in pts if not (p[0] != 0 and abs(p[0]) < 1e-300)]
+        for a, b in pts:
+            with np.errstate(all='ignore'):
+                v = float(sf(a) if ar == 1 else sf(a, b))
+            zero = '-0.0' if (v == 0 and math.copysign(1, v) < 0) else None
+            print('    {"%s", %s, %s, %s},' % (name, zero_or(a), zero_or(b), zero or zero_or(v)))
+    print('};')
+
+
+def zero_or(v):
+    return '-0.0' if (v == 0 and math.copysign(1, v) < 0) else chex(v)
 
 
 def measure(results, evalbin):

@@ -26,7 +26,7 @@ from ._manipulation import (broadcast_arrays, broadcast_to, concat, expand_dims,
                             matrix_transpose, tensordot, vecdot, astype)
 from ._info import __array_namespace_info__
 from ._npy import load, save
-from . import linalg, fft
+from . import linalg, fft, special  # special: scipy.special's functions (beyond the array API)
 from ._expr import evaluate  # fused expressions (docs/expr.md); beyond the array API
 
 __array_api_version__ = "2023.12"

@@ -342,11 +342,12 @@ for _name, _args in (("nd_linalg_matrix_norm", [O, H, NdNormOrd, c_bool]), ("nd_
 # the named elementwise wrappers: enums from the header's X-macro order
 UNARY_OPS = ("negative positive abs sign sqrt cbrt square reciprocal exp exp2 expm1 log log2 log10 log1p sin cos "
              "tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh sigmoid relu floor ceil trunc rint "
-             "logical_not bitwise_not isnan isinf isfinite signbit deg2rad rad2deg spacing conjugate").split()
+             "logical_not bitwise_not isnan isinf isfinite signbit deg2rad rad2deg spacing conjugate "
+             "gamma lgamma digamma i0 i0e i1 i1e j0 j1 y0 y1").split()
 BINARY_OPS = ("add subtract multiply divide floor_divide remainder power maximum minimum fmax fmin arctan2 hypot "
               "copysign equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
               "bitwise_and bitwise_or bitwise_xor left_shift right_shift fmod logaddexp logaddexp2 gcd lcm "
-              "heaviside nextafter float_power ldexp").split()
+              "heaviside nextafter float_power ldexp polygamma beta betaln gammainc gammaincc zeta").split()
 UNARY = {n: i for i, n in enumerate(UNARY_OPS)}
 BINARY = {n: i for i, n in enumerate(BINARY_OPS)}
 for _i, _n in enumerate(UNARY_OPS):  # cross-check with the library's own names

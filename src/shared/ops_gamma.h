@@ -111,6 +111,7 @@ ND_HOSTDEV static inline double nd_cospi_f64(double x)
     return r <= 0.5 ? sin(ND_PI * (0.5 - r)) : -sin(ND_PI * (r - 0.5));
 }
 ND_HOSTDEV static inline bool nd_is_int_f64(double x) { return x == floor(x); }
+ND_HOSTDEV static inline bool nd_isfinite_f64(double x) { return !nd_isnan_f64(x) && !nd_isinf_f64(x); }
 
 /* ------------------------------------------------------------------ */
 /* lgamma and gamma                                                    */
@@ -134,7 +135,7 @@ ND_HOSTDEV static inline double nd_lgamma1p_series(double e)
         -0x1.3521cfb2b78c2p-6, 0x1.2f684bda12f69p-6, -0x1.29e4129e4129ep-6};
     double s = s1[54];
     for (int k = 53; k >= 0; k--) s = fma(s, e, s1[k]);
-    return s * e;
+    return s * e + 0.0; /* lgamma(1) = +0 */
 }
 /* lgamma(2 + e), |e| <= 0.75 (e exact): the Taylor series at 2 */
 ND_HOSTDEV static inline double nd_lgamma2p_series(double e)
@@ -186,12 +187,12 @@ ND_HOSTDEV static inline double nd_lgamma_big(double x)
     return (x - 0.5) * (l - 1.0) + (ND_LN_SQRT_2PI - 0.5 + nd_stirling_tail(x));
 }
 /* log|gamma(x)| and the sign of gamma(x) (SciPy's gammaln and its sign:
- * +inf at the poles, where the sign is +1) */
+ * +inf at the poles, where the sign is +1, and -inf at -inf as SciPy) */
 ND_HOSTDEV static inline double nd_lgamma_sgn_f64(double x, int *sgn)
 {
     *sgn = 1;
     if (nd_isnan_f64(x)) return x;
-    if (nd_isinf_f64(x)) return (double)INFINITY;
+    if (nd_isinf_f64(x)) return x;
     if (x > 0) {
         if (x < 13.0) return nd_lgamma_mid(x);
         return nd_lgamma_big(x);
@@ -337,6 +338,7 @@ ND_HOSTDEV static inline double nd_op_digamma_f64(double x)
     } else if (x > 1.0) {
         t = (x - ND_PSI_X0_HI) - ND_PSI_X0_LO;
     } else if (x > 0.0) { /* y = x + 1 */
+        if (x < 0x1p-60) return -1.0 / x - ND_EULER; /* psi(x) = -1/x - gamma + O(x) */
         acc = nd_dd_recip(-x);
         t = (x - ND_PSI_X0M1_HI) - ND_PSI_X0M1_LO;
     } else if (x > -1.0) { /* y = x + 2 */
@@ -360,14 +362,15 @@ ND_HOSTDEV static inline float nd_op_digamma_f32(float x) { return (float)nd_op_
 /* SciPy's zeta(x, q) = sum_k (q + k)^-x */
 ND_HOSTDEV static inline double nd_op_zeta_f64(double x, double q)
 {
-    if (nd_isnan_f64(x) || nd_isnan_f64(q)) return x + q;
     if (x == 1.0) return (double)INFINITY;
     if (x < 1.0) return (double)NAN;
     if (q <= 0) {
-        if (nd_is_int_f64(q)) return (double)INFINITY; /* a pole (and -inf) */
+        if (nd_is_int_f64(q)) return (double)INFINITY; /* a pole (and -inf), even for x NaN */
         if (!nd_is_int_f64(x)) return (double)NAN;      /* (q + k)^-x not real */
     }
-    if (x == (double)INFINITY) return q < 1.0 ? (double)INFINITY : (q == 1.0 ? 1.0 : 0.0);
+    if (nd_isnan_f64(x) || nd_isnan_f64(q)) return x + q;
+    /* x = inf: SciPy's values (NaN for 1 < q <= 1e8, where its sum meets inf * 0) */
+    if (x == (double)INFINITY) return q < 1.0 ? (double)INFINITY : q == 1.0 ? 1.0 : q > 1e8 ? 0.0 : (double)NAN;
     if (q == (double)INFINITY) return 0.0;
     if (q > 1e8) return (1.0 / (x - 1.0) + 0.5 / q) * pow(q, 1.0 - x); /* DLMF 25.11.43 */
     /* Euler-Maclaurin: direct terms while q + N < 10 (at least 9), then
@@ -436,7 +439,6 @@ ND_HOSTDEV static inline double nd_lbeta_asym(double a, double b, int *sgn)
  * integer), else +inf */
 ND_HOSTDEV static inline double nd_beta_impl(double a, double b, bool want_log, int depth)
 {
-    if (nd_isnan_f64(a) || nd_isnan_f64(b)) return a + b;
     for (int pass = 0; pass < 2; pass++) {
         if (a <= 0 && nd_is_int_f64(a)) {
             /* SciPy's beta_negint: b an integer with 1 - a - b > 0 */
@@ -451,6 +453,7 @@ ND_HOSTDEV static inline double nd_beta_impl(double a, double b, bool want_log, 
         a = b;
         b = t;
     }
+    if (nd_isnan_f64(a) || nd_isnan_f64(b)) return a + b;
     if (fabs(a) < fabs(b)) {
         const double t = a;
         a = b;
@@ -466,25 +469,32 @@ ND_HOSTDEV static inline double nd_beta_impl(double a, double b, bool want_log, 
     if (a >= 13.0 && b > 0 && (want_log || y > ND_GAMMA_MAX)) {
         /* lgamma(a) - lgamma(a + b) by Stirling, without cancelling:
          * -b log(a + b) + b - (a - 1/2) log1p(b/a) + tail(a) - tail(a + b) */
+        const double ye = (a - y) + b; /* a + b = y + ye exactly */
         const double d = (b - (a - 0.5) * log1p(b / a)) + (nd_stirling_tail(a) - nd_stirling_tail(y));
-        const double r = nd_lgamma_sgn_f64(b, &s) + (d - b * log(y));
+        const double r = nd_lgamma_sgn_f64(b, &s) + (d - b * (log(y) + ye / y));
         if (want_log) return r;
         return s * exp(r);
     }
+    /* a + b = y + ye exactly (|a| >= |b|): gamma(a + b) = gamma(y) (1 + psi(y) ye),
+     * as the rounding of a + b alone would cost psi(y) y ulp */
+    const double ye = (a - y) + b;
+    const double dl = ye != 0 && nd_isfinite_f64(y) ? nd_op_digamma_f64(y) * ye : 0.0;
     if (want_log || fabs(y) > ND_GAMMA_MAX || fabs(a) > ND_GAMMA_MAX || fabs(b) > ND_GAMMA_MAX) {
         double r = nd_lgamma_sgn_f64(a, &s);
         sgn *= s;
         r += nd_lgamma_sgn_f64(b, &s);
         sgn *= s;
-        r -= nd_lgamma_sgn_f64(y, &s);
+        r -= nd_lgamma_sgn_f64(y, &s) + (nd_isnan_f64(dl) ? 0.0 : dl);
         sgn *= s;
         if (want_log) return r;
         return sgn * exp(r);
     }
-    const double gy = nd_op_gamma_f64(y), ga = nd_op_gamma_f64(a), gb = nd_op_gamma_f64(b);
+    /* gamma at a pole is +inf here (the result is a signed zero) */
+    const double gy = (y <= 0 && nd_is_int_f64(y)) ? (double)INFINITY : nd_op_gamma_f64(y), ga = nd_op_gamma_f64(a), gb = nd_op_gamma_f64(b);
     if (gy == 0) return (double)INFINITY;
-    if (fabs(fabs(ga) - fabs(gy)) > fabs(fabs(gb) - fabs(gy))) return gb / gy * ga;
-    return ga / gy * gb;
+    const double c = nd_isnan_f64(dl) ? 1.0 : 1.0 - dl;
+    if (fabs(fabs(ga) - fabs(gy)) > fabs(fabs(gb) - fabs(gy))) return gb / gy * ga * c;
+    return ga / gy * gb * c;
 }
 ND_HOSTDEV static inline double nd_op_beta_f64(double a, double b) { return nd_beta_impl(a, b, false, 0); }
 ND_HOSTDEV static inline double nd_op_betaln_f64(double a, double b) { return nd_beta_impl(a, b, true, 0); }
@@ -523,7 +533,7 @@ ND_HOSTDEV static inline double nd_igam_fac(double a, double x)
         e = a * nd_log1pmx((x - a) / a);
     } else {
         const double q = x / a, r = fma(-q, a, x) / a;
-        e = a * (log(q) + r / q) - (x - a);
+        e = a * (q > 0x1p-1000 ? log(q) + r / q : log(x) - log(a)) - (x - a);
     }
     return sqrt(a / (2 * ND_PI)) * exp(e - nd_stirling_tail(a));
 }
@@ -756,6 +766,9 @@ ND_HOSTDEV static inline void nd_bessel_pq(double x, int nu, double *P, double *
     *P = p;
     *Q = qq;
 }
+/* gamma - log 2 in double-double: log(x/2) + gamma = log(x) + this */
+#define ND_EULER_M_LN2_HI -0x1.dadb014541eb2p-4
+#define ND_EULER_M_LN2_LO -0x1.be095d05c0a81p-62
 /* J_nu (want_y false) or Y_nu of x > 20 */
 ND_HOSTDEV static inline double nd_bessel_jy_asym(double x, int nu, bool want_y)
 {
@@ -789,7 +802,7 @@ ND_HOSTDEV static inline double nd_op_j1_f64(double x)
         const nd_dd r = nd_dd_mul_d(s, 0.5 * ax);
         v = r.hi + r.lo;
     }
-    return x < 0 ? -v : v;
+    return nd_signbit_bits_f64(x) ? -v : v; /* j1(-0) = -0 */
 }
 /* Y0 = (2/pi) [(log(x/2) + gamma) J0 - sum_k (-1)^k H_k q^k/(k!)^2] */
 ND_HOSTDEV static inline double nd_op_y0_f64(double x)
@@ -799,7 +812,7 @@ ND_HOSTDEV static inline double nd_op_y0_f64(double x)
     if (x > 20.0) return nd_bessel_jy_asym(x, 0, true);
     nd_dd s, h;
     nd_bessel_jy_series(x, 0, &s, &h);
-    const nd_dd l = nd_dd_add(nd_dd_make(log(0.5 * x), 0.0), nd_dd_make(ND_EULER, -0x1.6cb90701fbfabp-58));
+    const nd_dd l = nd_dd_add(nd_dd_make(log(x), 0.0), nd_dd_make(ND_EULER_M_LN2_HI, ND_EULER_M_LN2_LO));
     const nd_dd r = nd_dd_add(nd_dd_mul(l, s), nd_dd_make(-h.hi, -h.lo));
     return (2.0 / ND_PI) * (r.hi + r.lo);
 }
@@ -815,7 +828,7 @@ ND_HOSTDEV static inline double nd_op_y1_f64(double x)
     /* (x/2) [2 (log(x/2) + gamma) s - h] / pi ... - 2/(pi x) */
     const double m = -2.0 / x;
     if (nd_isinf_f64(m)) return m;
-    const nd_dd l = nd_dd_add(nd_dd_make(log(0.5 * x), 0.0), nd_dd_make(ND_EULER, -0x1.6cb90701fbfabp-58));
+    const nd_dd l = nd_dd_add(nd_dd_make(log(x), 0.0), nd_dd_make(ND_EULER_M_LN2_HI, ND_EULER_M_LN2_LO));
     nd_dd r = nd_dd_add(nd_dd_mul_d(nd_dd_mul(l, s), 2.0), nd_dd_make(-h.hi, -h.lo));
     r = nd_dd_mul_d(r, 0.5 * x);
     r = nd_dd_add(r, nd_dd_make(m, 0.0));

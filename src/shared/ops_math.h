@@ -625,5 +625,7 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 
 /* The complex bodies (nd_op_<name>_c64 / _c128). */
 #include "shared/ops_cpx.h"
+/* The gamma, zeta and Bessel functions (nd_op_gamma_f64, ...). */
+#include "shared/ops_gamma.h"
 
 #endif /* ND_OPS_MATH_H */
