@@ -34,9 +34,10 @@
  *    Stirling's series and log1p for a >= 10;
  *  - i0, i1 (and the scaled i0e, i1e): the power series (positive terms)
  *    up to |x| = 20, the asymptotic series of e^x / sqrt(2 pi x) beyond;
- *  - j0, j1, y0, y1: the power series in double-double arithmetic up to
- *    |x| = 20 (so j0/j1 keep their relative accuracy at their zeros
- *    there), Hankel's asymptotic series beyond.
+ *  - j0, j1, y0, y1: the power series in double-double arithmetic (and a
+ *    double-double log for y0, y1) up to |x| = 20, so that they keep
+ *    their relative accuracy at their zeros there; Hankel's asymptotic
+ *    series beyond.
  * Measured accuracy: src/cpu/vmath.h's table and tests/test_special_gamma.c
  * (against mpmath, tests/gen_special_gamma.py).
  */
@@ -96,6 +97,28 @@ ND_HOSTDEV static inline nd_dd nd_dd_div_d(nd_dd a, double b)
 }
 /* 1/b in double-double */
 ND_HOSTDEV static inline nd_dd nd_dd_recip(double b) { return nd_dd_div_d(nd_dd_make(1.0, 0.0), b); }
+
+/* log(x) in double-double for finite x > 0: x = 2^k m, m in [sqrt(1/2),
+ * sqrt(2)), log m = 2 atanh(s), s = (m - 1)/(m + 1), |s| <= 0.172 */
+ND_HOSTDEV static inline nd_dd nd_dd_log(double x)
+{
+    int k = 0;
+    double m = frexp(x, &k); /* [0.5, 1) */
+    if (m < 0.70710678118654752) {
+        m *= 2.0;
+        k--;
+    }
+    const double p = m + 1.0, pl = (m - (p - 1.0)) + (1.0 - (p - (p - 1.0))); /* m + 1 = p + pl */
+    nd_dd sd = nd_dd_div_d(nd_dd_make(m - 1.0, 0.0), p);                     /* m - 1 is exact */
+    const double c = sd.hi * (pl / p);
+    sd = nd_dd_add(sd, nd_dd_make(-c, 0.0));
+    const nd_dd s2 = nd_dd_mul(sd, sd);
+    nd_dd acc = nd_dd_recip(45.0);
+    for (int j = 21; j >= 0; j--) acc = nd_dd_add(nd_dd_mul(acc, s2), nd_dd_recip(2.0 * j + 1.0));
+    const nd_dd lm = nd_dd_mul_d(nd_dd_mul(acc, sd), 2.0);
+    const nd_dd kl = nd_dd_mul_d(nd_dd_make(0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56), (double)k);
+    return nd_dd_add(kl, lm);
+}
 
 /* sin(pi x) and cos(pi x) with an exact reduction of x (finite x) */
 ND_HOSTDEV static inline double nd_sinpi_f64(double x)
@@ -321,6 +344,7 @@ ND_HOSTDEV static inline double nd_op_digamma_f64(double x)
     if (x == 0) return nd_signbit_bits_f64(x) ? (double)INFINITY : -(double)INFINITY;
     if (x >= 10.0) return nd_digamma_big(x);
     if (x < 0 && nd_is_int_f64(x)) return (double)NAN; /* the poles and -inf */
+    if (fabs(x) < 0x1p-60) return -1.0 / x - ND_EULER; /* psi(x) = -1/x - gamma + O(x) */
     if (x <= -10.0) {
         /* psi(x) = psi(-x) - 1/x - pi cot(pi x) */
         return nd_digamma_big(-x) - 1.0 / x - ND_PI * nd_cospi_f64(x) / nd_sinpi_f64(x);
@@ -338,7 +362,6 @@ ND_HOSTDEV static inline double nd_op_digamma_f64(double x)
     } else if (x > 1.0) {
         t = (x - ND_PSI_X0_HI) - ND_PSI_X0_LO;
     } else if (x > 0.0) { /* y = x + 1 */
-        if (x < 0x1p-60) return -1.0 / x - ND_EULER; /* psi(x) = -1/x - gamma + O(x) */
         acc = nd_dd_recip(-x);
         t = (x - ND_PSI_X0M1_HI) - ND_PSI_X0M1_LO;
     } else if (x > -1.0) { /* y = x + 2 */
@@ -812,7 +835,7 @@ ND_HOSTDEV static inline double nd_op_y0_f64(double x)
     if (x > 20.0) return nd_bessel_jy_asym(x, 0, true);
     nd_dd s, h;
     nd_bessel_jy_series(x, 0, &s, &h);
-    const nd_dd l = nd_dd_add(nd_dd_make(log(x), 0.0), nd_dd_make(ND_EULER_M_LN2_HI, ND_EULER_M_LN2_LO));
+    const nd_dd l = nd_dd_add(nd_dd_log(x), nd_dd_make(ND_EULER_M_LN2_HI, ND_EULER_M_LN2_LO));
     const nd_dd r = nd_dd_add(nd_dd_mul(l, s), nd_dd_make(-h.hi, -h.lo));
     return (2.0 / ND_PI) * (r.hi + r.lo);
 }
@@ -828,10 +851,10 @@ ND_HOSTDEV static inline double nd_op_y1_f64(double x)
     /* (x/2) [2 (log(x/2) + gamma) s - h] / pi ... - 2/(pi x) */
     const double m = -2.0 / x;
     if (nd_isinf_f64(m)) return m;
-    const nd_dd l = nd_dd_add(nd_dd_make(log(x), 0.0), nd_dd_make(ND_EULER_M_LN2_HI, ND_EULER_M_LN2_LO));
+    const nd_dd l = nd_dd_add(nd_dd_log(x), nd_dd_make(ND_EULER_M_LN2_HI, ND_EULER_M_LN2_LO));
     nd_dd r = nd_dd_add(nd_dd_mul_d(nd_dd_mul(l, s), 2.0), nd_dd_make(-h.hi, -h.lo));
     r = nd_dd_mul_d(r, 0.5 * x);
-    r = nd_dd_add(r, nd_dd_make(m, 0.0));
+    r = nd_dd_add(r, nd_dd_mul_d(nd_dd_recip(x), -2.0)); /* m in double-double */
     return (r.hi + r.lo) / ND_PI;
 }
 ND_HOSTDEV static inline float nd_op_j0_f32(float x) { return (float)nd_op_j0_f64((double)x); }
