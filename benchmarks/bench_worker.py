@@ -241,6 +241,20 @@ def build_case(rec, np, xp, cache, cleanup=None):
         f = getattr(xp, fn)
         out = f(*ins)
         return (lambda: f(*ins, out=out)), (lambda: out), ""
+    if fn == "special":  # bench_special_gamma: scipy.special's ufunc (cupyx.scipy.special on CuPy), out=
+        try:
+            if xp is np:
+                import scipy
+                import scipy.special as sp
+                note = "scipy %s" % scipy.__version__
+            else:
+                import cupyx.scipy.special as sp
+                note = "cupyx.scipy.special"
+        except ImportError as e:
+            raise Unsupported("no scipy.special: %s" % e)
+        f = getattr(sp, call["name"])
+        out = f(*ins)
+        return (lambda: f(*ins, out=out)), (lambda: out), note
     if fn == "expr":  # bench_expr: the same line unfused (NumPy/CuPy), or numexpr.evaluate
         code = call["expr"]
         names = dict(zip("abc", ins))

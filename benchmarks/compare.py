@@ -61,10 +61,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx",
-           "fft", "complex", "linalg", "expr", "special", "random", "python"]
+           "fft", "complex", "linalg", "expr", "special", "special_gamma", "random", "python"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
 CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx",
-              "fft", "complex", "linalg", "expr", "special", "random", "python"]
+              "fft", "complex", "linalg", "expr", "special", "special_gamma", "random", "python"]
 # the group that is a Python script, not a bench_* binary (see the docstring)
 PY_BENCH = "python"
 
@@ -573,6 +573,9 @@ CPU_GOALS = [
     # special functions (bench_special): the twins are SciPy's ufuncs on NumPy arrays
     ("erf, expit, gelu, silu float32 1.6e7 vs SciPy", sel("special", ("erf", "expit", "gelu", "silu"), "float32",
                                                          "16000000"), "ratio_numpy", ">=", 2.0, "each"),
+    # special functions (bench_special_gamma): the twin is scipy.special's ufunc
+    ("gammaln float64 1.6e7 vs scipy.special", sel("special_gamma", "gammaln", "float64", "16000000"), "ratio_numpy",
+     ">=", 1.5, "each"),
     # fused expressions (nd_expr_eval, bench_expr): the *_numexpr rows' twin is numexpr.evaluate
     ("fused a*b+c float32 1.6e7 vs NumPy's a*b+c", sel("expr", "expr_fma", "float32", "16000000"), "ratio_numpy",
      ">=", 2.5, "each"),

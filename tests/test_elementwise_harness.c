@@ -82,6 +82,20 @@ static ew_dom unary_dom(nd_unary_op op)
     case ND_UNARY_ERFCX: d = mkdom(-5, 20, -5, 20); break;
     case ND_UNARY_RELU6:
     case ND_UNARY_HARDSWISH: d.halves = true; break;
+    case ND_UNARY_GAMMA:
+    case ND_UNARY_DIGAMMA: d = mkdom(-4.5, 12, -3, 12); break;
+    /* lgamma: positive (near its negative roots both it and the long double
+     * reference lose relative accuracy; tests/test_special_gamma.c covers
+     * them against mpmath) */
+    case ND_UNARY_LGAMMA: d = mkdom(0.05, 12, 0, 12); break;
+    case ND_UNARY_I0:
+    case ND_UNARY_I0E:
+    case ND_UNARY_I1:
+    case ND_UNARY_I1E:
+    case ND_UNARY_J0:
+    case ND_UNARY_J1: d = mkdom(-12, 12, -12, 12); break;
+    case ND_UNARY_Y0:
+    case ND_UNARY_Y1: d = mkdom(0.05, 12, 0, 12); break;
     default: break;
     }
     return d;
@@ -127,6 +141,14 @@ static ew_dom binary_dom(nd_binary_op op, int which, nd_dtype t)
     case ND_BINARY_LDEXP: d = which == 0 ? mkdom(-10, 10, -10, 10) : mkdom(0, 0, -30, 30); break;
     case ND_BINARY_XLOGY: d = which == 0 ? mkdom(-10, 10, -10, 10) : mkdom(0.01, 100, 0, 100); break;
     case ND_BINARY_XLOG1PY: d = which == 0 ? mkdom(-10, 10, -10, 10) : mkdom(-0.99, 100, 0, 100); break;
+    case ND_BINARY_POLYGAMMA: d = which == 0 ? mkdom(0, 3, 0, 3) : mkdom(0.1, 8, 1, 8); d.halves = which == 0; break;
+    case ND_BINARY_BETA: d = mkdom(0.1, 8, -2, 8); break;
+    /* betaln: away from its zeros (where its log terms cancel; the
+     * accuracy there is tests/test_special_gamma.c's) */
+    case ND_BINARY_BETALN: d = mkdom(0.05, 0.9, 1, 8); break;
+    case ND_BINARY_GAMMAINC:
+    case ND_BINARY_GAMMAINCC: d = mkdom(0.1, 8, 0, 8); break;
+    case ND_BINARY_ZETA: d = which == 0 ? mkdom(1.1, 8, 2, 8) : mkdom(0.1, 8, 1, 8); break;
     case ND_BINARY_MAXIMUM:
     case ND_BINARY_MINIMUM:
     case ND_BINARY_FMAX:

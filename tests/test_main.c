@@ -61,8 +61,8 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_OUTAPI(X) X(out_api)
 /* the random distributions beyond uniform and normal (src/shared/philox_dist.h) */
 #define SUITES_RANDOM(X) X(random_dist)
-/* the special functions and activations (tests/test_special.c) */
-#define SUITES_SPECIAL(X) X(special)
+/* the special functions and activations (tests/test_special.c, tests/test_special_gamma.c) */
+#define SUITES_SPECIAL(X) X(special) X(special_gamma)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_INDEX(X) SUITES_SORT(X) SUITES_SCAN(X) SUITES_MANIP(X) SUITES_PROF(X) \
     SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X) SUITES_KERNEL(X) \

@@ -80,6 +80,23 @@ extern "C" {
  *  PyTorch's constants); leaky_relu(x, s) = x if x > 0 else s x, and
  *  elu(x, a) = x if x > 0 else a expm1(x): the parameter is the second
  *  operand (nd_binary_scalar for one slope or alpha).
+ *  The special functions are SciPy's (scipy.special 1.17), computed in
+ *  float64 (float32 rounds the float64 value once; float16/bfloat16 through
+ *  float32) by the same code on every device (src/shared/ops_gamma.h):
+ *  gamma (+-inf at +-0, NaN at the negative integers and -inf), lgamma
+ *  (SciPy's gammaln: log|gamma(x)|, +inf at the poles and at +inf, -inf at -inf as SciPy; also
+ *  nd_gammaln), digamma (psi; also nd_psi: -inf at +0, +inf at -0, NaN at
+ *  the negative integers), i0, i0e, i1, i1e (modified Bessel functions of
+ *  the first kind and their e^-|x| scaled forms; i0(+-inf), i1(+-inf) NaN
+ *  as SciPy's), j0, j1, y0, y1 (Bessel functions; NaN at +-inf, y0/y1 NaN
+ *  for x < 0 and -inf at 0); polygamma(n, x) = (-1)^(n+1) gamma(n+1)
+ *  zeta(n+1, x), digamma(x) for n == 0, NaN for a non-integer n; beta(a, b)
+ *  and betaln(a, b) = log|beta(a, b)| (SciPy's rules at non-positive
+ *  integers); gammainc(a, x), gammaincc(a, x): the regularised lower and
+ *  upper incomplete gamma functions (NaN for a < 0 or x < 0); zeta(x, q):
+ *  Hurwitz's zeta sum_k (q+k)^-x (inf at x == 1 and at q a non-positive
+ *  integer, NaN for x < 1 and for q < 0 with x not an integer). Accuracy:
+ *  docs/special.md.
  */
 #define ND_UNARY_OPS(X)                     \
     X(NEG, negative, IUFC, SAME)             \
@@ -144,7 +161,18 @@ extern "C" {
     X(MISH, mish, BIUF, FLOAT)              \
     X(RELU6, relu6, BIUF, FLOAT)            \
     X(HARDSWISH, hardswish, BIUF, FLOAT)    \
-    X(SELU, selu, BIUF, FLOAT)
+    X(SELU, selu, BIUF, FLOAT)              \
+    X(GAMMA, gamma, BIUF, FLOAT)            \
+    X(LGAMMA, lgamma, BIUF, FLOAT)          \
+    X(DIGAMMA, digamma, BIUF, FLOAT)        \
+    X(I0, i0, BIUF, FLOAT)                  \
+    X(I0E, i0e, BIUF, FLOAT)                \
+    X(I1, i1, BIUF, FLOAT)                  \
+    X(I1E, i1e, BIUF, FLOAT)                \
+    X(J0, j0, BIUF, FLOAT)                  \
+    X(J1, j1, BIUF, FLOAT)                  \
+    X(Y0, y0, BIUF, FLOAT)                  \
+    X(Y1, y1, BIUF, FLOAT)
 
 #define ND_BINARY_OPS(X)                          \
     X(ADD, add, BIUFC, SAME)                       \
@@ -187,7 +215,13 @@ extern "C" {
     X(XLOGY, xlogy, BIUF, FLOAT)                  \
     X(XLOG1PY, xlog1py, BIUF, FLOAT)              \
     X(LEAKY_RELU, leaky_relu, BIUF, FLOAT)        \
-    X(ELU, elu, BIUF, FLOAT)
+    X(ELU, elu, BIUF, FLOAT)                      \
+    X(POLYGAMMA, polygamma, BIUF, FLOAT)          \
+    X(BETA, beta, BIUF, FLOAT)                    \
+    X(BETALN, betaln, BIUF, FLOAT)                \
+    X(GAMMAINC, gammainc, BIUF, FLOAT)            \
+    X(GAMMAINCC, gammaincc, BIUF, FLOAT)          \
+    X(ZETA, zeta, BIUF, FLOAT)
 
 #define ND_X_ENUM_UNARY(E, n, k, r) ND_UNARY_##E,
 #define ND_X_ENUM_BINARY(E, n, k, r) ND_BINARY_##E,
@@ -283,6 +317,10 @@ ND_API nd_status nd_allclose(bool *result, const nd_array *a, const nd_array *b,
  *  NaNs in the same places count as equal). Different shapes give false
  *  and ND_OK, as NumPy; ND_ERR_DEVICE for mixed devices. */
 ND_API nd_status nd_array_equal(bool *result, const nd_array *a, const nd_array *b, bool equal_nan);
+/** scipy.special.gammaln: the same as nd_lgamma. */
+ND_API nd_status nd_gammaln(nd_array **out, const nd_array *a);
+/** scipy.special.psi: the same as nd_digamma. */
+ND_API nd_status nd_psi(nd_array **out, const nd_array *a);
 /** np.radians: the same as nd_deg2rad. */
 ND_API nd_status nd_radians(nd_array **out, const nd_array *a);
 /** np.degrees: the same as nd_rad2deg. */

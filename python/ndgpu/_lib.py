@@ -344,11 +344,12 @@ UNARY_OPS = ("negative positive abs sign sqrt cbrt square reciprocal exp exp2 ex
              "tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh sigmoid relu floor ceil trunc rint "
              "logical_not bitwise_not isnan isinf isfinite signbit deg2rad rad2deg spacing conjugate "
              "erf erfc erfinv erfcinv erfcx ndtr ndtri log_ndtr logit log_expit softplus entr sinc gelu gelu_tanh "
-             "silu mish relu6 hardswish selu").split()
+             "silu mish relu6 hardswish selu gamma lgamma digamma i0 i0e i1 i1e j0 j1 y0 y1").split()
 BINARY_OPS = ("add subtract multiply divide floor_divide remainder power maximum minimum fmax fmin arctan2 hypot "
               "copysign equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor "
               "bitwise_and bitwise_or bitwise_xor left_shift right_shift fmod logaddexp logaddexp2 gcd lcm "
-              "heaviside nextafter float_power ldexp xlogy xlog1py leaky_relu elu").split()
+              "heaviside nextafter float_power ldexp xlogy xlog1py leaky_relu elu polygamma beta betaln "
+              "gammainc gammaincc zeta").split()
 UNARY = {n: i for i, n in enumerate(UNARY_OPS)}
 BINARY = {n: i for i, n in enumerate(BINARY_OPS)}
 for _i, _n in enumerate(UNARY_OPS):  # cross-check with the library's own names

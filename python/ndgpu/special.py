@@ -8,15 +8,22 @@ and accuracy.
     erf erfc erfinv erfcinv erfcx ndtr ndtri log_ndtr logit expit
     log_expit softplus entr sinc xlogy xlog1py
     gelu gelu_tanh silu mish relu6 hardswish selu leaky_relu elu
+
+and the gamma, zeta and Bessel family (_special_gamma.py):
+
+    gamma gammaln lgamma digamma psi polygamma beta betaln gammainc
+    gammaincc zeta i0 i0e i1 i1e j0 j1 y0 y1
 """
 from ._array import fast_binop, fast_unop
 from ._lib import BINARY, UNARY
+from ._special_gamma import *  # noqa: F401,F403
+from ._special_gamma import __all__ as _gamma_all
 
 _UNARY = ["erf", "erfc", "erfinv", "erfcinv", "erfcx", "ndtr", "ndtri", "log_ndtr", "logit", "log_expit",
           "softplus", "entr", "sinc", "gelu", "gelu_tanh", "silu", "mish", "relu6", "hardswish", "selu"]
 _BINARY = {"xlogy": "x, y", "xlog1py": "x, y", "leaky_relu": "x, negative_slope=0.01", "elu": "x, alpha=1.0"}
 
-__all__ = sorted(_UNARY + list(_BINARY) + ["expit"])
+__all__ = sorted(_UNARY + list(_BINARY) + ["expit"] + list(_gamma_all))
 
 _ns = {"unop": fast_unop, "binop": fast_binop}
 for _name in _UNARY:

@@ -3,7 +3,8 @@
  * core from op-table ops, casts, where and reductions, so that they run on
  * every backend with the table's NumPy-exact bodies: divmod, modf, frexp,
  * round with decimals, isclose / allclose / array_equal, and the
- * conjugate-ready aliases (conj, real, imag, radians, degrees).
+ * conjugate-ready aliases (conj, real, imag, radians, degrees), SciPy's
+ * names gammaln and psi.
  *
  * Every function computes into fresh temporaries and hands the result(s)
  * over only at the end (nd__out_deliver), so that on failure nothing is written and
@@ -53,6 +54,16 @@ nd_status nd_conj(nd_array **out, const nd_array *a)
 {
     ND_PROF_OP("conj", out, a);
     return nd__ew_unary_op("nd_conj", out, ND_UNARY_CONJUGATE, a);
+}
+nd_status nd_gammaln(nd_array **out, const nd_array *a)
+{
+    ND_PROF_OP("gammaln", out, a);
+    return nd__ew_unary_op("nd_gammaln", out, ND_UNARY_LGAMMA, a);
+}
+nd_status nd_psi(nd_array **out, const nd_array *a)
+{
+    ND_PROF_OP("psi", out, a);
+    return nd__ew_unary_op("nd_psi", out, ND_UNARY_DIGAMMA, a);
 }
 
 nd_status nd_real(nd_array **out, const nd_array *a)

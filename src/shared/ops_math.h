@@ -627,5 +627,7 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #include "shared/ops_cpx.h"
 /* The special functions and activations (erf ... elu). */
 #include "shared/ops_special.h"
+/* The gamma, zeta and Bessel functions (nd_op_gamma_f64, ...). */
+#include "shared/ops_gamma.h"
 
 #endif /* ND_OPS_MATH_H */
