@@ -60,9 +60,12 @@ typedef Suite *(*suite_fn)(void);
 /* the out rule's core cases for every public function with an out-pointer (tools/out_api.py) */
 #define SUITES_OUTAPI(X) X(out_api)
 
+/* sparse matrices (src/sparse, src/cpu/sparse.c) */
+#define SUITES_SPARSE(X) X(sparse)
+
 #define SUITES(X) SUITES_BASE(X) SUITES_INDEX(X) SUITES_SORT(X) SUITES_SCAN(X) SUITES_MANIP(X) SUITES_PROF(X) \
     SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X) SUITES_KERNEL(X) \
-    SUITES_EXPR(X)
+    SUITES_EXPR(X) SUITES_SPARSE(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X
