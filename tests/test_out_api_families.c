@@ -190,6 +190,18 @@ OUT_ADAPTER(nd_sparse_sum)
     nd_sparse_release(s);
     return st;
 }
+static nd_status sp_solve(nd_array **o, const out_fx *f, bool cg)
+{
+    nd_sparse *s = sp_of(f->sq);
+    nd_array *v = NULL;
+    nd_status st = nd_to_device(&v, f->v3, nd_cpu());
+    if (!st) st = cg ? nd_sparse_cg(o, s, v, NULL, 1e-12, 0, 0, NULL) : nd_sparse_bicgstab(o, s, v, NULL, 1e-12, 0, 0, NULL);
+    nd_release(v);
+    nd_sparse_release(s);
+    return st;
+}
+OUT_ADAPTER(nd_sparse_cg) { return sp_solve(o, f, true); }
+OUT_ADAPTER(nd_sparse_bicgstab) { return sp_solve(o, f, false); }
 OUT_ADAPTER(nd_sparse_diagonal)
 {
     nd_sparse *s = sp_of(f->a);
@@ -292,6 +304,8 @@ const out_api_entry out_api_families[] = {
     OUT_ENTRY(nd_sparse_matmul, 0),
     OUT_ENTRY(nd_sparse_sum, 0),
     OUT_ENTRY(nd_sparse_diagonal, 0),
+    OUT_ENTRY(nd_sparse_cg, 0),
+    OUT_ENTRY(nd_sparse_bicgstab, 0),
     OUT_ENTRY(nd_linalg_vector_norm, 0),
     OUT_ENTRY(nd_linalg_matrix_norm, 0),
     OUT_ENTRY(nd_linalg_cond, 0),

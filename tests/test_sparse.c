@@ -728,6 +728,93 @@ START_TEST(threads)
 }
 END_TEST
 
+/* The 5-point Laplacian of an m x m grid (Dirichlet), n = m*m, from
+ * triplets. */
+static nd_sparse *poisson(int64_t m, nd_dtype t)
+{
+    int64_t n = m * m, k = 0;
+    int64_t *r = malloc((size_t)n * 5 * sizeof(int64_t)), *c = malloc((size_t)n * 5 * sizeof(int64_t));
+    cplx *v = malloc((size_t)n * 5 * sizeof(cplx));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < m; j++) {
+            int64_t p = i * m + j;
+            r[k] = p, c[k] = p, v[k++] = 4;
+            if (i > 0) r[k] = p, c[k] = p - m, v[k++] = -1;
+            if (i + 1 < m) r[k] = p, c[k] = p + m, v[k++] = -1;
+            if (j > 0) r[k] = p, c[k] = p - 1, v[k++] = -1;
+            if (j + 1 < m) r[k] = p, c[k] = p + 1, v[k++] = -1;
+        }
+    nd_array *d = arr_vals(t, k, v), *ra = arr_idx(ND_INT64, k, r), *ca = arr_idx(ND_INT64, k, c);
+    nd_sparse *s = NULL;
+    ND_OK_OR_FAIL(nd_sparse_from_triplets(&s, ND_SPARSE_CSR, d, ra, ca, n, n));
+    nd_release(d);
+    nd_release(ra);
+    nd_release(ca);
+    free(r);
+    free(c);
+    free(v);
+    return s;
+}
+START_TEST(solvers)
+{
+    for (int ti = 0; ti < 2; ti++) {
+        nd_dtype t = ti ? ND_FLOAT64 : ND_FLOAT32;
+        int64_t m = 24, n = m * m;
+        nd_sparse *a = poisson(m, t);
+        ck_assert_int_eq(nd_sparse_nnz(a), 5 * n - 4 * m);
+        cplx *xt = malloc((size_t)n * sizeof(cplx));
+        for (int64_t i = 0; i < n; i++) xt[i] = rval(ND_FLOAT64);
+        nd_array *xa = arr_vals(t, n, xt), *b = NULL;
+        ND_OK_OR_FAIL(nd_sparse_matmul(&b, a, xa));
+        double rtol = ti ? 1e-10 : 1e-5;
+        for (int method = 0; method < 2; method++) {
+            nd_array *x = NULL;
+            nd_sparse_solve_info info = {0};
+            if (method == 0) ND_OK_OR_FAIL(nd_sparse_cg(&x, a, b, NULL, rtol, 0, 0, &info));
+            else ND_OK_OR_FAIL(nd_sparse_bicgstab(&x, a, b, NULL, rtol, 0, 0, &info));
+            ck_assert_msg(info.converged, "%s did not converge (%lld iterations, residual %g)",
+                          method ? "bicgstab" : "cg", (long long)info.iterations, info.residual);
+            ck_assert(info.iterations > 5 && info.iterations < n);
+            cplx *xv;
+            read_arr(x, &xv);
+            double e = 0, nx = 0;
+            for (int64_t i = 0; i < n; i++) {
+                e += creal((xv[i] - xt[i]) * conj(xv[i] - xt[i]));
+                nx += creal(xt[i] * conj(xt[i]));
+            }
+            /* cond(A) ~ 4 m^2 / pi^2 bounds the error by cond * rtol */
+            double bound = 300.0 * rtol * (ti ? 1 : 10);
+            ck_assert_msg(sqrt(e / nx) < bound, "%s: relative error %g > %g", method ? "bicgstab" : "cg",
+                          sqrt(e / nx), bound);
+            /* warm start from the answer: converged at once */
+            nd_array *x2 = NULL;
+            if (method == 0) ND_OK_OR_FAIL(nd_sparse_cg(&x2, a, b, x, rtol, 0, 0, &info));
+            else ND_OK_OR_FAIL(nd_sparse_bicgstab(&x2, a, b, x, rtol, 0, 0, &info));
+            ck_assert(info.converged);
+            ck_assert_int_le(info.iterations, 1);
+            /* maxiter 2: not converged, not an error */
+            nd_release(x2);
+            x2 = NULL;
+            ND_OK_OR_FAIL(nd_sparse_cg(&x2, a, b, NULL, rtol, 0, 2, &info));
+            ck_assert(!info.converged);
+            ck_assert_int_eq(info.iterations, 2);
+            nd_release(x2);
+            nd_release(x);
+            free(xv);
+        }
+        nd_array *o = (nd_array *)0x1, *b3 = NULL;
+        ND_OK_OR_FAIL(nd_zeros(&b3, t, 1, (int64_t[]){3}, CPU));
+        ND_EXPECT_ERR(nd_sparse_cg(&o, a, b3, NULL, 1e-5, 0, 0, NULL), ND_ERR_SHAPE, "'b' must have shape (576,)");
+        ck_assert_ptr_eq(o, (nd_array *)0x1);
+        nd_release(b3);
+        nd_release(xa);
+        nd_release(b);
+        free(xt);
+        nd_sparse_release(a);
+    }
+}
+END_TEST
+
 /* empty matrices and 0 extents */
 START_TEST(empty)
 {
@@ -795,6 +882,7 @@ Suite *suite_sparse(void)
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, empty);
     tcase_add_test(tc, threads);
+    tcase_add_test(tc, solvers);
     tcase_add_test(tc, device);
     suite_add_tcase(s, tc);
     return s;

@@ -160,6 +160,27 @@ ND_API nd_status nd_sparse_slice_rows(nd_sparse **out, const nd_sparse *a, int64
  * with the format that makes it a gather). */
 ND_API nd_status nd_sparse_take(nd_sparse **out, const nd_sparse *a, const nd_array *idx, int axis);
 
+/* ---- iterative solvers (scipy.sparse.linalg.cg, .bicgstab) ---- */
+/* What a solve did: iterations run, the final residual norm ||b - A x||_2
+ * (the recurrence's), and whether it reached max(rtol ||b||, atol). */
+typedef struct nd_sparse_solve_info {
+    int64_t iterations;
+    double residual;
+    bool converged;
+} nd_sparse_solve_info;
+/* x with a x = b by conjugate gradients (a symmetric positive definite,
+ * square; b 1-D of a's dtype, float32 or float64), from x0 (NULL: zeros),
+ * until ||r|| <= max(rtol ||b||, atol) or maxiter iterations (maxiter <= 0:
+ * 10 n, scipy's default). Not converging is not an error (scipy's info >
+ * 0): info->converged says it. info may be NULL. Runs on a's device with
+ * its SpMV and the library's vector operations. */
+ND_API nd_status nd_sparse_cg(nd_array **out, const nd_sparse *a, const nd_array *b, const nd_array *x0, double rtol,
+                              double atol, int64_t maxiter, nd_sparse_solve_info *info);
+/* The same by BiCGSTAB (any nonsingular square a). A breakdown (rho or
+ * omega exactly 0) ends the iteration unconverged. */
+ND_API nd_status nd_sparse_bicgstab(nd_array **out, const nd_sparse *a, const nd_array *b, const nd_array *x0,
+                                    double rtol, double atol, int64_t maxiter, nd_sparse_solve_info *info);
+
 #ifdef __cplusplus
 }
 #endif
