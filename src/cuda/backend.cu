@@ -193,4 +193,8 @@ extern "C" const nd_backend nd__cuda_backend = {
 
     // fused expressions: no fused kernel yet, the core evaluates them op by op
     .expr = nullptr,
+
+    // sparse matrices: no CUDA kernels yet; the family answers
+    // ND_ERR_UNSUPPORTED for computing operations on a GPU (transfers work)
+    .sparse = nullptr,
 };
