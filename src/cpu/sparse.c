@@ -23,6 +23,7 @@ typedef struct sp_ctx {
     const void *ap, *ai, *ad, *bp, *bi, *bd, *x, *row;
     void *cp, *ci, *cd, *y;
     void *tp, *ti, *td; /* scratch CSR */
+    void *s0, *s1, *s2; /* more scratch (FROM_COO) */
     atomic_int nomem;
 } sp_ctx;
 
@@ -370,25 +371,41 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     case ND_SP_CANON:
         return sp_canon(&c, call, f, dev, vt);
     case ND_SP_FROM_COO: {
-        nd_array *tp = NULL, *ti = NULL, *td = NULL;
+        nd_array *tp = NULL, *ti = NULL, *td = NULL, *s0 = NULL, *s1 = NULL, *s2 = NULL;
+        nd_dtype it = a->indices->dtype;
         nd_status st;
-        if ((st = sp_alloc1(&tp, a->indices->dtype, a->rows + 1, dev)) ||
-            (st = sp_alloc1(&ti, a->indices->dtype, c.nnz, dev)) || (st = sp_alloc1(&td, vt, c.nnz, dev)))
+        if ((st = sp_alloc1(&tp, it, a->rows + 1, dev)) || (st = sp_alloc1(&ti, it, c.nnz, dev)) ||
+            (st = sp_alloc1(&td, vt, c.nnz, dev)) || (st = sp_alloc1(&s0, it, a->cols + 1, dev)) ||
+            (st = sp_alloc1(&s1, it, c.nnz, dev)) || (st = sp_alloc1(&s2, vt, c.nnz, dev)))
             goto coo_done;
         c.row = nd__ptr(call->row);
         c.tp = nd__ptr(tp);
         c.ti = nd__ptr(ti);
         c.td = nd__ptr(td);
+        c.s0 = nd__ptr(s0);
+        c.s1 = nd__ptr(s1);
+        c.s2 = nd__ptr(s2);
         f->coo_scatter(&c);
+        nd_release(s0);
+        nd_release(s1);
+        nd_release(s2);
+        s0 = s1 = s2 = NULL;
         c.ap = c.tp;
         c.ai = c.ti;
         c.ad = c.td;
-        c.flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
+        if (!(call->flags & ND_SP_SUM)) { /* sorted already: the scratch CSR is the result */
+            call->c = (nd_sp_csr){.rows = a->rows, .cols = a->cols, .indptr = tp, .indices = ti, .data = td};
+            return ND_OK;
+        }
+        c.flags = ND_SP_SUM;
         st = sp_canon(&c, call, f, dev, vt);
     coo_done:
         nd_release(tp);
         nd_release(ti);
         nd_release(td);
+        nd_release(s0);
+        nd_release(s1);
+        nd_release(s2);
         return st;
     }
     case ND_SP_SPGEMM:

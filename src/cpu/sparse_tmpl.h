@@ -149,23 +149,37 @@ static void F(compact_rows)(sp_ctx *c, int64_t r0, int64_t r1)
     }
 }
 
-/* ---- COO to CSR: a counting sort by row (stable), then canon ---- */
+/* ---- COO to CSR: two stable counting sorts, by column (into the scratch
+ *      s0 = column pointers, s1 = rows, s2 = values) and then by row, leave
+ *      every row sorted by column; then canon sums the duplicates ---- */
 static void F(coo_scatter)(sp_ctx *c)
 {
     const IT *row = c->row, *ai = c->ai;
     const VT *ad = c->ad;
-    IT *tp = c->tp, *ti = c->ti;
-    VT *td = c->td;
-    int64_t nnz = c->nnz, m = c->rows;
+    IT *tp = c->tp, *ti = c->ti, *cp = c->s0, *sr = c->s1;
+    VT *td = c->td, *sv = c->s2;
+    int64_t nnz = c->nnz, m = c->rows, n = c->cols;
     for (int64_t r = 0; r <= m; r++) tp[r] = 0;
-    for (int64_t p = 0; p < nnz; p++) tp[row[p] + 1]++;
-    for (int64_t r = 0; r < m; r++) tp[r + 1] += tp[r];
-    /* the next free slot of row r is tp[r]; afterwards tp[r] = end of r */
+    for (int64_t j = 0; j <= n; j++) cp[j] = 0;
     for (int64_t p = 0; p < nnz; p++) {
-        int64_t q = tp[row[p]]++;
-        ti[q] = ai[p];
-        td[q] = ad[p];
+        tp[row[p] + 1]++;
+        cp[ai[p] + 1]++;
     }
+    for (int64_t r = 0; r < m; r++) tp[r + 1] += tp[r];
+    for (int64_t j = 0; j < n; j++) cp[j + 1] += cp[j];
+    for (int64_t p = 0; p < nnz; p++) {
+        int64_t q = cp[ai[p]]++;
+        sr[q] = row[p];
+        sv[q] = ad[p];
+    }
+    /* cp[j] is now the end of column j: walk the columns in order */
+    int64_t q = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (; q < cp[j]; q++) {
+            int64_t o = tp[sr[q]]++;
+            ti[o] = (IT)j;
+            td[o] = sv[q];
+        }
     for (int64_t r = m; r > 0; r--) tp[r] = tp[r - 1];
     tp[0] = 0;
 }

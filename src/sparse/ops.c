@@ -89,23 +89,31 @@ nd_status nd_sparse_matmul(nd_array **out, const nd_sparse *a, const nd_array *b
                        nd_dtype_name(b->dtype), nd_dtype_name(vt));
     int64_t k = b->ndim == 2 ? b->shape[1] : 1;
     const int64_t shape[2] = {a->rows, k};
-    if (*out && (st = nd__out_check(fn, *out, vt, b->ndim, shape, b->device))) return st;
     nd_status (*slot)(nd_sp_call *);
     if ((st = nd__sp_slot(fn, b->device, &slot))) return st;
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, vt, b->ndim, shape, b->device))) return st;
     nd_sparse *csr = NULL;
-    nd_array *x = NULL, *y = NULL;
-    if ((st = nd__sp_as_csr(fn, &csr, a))) return st;
-    if (a->data->size == 0) { /* no entries: zeros (also for 0 columns) */
-        st = nd_zeros(&y, vt, b->ndim, shape, b->device);
-    } else if (!(st = nd__copy_new(&x, b, vt)) && !(st = nd__alloc(&y, vt, b->ndim, shape, b->device)) && k > 0) {
-        nd_sp_call call = {.op = ND_SP_SPMM, .a = nd__sp_csr_form(csr), .x = x, .y = y, .k = k};
-        st = nd__sp_run(fn, b->device, &call);
+    nd_array *x = NULL;
+    const nd_array *ins[1] = {b};
+    if ((st = nd__out_target(&t, vt, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 1, ins))) goto done;
+    if (a->data->size == 0 || k == 0) { /* no entries: zeros (also for 0 columns) */
+        nd_scalar z = nd_scalar_int(0);
+        unsigned char zero[16];
+        nd__scalar_store(zero, vt, z);
+        if (t.dst->size) st = nd__backend(b->device)->fill(t.dst, zero);
+        goto done;
     }
-    if (!st) st = nd__out_deliver(fn, out, &y, vt, ND_OUT_CONTIGUOUS);
+    if ((st = nd__sp_as_csr(fn, &csr, a))) goto done;
+    /* x: b itself when C-contiguous (the usual case), else a contiguous copy */
+    if (nd_is_contiguous(b)) x = nd_retain((nd_array *)b);
+    else if ((st = nd__copy_new(&x, b, vt))) goto done;
+    nd_sp_call call = {.op = ND_SP_SPMM, .a = nd__sp_csr_form(csr), .x = x, .y = t.dst, .k = k};
+    st = nd__sp_run(fn, b->device, &call);
+done:
     nd_sparse_release(csr);
     nd_release(x);
-    nd_release(y);
-    return st;
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_sparse_spgemm(nd_sparse **out, const nd_sparse *a, const nd_sparse *b)
