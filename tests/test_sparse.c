@@ -314,9 +314,12 @@ START_TEST(triplets_and_canonical)
         nd_release(c);
     }
     /* sort_indices keeps duplicates; sum_duplicates keeps a zero sum (scipy) */
-    for (int ii = 0; ii < 2; ii++) {
-        raw w = gen(ND_FLOAT64, 31, 9, 12, true);
-        nd_sparse *s = mk(&w, ND_FLOAT64, IT[ii]);
+    /* short rows (insertion sort) and long ones (merged runs) */
+    const int64_t geo[2][3] = {{31, 9, 12}, {6, 500, 300}};
+    for (int ii = 0; ii < 4; ii++) {
+        const int64_t R = geo[ii / 2][0], C = geo[ii / 2][1];
+        raw w = gen(ND_FLOAT64, R, C, (int)geo[ii / 2][2], true);
+        nd_sparse *s = mk(&w, ND_FLOAT64, IT[ii % 2]);
         ND_OK_OR_FAIL(nd_sparse_sort_indices(s));
         ck_assert_int_eq(nd_sparse_nnz(s), w.nnz);
         nd_array *ip = NULL, *ix = NULL;
@@ -326,7 +329,7 @@ START_TEST(triplets_and_canonical)
         read_arr(ip, &pv);
         read_arr(ix, &iv);
         int64_t dups = 0;
-        for (int64_t i = 0; i < 31; i++)
+        for (int64_t i = 0; i < R; i++)
             for (int64_t p = (int64_t)creal(pv[i]) + 1; p < (int64_t)creal(pv[i + 1]); p++) {
                 ck_assert(creal(iv[p - 1]) <= creal(iv[p]));
                 dups += creal(iv[p - 1]) == creal(iv[p]);
@@ -336,11 +339,11 @@ START_TEST(triplets_and_canonical)
         free(iv);
         nd_release(ip);
         nd_release(ix);
-        expect_sparse(s, w.ref, 31, 9, "sorted");
+        expect_sparse(s, w.ref, R, C, "sorted");
         ND_OK_OR_FAIL(nd_sparse_sum_duplicates(s));
         ck_assert_int_eq(nd_sparse_nnz(s), w.nnz - dups);
         ck_assert(canonical(s));
-        expect_sparse(s, w.ref, 31, 9, "duplicates summed");
+        expect_sparse(s, w.ref, R, C, "duplicates summed");
         nd_sparse_release(s);
         raw_free(&w);
     }

@@ -23,7 +23,6 @@ typedef struct sp_ctx {
     const void *ap, *ai, *ad, *bp, *bi, *bd, *x, *row;
     void *cp, *ci, *cd, *y;
     void *tp, *ti, *td; /* scratch CSR */
-    void *s0, *s1, *s2; /* more scratch (FROM_COO) */
     atomic_int nomem;
 } sp_ctx;
 
@@ -31,26 +30,34 @@ typedef struct sp_pair {
     int64_t key, pos;
 } sp_pair;
 
-static int sp_pair_cmp(const void *x, const void *y)
+/* stable (ties keep their order): insertion sort for short runs, then
+ * bottom-up merges through the scratch w2 (n pairs) */
+static void sp_sort_pairs(sp_pair *w, sp_pair *w2, int64_t n)
 {
-    const sp_pair *a = x, *b = y;
-    if (a->key != b->key) return a->key < b->key ? -1 : 1;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-/* stable: ties ordered by position */
-static void sp_sort_pairs(sp_pair *w, int64_t n)
-{
-    if (n <= 32) {
-        for (int64_t i = 1; i < n; i++) {
+    const int64_t RUN = 32;
+    for (int64_t b = 0; b < n; b += RUN) {
+        int64_t e = b + RUN < n ? b + RUN : n;
+        for (int64_t i = b + 1; i < e; i++) {
             sp_pair v = w[i];
             int64_t j = i;
-            for (; j > 0 && w[j - 1].key > v.key; j--) w[j] = w[j - 1];
+            for (; j > b && w[j - 1].key > v.key; j--) w[j] = w[j - 1];
             w[j] = v;
         }
-        return;
     }
-    qsort(w, (size_t)n, sizeof *w, sp_pair_cmp);
+    sp_pair *src = w, *dst = w2;
+    for (int64_t width = RUN; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = src[j].key < src[i].key ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        sp_pair *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != w) memcpy(w, src, (size_t)n * sizeof *w);
 }
 
 #define SP_SORT_IDX(T, S)                                                     \
@@ -371,41 +378,26 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     case ND_SP_CANON:
         return sp_canon(&c, call, f, dev, vt);
     case ND_SP_FROM_COO: {
-        nd_array *tp = NULL, *ti = NULL, *td = NULL, *s0 = NULL, *s1 = NULL, *s2 = NULL;
+        nd_array *tp = NULL, *ti = NULL, *td = NULL;
         nd_dtype it = a->indices->dtype;
         nd_status st;
         if ((st = sp_alloc1(&tp, it, a->rows + 1, dev)) || (st = sp_alloc1(&ti, it, c.nnz, dev)) ||
-            (st = sp_alloc1(&td, vt, c.nnz, dev)) || (st = sp_alloc1(&s0, it, a->cols + 1, dev)) ||
-            (st = sp_alloc1(&s1, it, c.nnz, dev)) || (st = sp_alloc1(&s2, vt, c.nnz, dev)))
+            (st = sp_alloc1(&td, vt, c.nnz, dev)))
             goto coo_done;
         c.row = nd__ptr(call->row);
         c.tp = nd__ptr(tp);
         c.ti = nd__ptr(ti);
         c.td = nd__ptr(td);
-        c.s0 = nd__ptr(s0);
-        c.s1 = nd__ptr(s1);
-        c.s2 = nd__ptr(s2);
         f->coo_scatter(&c);
-        nd_release(s0);
-        nd_release(s1);
-        nd_release(s2);
-        s0 = s1 = s2 = NULL;
         c.ap = c.tp;
         c.ai = c.ti;
         c.ad = c.td;
-        if (!(call->flags & ND_SP_SUM)) { /* sorted already: the scratch CSR is the result */
-            call->c = (nd_sp_csr){.rows = a->rows, .cols = a->cols, .indptr = tp, .indices = ti, .data = td};
-            return ND_OK;
-        }
-        c.flags = ND_SP_SUM;
+        c.flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
         st = sp_canon(&c, call, f, dev, vt);
     coo_done:
         nd_release(tp);
         nd_release(ti);
         nd_release(td);
-        nd_release(s0);
-        nd_release(s1);
-        nd_release(s2);
         return st;
     }
     case ND_SP_SPGEMM:

@@ -104,14 +104,14 @@ static void F(canon_rows)(sp_ctx *c, int64_t r0, int64_t r1)
                 if (len > wcap) {
                     nd__free(w);
                     wcap = len < 64 ? 64 : len;
-                    w = nd__malloc((size_t)wcap * sizeof(sp_pair));
+                    w = nd__malloc((size_t)wcap * 2 * sizeof(sp_pair));
                     if (!w) {
                         atomic_store(&c->nomem, 1);
                         return;
                     }
                 }
                 for (int64_t p = 0; p < len; p++) w[p] = (sp_pair){(int64_t)ai[b + p], p};
-                sp_sort_pairs(w, len);
+                sp_sort_pairs(w, w + wcap, len);
                 for (int64_t p = 0; p < len; p++) {
                     ti[b + p] = (IT)w[p].key;
                     td[b + p] = ad[b + w[p].pos];
@@ -149,37 +149,24 @@ static void F(compact_rows)(sp_ctx *c, int64_t r0, int64_t r1)
     }
 }
 
-/* ---- COO to CSR: two stable counting sorts, by column (into the scratch
- *      s0 = column pointers, s1 = rows, s2 = values) and then by row, leave
- *      every row sorted by column; then canon sums the duplicates ---- */
+/* ---- COO to CSR: a stable counting sort by row; canon then sorts each
+ *      row by column (and sums the duplicates) ---- */
 static void F(coo_scatter)(sp_ctx *c)
 {
     const IT *row = c->row, *ai = c->ai;
     const VT *ad = c->ad;
-    IT *tp = c->tp, *ti = c->ti, *cp = c->s0, *sr = c->s1;
-    VT *td = c->td, *sv = c->s2;
-    int64_t nnz = c->nnz, m = c->rows, n = c->cols;
+    IT *tp = c->tp, *ti = c->ti;
+    VT *td = c->td;
+    int64_t nnz = c->nnz, m = c->rows;
     for (int64_t r = 0; r <= m; r++) tp[r] = 0;
-    for (int64_t j = 0; j <= n; j++) cp[j] = 0;
-    for (int64_t p = 0; p < nnz; p++) {
-        tp[row[p] + 1]++;
-        cp[ai[p] + 1]++;
-    }
+    for (int64_t p = 0; p < nnz; p++) tp[row[p] + 1]++;
     for (int64_t r = 0; r < m; r++) tp[r + 1] += tp[r];
-    for (int64_t j = 0; j < n; j++) cp[j + 1] += cp[j];
+    /* the next free slot of row r is tp[r]; afterwards tp[r] = end of r */
     for (int64_t p = 0; p < nnz; p++) {
-        int64_t q = cp[ai[p]]++;
-        sr[q] = row[p];
-        sv[q] = ad[p];
+        int64_t q = tp[row[p]]++;
+        ti[q] = ai[p];
+        td[q] = ad[p];
     }
-    /* cp[j] is now the end of column j: walk the columns in order */
-    int64_t q = 0;
-    for (int64_t j = 0; j < n; j++)
-        for (; q < cp[j]; q++) {
-            int64_t o = tp[sr[q]]++;
-            ti[o] = (IT)j;
-            td[o] = sv[q];
-        }
     for (int64_t r = m; r > 0; r--) tp[r] = tp[r - 1];
     tp[0] = 0;
 }

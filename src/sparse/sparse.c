@@ -220,7 +220,7 @@ fail:
 
 /* COO parts from triplets: validated, cast to scipy's index dtype */
 static nd_status sp_coo_parts(const char *fn, const nd_array *data, const nd_array *row, const nd_array *col,
-                              int64_t rows, int64_t cols, nd_array **d, nd_array **r, nd_array **c)
+                              int64_t rows, int64_t cols, bool copy_data, nd_array **d, nd_array **r, nd_array **c)
 {
     nd_status st;
     if ((st = sp_1d(fn, data, "data")) || (st = sp_1d(fn, row, "row")) || (st = sp_1d(fn, col, "col"))) return st;
@@ -275,7 +275,7 @@ static nd_status sp_coo_parts(const char *fn, const nd_array *data, const nd_arr
         tr = x;
         tc = y;
     }
-    if ((st = nd__copy_new(&td, data, data->dtype))) goto fail;
+    if ((st = copy_data ? nd__copy_new(&td, data, data->dtype) : sp_contig(&td, data, data->dtype))) goto fail;
     *d = td;
     *r = tr;
     *c = tc;
@@ -294,7 +294,7 @@ nd_status nd_sparse_coo(nd_sparse **out, const nd_array *data, const nd_array *r
     static const char *fn = "nd_sparse_coo";
     ND_CHECK_PTR(fn, out, "out");
     nd_array *d = NULL, *r = NULL, *c = NULL;
-    nd_status st = sp_coo_parts(fn, data, row, col, rows, cols, &d, &r, &c);
+    nd_status st = sp_coo_parts(fn, data, row, col, rows, cols, true, &d, &r, &c);
     if (st) return st;
     return nd__sp_new(out, ND_SPARSE_COO, rows, cols, d, NULL, NULL, r, c, false);
 }
@@ -375,14 +375,17 @@ nd_status nd_sparse_from_triplets(nd_sparse **out, nd_sparse_format fmt, const n
     static const char *fn = "nd_sparse_from_triplets";
     ND_CHECK_PTR(fn, out, "out");
     if ((unsigned)fmt > ND_SPARSE_COO) return nd__err(ND_ERR_INVALID, fn, "unknown format %d", (int)fmt);
+    /* a transient COO handle over the caller's values (only the indices
+     * are copied, to the index dtype): the result is built from it */
+    nd_array *d = NULL, *ri = NULL, *ci = NULL;
     nd_sparse *coo = NULL, *r = NULL;
-    nd_status st = nd_sparse_coo(&coo, data, row, col, rows, cols);
-    if (st) return nd__err_prefix(st, fn);
+    nd_status st = sp_coo_parts(fn, data, row, col, rows, cols, fmt == ND_SPARSE_COO, &d, &ri, &ci);
+    if (st || (st = nd__sp_new(&coo, ND_SPARSE_COO, rows, cols, d, NULL, NULL, ri, ci, false))) return st;
     if (fmt == ND_SPARSE_COO) {
         st = nd_sparse_sum_duplicates(coo);
         if (st) {
             nd_sparse_release(coo);
-            return st;
+            return nd__err_prefix(st, fn);
         }
         *out = coo;
         return ND_OK;
