@@ -392,6 +392,10 @@ START_TEST(products)
                 nd_sparse *c = NULL;
                 ND_OK_OR_FAIL(nd_sparse_spgemm(&c, af, b));
                 ck_assert(canonical(c));
+                int64_t nzc = 0, nst = 0;
+                for (int64_t i = 0; i < 29 * 13; i++) nzc += rc[i] != 0;
+                free(stored(c, &nst));
+                ck_assert_int_eq(nst, nzc); /* exact sums: cancelled ones are not stored */
                 ck_assert_int_eq(nd_sparse_format_of(c), ND_SPARSE_CSR);
                 expect_sparse(c, rc, 29, 13, "SpGEMM");
                 nd_sparse_release(c);
@@ -840,6 +844,23 @@ START_TEST(empty)
     ND_OK_OR_FAIL(nd_reshape(&y2, y, 2, (int64_t[]){4, 1}));
     expect_dense(y2, zero, 4, 1, "empty product");
     nd_release(y2);
+    /* scipy's csr_matmat stores no sum that cancels: [[1,1],[0,0]] @ [[1,0],[-1,0]] */
+    const cplx va[4] = {1, 1, 0, 0}, vb[4] = {1, 0, -1, 0};
+    nd_array *fa = arr_vals(ND_FLOAT64, 4, va), *fb = arr_vals(ND_FLOAT64, 4, vb), *da = NULL, *db = NULL;
+    ND_OK_OR_FAIL(nd_reshape(&da, fa, 2, (int64_t[]){2, 2}));
+    ND_OK_OR_FAIL(nd_reshape(&db, fb, 2, (int64_t[]){2, 2}));
+    nd_sparse *sa = NULL, *sb = NULL, *sc = NULL;
+    ND_OK_OR_FAIL(nd_sparse_from_dense(&sa, da, ND_SPARSE_CSR));
+    ND_OK_OR_FAIL(nd_sparse_from_dense(&sb, db, ND_SPARSE_CSC));
+    ND_OK_OR_FAIL(nd_sparse_spgemm(&sc, sa, sb));
+    ck_assert_int_eq(nd_sparse_nnz(sc), 0);
+    nd_sparse_release(sa);
+    nd_sparse_release(sb);
+    nd_sparse_release(sc);
+    nd_release(fa);
+    nd_release(fb);
+    nd_release(da);
+    nd_release(db);
     nd_release(z);
     nd_release(x);
     nd_release(y);

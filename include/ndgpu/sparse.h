@@ -127,7 +127,8 @@ ND_API nd_status nd_sparse_eliminate_zeros(nd_sparse *s);
 /* s @ b for dense b: 1-D (cols,) -> (rows,) (SpMV) or 2-D (cols, k) ->
  * (rows, k) (SpMM); b has s's value dtype. */
 ND_API nd_status nd_sparse_matmul(nd_array **out, const nd_sparse *a, const nd_array *b);
-/* a @ b of two sparse matrices (SpGEMM): canonical CSR. */
+/* a @ b of two sparse matrices (SpGEMM): canonical CSR; sums that cancel to
+ * exactly zero are not stored (as scipy). */
 ND_API nd_status nd_sparse_spgemm(nd_sparse **out, const nd_sparse *a, const nd_sparse *b);
 /* a + b, a - b, a * b (elementwise) of two sparse matrices of one shape
  * and dtype: canonical CSR without stored zeros (scipy's binops). */

@@ -314,6 +314,31 @@ done:
     return st;
 }
 
+/* whether a value array holds an exact zero */
+static bool sp_has_zero(const nd_array *d)
+{
+    int64_t n = d->size;
+    const char *p = nd__ptr(d);
+    switch (d->dtype) {
+    case ND_FLOAT32:
+        for (int64_t i = 0; i < n; i++)
+            if (((const float *)p)[i] == 0) return true;
+        return false;
+    case ND_FLOAT64:
+        for (int64_t i = 0; i < n; i++)
+            if (((const double *)p)[i] == 0) return true;
+        return false;
+    case ND_COMPLEX64:
+        for (int64_t i = 0; i < n; i++)
+            if (((const sp_c64 *)p)[i] == 0) return true;
+        return false;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            if (((const sp_c128 *)p)[i] == 0) return true;
+        return false;
+    }
+}
+
 nd_status nd__cpu_sparse(nd_sp_call *call)
 {
     const nd_sp_csr *a = &call->a;
@@ -400,10 +425,23 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
         nd_release(td);
         return st;
     }
-    case ND_SP_SPGEMM:
+    case ND_SP_SPGEMM: {
         c.cols = call->b.cols;
-        return sp_two_pass(&c, call, dev, vt, a->rows, call->b.cols, c.ap, i64, 8, f->gm_count, f->gm_fill,
-                           "SpGEMM");
+        nd_status st = sp_two_pass(&c, call, dev, vt, a->rows, call->b.cols, c.ap, i64, 8, f->gm_count, f->gm_fill,
+                                   "SpGEMM");
+        if (st || !sp_has_zero(call->c.data)) return st;
+        /* sums that cancelled: dropped, as scipy's csr_matmat does */
+        nd_sp_csr m = call->c;
+        sp_ctx z = {.flags = ND_SP_DROP_ZEROS, .rows = m.rows, .cols = m.cols, .nnz = m.indices->size};
+        z.ap = nd__ptr(m.indptr);
+        z.ai = nd__ptr(m.indices);
+        z.ad = nd__ptr(m.data);
+        atomic_init(&z.nomem, 0);
+        call->c = (nd_sp_csr){0};
+        st = sp_canon(&z, call, f, dev, vt);
+        sp_csr_release(&m);
+        return st;
+    }
     case ND_SP_BINOP:
         return sp_two_pass(&c, call, dev, vt, a->rows, a->cols, c.ap, i64, 2, f->binop, f->binop, "binop");
     case ND_SP_MUL_DENSE:

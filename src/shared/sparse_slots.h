@@ -34,8 +34,8 @@
  *                    (ND_SP_SUM, after sorting), entries equal to zero
  *                    dropped (ND_SP_DROP_ZEROS, after summing).
  *   ND_SP_SPGEMM     c (a.rows, b.cols) = a @ b (b.rows == a.cols), both of
- *                    one dtype; c canonical, structural zeros of cancelled
- *                    sums kept (scipy keeps them too).
+ *                    one dtype; c canonical, sums that are exactly zero
+ *                    dropped (scipy's csr_matmat).
  *   ND_SP_BINOP      c = alpha a + beta b (flags ND_SP_ADD) or a * b
  *                    elementwise (ND_SP_MUL), a and b canonical of one shape
  *                    and dtype; c canonical without zeros (scipy's binop).
