@@ -120,7 +120,7 @@ static void sp_par_body(void *ctx, int64_t b, int64_t e)
 }
 /* fn over rows [0, rows) in parts of about equal weight (entries per the
  * indptr ptr, times `per`, plus one per row) */
-static void sp_rows(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, bool i64, int64_t per)
+static void sp_rows_n(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, bool i64, int64_t per, int ppt)
 {
     if (rows <= 0) return;
     sp_par p = {.c = c, .fn = fn, .ptr = ptr, .i64 = i64, .rows = rows};
@@ -128,9 +128,15 @@ static void sp_rows(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, boo
     p.total = nnz + rows;
     int64_t work = (nnz + rows) * (per < 1 ? 1 : per);
     int nt = nd__num_threads();
-    p.nparts = nt <= 1 ? 1 : (int64_t)nt * 16;
+    p.nparts = nt <= 1 ? 1 : (int64_t)nt * ppt;
     if (p.nparts > rows) p.nparts = rows;
     nd__parallel_for(p.nparts, work / p.nparts + 1, sp_par_body, &p);
+}
+
+/* 16 parts per thread: what the dynamic chunks of the pool balance */
+static void sp_rows(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, bool i64, int64_t per)
+{
+    sp_rows_n(c, fn, rows, ptr, i64, per, 16);
 }
 
 /* ---- the (index, value) instances ---- */
@@ -249,8 +255,8 @@ static nd_status sp_nomem(sp_ctx *c, const char *what)
 /* c's indptr (rows + 1) made and its counts filled by count_fn, then
  * indices/data sized by the total and filled by fill_fn. */
 static nd_status sp_two_pass(sp_ctx *c, nd_sp_call *call, nd_device dev, nd_dtype vt, int64_t rows, int64_t cols,
-                             const void *wptr, bool wi64, int64_t per, sp_rows_fn count_fn, sp_rows_fn fill_fn,
-                             const char *what)
+                             const void *wptr, bool wi64, int64_t per, int ppt, sp_rows_fn count_fn,
+                             sp_rows_fn fill_fn, const char *what)
 {
     bool i64 = call->index_dtype == ND_INT64;
     nd_sp_csr o = {.rows = rows, .cols = cols};
@@ -258,7 +264,7 @@ static nd_status sp_two_pass(sp_ctx *c, nd_sp_call *call, nd_device dev, nd_dtyp
     if (st) return st;
     c->cp = nd__ptr(o.indptr);
     c->ci = NULL;
-    sp_rows(c, count_fn, rows, wptr, wi64, per);
+    sp_rows_n(c, count_fn, rows, wptr, wi64, per, ppt);
     if ((st = sp_nomem(c, what))) goto fail;
     int64_t nnz = sp_prefix(c->cp, i64, rows);
     if (nnz < 0) {
@@ -269,7 +275,7 @@ static nd_status sp_two_pass(sp_ctx *c, nd_sp_call *call, nd_device dev, nd_dtyp
         goto fail;
     c->ci = nd__ptr(o.indices);
     c->cd = nd__ptr(o.data);
-    sp_rows(c, fill_fn, rows, c->cp, i64, per);
+    sp_rows_n(c, fill_fn, rows, c->cp, i64, per, ppt);
     if ((st = sp_nomem(c, what))) goto fail;
     call->c = o;
     return ND_OK;
@@ -278,14 +284,18 @@ fail:
     return st;
 }
 
-/* canon over the CSR held in c->ap/ai/ad (rows x cols, nnz entries) */
-static nd_status sp_canon(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_device dev, nd_dtype vt)
+/* canon over the CSR held in c->ap/ai/ad (rows x cols, nnz entries); with
+ * own_i/own_d (the arrays behind c->ai/c->ad, scratch of the caller) the
+ * rows are rewritten in place there */
+static nd_status sp_canon(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_device dev, nd_dtype vt,
+                          nd_array *own_i, nd_array *own_d)
 {
     bool i64 = call->index_dtype == ND_INT64;
-    nd_array *ti = NULL, *td = NULL;
+    nd_array *ti = own_i ? nd_retain(own_i) : NULL, *td = own_d ? nd_retain(own_d) : NULL;
     nd_sp_csr o = {.rows = c->rows, .cols = c->cols};
     nd_status st;
-    if ((st = sp_alloc1(&ti, call->index_dtype, c->nnz, dev)) || (st = sp_alloc1(&td, vt, c->nnz, dev)) ||
+    if ((!ti && (st = sp_alloc1(&ti, call->index_dtype, c->nnz, dev))) ||
+        (!td && (st = sp_alloc1(&td, vt, c->nnz, dev))) ||
         (st = sp_alloc1(&o.indptr, call->index_dtype, c->rows + 1, dev)))
         goto done;
     c->ti = nd__ptr(ti);
@@ -370,7 +380,7 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
         sp_rows(&c, f->todense, a->rows, c.ap, i64, 1);
         return ND_OK;
     case ND_SP_FROM_DENSE:
-        return sp_two_pass(&c, call, dev, vt, a->rows, a->cols, NULL, false, a->cols, f->fd_count, f->fd_fill,
+        return sp_two_pass(&c, call, dev, vt, a->rows, a->cols, NULL, false, a->cols, 16, f->fd_count, f->fd_fill,
                            "dense");
     case ND_SP_TRANSPOSE: {
         nd_sp_csr o = {.rows = a->cols, .cols = a->rows};
@@ -401,7 +411,7 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
         return ND_OK;
     }
     case ND_SP_CANON:
-        return sp_canon(&c, call, f, dev, vt);
+        return sp_canon(&c, call, f, dev, vt, NULL, NULL);
     case ND_SP_FROM_COO: {
         nd_array *tp = NULL, *ti = NULL, *td = NULL;
         nd_dtype it = a->indices->dtype;
@@ -418,7 +428,7 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
         c.ai = c.ti;
         c.ad = c.td;
         c.flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
-        st = sp_canon(&c, call, f, dev, vt);
+        st = sp_canon(&c, call, f, dev, vt, ti, td);
     coo_done:
         nd_release(tp);
         nd_release(ti);
@@ -427,7 +437,7 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     }
     case ND_SP_SPGEMM: {
         c.cols = call->b.cols;
-        nd_status st = sp_two_pass(&c, call, dev, vt, a->rows, call->b.cols, c.ap, i64, 8, f->gm_count, f->gm_fill,
+        nd_status st = sp_two_pass(&c, call, dev, vt, a->rows, call->b.cols, c.ap, i64, 8, 2, f->gm_count, f->gm_fill,
                                    "SpGEMM");
         if (st || !sp_has_zero(call->c.data)) return st;
         /* sums that cancelled: dropped, as scipy's csr_matmat does */
@@ -438,12 +448,12 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
         z.ad = nd__ptr(m.data);
         atomic_init(&z.nomem, 0);
         call->c = (nd_sp_csr){0};
-        st = sp_canon(&z, call, f, dev, vt);
+        st = sp_canon(&z, call, f, dev, vt, NULL, NULL);
         sp_csr_release(&m);
         return st;
     }
     case ND_SP_BINOP:
-        return sp_two_pass(&c, call, dev, vt, a->rows, a->cols, c.ap, i64, 2, f->binop, f->binop, "binop");
+        return sp_two_pass(&c, call, dev, vt, a->rows, a->cols, c.ap, i64, 2, 16, f->binop, f->binop, "binop");
     case ND_SP_MUL_DENSE:
         c.xs0 = call->x->strides[0];
         c.xs1 = call->x->strides[1];
@@ -458,7 +468,7 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
         sp_rows(&c, f->diag, a->rows, c.ap, i64, 1);
         return ND_OK;
     case ND_SP_GATHER:
-        return sp_two_pass(&c, call, dev, vt, call->x->size, a->cols, NULL, false, 8, f->ga_count, f->ga_fill,
+        return sp_two_pass(&c, call, dev, vt, call->x->size, a->cols, NULL, false, 8, 16, f->ga_count, f->ga_fill,
                            "gather");
     }
     return nd__err(ND_ERR_INTERNAL, "sparse", "unknown sparse op %d", call->op);

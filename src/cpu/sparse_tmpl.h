@@ -98,8 +98,10 @@ static void F(canon_rows)(sp_ctx *c, int64_t r0, int64_t r1)
             bool sorted = true;
             for (int64_t p = b + 1; p < e && sorted; p++) sorted = ai[p - 1] <= ai[p];
             if (sorted) {
-                memcpy(ti + b, ai + b, (size_t)len * sizeof(IT));
-                memcpy(td + b, ad + b, (size_t)len * sizeof(VT));
+                if (ti != ai) {
+                    memcpy(ti + b, ai + b, (size_t)len * sizeof(IT));
+                    memcpy(td + b, ad + b, (size_t)len * sizeof(VT));
+                }
             } else {
                 if (len > wcap) {
                     nd__free(w);
@@ -112,12 +114,15 @@ static void F(canon_rows)(sp_ctx *c, int64_t r0, int64_t r1)
                 }
                 for (int64_t p = 0; p < len; p++) w[p] = (sp_pair){(int64_t)ai[b + p], p};
                 sp_sort_pairs(w, w + wcap, len);
+                /* the values through the scratch half, so that ti/td may be ai/ad */
+                VT *vb = (VT *)(void *)(w + wcap);
+                for (int64_t p = 0; p < len; p++) vb[p] = ad[b + w[p].pos];
                 for (int64_t p = 0; p < len; p++) {
                     ti[b + p] = (IT)w[p].key;
-                    td[b + p] = ad[b + w[p].pos];
+                    td[b + p] = vb[p];
                 }
             }
-        } else {
+        } else if (ti != ai) {
             memcpy(ti + b, ai + b, (size_t)len * sizeof(IT));
             memcpy(td + b, ad + b, (size_t)len * sizeof(VT));
         }

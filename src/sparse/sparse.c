@@ -528,29 +528,38 @@ nd_status nd_sparse_to_dense(nd_array **out, const nd_sparse *s)
     nd_status st = nd__sp_check(fn, s, "s");
     if (st) return st;
     nd_dtype vt = s->data->dtype;
+    nd_device dev = s->data->device;
     const int64_t shape[2] = {s->rows, s->cols};
-    if (*out && (st = nd__out_check(fn, *out, vt, 2, shape, s->data->device))) return st;
+    nd_status (*slot)(nd_sp_call *);
+    if (*out && (st = nd__out_check(fn, *out, vt, 2, shape, dev))) return st;
+    if ((st = nd__sp_slot(fn, dev, &slot))) return st;
     nd_sparse *csr = NULL;
     nd_array *res = NULL;
-    bool csc = s->fmt == ND_SPARSE_CSC;
-    if (s->fmt == ND_SPARSE_COO && (st = sp_convert(fn, &csr, s, ND_SPARSE_CSR))) return st;
-    const nd_sparse *m = csr ? csr : s;
-    nd_sp_csr f = nd__sp_csr_form(m);
-    const int64_t dshape[2] = {f.rows, f.cols};
-    if ((st = nd__alloc(&res, vt, 2, dshape, s->data->device))) goto done;
-    nd_sp_call call = {.op = ND_SP_TO_DENSE, .a = f, .y = res};
-    if ((st = nd__sp_run(fn, s->data->device, &call))) goto done;
-    if (csc) {
+    if (s->fmt == ND_SPARSE_CSC) { /* the dense A^T of the CSR form, transposed */
+        nd_sp_csr f = nd__sp_csr_form(s);
+        const int64_t tshape[2] = {f.rows, f.cols};
+        if ((st = nd__alloc(&res, vt, 2, tshape, dev))) return st;
+        nd_sp_call call = {.op = ND_SP_TO_DENSE, .a = f, .y = res};
         nd_array *t = NULL;
-        if ((st = nd_transpose(&t, res, NULL))) goto done;
+        if (!(st = nd__sp_run(fn, dev, &call)) && !(st = nd_transpose(&t, res, NULL))) {
+            nd_release(res);
+            res = t;
+            st = nd__out_deliver(fn, out, &res, vt, ND_OUT_CONTIGUOUS);
+        }
         nd_release(res);
-        res = t;
+        return st;
     }
-    st = nd__out_deliver(fn, out, &res, vt, ND_OUT_CONTIGUOUS);
-done:
-    nd_release(res);
+    /* CSR (COO through its CSR) written straight into the result */
+    nd_out t;
+    if ((st = nd__out_begin(&t, fn, out, vt, 2, shape, dev))) return st;
+    if (s->fmt == ND_SPARSE_COO) st = sp_convert(fn, &csr, s, ND_SPARSE_CSR);
+    if (!st) st = nd__out_target(&t, vt, ND_OUT_EXACT_DTYPE | ND_OUT_CONTIGUOUS, 0, NULL);
+    if (!st) {
+        nd_sp_call call = {.op = ND_SP_TO_DENSE, .a = nd__sp_csr_form(csr ? csr : s), .y = t.dst};
+        st = nd__sp_run(fn, dev, &call);
+    }
     nd_sparse_release(csr);
-    return st;
+    return nd__out_end(&t, st);
 }
 
 nd_status nd_sparse_transpose(nd_sparse **out, const nd_sparse *s)
