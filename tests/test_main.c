@@ -61,7 +61,7 @@ typedef Suite *(*suite_fn)(void);
 #define SUITES_OUTAPI(X) X(out_api)
 
 /* sparse matrices (src/sparse, src/cpu/sparse.c) */
-#define SUITES_SPARSE(X) X(sparse)
+#define SUITES_SPARSE(X) X(sparse) X(sparse_npz)
 
 #define SUITES(X) SUITES_BASE(X) SUITES_INDEX(X) SUITES_SORT(X) SUITES_SCAN(X) SUITES_MANIP(X) SUITES_PROF(X) \
     SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X) SUITES_KERNEL(X) \

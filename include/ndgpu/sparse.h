@@ -161,6 +161,21 @@ ND_API nd_status nd_sparse_slice_rows(nd_sparse **out, const nd_sparse *a, int64
  * with the format that makes it a gather). */
 ND_API nd_status nd_sparse_take(nd_sparse **out, const nd_sparse *a, const nd_array *idx, int axis);
 
+/* ---- files (scipy.sparse.save_npz / load_npz) ---- */
+/* Write s as scipy.sparse.save_npz(path, s, compressed=False) does (a zip
+ * of .npy members; scipy.sparse.load_npz reads it as a csr/csc/coo array).
+ * Up to 3.75 GB of parts (no zip64: ND_ERR_UNSUPPORTED beyond). */
+ND_API nd_status nd_sparse_save_npz(const char *path, const nd_sparse *s);
+/* Read a csr, csc or coo .npz file of scipy.sparse.save_npz (compressed or
+ * not) into a matrix on the CPU (move it with nd_sparse_to_device). The
+ * file is validated as a whole: zip structure, CRC-32 of every member,
+ * the .npy headers, and the matrix as nd_sparse_compressed / nd_sparse_coo
+ * validate it (ND_ERR_IO for a corrupt file, the constructor's code for a
+ * bad matrix, ND_ERR_UNSUPPORTED for bsr/dia). */
+ND_API nd_status nd_sparse_load_npz(nd_sparse **out, const char *path);
+/* The same from size bytes of memory. */
+ND_API nd_status nd_sparse_load_npz_buffer(nd_sparse **out, const void *data, size_t size);
+
 /* ---- iterative solvers (scipy.sparse.linalg.cg, .bicgstab) ---- */
 /* What a solve did: iterations run, the final residual norm ||b - A x||_2
  * (the recurrence's), and whether it reached max(rtol ||b||, atol). */
