@@ -879,11 +879,21 @@ START_TEST(device)
     nd_sparse *a = mk(&ra, ND_FLOAT64, ND_INT32), *g = NULL, *back = NULL, *o = (nd_sparse *)0x1;
     ND_OK_OR_FAIL(nd_sparse_to_device(&g, a, nd_cuda(0)));
     ck_assert_int_eq(nd_sparse_device(g).type, ND_DEVICE_CUDA);
-    nd_array *y = (nd_array *)0x1;
-    nd_status st = nd_sparse_spgemm(&o, g, g);
-    if (st == ND_ERR_UNSUPPORTED) ck_assert(strstr(nd_last_error(), "has no sparse kernels"));
-    else nd_sparse_release(o);
-    (void)y;
+    /* computing operations: refused (this device has no sparse kernels) */
+    nd_array *y = (nd_array *)0x1, *x = NULL;
+    ND_OK_OR_FAIL(nd_ones(&x, ND_FLOAT64, 1, (int64_t[]){7}, nd_cuda(0)));
+    ND_EXPECT_ERR(nd_sparse_spgemm(&o, g, g), ND_ERR_UNSUPPORTED, "nd_sparse_spgemm: cuda:0 has no sparse kernels");
+    ND_EXPECT_ERR(nd_sparse_matmul(&y, g, x), ND_ERR_UNSUPPORTED, "cuda:0 has no sparse kernels");
+    ck_assert_ptr_eq(o, (nd_sparse *)0x1);
+    ck_assert_ptr_eq(y, (nd_array *)0x1);
+    nd_release(x);
+    /* structure-only operations work there */
+    nd_sparse *t = NULL, *tt = NULL;
+    ND_OK_OR_FAIL(nd_sparse_transpose(&t, g));
+    ND_OK_OR_FAIL(nd_sparse_unary(&tt, ND_UNARY_NEG, t));
+    ck_assert_int_eq(nd_sparse_device(tt).type, ND_DEVICE_CUDA);
+    nd_sparse_release(t);
+    nd_sparse_release(tt);
     ND_OK_OR_FAIL(nd_sparse_to_device(&back, g, CPU));
     expect_sparse(back, ra.ref, 9, 7, "round trip through the device");
     nd_sparse_release(a);
