@@ -362,8 +362,8 @@ START_TEST(products)
             for (int f = 0; f < 3; f++) {
                 nd_sparse *af = NULL;
                 ND_OK_OR_FAIL(nd_sparse_convert(&af, a, (nd_sparse_format)f));
-                for (int kk = 0; kk < 2; kk++) {
-                    int64_t k = kk ? 16 : 1;
+                for (int kk = 0; kk < 3; kk++) {
+                    int64_t k = kk == 0 ? 1 : kk == 1 ? 16 : 11; /* 11: a block of 8 and a rest */
                     for (int64_t i = 0; i < 29; i++)
                         for (int64_t j = 0; j < k; j++) {
                             cplx s = 0;

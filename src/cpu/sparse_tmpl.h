@@ -26,13 +26,26 @@ static void F(spmm_rows)(sp_ctx *c, int64_t r0, int64_t r1)
         }
         return;
     }
+    /* blocks of 8 columns accumulated in registers, written once */
     for (int64_t r = r0; r < r1; r++) {
         VT *yr = y + r * k;
-        for (int64_t j = 0; j < k; j++) yr[j] = 0;
-        for (int64_t p = ap[r]; p < ap[r + 1]; p++) {
-            VT v = ad[p];
-            const VT *xr = x + (int64_t)ai[p] * k;
-            for (int64_t j = 0; j < k; j++) yr[j] += v * xr[j];
+        int64_t j0 = 0;
+        for (; j0 + 8 <= k; j0 += 8) {
+            VT acc[8] = {0};
+            for (int64_t p = ap[r]; p < ap[r + 1]; p++) {
+                VT v = ad[p];
+                const VT *xr = x + (int64_t)ai[p] * k + j0;
+                for (int j = 0; j < 8; j++) acc[j] += v * xr[j];
+            }
+            for (int j = 0; j < 8; j++) yr[j0 + j] = acc[j];
+        }
+        if (j0 < k) {
+            for (int64_t j = j0; j < k; j++) yr[j] = 0;
+            for (int64_t p = ap[r]; p < ap[r + 1]; p++) {
+                VT v = ad[p];
+                const VT *xr = x + (int64_t)ai[p] * k;
+                for (int64_t j = j0; j < k; j++) yr[j] += v * xr[j];
+            }
         }
     }
 }
