@@ -41,7 +41,7 @@ INSTALL ?= install
 PC_REQUIRES_PRIVATE := $(BLAS_PC_REQUIRES)
 PC_LIBS_PRIVATE := $(BLAS_PC_LIBS) -lgomp -lm -lpthread
 ifeq ($(WITH_CUDA),1)
-  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
+  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusparse -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 
 # What libndgpu.a needs at link time, for ndgpuConfig.cmake's
@@ -51,7 +51,7 @@ endif
 # pthreads.
 STATIC_DEP_LIBS := $(BLAS_LIBS) -lgomp -lm -lpthread
 ifeq ($(WITH_CUDA),1)
-  STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
+  STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 
 # The public headers: the umbrella ndgpu.h and one header per family under

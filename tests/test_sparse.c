@@ -10,8 +10,10 @@
  * scipy.sparse does; the behaviours scipy defines (duplicates summed by
  * tocsr with zero sums kept, binops dropping zeros, multiply by a dense
  * array keeping the structure) are asserted on the stored entries.
- * Computing operations run on the CPU; on a device without sparse kernels
- * (the CUDA backend) the suite checks transfers and the refusal. */
+ * Every case runs on the suite's device, ND_DEVICE's (cuda:0 under make
+ * emu-test: the CUDA backend's kernels and the cuSPARSE stand-in), else the
+ * CPU; where a GPU is present, the test `device` also compares the two
+ * devices' results bit for bit (exact data: equal bits). */
 #include <complex.h>
 
 #include "test_util.h"
@@ -21,6 +23,8 @@ typedef double complex cplx;
 static const nd_dtype VT[4] = {ND_FLOAT32, ND_FLOAT64, ND_COMPLEX64, ND_COMPLEX128};
 static const nd_dtype IT[2] = {ND_INT32, ND_INT64};
 static const nd_device CPU = {ND_DEVICE_CPU, 0};
+/* the device the cases compute on */
+static nd_device DEV(void) { return nd_default_device(); }
 
 static uint64_t g_rs = 0x243f6a8885a308d3ull;
 static uint64_t rnd(void)
@@ -38,7 +42,7 @@ static cplx rval(nd_dtype t)
     return re + im * I;
 }
 
-/* n values of dtype t from v into a new CPU array */
+/* n values of dtype t from v into a new array on the suite's device */
 static nd_array *arr_vals(nd_dtype t, int64_t n, const cplx *v)
 {
     size_t isz = nd_dtype_size(t);
@@ -52,7 +56,7 @@ static nd_array *arr_vals(nd_dtype t, int64_t n, const cplx *v)
         if (t == ND_INT64) ((int64_t *)buf)[i] = (int64_t)creal(v[i]);
     }
     nd_array *a = NULL;
-    ND_OK_OR_FAIL(nd_from_host(&a, buf, t, 1, &n, CPU));
+    ND_OK_OR_FAIL(nd_from_host(&a, buf, t, 1, &n, DEV()));
     free(buf);
     return a;
 }
@@ -621,7 +625,7 @@ START_TEST(bad_input)
     s = NULL;
     ND_OK_OR_FAIL(nd_sparse_compressed(&s, ND_SPARSE_CSR, d, i, p, 3, 3));
     nd_array *x = arr_vals(ND_FLOAT64, 3, v), *x4 = NULL, *xf = arr_vals(ND_FLOAT32, 3, v), *y = (nd_array *)0x1;
-    ND_OK_OR_FAIL(nd_zeros(&x4, ND_FLOAT64, 1, (int64_t[]){4}, CPU));
+    ND_OK_OR_FAIL(nd_zeros(&x4, ND_FLOAT64, 1, (int64_t[]){4}, DEV()));
     ND_EXPECT_ERR(nd_sparse_matmul(&y, s, x4), ND_ERR_SHAPE, "not aligned");
     ND_EXPECT_ERR(nd_sparse_matmul(&y, s, xf), ND_ERR_DTYPE, "'b' is float32");
     ND_EXPECT_ERR(nd_sparse_matmul(&y, NULL, x), ND_ERR_INVALID, "'a' is NULL");
@@ -810,7 +814,7 @@ START_TEST(solvers)
             free(xv);
         }
         nd_array *o = (nd_array *)0x1, *b3 = NULL;
-        ND_OK_OR_FAIL(nd_zeros(&b3, t, 1, (int64_t[]){3}, CPU));
+        ND_OK_OR_FAIL(nd_zeros(&b3, t, 1, (int64_t[]){3}, DEV()));
         ND_EXPECT_ERR(nd_sparse_cg(&o, a, b3, NULL, 1e-5, 0, 0, NULL), ND_ERR_SHAPE, "'b' must have shape (576,)");
         ck_assert_ptr_eq(o, (nd_array *)0x1);
         nd_release(b3);
@@ -826,7 +830,7 @@ END_TEST
 START_TEST(empty)
 {
     nd_array *z = NULL;
-    ND_OK_OR_FAIL(nd_zeros(&z, ND_FLOAT64, 2, (int64_t[]){4, 0}, CPU));
+    ND_OK_OR_FAIL(nd_zeros(&z, ND_FLOAT64, 2, (int64_t[]){4, 0}, DEV()));
     nd_sparse *s = NULL, *t = NULL;
     ND_OK_OR_FAIL(nd_sparse_from_dense(&s, z, ND_SPARSE_CSR));
     ck_assert_int_eq(nd_sparse_nnz(s), 0);
@@ -836,7 +840,7 @@ START_TEST(empty)
     ck_assert_int_eq(nd_sparse_rows(c), 4);
     ck_assert_int_eq(nd_sparse_nnz(c), 0);
     nd_array *x = NULL, *y = NULL;
-    ND_OK_OR_FAIL(nd_zeros(&x, ND_FLOAT64, 1, (int64_t[]){0}, CPU));
+    ND_OK_OR_FAIL(nd_zeros(&x, ND_FLOAT64, 1, (int64_t[]){0}, DEV()));
     ND_OK_OR_FAIL(nd_sparse_matmul(&y, s, x));
     ck_assert_int_eq(nd_size(y), 4);
     cplx zero[4] = {0};
@@ -870,36 +874,65 @@ START_TEST(empty)
 }
 END_TEST
 
-/* another device: transfers work; computing operations without sparse
- * kernels are refused */
+/* both devices: every operation of run_all, and conversions, on cuda:0
+ * give the CPU's bits (exact data), and the matrices travel both ways */
+static void move(nd_sparse **s, nd_device dev)
+{
+    nd_sparse *m = NULL;
+    ND_OK_OR_FAIL(nd_sparse_to_device(&m, *s, dev));
+    ck_assert_int_eq(nd_sparse_device(m).type, dev.type);
+    nd_sparse_release(*s);
+    *s = m;
+}
+static void move_arr(nd_array **a, nd_device dev)
+{
+    nd_array *m = NULL;
+    ND_OK_OR_FAIL(nd_to_device(&m, *a, dev));
+    nd_release(*a);
+    *a = m;
+}
 START_TEST(device)
 {
     if (nd_cuda_device_count() < 1) return;
-    raw ra = gen(ND_FLOAT64, 7, 7, 4, true);
-    nd_sparse *a = mk(&ra, ND_FLOAT64, ND_INT32), *g = NULL, *back = NULL, *o = (nd_sparse *)0x1;
-    ND_OK_OR_FAIL(nd_sparse_to_device(&g, a, nd_cuda(0)));
-    ck_assert_int_eq(nd_sparse_device(g).type, ND_DEVICE_CUDA);
-    /* computing operations: refused (this device has no sparse kernels) */
-    nd_array *y = (nd_array *)0x1, *x = NULL;
-    ND_OK_OR_FAIL(nd_ones(&x, ND_FLOAT64, 1, (int64_t[]){7}, nd_cuda(0)));
-    ND_EXPECT_ERR(nd_sparse_spgemm(&o, g, g), ND_ERR_UNSUPPORTED, "nd_sparse_spgemm: cuda:0 has no sparse kernels");
-    ND_EXPECT_ERR(nd_sparse_matmul(&y, g, x), ND_ERR_UNSUPPORTED, "cuda:0 has no sparse kernels");
-    ck_assert_ptr_eq(o, (nd_sparse *)0x1);
-    ck_assert_ptr_eq(y, (nd_array *)0x1);
-    nd_release(x);
-    /* structure-only operations work there */
-    nd_sparse *t = NULL, *tt = NULL;
-    ND_OK_OR_FAIL(nd_sparse_transpose(&t, g));
-    ND_OK_OR_FAIL(nd_sparse_unary(&tt, ND_UNARY_NEG, t));
-    ck_assert_int_eq(nd_sparse_device(tt).type, ND_DEVICE_CUDA);
-    nd_sparse_release(t);
-    nd_sparse_release(tt);
-    ND_OK_OR_FAIL(nd_sparse_to_device(&back, g, CPU));
-    expect_sparse(back, ra.ref, 7, 7, "round trip through the device");
-    nd_sparse_release(a);
-    nd_sparse_release(g);
-    nd_sparse_release(back);
-    raw_free(&ra);
+    const nd_device devs[2] = {CPU, nd_cuda(0)};
+    for (int vi = 0; vi < 4; vi++)
+        for (int ii = 0; ii < 2; ii++) {
+            nd_dtype t = VT[vi], it = IT[ii];
+            raw ra = gen(t, 41, 41, 9, true);
+            cplx *xv = malloc(41 * 16 * sizeof(cplx));
+            for (int64_t i = 0; i < 41 * 16; i++) xv[i] = rval(t);
+            cplx *res[2];
+            int64_t n[2];
+            for (int d = 0; d < 2; d++) {
+                nd_sparse *a = mk(&ra, t, it), *coo = NULL, *back = NULL;
+                nd_array *x = arr_vals(t, 41, xv), *xf = arr_vals(t, 41 * 16, xv), *x16 = NULL;
+                move(&a, devs[d]);
+                move_arr(&x, devs[d]);
+                move_arr(&xf, devs[d]);
+                ND_OK_OR_FAIL(nd_reshape(&x16, xf, 2, (int64_t[]){41, 16}));
+                run_all(a, x, x16, &res[d], &n[d]);
+                /* COO round trip on the device, back to the CPU */
+                ND_OK_OR_FAIL(nd_sparse_convert(&coo, a, ND_SPARSE_COO));
+                ND_OK_OR_FAIL(nd_sparse_sum_duplicates(coo));
+                ND_OK_OR_FAIL(nd_sparse_to_device(&back, coo, CPU));
+                expect_sparse(back, ra.ref, 41, 41, "COO round trip through the device");
+                nd_sparse_release(a);
+                nd_sparse_release(coo);
+                nd_sparse_release(back);
+                nd_release(x);
+                nd_release(xf);
+                nd_release(x16);
+            }
+            ck_assert_int_eq(n[0], n[1]);
+            for (int64_t i = 0; i < n[0]; i++)
+                if (res[0][i] != res[1][i])
+                    ck_assert_msg(false, "value %lld: cpu %g%+gi, cuda:0 %g%+gi", (long long)i, creal(res[0][i]),
+                                  cimag(res[0][i]), creal(res[1][i]), cimag(res[1][i]));
+            free(res[0]);
+            free(res[1]);
+            free(xv);
+            raw_free(&ra);
+        }
 }
 END_TEST
 

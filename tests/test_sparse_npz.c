@@ -5,7 +5,9 @@
  * duplicate) load to exactly the dense matrices scipy saved beside them;
  * files written here load back equal (scipy.sparse.load_npz reads them:
  * checked when the files were made); every truncation and every single-byte
- * corruption of a file gives a clear status and leaks nothing (ASan). */
+ * corruption of a file gives a clear status and leaks nothing (ASan).
+ * Files load to the CPU; the loaded matrices then move to the suite's device
+ * (ND_DEVICE, cuda:0 under make emu-test), which densifies and saves them. */
 #include <unistd.h>
 
 #include "test_util.h"
@@ -65,6 +67,12 @@ START_TEST(scipy_files)
         nd_array *want = NULL, *got = NULL, *got2 = NULL;
         snprintf(q, sizeof q, "%s.npz", F[i].name);
         ND_OK_OR_FAIL(nd_sparse_load_npz(&s, data_path(p, sizeof p, q)));
+        if (nd_default_device().type != ND_DEVICE_CPU) {
+            nd_sparse *d = NULL;
+            ND_OK_OR_FAIL(nd_sparse_to_device(&d, s, nd_default_device()));
+            nd_sparse_release(s);
+            s = d;
+        }
         ck_assert_int_eq(nd_sparse_format_of(s), F[i].fmt);
         ck_assert_int_eq(nd_sparse_dtype(s), F[i].vt);
         ck_assert_int_eq(nd_sparse_index_dtype(s), F[i].it);

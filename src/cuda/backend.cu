@@ -194,7 +194,6 @@ extern "C" const nd_backend nd__cuda_backend = {
     // fused expressions: no fused kernel yet, the core evaluates them op by op
     .expr = nullptr,
 
-    // sparse matrices: no CUDA kernels yet; the family answers
-    // ND_ERR_UNSUPPORTED for computing operations on a GPU (transfers work)
-    .sparse = nullptr,
+    // sparse matrices: sparse.cu (cuSPARSE, CUB and own kernels)
+    .sparse = nd__cuda_sparse,
 };
