@@ -132,9 +132,6 @@ ND_INTERNAL nd_status nd__cuda_fft(nd_array *out, const nd_array *in, int axis, 
 /* src/cuda/solver.cu: the la slot over cuSOLVER (contract in src/shared/la_slots.h) */
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cuda_la(struct nd_la_call *call);
-/* sparse.cu: the sparse slot (src/shared/sparse_slots.h) on cuSPARSE, CUB and own kernels */
-struct nd_sp_call;
-ND_INTERNAL nd_status nd__cuda_sparse(struct nd_sp_call *call);
 /* src/cuda/rtc.cu: run-time compiled CUDA source (NVRTC, library management;
  * contract in src/core/rtc_slot.h) */
 struct nd_rtc_module;
