@@ -68,7 +68,7 @@ WARN := -Wall -Wextra $(if $(filter 0,$(WERROR)),,-Werror)
 # -fno-math-errno: the library never reads errno, and libm calls vectorise without it.
 CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -fno-math-errno -fPIC -fvisibility=hidden -fopenmp -D_GNU_SOURCE \
               -Iinclude -Isrc $(BLAS_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
-LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lm -lpthread
+LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lz -lm -lpthread
 
 # src/ by role (README "Source map"): core/ the base, shared/ the bodies
 # both backends compile (headers only), prof/ the profiler, one folder per

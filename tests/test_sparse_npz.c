@@ -3,8 +3,9 @@
  * tests/gen_sparse_npz.py: deflated and stored members, csr/csc/coo,
  * float32/float64/complex128, int32/int64 indices, unsorted indices with a
  * duplicate) load to exactly the dense matrices scipy saved beside them;
- * files written here load back equal (scipy.sparse.load_npz reads them:
- * checked when the files were made); every truncation and every single-byte
+ * files written here, deflated (zlib) and stored, load back equal
+ * (scipy.sparse.load_npz reads both: checked when the writer was made);
+ * every truncation and every single-byte
  * corruption of a file gives a clear status and leaks nothing (ASan).
  * Files load to the CPU; the loaded matrices then move to the suite's device
  * (ND_DEVICE, cuda:0 under make emu-test), which densifies and saves them. */
@@ -83,18 +84,29 @@ START_TEST(scipy_files)
         ND_OK_OR_FAIL(nd_load_npy(&want, data_path(p, sizeof p, q), nd_cpu()));
         ND_OK_OR_FAIL(nd_sparse_to_dense(&got, s));
         expect_same(got, want, F[i].name);
-        /* written here, read back */
-        char tmp[] = "/tmp/nd_sparse_npz_XXXXXX";
-        int fd = mkstemp(tmp);
-        ck_assert(fd >= 0);
-        close(fd);
-        ND_OK_OR_FAIL(nd_sparse_save_npz(tmp, s));
-        ND_OK_OR_FAIL(nd_sparse_load_npz(&back, tmp));
-        unlink(tmp);
-        ck_assert_int_eq(nd_sparse_format_of(back), F[i].fmt);
-        ck_assert_int_eq(nd_sparse_nnz(back), nd_sparse_nnz(s));
-        ND_OK_OR_FAIL(nd_sparse_to_dense(&got2, back));
-        expect_same(got2, want, "written and read back");
+        /* written here (deflated, scipy's default, and stored), read back */
+        for (int stored = 0; stored < 2; stored++) {
+            char tmp[] = "/tmp/nd_sparse_npz_XXXXXX";
+            int fd = mkstemp(tmp);
+            ck_assert(fd >= 0);
+            close(fd);
+            if (stored) ND_OK_OR_FAIL(nd_sparse_save_npz_stored(tmp, s));
+            else ND_OK_OR_FAIL(nd_sparse_save_npz(tmp, s));
+            size_t fn_;
+            unsigned char *fb = slurp(tmp, &fn_);
+            ck_assert(fn_ > 30 && fb[8] == (stored ? 0 : 8)); /* the first member's method */
+            free(fb);
+            nd_sparse_release(back);
+            nd_release(got2);
+            back = NULL;
+            got2 = NULL;
+            ND_OK_OR_FAIL(nd_sparse_load_npz(&back, tmp));
+            unlink(tmp);
+            ck_assert_int_eq(nd_sparse_format_of(back), F[i].fmt);
+            ck_assert_int_eq(nd_sparse_nnz(back), nd_sparse_nnz(s));
+            ND_OK_OR_FAIL(nd_sparse_to_dense(&got2, back));
+            expect_same(got2, want, stored ? "written stored and read back" : "written deflated and read back");
+        }
         nd_sparse_release(s);
         nd_sparse_release(back);
         nd_release(want);

@@ -171,10 +171,15 @@ ND_API nd_status nd_sparse_slice_rows(nd_sparse **out, const nd_sparse *a, int64
 ND_API nd_status nd_sparse_take(nd_sparse **out, const nd_sparse *a, const nd_array *idx, int axis);
 
 /* ---- files (scipy.sparse.save_npz / load_npz) ---- */
-/** Write s as scipy.sparse.save_npz(path, s, compressed=False) does (a zip
- * of .npy members; scipy.sparse.load_npz reads it as a csr/csc/coo array).
- * Up to 3.75 GB of parts (no zip64: ND_ERR_UNSUPPORTED beyond). */
+/** Write s as scipy.sparse.save_npz(path, s) does, its default
+ * compressed=True (a zip of DEFLATE-compressed .npy members, by zlib;
+ * scipy.sparse.load_npz reads it as a csr/csc/coo array). Up to 3.75 GB of
+ * parts (no zip64: ND_ERR_UNSUPPORTED beyond). */
 ND_API nd_status nd_sparse_save_npz(const char *path, const nd_sparse *s);
+/** The same with stored (uncompressed) members, as
+ * scipy.sparse.save_npz(path, s, compressed=False): faster to write and
+ * read, larger. */
+ND_API nd_status nd_sparse_save_npz_stored(const char *path, const nd_sparse *s);
 /** Read a csr, csc or coo .npz file of scipy.sparse.save_npz (compressed or
  * not) into a matrix on the CPU (move it with nd_sparse_to_device). The
  * file is validated as a whole: zip structure, CRC-32 of every member,

@@ -1,8 +1,9 @@
 /* scipy.sparse's .npz files: nd_sparse_save_npz writes what
- * scipy.sparse.save_npz(file, m, compressed=False) writes (a zip of .npy
- * members: indices, indptr or row, col; format; shape; data; _is_array),
- * and nd_sparse_load_npz reads that and save_npz's default compressed form
- * (DEFLATE members, src/sparse/inflate.c). The reader checks every offset
+ * scipy.sparse.save_npz(file, m) writes (a zip of .npy members: indices,
+ * indptr or row, col; format; shape; data; _is_array; DEFLATE members by
+ * zlib, src/sparse/inflate.c), nd_sparse_save_npz_stored what it writes
+ * with compressed=False (stored members), and nd_sparse_load_npz reads
+ * both. The reader checks every offset
  * and size against the file, the CRC-32 of every member it uses, the .npy
  * headers (nd_load_npy_buffer's parser), and then the matrix itself as
  * nd_sparse_compressed / nd_sparse_coo do. */
@@ -13,19 +14,6 @@
 #include "io/npy.h"
 #include "sparse/npz.h"
 #include "sparse/sparse_impl.h"
-
-static uint32_t crc32_of(const unsigned char *p, size_t n)
-{
-    uint32_t table[256];
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-        table[i] = c;
-    }
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) c = table[(c ^ p[i]) & 0xff] ^ (c >> 8);
-    return c ^ 0xffffffffu;
-}
 
 static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static uint32_t rd32(const unsigned char *p) { return rd16(p) | rd16(p + 2) << 16; }
@@ -68,7 +56,7 @@ static nd_status read_member(const char *fn, const unsigned char *z, size_t zn, 
     if (method == 0) memcpy(m->bytes, z + start, (size_t)usize);
     else if (!nd__npz_inflate(m->bytes, (size_t)usize, z + start, (size_t)csize))
         return nd__err(ND_ERR_IO, fn, "member '%s' is not a valid DEFLATE stream", name);
-    if (crc32_of(m->bytes, m->size) != crc)
+    if (nd__npz_crc32(m->bytes, m->size) != crc)
         return nd__err(ND_ERR_IO, fn, "member '%s' fails its CRC-32 check (the file is corrupt)", name);
     m->found = true;
     return ND_OK;
@@ -227,51 +215,65 @@ typedef struct zw {
     unsigned char cd[8 * 128];
     size_t cdn;
     int count;
-    bool ok;
+    bool ok, deflate; /* deflate: DEFLATE members (method 8), else stored (0) */
+    bool nomem, zfail; /* a member failed: out of memory, zlib */
 } zw;
 
 static void wr16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8); }
 static void wr32(unsigned char *p, uint32_t v) { wr16(p, v & 0xffff), wr16(p + 2, v >> 16); }
 
-/* one stored member: header bytes then data bytes */
+/* one member: header bytes then data bytes, stored or deflated */
 static void zw_member(zw *w, const char *name, const void *h, size_t hn, const void *d, size_t dn)
 {
     size_t nlen = strlen(name), size = hn + dn;
-    uint32_t crc = 0xffffffffu;
-    /* CRC-32 over header and data: the same as crc32_of of their concatenation */
-    unsigned char *tmp = nd__malloc(size + 1);
+    unsigned char *tmp = nd__malloc(size + 1), *body = NULL;
     if (!tmp) {
         w->ok = false;
+        w->nomem = true;
         return;
     }
     memcpy(tmp, h, hn);
     if (dn) memcpy(tmp + hn, d, dn);
-    crc = crc32_of(tmp, size);
+    uint32_t crc = nd__npz_crc32(tmp, size);
+    size_t csize = size;
+    if (w->deflate) {
+        int r = nd__npz_deflate(&body, &csize, tmp, size);
+        if (r) {
+            nd__free(tmp);
+            w->ok = false;
+            w->nomem = r == -1;
+            w->zfail = r != -1;
+            return;
+        }
+    }
+    const unsigned char *out = body ? body : tmp;
     unsigned char lh[30] = {0};
     wr32(lh, 0x04034b50u);
     wr16(lh + 4, 20);
+    wr16(lh + 8, w->deflate ? 8 : 0);
     wr16(lh + 10, 0x0000);        /* time 00:00 */
     wr16(lh + 12, (0 << 9) | (1 << 5) | 1); /* date 1980-01-01, as zipfile for a fixed timestamp */
     wr32(lh + 14, crc);
-    wr32(lh + 18, (uint32_t)size);
+    wr32(lh + 18, (uint32_t)csize);
     wr32(lh + 22, (uint32_t)size);
     wr16(lh + 26, (uint32_t)nlen);
     if (w->ok)
         w->ok = fwrite(lh, 1, 30, w->f) == 30 && fwrite(name, 1, nlen, w->f) == nlen &&
-                fwrite(tmp, 1, size, w->f) == size;
+                fwrite(out, 1, csize, w->f) == csize;
     nd__free(tmp);
+    nd__free(body);
     unsigned char *c = w->cd + w->cdn;
     memset(c, 0, 46);
     wr32(c, 0x02014b50u);
     wr16(c + 4, 20);
     wr16(c + 6, 20);
-    memcpy(c + 12, lh + 10, 4 + 4 + 4 + 4);
+    memcpy(c + 10, lh + 8, 2 + 2 + 2 + 4 + 4 + 4);
     wr16(c + 28, (uint32_t)nlen);
     wr32(c + 38, 0600u << 16);
     wr32(c + 42, (uint32_t)w->off);
     memcpy(c + 46, name, nlen);
     w->cdn += 46 + nlen;
-    w->off += 30 + nlen + size;
+    w->off += 30 + nlen + csize;
     w->count++;
 }
 
@@ -289,9 +291,8 @@ static nd_status zw_array(zw *w, const char *fn, const char *name, const nd_arra
     return st ? nd__err_prefix(st, fn) : ND_OK;
 }
 
-nd_status nd_sparse_save_npz(const char *path, const nd_sparse *s)
+static nd_status save_npz(const char *fn, const char *path, const nd_sparse *s, bool deflate)
 {
-    static const char *fn = "nd_sparse_save_npz";
     ND_CHECK_PTR(fn, path, "path");
     nd_status st = nd__sp_check(fn, s, "s");
     if (st) return st;
@@ -309,7 +310,7 @@ nd_status nd_sparse_save_npz(const char *path, const nd_sparse *s)
         nd_release(shape);
         return nd__err_prefix(st, fn);
     }
-    zw w = {.ok = true};
+    zw w = {.ok = true, .deflate = deflate};
     if (!(w.f = fopen(path, "wb"))) {
         nd_release(shape);
         nd_release(is_array);
@@ -345,7 +346,19 @@ nd_status nd_sparse_save_npz(const char *path, const nd_sparse *s)
     if (fclose(w.f) != 0) w.ok = false;
     nd_release(shape);
     nd_release(is_array);
+    if (!st && w.nomem) st = nd__err(ND_ERR_NOMEM, fn, "out of host memory for a member of '%s'", path);
+    else if (!st && w.zfail) st = nd__err(ND_ERR_INTERNAL, fn, "zlib failed to compress a member of '%s'", path);
     if (!st && !w.ok) st = nd__err(ND_ERR_IO, fn, "cannot write '%s': %s", path, strerror(err ? err : EIO));
     if (st) nd__remove_failed_output(path);
     return st;
+}
+
+nd_status nd_sparse_save_npz(const char *path, const nd_sparse *s)
+{
+    return save_npz("nd_sparse_save_npz", path, s, true);
+}
+
+nd_status nd_sparse_save_npz_stored(const char *path, const nd_sparse *s)
+{
+    return save_npz("nd_sparse_save_npz_stored", path, s, false);
 }
