@@ -45,7 +45,7 @@ $(BUILD)/fuzz/obj/gen/kernel_headers.o: $(BUILD)/gen/kernel_headers.c src/shared
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(BLAS_LIBS) -lm -lpthread
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(BLAS_LIBS) -lz -lm -lpthread
 
 # -malloc_limit_mb: a single request over 2 GiB is a finding (the library
 # must refuse impossible sizes before asking the system allocator).
