@@ -22,7 +22,8 @@
 //              stored order, zeros dropped);
 //   the rest   own kernels, one thread per row (grid-stride), in the CPU
 //              loops' order of summation, so exact data give the CPU's bits:
-//              TO_DENSE, EXPAND, MUL_DENSE, ROW_SUMS, DIAG; and two passes
+//              TO_DENSE (after a memset of y), EXPAND, MUL_DENSE, ROW_SUMS,
+//              DIAG; and two passes
 //              (count per row, cub::DeviceScan of the counts into int64
 //              offsets, one read of the total, fill) for FROM_DENSE, BINOP,
 //              GATHER and the canonical compaction.
@@ -285,13 +286,13 @@ struct add64 {
 // ------------------------------------------------------------------
 // Kernels (one thread per row unless said otherwise)
 // ------------------------------------------------------------------
+// y (zeroed by a memset before) += the entries, in stored order per row
 template <typename I, typename V>
 __global__ void todense_kernel(V *y, const I *ap, const I *ai, const V *ad, int64_t rows, int64_t cols)
 {
     SP_FOR(r, rows)
     {
         V *yr = y + r * cols;
-        for (int64_t j = 0; j < cols; j++) yr[j] = v_0<V>();
         for (int64_t p = ap[r]; p < ap[r + 1]; p++) yr[ai[p]] = v_add(yr[ai[p]], ad[p]);
     }
 }
@@ -829,6 +830,8 @@ nd_status run(sp_x &x, nd_sp_call *c)
     switch (c->op) {
     case ND_SP_SPMM: return op_spmm<I, V>(x, c);
     case ND_SP_TO_DENSE:
+        if (a.rows * a.cols == 0) return ND_OK;
+        ND_CUDA_TRY(cudaMemsetAsync(nd__ptr(c->y), 0, (size_t)(a.rows * a.cols) * sizeof(V), x.s), FN);
         return launch(x, "the to-dense kernel", todense_kernel<I, V>, a.rows, (V *)nd__ptr(c->y), ap, ai, ad, a.rows,
                       a.cols);
     case ND_SP_FROM_DENSE: {
