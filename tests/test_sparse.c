@@ -891,9 +891,43 @@ static void move_arr(nd_array **a, nd_device dev)
     nd_release(*a);
     *a = m;
 }
+#ifdef ND_CUDA_EMU
+void nd_emu_cusparse_fail_next(int status); /* tests/emu/cusparse.h */
+/* cuSPARSE failures (injected into the stand-in) become statuses naming the
+ * routine and the cuSPARSE status; nothing is written, and the next call
+ * works */
+static void cusparse_failures(void)
+{
+    raw ra = gen(ND_FLOAT64, 9, 9, 4, false);
+    nd_sparse *a = mk(&ra, ND_FLOAT64, ND_INT32), *c = NULL;
+    move(&a, nd_cuda(0));
+    cplx xv[18];
+    for (int i = 0; i < 18; i++) xv[i] = rval(ND_FLOAT64);
+    nd_array *x = arr_vals(ND_FLOAT64, 9, xv), *xf = arr_vals(ND_FLOAT64, 18, xv), *x2 = NULL, *y = NULL;
+    move_arr(&x, nd_cuda(0));
+    move_arr(&xf, nd_cuda(0));
+    ND_OK_OR_FAIL(nd_reshape(&x2, xf, 2, (int64_t[]){9, 2}));
+    nd_emu_cusparse_fail_next(2 /* CUSPARSE_STATUS_ALLOC_FAILED */);
+    ND_EXPECT_ERR(nd_sparse_matmul(&y, a, x), ND_ERR_NOMEM, "cusparseSpMV failed: CUSPARSE_STATUS_ALLOC_FAILED (2)");
+    nd_emu_cusparse_fail_next(6 /* CUSPARSE_STATUS_EXECUTION_FAILED */);
+    ND_EXPECT_ERR(nd_sparse_matmul(&y, a, x2), ND_ERR_BACKEND, "cusparseSpMM failed: CUSPARSE_STATUS_EXECUTION_FAILED");
+    nd_emu_cusparse_fail_next(10 /* CUSPARSE_STATUS_NOT_SUPPORTED */);
+    ND_EXPECT_ERR(nd_sparse_spgemm(&c, a, a), ND_ERR_UNSUPPORTED, "cusparseSpGEMM_workEstimation failed");
+    ck_assert_ptr_null(y);
+    ck_assert_ptr_null(c);
+    ND_OK_OR_FAIL(nd_sparse_matmul(&y, a, x));
+    ND_OK_OR_FAIL(nd_sparse_spgemm(&c, a, a));
+    nd_release(x), nd_release(xf), nd_release(x2), nd_release(y);
+    nd_sparse_release(a), nd_sparse_release(c);
+    raw_free(&ra);
+}
+#endif
 START_TEST(device)
 {
     if (nd_cuda_device_count() < 1) return;
+#ifdef ND_CUDA_EMU
+    cusparse_failures();
+#endif
     const nd_device devs[2] = {CPU, nd_cuda(0)};
     for (int vi = 0; vi < 4; vi++)
         for (int ii = 0; ii < 2; ii++) {

@@ -148,6 +148,11 @@ cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_
                                      const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType,
                                      cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr);
 
+/* The emulation's test hook (no cuSPARSE function): the calling thread's
+ * next cusparseSpMV, cusparseSpMM or cusparseSpGEMM_workEstimation (the
+ * call with a buffer) returns status, after its argument checks. */
+void nd_emu_cusparse_fail_next(int status);
+
 #ifdef __cplusplus
 }
 #endif

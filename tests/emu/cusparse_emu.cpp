@@ -26,7 +26,9 @@
 //     than R_32F, R_64F, C_32F, C_64F (the emulation's limit); index base
 //     one; SpGEMM on 64-bit indices (the routine's documented limit);
 //     SpGEMM_compute/copy before workEstimation;
-//  4. a destroyed stream: CUSPARSE_STATUS_EXECUTION_FAILED.
+//  4. a destroyed stream: CUSPARSE_STATUS_EXECUTION_FAILED;
+//  5. a failure the test asked for (nd_emu_cusparse_fail_next): SpMV, SpMM
+//     and SpGEMM_workEstimation (with its buffer) return that status once.
 // beta == 0 sets y without reading it (NaN in y is overwritten).
 #include <complex>
 #include <cstdlib>
@@ -91,6 +93,16 @@ typedef cusparseStatus_t st_t;
     } while (0)
 
 const size_t kBufferBytes = 128; // what the buffer-size queries answer
+
+// The calling thread's next SpMV, SpMM or SpGEMM_workEstimation fails with
+// this status (nd_emu_cusparse_fail_next), after its argument checks.
+thread_local cusparseStatus_t tl_fail_next = CUSPARSE_STATUS_SUCCESS;
+st_t injected()
+{
+    const st_t s = tl_fail_next;
+    tl_fail_next = CUSPARSE_STATUS_SUCCESS;
+    return s;
+}
 
 bool handle_ok(cusparseHandle_t h) { return h && h->magic == handle_magic; }
 size_t vsize(cudaDataType t)
@@ -398,6 +410,7 @@ cusparseStatus_t cusparseSpMV(cusparseHandle_t h, cusparseOperation_t op, const 
 {
     TRY(spmv_check(h, op, alpha, A, x, beta, y, ct, alg));
     TRY(buffer_ok(buf, kBufferBytes));
+    TRY(injected());
     const cusparseSpMatDescr a = *A;
     const void *xv = x->val;
     void *yv = y->val;
@@ -451,6 +464,7 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cuspa
 {
     TRY(spmm_check(h, opA, opB, alpha, A, B, beta, C, ct, alg));
     TRY(buffer_ok(buf, kBufferBytes));
+    TRY(injected());
     const cusparseSpMatDescr a = *A;
     const bool row = B->order == CUSPARSE_ORDER_ROW;
     const int64_t bs = row ? B->ld : 1, bj = row ? 1 : B->ld, cs = row ? C->ld : 1, cj = row ? 1 : C->ld,
@@ -496,6 +510,7 @@ cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t h, cusparseOpera
     }
     if (*bytes < kBufferBytes) return CUSPARSE_STATUS_INVALID_VALUE;
     TRY(buffer_ok(buf, *bytes));
+    TRY(injected());
     g->estimated = true;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -548,5 +563,7 @@ cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t h, cusparseOperation_t opA
         }
     });
 }
+
+void nd_emu_cusparse_fail_next(int status) { tl_fail_next = (cusparseStatus_t)status; }
 
 } // extern "C"
