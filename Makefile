@@ -68,7 +68,7 @@ WARN := -Wall -Wextra $(if $(filter 0,$(WERROR)),,-Werror)
 # -fno-math-errno: the library never reads errno, and libm calls vectorise without it.
 CFLAGS_ALL := -std=c11 $(WARN) $(OPT) -fno-math-errno -fPIC -fvisibility=hidden -fopenmp -D_GNU_SOURCE \
               -Iinclude -Isrc $(BLAS_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
-LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lm -lpthread
+LDLIBS_ALL := $(BLAS_LIBS) -fopenmp -lz -lm -lpthread
 
 # src/ by role (README "Source map"): core/ the base, shared/ the bodies
 # both backends compile (headers only), prof/ the profiler, one folder per
@@ -79,8 +79,8 @@ SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)*.c))
 CU_SRCS := $(wildcard src/cuda/*.cu)
 ifeq ($(CUDA_EMU),1)
   # tests/emu first on the include path: its cuda_runtime.h, cublas_v2.h,
-  # cufft.h and cusolverDn.h stand in for the toolkit's (whose directory is not on the path at
-  # all). The emulated runtime and the cuBLAS, cuFFT and cuSOLVER stand-ins go into this build's
+  # cufft.h, cusolverDn.h and cusparse.h stand in for the toolkit's (whose directory is not on the path at
+  # all). The emulated runtime and the cuBLAS, cuFFT, cuSOLVER and cuSPARSE stand-ins go into this build's
   # libndgpu.a/.so (a test build: never installed).
   CFLAGS_ALL += -DND_WITH_CUDA=1 -DND_CUDA_EMU=1 -Itests/emu
   CXX ?= g++
@@ -107,7 +107,7 @@ else ifeq ($(WITH_CUDA),1)
                $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
                $(if $(filter 1,$(CUDA_PTX)),$(PTX_GENCODE)) \
                -DND_WITH_CUDA=1 -Iinclude -Isrc $(NVCC_EXTRA)
-  LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart
+  LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcusolver -lcufft -lcublas -lcudart
   CU_OBJS := $(CU_SRCS:%.cu=$(BUILD)/%.o)
 else
   CU_OBJS :=

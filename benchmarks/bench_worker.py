@@ -189,6 +189,80 @@ def cupy_compute_type(xp, tf32):
     return (lambda: lin.set_compute_type(xp.float32, old)), "CuPy " + str(lin.compute_type_to_str(want))
 
 
+def sparse_matrix(np, call):
+    """bench_sparse.c's matrix as scipy COO triplets (row, col, value, n):
+    the 5-point Laplacian of a size x size grid, or the power-law matrix
+    (row i has min(cap, floor(1 / (1 - u(seed, i)))) entries at columns
+    floor(n u(seed + 1, p)), values 2 u(seed + 2, p) - 1), bit for bit."""
+    size = int(call["size"])
+    if call["matrix"] == "laplace2d":
+        m = size
+        n = m * m
+        p = np.arange(n, dtype=np.int64)
+        i, j = p // m, p % m
+        parts = [(i > 0, -m, -1.0), (j > 0, -1, -1.0), (np.ones(n, bool), 0, 4.0), (j + 1 < m, 1, -1.0),
+                 (i + 1 < m, m, -1.0)]
+        # the C loop's order: row by row, the five neighbours in this order
+        sel = np.stack([k for k, _, _ in parts], axis=1)
+        cols = p[:, None] + np.array([d for _, d, _ in parts])[None, :]
+        vals = np.broadcast_to(np.array([v for _, _, v in parts]), sel.shape)
+        rows = np.broadcast_to(p[:, None], sel.shape)
+        return rows[sel], cols[sel], vals[sel], n
+    n, seed, cap = size, int(call["seed"]), int(call["cap"])
+    deg = np.floor(1.0 / (1.0 - _u01(np, seed, 0, n)))
+    deg = np.where(deg > cap, cap, deg).astype(np.int64)
+    nnz = int(deg.sum())
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    cols = np.floor(float(n) * _u01(np, seed + 1, 0, nnz)).astype(np.int64)
+    vals = 2 * _u01(np, seed + 2, 0, nnz) - 1
+    return rows, cols, vals, n
+
+
+def sparse_case(call, np, xp, ins):
+    """The scipy.sparse twin of a bench_sparse.c case."""
+    if xp is not np:
+        raise Unsupported("bench_sparse runs on the CPU only (no CUDA sparse kernels yet)")
+    import scipy
+    import scipy.sparse as sp
+    note = "scipy %s" % scipy.__version__
+    r, c, v, n = sparse_matrix(np, call)
+    fn = call["fn"]
+    if fn == "sp_coo_tocsr":
+        coo = sp.coo_matrix((v, (r, c)), shape=(n, n))
+        res = [None]
+
+        def run():
+            res[0] = coo.tocsr()
+        return run, (lambda: res[0].data), note + ", coo_matrix.tocsr() (sums duplicates, sorted)"
+    a = sp.coo_matrix((v, (r, c)), shape=(n, n)).tocsr()
+    res = [None]
+    if fn in ("sp_spmv", "sp_spmm16"):
+        x = ins[0]
+
+        def run():
+            res[0] = a @ x
+        return run, (lambda: res[0]), note + ", csr @ ndarray (allocates)"
+    if fn == "sp_spgemm":
+        def run():
+            res[0] = a @ a
+
+        def result():
+            res[0].sort_indices()
+            return res[0].data
+        return run, result, note + ", csr @ csr (the checksum after sort_indices, untimed)"
+    if fn == "sp_todense":
+        def run():
+            res[0] = a.toarray()
+        return run, (lambda: res[0]), note + ", toarray()"
+    if fn == "sp_fromdense":
+        d = a.toarray()
+
+        def run():
+            res[0] = sp.csr_matrix(d)
+        return run, (lambda: res[0].data), note + ", csr_matrix(ndarray)"
+    raise Unsupported("unknown sparse case %s" % fn)
+
+
 def build_case(rec, np, xp, cache, cleanup=None):
     """Returns (timed_fn, result_fn, note). result_fn() gives the array to
     checksum after the timed calls (or None). Functions appended to
@@ -237,6 +311,8 @@ def build_case(rec, np, xp, cache, cleanup=None):
         args, n = call["args"], call["n"]
         return (lambda: f(*args, size=n)), None, note + "." + call["dist"]  # other streams: no checksum
     ins = [cache.get(s) for s in rec["inputs"]]
+    if fn.startswith("sp_"):
+        return sparse_case(call, np, xp, ins)
     if fn in ("add", "multiply", "exp", "tanh", "log", "sin"):
         f = getattr(xp, fn)
         out = f(*ins)

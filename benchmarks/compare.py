@@ -61,7 +61,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BENCHES = ["elementwise", "reduce", "matmul", "copy", "overhead", "transfer", "sort", "index", "scan", "manip", "mx",
-           "fft", "complex", "linalg", "expr", "special", "special_gamma", "random", "python"]
+           "fft", "complex", "linalg", "expr", "special", "special_gamma", "random", "sparse", "python"]
 # Run order of --device cuda (cheapest goal groups first; copy has no goal).
 CUDA_ORDER = ["overhead", "matmul", "reduce", "elementwise", "transfer", "copy", "sort", "index", "scan", "manip", "mx",
               "fft", "complex", "linalg", "expr", "special", "special_gamma", "random", "python"]

@@ -30,9 +30,11 @@
  *   ndgpu/io.h           .npy files, DLPack
  *   ndgpu/profiler.h     the op-level profiler
  *   ndgpu/expr.h         fused expressions (nd_expr_eval)
+ *   ndgpu/sparse.h       sparse matrices (CSR, CSC, COO; scipy.sparse)
  *
  * The families follow the library's source folders (src/<family>); every
- * family header depends on ndgpu/core.h only, and they are included here in
+ * family header depends on ndgpu/core.h only (ndgpu/sparse.h also on
+ * ndgpu/elementwise.h, for its op enums), and they are included here in
  * the order above.
  *
  * Conventions (see README.md and docs/arrays.md):
@@ -83,5 +85,6 @@
 #include "ndgpu/profiler.h"
 #include "ndgpu/kernel.h"
 #include "ndgpu/expr.h"
+#include "ndgpu/sparse.h"
 
 #endif /* NDGPU_H */

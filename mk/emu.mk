@@ -2,7 +2,7 @@
 #
 #   make emu-test       the CUDA backend compiled as C++ against HIP-CPU
 #                       ($(HIPCPU)) + the emulated CUDA runtime and the cuBLAS,
-#                       cuFFT and cuSOLVER stand-ins (tests/emu), and the whole Check suite and
+#                       cuFFT, cuSOLVER and cuSPARSE stand-ins (tests/emu), and the whole Check suite and
 #                       the examples with cuda:0 = that device (build-emu/), then the
 #                       NumPy comparisons (complex, FFT, linalg) on cpu and cuda:0
 #   make emu-asan       the same under AddressSanitizer + UBSan (device

@@ -1,5 +1,7 @@
-# Fuzzing with libFuzzer (clang, ASan + UBSan): two targets.
+# Fuzzing with libFuzzer (clang, ASan + UBSan): three targets.
 #   fuzz_npy     the .npy parser (nd_load_npy_buffer)
+#   fuzz_sparse_npz  the sparse .npz reader (nd_sparse_load_npz_buffer: zip,
+#                DEFLATE, .npy members, matrix validation)
 #   fuzz_shapes  the shape builders: creation, views, broadcasting, joins,
 #                tiling, padding, products, FFT lengths, DLPack imports
 #
@@ -20,13 +22,14 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_LIB_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-pass-failed -fopenmp -D_GNU_SOURCE \
                    -Iinclude -Isrc $(BLAS_CFLAGS)
 FUZZ_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
-FUZZ_TARGETS := npy shapes
+FUZZ_TARGETS := npy shapes sparse_npz
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 # The library's sources plus the generated one (the shared headers a
 # run-time compiled kernel includes, embedded as strings: Makefile).
 FUZZ_OBJS := $(SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/gen/kernel_headers.o
 FUZZ_SEEDS_npy := tests/fuzz/corpus tests/data
 FUZZ_SEEDS_shapes := tests/fuzz/corpus-shapes
+FUZZ_SEEDS_sparse_npz := tests/data/sparse
 
 .PHONY: fuzz fuzz-build fuzz-regress
 fuzz-build: $(FUZZ_BINS)
@@ -42,7 +45,7 @@ $(BUILD)/fuzz/obj/gen/kernel_headers.o: $(BUILD)/gen/kernel_headers.c src/shared
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(BLAS_LIBS) -lm -lpthread
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(BLAS_LIBS) -lz -lm -lpthread
 
 # -malloc_limit_mb: a single request over 2 GiB is a finding (the library
 # must refuse impossible sizes before asking the system allocator).
@@ -51,7 +54,8 @@ fuzz: $(FUZZ_BINS)
 	  mkdir -p $(BUILD)/fuzz/corpus-$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	  dict=$(CURDIR)/tests/fuzz/$$t.dict; [ -f $$dict ] && dictarg=-dict=$$dict || dictarg=; \
-	  seeds=; [ $$t = npy ] && seeds="$(addprefix $(CURDIR)/,$(FUZZ_SEEDS_npy))" || seeds="$(addprefix $(CURDIR)/,$(FUZZ_SEEDS_shapes))"; \
+	  case $$t in npy) s="$(FUZZ_SEEDS_npy)";; shapes) s="$(FUZZ_SEEDS_shapes)";; *) s="$(FUZZ_SEEDS_sparse_npz)";; esac; \
+	  seeds=; for d in $$s; do seeds="$$seeds $(CURDIR)/$$d"; done; \
 	  (cd $(BUILD)/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
 	    -malloc_limit_mb=2048 $$dictarg -print_final_stats=1 corpus-$$t $$seeds); \
 	done
@@ -59,3 +63,4 @@ fuzz: $(FUZZ_BINS)
 fuzz-regress: $(FUZZ_BINS)
 	$(BUILD)/fuzz/fuzz_npy -runs=0 $(FUZZ_SEEDS_npy)
 	$(BUILD)/fuzz/fuzz_shapes -runs=0 $(FUZZ_SEEDS_shapes)
+	$(BUILD)/fuzz/fuzz_sparse_npz -runs=0 $(FUZZ_SEEDS_sparse_npz)

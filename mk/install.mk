@@ -37,11 +37,11 @@ INSTALL ?= install
 # ndgpu.pc: the BLAS the build chose (mk/blas.mk): the system OpenBLAS
 # through its own .pc file when there is one, scipy-openblas and BLIS by
 # folder and runtime path (libndgpu.so carries that runtime path itself);
-# the CUDA libraries (and their directory) only in a CUDA build.
-PC_REQUIRES_PRIVATE := $(BLAS_PC_REQUIRES)
+# zlib (the .npz members); the CUDA libraries (and their directory) only in a CUDA build.
+PC_REQUIRES_PRIVATE := $(BLAS_PC_REQUIRES) zlib
 PC_LIBS_PRIVATE := $(BLAS_PC_LIBS) -lgomp -lm -lpthread
 ifeq ($(WITH_CUDA),1)
-  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
+  PC_LIBS_PRIVATE += -L$(CUDA_HOME)/lib64 -lcusparse -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 
 # What libndgpu.a needs at link time, for ndgpuConfig.cmake's
@@ -49,9 +49,9 @@ endif
 # ($(BLAS_LIBS)), the CUDA libraries (their directory and runtime path, as
 # the library's own link has them) in a CUDA build, OpenMP's runtime, libm,
 # pthreads.
-STATIC_DEP_LIBS := $(BLAS_LIBS) -lgomp -lm -lpthread
+STATIC_DEP_LIBS := $(BLAS_LIBS) -lgomp -lz -lm -lpthread
 ifeq ($(WITH_CUDA),1)
-  STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcufft -lcublas -lcudart -lstdc++
+  STATIC_DEP_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcusolver -lcufft -lcublas -lcudart -lstdc++
 endif
 
 # The public headers: the umbrella ndgpu.h and one header per family under

@@ -64,9 +64,12 @@ typedef Suite *(*suite_fn)(void);
 /* the special functions and activations (tests/test_special.c, tests/test_special_gamma.c) */
 #define SUITES_SPECIAL(X) X(special) X(special_gamma)
 
+/* sparse matrices (src/sparse, src/cpu/sparse.c) */
+#define SUITES_SPARSE(X) X(sparse) X(sparse_npz)
+
 #define SUITES(X) SUITES_BASE(X) SUITES_INDEX(X) SUITES_SORT(X) SUITES_SCAN(X) SUITES_MANIP(X) SUITES_PROF(X) \
     SUITES_MIXED(X) SUITES_FFT(X) SUITES_COMPLEX(X) SUITES_LINALG(X) SUITES_SZ(X) SUITES_OUTAPI(X) SUITES_KERNEL(X) \
-    SUITES_EXPR(X) SUITES_SPECIAL(X) SUITES_RANDOM(X)
+    SUITES_EXPR(X) SUITES_SPECIAL(X) SUITES_RANDOM(X) SUITES_SPARSE(X)
 #define X(n) __attribute__((weak)) Suite *suite_##n(void);
 SUITES(X)
 #undef X

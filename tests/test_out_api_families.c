@@ -156,6 +156,60 @@ OUT_ADAPTER(nd_linalg_cross) { return nd_linalg_cross(o, f->a, f->b, -1); }
 OUT_ADAPTER(nd_linalg_vecdot) { return nd_linalg_vecdot(o, f->a, f->b, -1); }
 OUT_ADAPTER(nd_kron) { return nd_kron(o, f->a, f->sq); }
 
+/* sparse matrices: a's nonzeros as CSR on the CPU (the sparse kernels' device
+ * in every build), so the result and a given out live there too */
+static nd_sparse *sp_of(const nd_array *a)
+{
+    nd_array *h = NULL;
+    nd_sparse *s = NULL;
+    if (nd_to_device(&h, a, nd_cpu()) == ND_OK) nd_sparse_from_dense(&s, h, ND_SPARSE_CSR);
+    nd_release(h);
+    return s;
+}
+OUT_ADAPTER(nd_sparse_to_dense)
+{
+    nd_sparse *s = sp_of(f->a);
+    nd_status st = nd_sparse_to_dense(o, s);
+    nd_sparse_release(s);
+    return st;
+}
+OUT_ADAPTER(nd_sparse_matmul)
+{
+    nd_sparse *s = sp_of(f->a);
+    nd_array *v = NULL;
+    nd_status st = nd_to_device(&v, f->v3, nd_cpu());
+    if (!st) st = nd_sparse_matmul(o, s, v);
+    nd_release(v);
+    nd_sparse_release(s);
+    return st;
+}
+OUT_ADAPTER(nd_sparse_sum)
+{
+    nd_sparse *s = sp_of(f->a);
+    nd_status st = nd_sparse_sum(o, s, 0);
+    nd_sparse_release(s);
+    return st;
+}
+static nd_status sp_solve(nd_array **o, const out_fx *f, bool cg)
+{
+    nd_sparse *s = sp_of(f->sq);
+    nd_array *v = NULL;
+    nd_status st = nd_to_device(&v, f->v3, nd_cpu());
+    if (!st) st = cg ? nd_sparse_cg(o, s, v, NULL, 1e-12, 0, 0, NULL) : nd_sparse_bicgstab(o, s, v, NULL, 1e-12, 0, 0, NULL);
+    nd_release(v);
+    nd_sparse_release(s);
+    return st;
+}
+OUT_ADAPTER(nd_sparse_cg) { return sp_solve(o, f, true); }
+OUT_ADAPTER(nd_sparse_bicgstab) { return sp_solve(o, f, false); }
+OUT_ADAPTER(nd_sparse_diagonal)
+{
+    nd_sparse *s = sp_of(f->a);
+    nd_status st = nd_sparse_diagonal(o, s, 1);
+    nd_sparse_release(s);
+    return st;
+}
+
 /* ---- the table -------------------------------------------------------- */
 const out_api_entry out_api_families[] = {
     OUT_ENTRY(nd_take, 0),
@@ -246,6 +300,12 @@ const out_api_entry out_api_families[] = {
     OUT_ENTRY(nd_linalg_pinv, 0),
     OUT_ENTRY(nd_linalg_matrix_rank, 0),
     OUT_ENTRY(nd_linalg_norm, 0),
+    OUT_ENTRY(nd_sparse_to_dense, 0),
+    OUT_ENTRY(nd_sparse_matmul, 0),
+    OUT_ENTRY(nd_sparse_sum, 0),
+    OUT_ENTRY(nd_sparse_diagonal, 0),
+    OUT_ENTRY(nd_sparse_cg, 0),
+    OUT_ENTRY(nd_sparse_bicgstab, 0),
     OUT_ENTRY(nd_linalg_vector_norm, 0),
     OUT_ENTRY(nd_linalg_matrix_norm, 0),
     OUT_ENTRY(nd_linalg_cond, 0),

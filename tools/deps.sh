@@ -33,7 +33,7 @@ if [ "${1:-}" = blas ]; then
   exit $?
 fi
 
-pkgs=(libopenblas-dev check pkg-config g++)
+pkgs=(libopenblas-dev zlib1g-dev check pkg-config g++)
 pkgs+=(cmake) # the CMake consumer of tests/test_install.sh
 missing=()
 for p in "${pkgs[@]}"; do

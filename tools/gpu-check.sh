@@ -284,7 +284,8 @@ if [ "$call" = 1 ]; then
   suites=(elementwise:harness gpu_ew:device gpu_reduce:gpu gpu_linalg:gpu fft linalg_decomp la_slot complex_ew
           sort unique scan reduce_nan index index_mask sort_stats matmul_cpx matmul_half softmax amp complex
           linalg_norm gpu gpu_warp gpu_streams gpu_memory graph gpu_random:gpu elementwise:ops13 random:integers_bernoulli einsum
-          manip:manip reduce_cpx dlpack profiler profiler_ops threads runtime kernel_raw:kernel_raw_gpu kernel expr)
+          manip:manip reduce_cpx dlpack profiler profiler_ops threads runtime kernel_raw:kernel_raw_gpu kernel expr
+          sparse sparse_npz)
   [ -n "${GPU_CHECK_SUITES:-}" ] && read -r -a suites <<<"$GPU_CHECK_SUITES"
   suite_env=()
   # The emulated device runs kernels on the CPU: the multi-GiB cases would take
@@ -358,7 +359,7 @@ else
   else
     san=(memcheck:gpu_ew:device memcheck:gpu_reduce:gpu memcheck:sort memcheck:scan memcheck:index memcheck:index_mask
          memcheck:unique memcheck:gpu memcheck:gpu_warp memcheck:gpu_random:gpu memcheck:softmax memcheck:reduce_nan
-         memcheck:complex_ew memcheck:gpu_linalg:gpu memcheck:matmul_half memcheck:fft
+         memcheck:complex_ew memcheck:gpu_linalg:gpu memcheck:matmul_half memcheck:fft memcheck:sparse
          racecheck:gpu_reduce:gpu racecheck:softmax racecheck:gpu_warp synccheck:gpu_warp synccheck:sort)
     [ -n "${GPU_CHECK_SANITIZE:-}" ] && read -r -a san <<<"$GPU_CHECK_SANITIZE"
     if [ "$emu" = 1 ]; then # without a sanitizer the tools' runs of one suite are the same run: once

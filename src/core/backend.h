@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever a slot is added, removed or changes its meaning. */
-#define ND_BACKEND_ABI_VERSION 9 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
+#define ND_BACKEND_ABI_VERSION 10 /* 2: the slots (gather, scatter, compress, mask_count, sort_rows,
                                  * topk_rows, searchsorted, scan) and random taking the call description;
                                  * 3: range_push/range_pop (the profiler's NVTX ranges);
                                  * 4: softmax, cross_entropy, amp_unscale and matmul/gemm
@@ -58,7 +58,8 @@ extern "C" {
                                  * 8: expr (fused elementwise programs, nd_expr_eval)
                                  * 9: stream_wrap/stream_unwrap (streams made by the user), memory_set_pool;
                                  *    managed_alloc, managed_free, prefetch, advise (managed memory);
-                                 *    graph_begin, graph_end, graph_launch, graph_destroy (native graphs) */
+                                 *    graph_begin, graph_end, graph_launch, graph_destroy (native graphs)
+                                 * 10: sparse (CSR kernels of src/sparse) */
 /* One more than the largest nd_device_type value (include/ndgpu/core.h). */
 #define ND_NUM_DEVICE_TYPES 2
 
@@ -94,6 +95,7 @@ struct nd_rtc_source;   /* src/core/rtc_slot.h */
 struct nd_rtc_module;   /* src/core/rtc_slot.h */
 struct nd_k_call;       /* src/shared/kernel_slots.h */
 struct nd_expr_prog;    /* src/shared/expr_prog.h */
+struct nd_sp_call;      /* src/shared/sparse_slots.h */
 
 typedef struct nd_backend {
     /* ND_BACKEND_ABI_VERSION of the interface the descriptor was written for. */
@@ -392,6 +394,14 @@ typedef struct nd_backend {
      * (src/expr) evaluates the expression op by op with the library's own
      * ops (same bits, one temporary per step). */
     nd_status (*expr)(const struct nd_expr_prog *prog, nd_array *out, const nd_array *const *ins);
+
+    /* sparse matrices (src/sparse; full contract in src/shared/sparse_slots.h) */
+    /* OPTIONAL: one CSR operation (call->op: SpMV/SpMM, SpGEMM, conversions,
+     * canonical forms, elementwise and row operations); the matrices it
+     * makes are allocated by the backend. NULL: the device has no sparse
+     * kernels; the family answers ND_ERR_UNSUPPORTED for operations that
+     * need them (structure-only ones, transfers and value maps still work). */
+    nd_status (*sparse)(struct nd_sp_call *call);
 } nd_backend;
 
 /* ------------------------------------------------------------------ */

@@ -213,6 +213,7 @@ const nd_backend nd__cpu_backend = {
 
     /* linear algebra */
     .la = nd__cpu_la, /* lapack.c over OpenBLAS's LAPACK, la_small.c for small LU/solve */
+    .sparse = nd__cpu_sparse, /* sparse.c: threaded CSR loops, rows balanced by entries */
     .kernel_ew = nd__cpu_kernel_ew, /* kjit.c: the system C compiler, dlopen */
 
     /* fused expressions */

@@ -55,6 +55,10 @@ ND_INTERNAL nd_status nd__cpu_fft(nd_array *out, const nd_array *in, int axis, i
 struct nd_la_call;
 ND_INTERNAL nd_status nd__cpu_la(struct nd_la_call *call);
 
+/* src/cpu/sparse.c: the sparse slot (contract in src/shared/sparse_slots.h) */
+struct nd_sp_call;
+ND_INTERNAL nd_status nd__cpu_sparse(struct nd_sp_call *call);
+
 /* src/cpu/kjit.c: the kernel_ew slot (contract in src/shared/kernel_slots.h) */
 struct nd_k_call;
 ND_INTERNAL nd_status nd__cpu_kernel_ew(struct nd_k_call *call);

@@ -98,6 +98,11 @@ static nd_status cuda_memory_set_pool(int dev, int kind)
     return nd__cuda_memory_set_pool(dev, kind);
 }
 
+// sparse.cu: the sparse slot (src/shared/sparse_slots.h) on cuSPARSE, CUB and
+// own kernels; reached only through the descriptor below
+struct nd_sp_call;
+extern "C" nd_status nd__cuda_sparse(struct nd_sp_call *call);
+
 static nd_status cuda_stream_unwrap(void *handle, int dev)
 {
     nd__cuda_blas_forget_stream(dev, handle);
@@ -193,4 +198,7 @@ extern "C" const nd_backend nd__cuda_backend = {
 
     // fused expressions: no fused kernel yet, the core evaluates them op by op
     .expr = nullptr,
+
+    // sparse matrices: sparse.cu (cuSPARSE, CUB and own kernels)
+    .sparse = nd__cuda_sparse,
 };

@@ -227,7 +227,7 @@ static const char *descr_of(nd_dtype t, char *buf, size_t cap)
 
 /* The 1.0 header exactly as NumPy writes it (numpy/lib/format.py:
  * _write_array_header + _wrap_header). Returns its length. */
-static size_t format_header(char *buf, size_t cap, const nd_array *a)
+size_t nd__npy_format_header(char *buf, size_t cap, const nd_array *a)
 {
     char text[2048], dbuf[16];
     size_t n = (size_t)snprintf(text, sizeof text, "{'descr': %s, 'fortran_order': False, 'shape': (", descr_of(a->dtype, dbuf, sizeof dbuf));
@@ -261,7 +261,7 @@ nd_status nd_save_npy(const char *path, const nd_array *a)
     ND_CHECK_PTR(fn, a, "a");
     if (!nd__dtype_valid(a->dtype)) return nd__err(ND_ERR_INVALID, fn, "array 'a' has an invalid dtype %d", (int)a->dtype);
     char header[4096];
-    size_t hsize = format_header(header, sizeof header, a);
+    size_t hsize = nd__npy_format_header(header, sizeof header, a);
     if (hsize == 0) return nd__err(ND_ERR_INTERNAL, fn, "the .npy header does not fit its buffer");
 
     size_t nbytes = nd_nbytes(a);

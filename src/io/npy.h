@@ -25,4 +25,7 @@ typedef struct npy_header {
  * dict in buf[0, avail). Never reads outside it. func names the caller. */
 ND_INTERNAL nd_status nd__npy_parse_header(const char *func, const unsigned char *buf, size_t avail, npy_header *h);
 
+/* The .npy 1.0 header NumPy writes for a (src/io/npy.c; also the members
+ * of .npz files): its length, 0 when it does not fit cap. */
+ND_INTERNAL size_t nd__npy_format_header(char *buf, size_t cap, const nd_array *a);
 #endif

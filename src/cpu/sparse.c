@@ -1,0 +1,475 @@
+/* The sparse slot on the CPU (contract: src/shared/sparse_slots.h):
+ * threaded row loops over CSR operands. Work is split into row ranges
+ * balanced by stored entries plus rows (sp_rows), so that a few long rows
+ * (power-law matrices) do not leave threads idle; SpGEMM is Gustavson's
+ * two passes (count, then accumulate into a dense row with a marker);
+ * conversions are counting sorts. The loops for each (index, value) type
+ * pair come from src/cpu/sparse_tmpl.h. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "shared/sparse_slots.h"
+
+typedef float _Complex sp_c64;
+typedef double _Complex sp_c128;
+
+typedef struct sp_ctx {
+    unsigned flags;
+    int64_t rows, cols, k, len, nnz;
+    int64_t xs0, xs1; /* MUL_DENSE: x's strides in elements */
+    double alpha, beta;
+    const void *ap, *ai, *ad, *bp, *bi, *bd, *x, *row;
+    void *cp, *ci, *cd, *y;
+    void *tp, *ti, *td; /* scratch CSR */
+    atomic_int nomem;
+} sp_ctx;
+
+typedef struct sp_pair {
+    int64_t key, pos;
+} sp_pair;
+
+/* stable (ties keep their order): insertion sort for short runs, then
+ * bottom-up merges through the scratch w2 (n pairs) */
+static void sp_sort_pairs(sp_pair *w, sp_pair *w2, int64_t n)
+{
+    const int64_t RUN = 32;
+    for (int64_t b = 0; b < n; b += RUN) {
+        int64_t e = b + RUN < n ? b + RUN : n;
+        for (int64_t i = b + 1; i < e; i++) {
+            sp_pair v = w[i];
+            int64_t j = i;
+            for (; j > b && w[j - 1].key > v.key; j--) w[j] = w[j - 1];
+            w[j] = v;
+        }
+    }
+    sp_pair *src = w, *dst = w2;
+    for (int64_t width = RUN; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = src[j].key < src[i].key ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        sp_pair *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != w) memcpy(w, src, (size_t)n * sizeof *w);
+}
+
+#define SP_SORT_IDX(T, S)                                                     \
+    static int sp_cmp_##S(const void *x, const void *y)                       \
+    {                                                                         \
+        T a = *(const T *)x, b = *(const T *)y;                               \
+        return (a > b) - (a < b);                                             \
+    }                                                                         \
+    static void sp_sort_idx_##S(T *v, int64_t n)                              \
+    {                                                                         \
+        if (n > 32) {                                                         \
+            qsort(v, (size_t)n, sizeof(T), sp_cmp_##S);                       \
+            return;                                                           \
+        }                                                                     \
+        for (int64_t i = 1; i < n; i++) {                                     \
+            T t = v[i];                                                       \
+            int64_t j = i;                                                    \
+            for (; j > 0 && v[j - 1] > t; j--) v[j] = v[j - 1];               \
+            v[j] = t;                                                         \
+        }                                                                     \
+    }
+SP_SORT_IDX(int32_t, i32)
+SP_SORT_IDX(int64_t, i64)
+
+/* ---- the row-range driver ---- */
+typedef void (*sp_rows_fn)(sp_ctx *c, int64_t r0, int64_t r1);
+typedef struct {
+    sp_ctx *c;
+    sp_rows_fn fn;
+    const void *ptr; /* indptr whose entries weigh the rows (NULL: rows alone) */
+    bool i64;
+    int64_t rows, nparts, total;
+} sp_par;
+
+static inline int64_t sp_ptr_at(const sp_par *p, int64_t r)
+{
+    if (!p->ptr) return 0;
+    return p->i64 ? ((const int64_t *)p->ptr)[r] : (int64_t)((const int32_t *)p->ptr)[r];
+}
+/* the first row r with ptr[r] + r >= target */
+static int64_t sp_split(const sp_par *p, int64_t target)
+{
+    int64_t lo = 0, hi = p->rows;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (sp_ptr_at(p, mid) + mid < target) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+static void sp_par_body(void *ctx, int64_t b, int64_t e)
+{
+    const sp_par *p = ctx;
+    for (int64_t i = b; i < e; i++) {
+        int64_t r0 = sp_split(p, (int64_t)((double)p->total * (double)i / (double)p->nparts));
+        int64_t r1 = i + 1 == p->nparts ? p->rows
+                                        : sp_split(p, (int64_t)((double)p->total * (double)(i + 1) / (double)p->nparts));
+        if (r1 > r0) p->fn(p->c, r0, r1);
+    }
+}
+/* fn over rows [0, rows) in parts of about equal weight (entries per the
+ * indptr ptr, times `per`, plus one per row) */
+static void sp_rows_n(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, bool i64, int64_t per, int ppt)
+{
+    if (rows <= 0) return;
+    sp_par p = {.c = c, .fn = fn, .ptr = ptr, .i64 = i64, .rows = rows};
+    int64_t nnz = sp_ptr_at(&p, rows);
+    p.total = nnz + rows;
+    int64_t work = (nnz + rows) * (per < 1 ? 1 : per);
+    int nt = nd__num_threads();
+    p.nparts = nt <= 1 ? 1 : (int64_t)nt * ppt;
+    if (p.nparts > rows) p.nparts = rows;
+    nd__parallel_for(p.nparts, work / p.nparts + 1, sp_par_body, &p);
+}
+
+/* 16 parts per thread: what the dynamic chunks of the pool balance */
+static void sp_rows(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, bool i64, int64_t per)
+{
+    sp_rows_n(c, fn, rows, ptr, i64, per, 16);
+}
+
+/* ---- the (index, value) instances ---- */
+#define IT int32_t
+#define SORT_IDX sp_sort_idx_i32
+#define VT float
+#define S i32_f32
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#define VT double
+#define S i32_f64
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#define VT sp_c64
+#define S i32_c64
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#define VT sp_c128
+#define S i32_c128
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#undef IT
+#undef SORT_IDX
+#define IT int64_t
+#define SORT_IDX sp_sort_idx_i64
+#define VT float
+#define S i64_f32
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#define VT double
+#define S i64_f64
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#define VT sp_c64
+#define S i64_c64
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#define VT sp_c128
+#define S i64_c128
+#include "cpu/sparse_tmpl.h"
+#undef VT
+#undef S
+#undef IT
+#undef SORT_IDX
+
+typedef struct sp_fns {
+    sp_rows_fn spmm, todense, fd_count, fd_fill, canon, compact, gm_count, gm_fill, binop, muldense, rowsums, diag,
+        ga_count, ga_fill;
+    void (*coo_scatter)(sp_ctx *);
+    void (*transpose)(sp_ctx *);
+} sp_fns;
+#define SP_FNS(S)                                                                                              \
+    {spmm_rows_##S,     todense_rows_##S, fromdense_count_##S, fromdense_fill_##S, canon_rows_##S,            \
+     compact_rows_##S,  spgemm_count_##S, spgemm_fill_##S,     binop_rows_##S,     muldense_rows_##S,         \
+     rowsums_rows_##S,  diag_rows_##S,    gather_count_##S,    gather_fill_##S,    coo_scatter_##S,           \
+     transpose_##S}
+static const sp_fns SP_TABLE[2][4] = {
+    {SP_FNS(i32_f32), SP_FNS(i32_f64), SP_FNS(i32_c64), SP_FNS(i32_c128)},
+    {SP_FNS(i64_f32), SP_FNS(i64_f64), SP_FNS(i64_c64), SP_FNS(i64_c128)},
+};
+
+static int sp_vslot(nd_dtype t)
+{
+    return t == ND_FLOAT32 ? 0 : t == ND_FLOAT64 ? 1 : t == ND_COMPLEX64 ? 2 : 3;
+}
+
+static nd_status sp_alloc1(nd_array **o, nd_dtype t, int64_t n, nd_device dev)
+{
+    return nd__alloc(o, t, 1, &n, dev);
+}
+static void sp_csr_release(nd_sp_csr *m)
+{
+    nd_release(m->indptr);
+    nd_release(m->indices);
+    nd_release(m->data);
+    m->indptr = m->indices = m->data = NULL;
+}
+/* prefix sum of counts in cp[1..rows] into an indptr; its total, or -1
+ * when it does not fit the index dtype */
+static int64_t sp_prefix(void *cp, bool i64, int64_t rows)
+{
+    if (i64) {
+        int64_t *p = cp;
+        p[0] = 0;
+        for (int64_t r = 0; r < rows; r++) p[r + 1] += p[r];
+        return p[rows];
+    }
+    int32_t *p = cp;
+    int64_t t = 0;
+    p[0] = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        t += p[r + 1];
+        if (t > INT32_MAX) return -1;
+        p[r + 1] = (int32_t)t;
+    }
+    return t;
+}
+static nd_status sp_too_many(void)
+{
+    return nd__err(ND_ERR_INVALID, "sparse", "the result has more than %d stored entries, more than int32 indices "
+                   "address; convert the operands to int64 indices", INT32_MAX);
+}
+static nd_status sp_nomem(sp_ctx *c, const char *what)
+{
+    if (!atomic_load(&c->nomem)) return ND_OK;
+    return nd__err(ND_ERR_NOMEM, "sparse", "out of host memory for the %s workspace", what);
+}
+
+/* c's indptr (rows + 1) made and its counts filled by count_fn, then
+ * indices/data sized by the total and filled by fill_fn. */
+static nd_status sp_two_pass(sp_ctx *c, nd_sp_call *call, nd_device dev, nd_dtype vt, int64_t rows, int64_t cols,
+                             const void *wptr, bool wi64, int64_t per, int ppt, sp_rows_fn count_fn,
+                             sp_rows_fn fill_fn, const char *what)
+{
+    bool i64 = call->index_dtype == ND_INT64;
+    nd_sp_csr o = {.rows = rows, .cols = cols};
+    nd_status st = sp_alloc1(&o.indptr, call->index_dtype, rows + 1, dev);
+    if (st) return st;
+    c->cp = nd__ptr(o.indptr);
+    c->ci = NULL;
+    sp_rows_n(c, count_fn, rows, wptr, wi64, per, ppt);
+    if ((st = sp_nomem(c, what))) goto fail;
+    int64_t nnz = sp_prefix(c->cp, i64, rows);
+    if (nnz < 0) {
+        st = sp_too_many();
+        goto fail;
+    }
+    if ((st = sp_alloc1(&o.indices, call->index_dtype, nnz, dev)) || (st = sp_alloc1(&o.data, vt, nnz, dev)))
+        goto fail;
+    c->ci = nd__ptr(o.indices);
+    c->cd = nd__ptr(o.data);
+    sp_rows_n(c, fill_fn, rows, c->cp, i64, per, ppt);
+    if ((st = sp_nomem(c, what))) goto fail;
+    call->c = o;
+    return ND_OK;
+fail:
+    sp_csr_release(&o);
+    return st;
+}
+
+/* canon over the CSR held in c->ap/ai/ad (rows x cols, nnz entries); with
+ * own_i/own_d (the arrays behind c->ai/c->ad, scratch of the caller) the
+ * rows are rewritten in place there */
+static nd_status sp_canon(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_device dev, nd_dtype vt,
+                          nd_array *own_i, nd_array *own_d)
+{
+    bool i64 = call->index_dtype == ND_INT64;
+    nd_array *ti = own_i ? nd_retain(own_i) : NULL, *td = own_d ? nd_retain(own_d) : NULL;
+    nd_sp_csr o = {.rows = c->rows, .cols = c->cols};
+    nd_status st;
+    if ((!ti && (st = sp_alloc1(&ti, call->index_dtype, c->nnz, dev))) ||
+        (!td && (st = sp_alloc1(&td, vt, c->nnz, dev))) ||
+        (st = sp_alloc1(&o.indptr, call->index_dtype, c->rows + 1, dev)))
+        goto done;
+    c->ti = nd__ptr(ti);
+    c->td = nd__ptr(td);
+    c->cp = nd__ptr(o.indptr);
+    sp_rows(c, f->canon, c->rows, c->ap, i64, 4);
+    if ((st = sp_nomem(c, "sort"))) goto done;
+    int64_t nnz = sp_prefix(c->cp, i64, c->rows);
+    if (nnz == c->nnz) { /* nothing dropped: the scratch arrays are the result */
+        o.indices = ti;
+        o.data = td;
+        ti = td = NULL;
+    } else {
+        if ((st = sp_alloc1(&o.indices, call->index_dtype, nnz, dev)) || (st = sp_alloc1(&o.data, vt, nnz, dev)))
+            goto done;
+        c->ci = nd__ptr(o.indices);
+        c->cd = nd__ptr(o.data);
+        sp_rows(c, f->compact, c->rows, c->cp, i64, 1);
+    }
+    call->c = o;
+    o = (nd_sp_csr){0};
+done:
+    sp_csr_release(&o);
+    nd_release(ti);
+    nd_release(td);
+    return st;
+}
+
+/* whether a value array holds an exact zero */
+static bool sp_has_zero(const nd_array *d)
+{
+    int64_t n = d->size;
+    const char *p = nd__ptr(d);
+    switch (d->dtype) {
+    case ND_FLOAT32:
+        for (int64_t i = 0; i < n; i++)
+            if (((const float *)p)[i] == 0) return true;
+        return false;
+    case ND_FLOAT64:
+        for (int64_t i = 0; i < n; i++)
+            if (((const double *)p)[i] == 0) return true;
+        return false;
+    case ND_COMPLEX64:
+        for (int64_t i = 0; i < n; i++)
+            if (((const sp_c64 *)p)[i] == 0) return true;
+        return false;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            if (((const sp_c128 *)p)[i] == 0) return true;
+        return false;
+    }
+}
+
+nd_status nd__cpu_sparse(nd_sp_call *call)
+{
+    const nd_sp_csr *a = &call->a;
+    const nd_array *any = a->data ? a->data : call->x;
+    nd_device dev = any->device;
+    nd_dtype vt = any->dtype;
+    if (a->indices) call->index_dtype = a->indices->dtype;
+    bool i64 = call->index_dtype == ND_INT64;
+    const sp_fns *f = &SP_TABLE[i64][sp_vslot(vt)];
+    sp_ctx c = {.flags = call->flags, .rows = a->rows, .cols = a->cols, .k = call->k, .alpha = call->alpha,
+                .beta = call->beta};
+    c.ap = a->indptr ? nd__ptr(a->indptr) : NULL;
+    c.ai = a->indices ? nd__ptr(a->indices) : NULL;
+    c.ad = a->data ? nd__ptr(a->data) : NULL;
+    c.nnz = a->indices ? a->indices->size : 0;
+    atomic_init(&c.nomem, 0);
+    if (call->b.indptr) {
+        c.bp = nd__ptr(call->b.indptr);
+        c.bi = nd__ptr(call->b.indices);
+        c.bd = nd__ptr(call->b.data);
+    }
+    if (call->x) c.x = nd__ptr(call->x);
+    if (call->y) c.y = nd__ptr(call->y);
+    switch (call->op) {
+    case ND_SP_SPMM:
+        sp_rows(&c, f->spmm, a->rows, c.ap, i64, call->k);
+        return ND_OK;
+    case ND_SP_TO_DENSE:
+        sp_rows(&c, f->todense, a->rows, c.ap, i64, 1);
+        return ND_OK;
+    case ND_SP_FROM_DENSE:
+        return sp_two_pass(&c, call, dev, vt, a->rows, a->cols, NULL, false, a->cols, 16, f->fd_count, f->fd_fill,
+                           "dense");
+    case ND_SP_TRANSPOSE: {
+        nd_sp_csr o = {.rows = a->cols, .cols = a->rows};
+        nd_status st;
+        if ((st = sp_alloc1(&o.indptr, call->index_dtype, a->cols + 1, dev)) ||
+            (st = sp_alloc1(&o.indices, call->index_dtype, c.nnz, dev)) || (st = sp_alloc1(&o.data, vt, c.nnz, dev))) {
+            sp_csr_release(&o);
+            return st;
+        }
+        c.cp = nd__ptr(o.indptr);
+        c.ci = nd__ptr(o.indices);
+        c.cd = nd__ptr(o.data);
+        f->transpose(&c);
+        call->c = o;
+        return ND_OK;
+    }
+    case ND_SP_EXPAND: {
+        nd_status st = sp_alloc1(&call->row, a->indices->dtype, c.nnz, dev);
+        if (st) return st;
+        for (int64_t r = 0; r < a->rows; r++) {
+            int64_t b = i64 ? ((const int64_t *)c.ap)[r] : ((const int32_t *)c.ap)[r];
+            int64_t e = i64 ? ((const int64_t *)c.ap)[r + 1] : ((const int32_t *)c.ap)[r + 1];
+            for (int64_t p = b; p < e; p++) {
+                if (i64) ((int64_t *)nd__ptr(call->row))[p] = r;
+                else ((int32_t *)nd__ptr(call->row))[p] = (int32_t)r;
+            }
+        }
+        return ND_OK;
+    }
+    case ND_SP_CANON:
+        return sp_canon(&c, call, f, dev, vt, NULL, NULL);
+    case ND_SP_FROM_COO: {
+        nd_array *tp = NULL, *ti = NULL, *td = NULL;
+        nd_dtype it = a->indices->dtype;
+        nd_status st;
+        if ((st = sp_alloc1(&tp, it, a->rows + 1, dev)) || (st = sp_alloc1(&ti, it, c.nnz, dev)) ||
+            (st = sp_alloc1(&td, vt, c.nnz, dev)))
+            goto coo_done;
+        c.row = nd__ptr(call->row);
+        c.tp = nd__ptr(tp);
+        c.ti = nd__ptr(ti);
+        c.td = nd__ptr(td);
+        f->coo_scatter(&c);
+        c.ap = c.tp;
+        c.ai = c.ti;
+        c.ad = c.td;
+        c.flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
+        st = sp_canon(&c, call, f, dev, vt, ti, td);
+    coo_done:
+        nd_release(tp);
+        nd_release(ti);
+        nd_release(td);
+        return st;
+    }
+    case ND_SP_SPGEMM: {
+        c.cols = call->b.cols;
+        nd_status st = sp_two_pass(&c, call, dev, vt, a->rows, call->b.cols, c.ap, i64, 8, 2, f->gm_count, f->gm_fill,
+                                   "SpGEMM");
+        if (st || !sp_has_zero(call->c.data)) return st;
+        /* sums that cancelled: dropped, as scipy's csr_matmat does */
+        nd_sp_csr m = call->c;
+        sp_ctx z = {.flags = ND_SP_DROP_ZEROS, .rows = m.rows, .cols = m.cols, .nnz = m.indices->size};
+        z.ap = nd__ptr(m.indptr);
+        z.ai = nd__ptr(m.indices);
+        z.ad = nd__ptr(m.data);
+        atomic_init(&z.nomem, 0);
+        call->c = (nd_sp_csr){0};
+        st = sp_canon(&z, call, f, dev, vt, NULL, NULL);
+        sp_csr_release(&m);
+        return st;
+    }
+    case ND_SP_BINOP:
+        return sp_two_pass(&c, call, dev, vt, a->rows, a->cols, c.ap, i64, 2, 16, f->binop, f->binop, "binop");
+    case ND_SP_MUL_DENSE:
+        c.xs0 = call->x->strides[0];
+        c.xs1 = call->x->strides[1];
+        c.x = nd__ptr(call->x);
+        sp_rows(&c, f->muldense, a->rows, c.ap, i64, 1);
+        return ND_OK;
+    case ND_SP_ROW_SUMS:
+        sp_rows(&c, f->rowsums, a->rows, c.ap, i64, 1);
+        return ND_OK;
+    case ND_SP_DIAG:
+        c.len = call->y->size;
+        sp_rows(&c, f->diag, a->rows, c.ap, i64, 1);
+        return ND_OK;
+    case ND_SP_GATHER:
+        return sp_two_pass(&c, call, dev, vt, call->x->size, a->cols, NULL, false, 8, 16, f->ga_count, f->ga_fill,
+                           "gather");
+    }
+    return nd__err(ND_ERR_INTERNAL, "sparse", "unknown sparse op %d", call->op);
+}
