@@ -82,6 +82,124 @@ RD_VEC ND_ISA_TARGET_AVX2 static void box_muller_avx2(const rd_block *w, rd_pair
 RD_VEC ND_ISA_TARGET_AVX512 static void box_muller_avx512(const rd_block *w, rd_pair *z) { RD_BM_BODY }
 #endif
 
+/* The first try of the commonest draws for RD_RUN elements with scalar
+ * parameters, in a loop the compiler turns into vector code: the same
+ * operations in the same order as the element's body
+ * (src/shared/philox_dist.h) on the same words, so the same bits on every
+ * path. ok[l] says whether element l's first try accepted (then v[l] is
+ * its value before the finishing steps of fast_finish); an element whose
+ * first try rejects runs its whole body instead.
+ *   exponential  p0 E (always accepted)
+ *   gamma        Marsaglia-Tsang's first normal and u_pos, accepted by the
+ *                squeeze u < 1 - 0.0331 x^4 (b v)
+ *   Poisson      PTRS's first (u, v), accepted by us >= 0.07, v <= v_r (k)
+ *   binomial     BTPE's first (u, v) in its triangular region u <= p1 (y) */
+typedef struct {
+    int dist;
+    double a[6];
+} rd_fast;
+#define RD_FAST_BODY                                                                                 \
+    switch (f->dist) {                                                                               \
+    case ND_RANDOM_EXPONENTIAL:                                                                      \
+        for (int l = 0; l < RD_RUN; l++) {                                                           \
+            v[l] = f->a[0] * -nd_philox_log(nd_philox_u53(w[0][l], w[1][l]) + 0x1p-53);             \
+            ok[l] = 1;                                                                               \
+        }                                                                                            \
+        break;                                                                                       \
+    case ND_RANDOM_GAMMA: {                                                                          \
+        const double b = f->a[0], c = f->a[1];                                                       \
+        for (int l = 0; l < RD_RUN; l++) {                                                           \
+            double x = z[l][0], t = 1.0 + c * x;                                                     \
+            int pos = t > 0.0;                                                                       \
+            t = t * t * t;                                                                           \
+            double u = nd_philox_u53(w[4][l], w[5][l]) + 0x1p-53, x2 = x * x;                        \
+            ok[l] = (unsigned char)(pos & (u < 1.0 - 0.0331 * (x2 * x2)));                           \
+            v[l] = b * t;                                                                            \
+        }                                                                                            \
+        break;                                                                                       \
+    }                                                                                                \
+    case ND_RANDOM_POISSON: {                                                                        \
+        const double lam = f->a[0], b = f->a[1], a = f->a[2], vr = f->a[3];                          \
+        for (int l = 0; l < RD_RUN; l++) {                                                           \
+            double u = nd_philox_u53(w[0][l], w[1][l]) - 0.5, vv = nd_philox_u53(w[2][l], w[3][l]) + 0x1p-53; \
+            double us = 0.5 - fabs(u);                                                               \
+            v[l] = floor((2.0 * a / us + b) * u + lam + 0.43);                                       \
+            ok[l] = (unsigned char)((us >= 0.07) & (vv <= vr));                                      \
+        }                                                                                            \
+        break;                                                                                       \
+    }                                                                                                \
+    default: { /* ND_RANDOM_BINOMIAL */                                                              \
+        const double p4 = f->a[0], p1 = f->a[1], xm = f->a[2];                                       \
+        for (int l = 0; l < RD_RUN; l++) {                                                           \
+            double u = nd_philox_u53(w[0][l], w[1][l]) * p4, vv = nd_philox_u53(w[2][l], w[3][l]);   \
+            ok[l] = (unsigned char)(u <= p1);                                                        \
+            v[l] = floor(xm - p1 * vv + u);                                                          \
+        }                                                                                            \
+    }                                                                                                \
+    }
+RD_VEC static void fast_base(const rd_fast *f, const rd_block *w, const rd_pair *z, double *v, unsigned char *ok)
+{
+    RD_FAST_BODY
+}
+#if ND_ISA_X86
+RD_VEC ND_ISA_TARGET_AVX2 static void fast_avx2(const rd_fast *f, const rd_block *w, const rd_pair *z, double *v,
+                                                unsigned char *ok)
+{
+    RD_FAST_BODY
+}
+RD_VEC ND_ISA_TARGET_AVX512 static void fast_avx512(const rd_fast *f, const rd_block *w, const rd_pair *z, double *v,
+                                                    unsigned char *ok)
+{
+    RD_FAST_BODY
+}
+#endif
+
+/* Whether call c of dist has a first try above (scalar, non-NaN
+ * parameters and the algorithm planned), and its constants. */
+static int fast_setup(const nd_philox_call *c, int dist, rd_fast *f)
+{
+    for (int m = 0; m < 4; m++)
+        if (c->pa[m] || c->ps[m] != c->ps[m]) return 0;
+    f->dist = dist;
+    const double *q = c->plan;
+    switch (dist) {
+    case ND_RANDOM_EXPONENTIAL: f->a[0] = c->ps[0]; return 1;
+    case ND_RANDOM_GAMMA: /* the plan's b, c (nd_rdist_plan) */
+        if (!c->nplan || q[0] == 0.0) return 0;
+        f->a[0] = q[1], f->a[1] = q[2];
+        return 1;
+    case ND_RANDOM_POISSON: /* nd_rd_poisson_planned's PTRS constants */
+        if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
+        f->a[0] = q[2], f->a[1] = q[6], f->a[2] = q[7], f->a[3] = q[9];
+        return 1;
+    case ND_RANDOM_BINOMIAL: /* nd_rd_binomial_btpe's p4, p1, xm */
+        if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
+        f->a[0] = q[16], f->a[1] = q[7], f->a[2] = q[8];
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Element l's value from an accepted first try (the rest of its body). */
+static inline void fast_finish(const nd_philox_call *c, int dist, void *data, int64_t i, double v, const rd_block *w,
+                               int64_t l)
+{
+    switch (dist) {
+    case ND_RANDOM_EXPONENTIAL: ((double *)data)[i] = v; return;
+    case ND_RANDOM_GAMMA: /* scale G, boosted below shape 1 by u_pos^(1 / shape) */
+        ((double *)data)[i] =
+            c->ps[1] * (c->ps[0] >= 1.0 ? v
+                                         : v * nd_rd_exp(nd_philox_log(nd_philox_u53(w[6][l], w[7][l]) + 0x1p-53) /
+                                                         c->ps[0]));
+        return;
+    case ND_RANDOM_POISSON: ((int64_t *)data)[i] = (int64_t)v; return;
+    default: { /* binomial: n minus the count when p > 1/2 */
+        const int64_t y = (int64_t)v;
+        ((int64_t *)data)[i] = c->plan[3] != 0.0 ? (int64_t)c->plan[1] - y : y;
+    }
+    }
+}
+
 static void dist_body(void *vctx, int64_t begin, int64_t end)
 {
     const rand_ctx *c = (const rand_ctx *)vctx;
@@ -98,14 +216,28 @@ static void dist_body(void *vctx, int64_t begin, int64_t end)
     if (bm && nd__cpu_isa() >= ND_ISA_AVX512) bm = box_muller_avx512;
     else if (bm && nd__cpu_isa() >= ND_ISA_AVX2) bm = box_muller_avx2;
 #endif
+    rd_fast f;
+    void (*ft)(const rd_fast *, const rd_block *, const rd_pair *, double *, unsigned char *) =
+        fast_setup(call, c->dist, &f) ? fast_base : NULL;
+#if ND_ISA_X86
+    if (ft && nd__cpu_isa() >= ND_ISA_AVX512) ft = fast_avx512;
+    else if (ft && nd__cpu_isa() >= ND_ISA_AVX2) ft = fast_avx2;
+#endif
     rd_block w[8];
     rd_pair z[RD_RUN];
+    double v[RD_RUN];
+    unsigned char ok[RD_RUN];
     for (int64_t i0 = begin; i0 < end; i0 += RD_RUN) {
         const uint64_t j0 = call->offset + (uint64_t)i0;
         for (int k = 0; k < nb; k++) fb(key0, key1, j0, (uint32_t)k, w + 4 * k);
         if (bm) bm(w, z);
         const int64_t stop = end - i0 < RD_RUN ? end - i0 : RD_RUN;
+        if (ft) ft(&f, w, z, v, ok);
         for (int64_t l = 0; l < stop; l++) {
+            if (ft && ok[l]) {
+                fast_finish(call, c->dist, c->data, i0 + l, v[l], w, l);
+                continue;
+            }
             uint32_t e[8];
             for (int q = 0; q < 4 * nb; q++) e[q] = w[q][l];
             nd_rdist_element_pre(call, c->dist, c->data, i0 + l, e, nb, bm ? z[l] : NULL);
