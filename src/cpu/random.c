@@ -92,7 +92,8 @@ RD_VEC ND_ISA_TARGET_AVX512 static void box_muller_avx512(const rd_block *w, rd_
  *   exponential  p0 E (always accepted)
  *   gamma        Marsaglia-Tsang's first normal and u_pos, accepted by the
  *                squeeze u < 1 - 0.0331 x^4 (b v)
- *   Poisson      PTRS's first (u, v), accepted by us >= 0.07, v <= v_r (k)
+ *   Poisson      PTRS's first (u, v), accepted by us >= 0.07, v <= v_r or
+ *                by the test in logarithms (k)
  *   binomial     BTPE's first (u, v) in its triangular region u <= p1 (y) */
 typedef struct {
     int dist;
@@ -119,12 +120,29 @@ typedef struct {
         break;                                                                                       \
     }                                                                                                \
     case ND_RANDOM_POISSON: {                                                                        \
-        const double lam = f->a[0], b = f->a[1], a = f->a[2], vr = f->a[3];                          \
+        const double lam = f->a[0], b = f->a[1], a = f->a[2], vr = f->a[3], loglam = f->a[4];        \
+        const double linvalpha = f->a[5];                                                            \
         for (int l = 0; l < RD_RUN; l++) {                                                           \
             double u = nd_philox_u53(w[0][l], w[1][l]) - 0.5, vv = nd_philox_u53(w[2][l], w[3][l]) + 0x1p-53; \
-            double us = 0.5 - fabs(u);                                                               \
-            v[l] = floor((2.0 * a / us + b) * u + lam + 0.43);                                       \
-            ok[l] = (unsigned char)((us >= 0.07) & (vv <= vr));                                      \
+            double us = 0.5 - fabs(u), k = floor((2.0 * a / us + b) * u + lam + 0.43);               \
+            /* else the test in logarithms, where ln Gamma(k + 1) is            \
+             * nd_rd_loggam's Stirling series without its shift (k + 1 >= 7) */ \
+            double x0 = k + 1.0, x2 = (1.0 / x0) * (1.0 / x0), gl0 = -1.39243221690590e+00;         \
+            gl0 = gl0 * x2 + 1.796443723688307e-01;                                                  \
+            gl0 = gl0 * x2 + -2.955065359477124e-02;                                                 \
+            gl0 = gl0 * x2 + 6.410256410256410e-03;                                                  \
+            gl0 = gl0 * x2 + -1.917526917526918e-03;                                                 \
+            gl0 = gl0 * x2 + 8.417508417508418e-04;                                                  \
+            gl0 = gl0 * x2 + -5.952380952380952e-04;                                                 \
+            gl0 = gl0 * x2 + 7.936507936507937e-04;                                                  \
+            gl0 = gl0 * x2 + -2.777777777777778e-03;                                                 \
+            gl0 = gl0 * x2 + 8.333333333333333e-02;                                                  \
+            double gl = gl0 / x0 + 0.5 * 1.8378770664093453e+00 + (x0 - 0.5) * nd_philox_log(x0) - x0; \
+            int second = (x0 >= 7.0) & (x0 < 0x1p1000) & !((us < 0.013) & (vv > us)) &                \
+                         (nd_philox_log(vv) + linvalpha - nd_philox_log(a / (us * us) + b) <=           \
+                          -lam + k * loglam - gl);                                                    \
+            v[l] = k;                                                                                \
+            ok[l] = (unsigned char)(((us >= 0.07) & (vv <= vr)) | second);                           \
         }                                                                                            \
         break;                                                                                       \
     }                                                                                                \
@@ -170,7 +188,7 @@ static int fast_setup(const nd_philox_call *c, int dist, rd_fast *f)
         return 1;
     case ND_RANDOM_POISSON: /* nd_rd_poisson_planned's PTRS constants */
         if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
-        f->a[0] = q[2], f->a[1] = q[6], f->a[2] = q[7], f->a[3] = q[9];
+        f->a[0] = q[2], f->a[1] = q[6], f->a[2] = q[7], f->a[3] = q[9], f->a[4] = q[5], f->a[5] = q[8];
         return 1;
     case ND_RANDOM_BINOMIAL: /* nd_rd_binomial_btpe's p4, p1, xm */
         if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
