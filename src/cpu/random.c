@@ -99,6 +99,17 @@ typedef struct {
     int dist;
     double a[6];
 } rd_fast;
+/* floor(x) for every double, in operations the compiler vectorises
+ * (it leaves floor itself to the library where it may not ignore the
+ * inexact flag): for 0 < |x| < 2^52, x +- 2^52 rounds x to an integer
+ * exactly, then one step down when that went up. */
+static inline double rd_floor(double x)
+{
+    const double big = x >= 0.0 ? 0x1p52 : -0x1p52;
+    double t = (x + big) - big;
+    t = t > x ? t - 1.0 : t;
+    return (fabs(x) < 0x1p52) & (x != 0.0) ? t : x;
+}
 #define RD_FAST_BODY                                                                                 \
     switch (f->dist) {                                                                               \
     case ND_RANDOM_EXPONENTIAL:                                                                      \
@@ -124,7 +135,7 @@ typedef struct {
         const double linvalpha = f->a[5];                                                            \
         for (int l = 0; l < RD_RUN; l++) {                                                           \
             double u = nd_philox_u53(w[0][l], w[1][l]) - 0.5, vv = nd_philox_u53(w[2][l], w[3][l]) + 0x1p-53; \
-            double us = 0.5 - fabs(u), k = floor((2.0 * a / us + b) * u + lam + 0.43);               \
+            double us = 0.5 - fabs(u), k = rd_floor((2.0 * a / us + b) * u + lam + 0.43);               \
             /* else the test in logarithms, where ln Gamma(k + 1) is            \
              * nd_rd_loggam's Stirling series without its shift (k + 1 >= 7) */ \
             double x0 = k + 1.0, x2 = (1.0 / x0) * (1.0 / x0), gl0 = -1.39243221690590e+00;         \
@@ -151,22 +162,22 @@ typedef struct {
         for (int l = 0; l < RD_RUN; l++) {                                                           \
             double u = nd_philox_u53(w[0][l], w[1][l]) * p4, vv = nd_philox_u53(w[2][l], w[3][l]);   \
             ok[l] = (unsigned char)(u <= p1);                                                        \
-            v[l] = floor(xm - p1 * vv + u);                                                          \
+            v[l] = rd_floor(xm - p1 * vv + u);                                                          \
         }                                                                                            \
     }                                                                                                \
     }
-RD_VEC static void fast_base(const rd_fast *f, const rd_block *w, const rd_pair *z, double *v, unsigned char *ok)
+RD_VEC static void fast_base(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z, double *restrict v, unsigned char *restrict ok)
 {
     RD_FAST_BODY
 }
 #if ND_ISA_X86
-RD_VEC ND_ISA_TARGET_AVX2 static void fast_avx2(const rd_fast *f, const rd_block *w, const rd_pair *z, double *v,
-                                                unsigned char *ok)
+RD_VEC ND_ISA_TARGET_AVX2 static void fast_avx2(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z,
+                                                      double *restrict v, unsigned char *restrict ok)
 {
     RD_FAST_BODY
 }
-RD_VEC ND_ISA_TARGET_AVX512 static void fast_avx512(const rd_fast *f, const rd_block *w, const rd_pair *z, double *v,
-                                                    unsigned char *ok)
+RD_VEC ND_ISA_TARGET_AVX512 static void fast_avx512(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z,
+                                                          double *restrict v, unsigned char *restrict ok)
 {
     RD_FAST_BODY
 }
