@@ -94,10 +94,14 @@ RD_VEC ND_ISA_TARGET_AVX512 static void box_muller_avx512(const rd_block *w, rd_
  *                squeeze u < 1 - 0.0331 x^4 (b v)
  *   Poisson      PTRS's first (u, v), accepted by us >= 0.07, v <= v_r or
  *                by the test in logarithms (k)
- *   binomial     BTPE's first (u, v) in its triangular region u <= p1 (y) */
+ *   binomial     BTPE's first (u, v) in its triangular region u <= p1 (y), or
+ *                in the parallelograms when |y - m| <= 20: ok[l] = 2, y, and
+ *                aux[l] = v, which fast_finish compares with the plan's
+ *                f(y) / f(m) */
 typedef struct {
     int dist;
-    double a[6];
+    double a[7];
+    const double *tab; /* BTPE: the plan's f(y) / f(m) at y - m = 0 */
 } rd_fast;
 /* floor(x) for every double, in operations the compiler vectorises
  * (it leaves floor itself to the library where it may not ignore the
@@ -158,26 +162,34 @@ static inline double rd_floor(double x)
         break;                                                                                       \
     }                                                                                                \
     default: { /* ND_RANDOM_BINOMIAL */                                                              \
-        const double p4 = f->a[0], p1 = f->a[1], xm = f->a[2];                                       \
+        const double p4 = f->a[0], p1 = f->a[1], xm = f->a[2], xl = f->a[3], c = f->a[4], m = f->a[5];  \
+        const double p2 = f->a[6];                                                                   \
         for (int l = 0; l < RD_RUN; l++) {                                                           \
             double u = nd_philox_u53(w[0][l], w[1][l]) * p4, vv = nd_philox_u53(w[2][l], w[3][l]);   \
-            ok[l] = (unsigned char)(u <= p1);                                                        \
-            v[l] = rd_floor(xm - p1 * vv + u);                                                          \
+            /* else the parallelograms (p1 < u <= p2), accepted against the   \
+             * plan's f(y) / f(m) for |y - m| <= 20 */                        \
+            double x = xl + (u - p1) / c, v2 = vv * c + 1.0 - fabs(m - x + 0.5) / p1;                \
+            double y = rd_floor(x), k = fabs(y - m);                                                 \
+            int near = (u > p1) & (u <= p2) & (k <= 20.0) & (v2 <= 1.0);                             \
+            double y1 = rd_floor(xm - p1 * vv + u);                                                  \
+            ok[l] = (unsigned char)((u <= p1) | (near << 1));                                        \
+            v[l] = u <= p1 ? y1 : y;                                                                 \
+            aux[l] = v2;                                                                             \
         }                                                                                            \
     }                                                                                                \
     }
-RD_VEC static void fast_base(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z, double *restrict v, unsigned char *restrict ok)
+RD_VEC static void fast_base(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z, double *restrict v, double *restrict aux, unsigned char *restrict ok)
 {
     RD_FAST_BODY
 }
 #if ND_ISA_X86
 RD_VEC ND_ISA_TARGET_AVX2 static void fast_avx2(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z,
-                                                      double *restrict v, unsigned char *restrict ok)
+                                                      double *restrict v, double *restrict aux, unsigned char *restrict ok)
 {
     RD_FAST_BODY
 }
 RD_VEC ND_ISA_TARGET_AVX512 static void fast_avx512(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z,
-                                                          double *restrict v, unsigned char *restrict ok)
+                                                          double *restrict v, double *restrict aux, unsigned char *restrict ok)
 {
     RD_FAST_BODY
 }
@@ -203,7 +215,9 @@ static int fast_setup(const nd_philox_call *c, int dist, rd_fast *f)
         return 1;
     case ND_RANDOM_BINOMIAL: /* nd_rd_binomial_btpe's p4, p1, xm */
         if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
-        f->a[0] = q[16], f->a[1] = q[7], f->a[2] = q[8];
+        f->a[0] = q[16], f->a[1] = q[7], f->a[2] = q[8], f->a[3] = q[9], f->a[4] = q[11], f->a[5] = q[6];
+        f->a[6] = q[4] != 0.0 ? q[14] : -1.0; /* p2: the parallelograms when the plan has the table */
+        f->tab = q + 38;
         return 1;
     default: return 0;
     }
@@ -246,7 +260,7 @@ static void dist_body(void *vctx, int64_t begin, int64_t end)
     else if (bm && nd__cpu_isa() >= ND_ISA_AVX2) bm = box_muller_avx2;
 #endif
     rd_fast f;
-    void (*ft)(const rd_fast *, const rd_block *, const rd_pair *, double *, unsigned char *) =
+    void (*ft)(const rd_fast *, const rd_block *, const rd_pair *, double *, double *, unsigned char *) =
         fast_setup(call, c->dist, &f) ? fast_base : NULL;
 #if ND_ISA_X86
     if (ft && nd__cpu_isa() >= ND_ISA_AVX512) ft = fast_avx512;
@@ -254,16 +268,16 @@ static void dist_body(void *vctx, int64_t begin, int64_t end)
 #endif
     rd_block w[8];
     rd_pair z[RD_RUN];
-    double v[RD_RUN];
+    double v[RD_RUN], aux[RD_RUN];
     unsigned char ok[RD_RUN];
     for (int64_t i0 = begin; i0 < end; i0 += RD_RUN) {
         const uint64_t j0 = call->offset + (uint64_t)i0;
         for (int k = 0; k < nb; k++) fb(key0, key1, j0, (uint32_t)k, w + 4 * k);
         if (bm) bm(w, z);
         const int64_t stop = end - i0 < RD_RUN ? end - i0 : RD_RUN;
-        if (ft) ft(&f, w, z, v, ok);
+        if (ft) ft(&f, w, z, v, aux, ok);
         for (int64_t l = 0; l < stop; l++) {
-            if (ft && ok[l]) {
+            if (ft && ok[l] && (ok[l] == 1 || aux[l] <= f.tab[(int)(v[l] - f.a[5])])) {
                 fast_finish(call, c->dist, c->data, i0 + l, v[l], w, l);
                 continue;
             }
