@@ -91,7 +91,8 @@ RD_VEC ND_ISA_TARGET_AVX512 static void box_muller_avx512(const rd_block *w, rd_
  * first try rejects runs its whole body instead.
  *   exponential  p0 E (always accepted)
  *   gamma        Marsaglia-Tsang's first normal and u_pos, accepted by the
- *                squeeze u < 1 - 0.0331 x^4 (b v)
+ *                squeeze u < 1 - 0.0331 x^4 (b v; below shape 1 also
+ *                aux[l] = ln u_pos of the boost)
  *   Poisson      PTRS's first (u, v), accepted by us >= 0.07, v <= v_r or
  *                by the test in logarithms (k)
  *   binomial     BTPE's first (u, v) in its triangular region u <= p1 (y), or
@@ -132,6 +133,8 @@ static inline double rd_floor(double x)
             ok[l] = (unsigned char)(pos & (u < 1.0 - 0.0331 * (x2 * x2)));                           \
             v[l] = b * t;                                                                            \
         }                                                                                            \
+        if (f->a[2] != 0.0) /* below shape 1: ln of the boost's u_pos */                             \
+            for (int l = 0; l < RD_RUN; l++) aux[l] = nd_philox_log(nd_philox_u53(w[6][l], w[7][l]) + 0x1p-53); \
         break;                                                                                       \
     }                                                                                                \
     case ND_RANDOM_POISSON: {                                                                        \
@@ -207,7 +210,7 @@ static int fast_setup(const nd_philox_call *c, int dist, rd_fast *f)
     case ND_RANDOM_EXPONENTIAL: f->a[0] = c->ps[0]; return 1;
     case ND_RANDOM_GAMMA: /* the plan's b, c (nd_rdist_plan) */
         if (!c->nplan || q[0] == 0.0) return 0;
-        f->a[0] = q[1], f->a[1] = q[2];
+        f->a[0] = q[1], f->a[1] = q[2], f->a[2] = c->ps[0] < 1.0;
         return 1;
     case ND_RANDOM_POISSON: /* nd_rd_poisson_planned's PTRS constants */
         if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
@@ -223,17 +226,15 @@ static int fast_setup(const nd_philox_call *c, int dist, rd_fast *f)
     }
 }
 
-/* Element l's value from an accepted first try (the rest of its body). */
-static inline void fast_finish(const nd_philox_call *c, int dist, void *data, int64_t i, double v, const rd_block *w,
-                               int64_t l)
+/* Element i's value from its accepted first try v (aux: see RD_FAST_BODY),
+ * the rest of its body. */
+static inline void fast_finish(const nd_philox_call *c, int dist, void *data, int64_t i, double v, double aux)
 {
     switch (dist) {
     case ND_RANDOM_EXPONENTIAL: ((double *)data)[i] = v; return;
     case ND_RANDOM_GAMMA: /* scale G, boosted below shape 1 by u_pos^(1 / shape) */
         ((double *)data)[i] =
-            c->ps[1] * (c->ps[0] >= 1.0 ? v
-                                         : v * nd_rd_exp(nd_philox_log(nd_philox_u53(w[6][l], w[7][l]) + 0x1p-53) /
-                                                         c->ps[0]));
+            c->ps[1] * (c->ps[0] >= 1.0 ? v : v * nd_rd_exp(aux / c->ps[0]));
         return;
     case ND_RANDOM_POISSON: ((int64_t *)data)[i] = (int64_t)v; return;
     default: { /* binomial: n minus the count when p > 1/2 */
@@ -278,7 +279,7 @@ static void dist_body(void *vctx, int64_t begin, int64_t end)
         if (ft) ft(&f, w, z, v, aux, ok);
         for (int64_t l = 0; l < stop; l++) {
             if (ft && ok[l] && (ok[l] == 1 || aux[l] <= f.tab[(int)(v[l] - f.a[5])])) {
-                fast_finish(call, c->dist, c->data, i0 + l, v[l], w, l);
+                fast_finish(call, c->dist, c->data, i0 + l, v[l], aux[l]);
                 continue;
             }
             uint32_t e[8];
