@@ -866,7 +866,7 @@ START_TEST(edges)
 END_TEST
 
 /* The scalar form of a call (on the CPU: the first tries of exponential,
- * Marsaglia-Tsang, PTRS and BTPE computed for 64 elements at once in
+ * Marsaglia-Tsang, PTRS, BTPE and the Poisson inversion computed for 64 elements at once in
  * vector code, the whole element body only for rejected tries) equals the
  * array form (every element through its whole body) byte for byte, over
  * enough elements that every kind of rejection occurs, on each CPU path
@@ -880,7 +880,8 @@ START_TEST(scalar_form_is_element_body)
         {ND_RANDOM_EXPONENTIAL, 1.5, 0.0}, {ND_RANDOM_GAMMA, 2.5, 1.5},  {ND_RANDOM_GAMMA, 0.5, 2.0},
         {ND_RANDOM_GAMMA, 1.0001, 1.0},     {ND_RANDOM_GAMMA, 1e6, 1.0},  {ND_RANDOM_POISSON, 10.0, 0.0},
         {ND_RANDOM_POISSON, 100.0, 0.0},    {ND_RANDOM_POISSON, 1e7, 0.0}, {ND_RANDOM_BINOMIAL, 1000.0, 0.3},
-        {ND_RANDOM_BINOMIAL, 200.0, 0.8},   {ND_RANDOM_BINOMIAL, 1e9, 0.4},
+        {ND_RANDOM_BINOMIAL, 200.0, 0.8},   {ND_RANDOM_BINOMIAL, 1e9, 0.4},  {ND_RANDOM_POISSON, 5.0, 0.0},
+        {ND_RANDOM_POISSON, 0.3, 0.0},      {ND_RANDOM_POISSON, 9.99, 0.0},
     };
     enum { M = 3001 };
     nd_device devs[2] = {nd_cpu(), nd_cuda(0)};

@@ -94,7 +94,9 @@ RD_VEC ND_ISA_TARGET_AVX512 static void box_muller_avx512(const rd_block *w, rd_
  *                squeeze u < 1 - 0.0331 x^4 (b v; below shape 1 also
  *                aux[l] = ln u_pos of the boost)
  *   Poisson      PTRS's first (u, v), accepted by us >= 0.07, v <= v_r or
- *                by the test in logarithms (k)
+ *                by the test in logarithms (k); below mean 10, the inversion:
+ *                the number of the plan's (increasing) F(x) at or below u,
+ *                where the element's loop stops (x)
  *   binomial     BTPE's first (u, v) in its triangular region u <= p1 (y), or
  *                in the parallelograms when |y - m| <= 20: ok[l] = 2, y, and
  *                aux[l] = v, which fast_finish compares with the plan's
@@ -102,7 +104,7 @@ RD_VEC ND_ISA_TARGET_AVX512 static void box_muller_avx512(const rd_block *w, rd_
 typedef struct {
     int dist;
     double a[7];
-    const double *tab; /* BTPE: the plan's f(y) / f(m) at y - m = 0 */
+    const double *tab; /* BTPE: the plan's f(y) / f(m) at y - m = 0; Poisson: F(0) */
 } rd_fast;
 /* floor(x) for every double, in operations the compiler vectorises
  * (it leaves floor itself to the library where it may not ignore the
@@ -135,6 +137,19 @@ static inline double rd_floor(double x)
         }                                                                                            \
         if (f->a[2] != 0.0) /* below shape 1: ln of the boost's u_pos */                             \
             for (int l = 0; l < RD_RUN; l++) aux[l] = nd_philox_log(nd_philox_u53(w[6][l], w[7][l]) + 0x1p-53); \
+        break;                                                                                       \
+    }                                                                                                \
+    case ND_RANDOM_POISSON + ND_RANDOM_DIST_END: { /* inversion by the plan's table of F */          \
+        for (int l = 0; l < RD_RUN; l++) {                                                           \
+            aux[l] = nd_philox_u53(w[0][l], w[1][l]);                                                \
+            v[l] = 0.0;                                                                              \
+            ok[l] = 1;                                                                               \
+        }                                                                                            \
+        const int ntab = (int)f->a[0];                                                               \
+        for (int t = 0; t < ntab; t++) {                                                             \
+            const double ft = f->tab[t];                                                             \
+            for (int l = 0; l < RD_RUN; l++) v[l] += aux[l] >= ft ? 1.0 : 0.0;                       \
+        }                                                                                            \
         break;                                                                                       \
     }                                                                                                \
     case ND_RANDOM_POISSON: {                                                                        \
@@ -213,6 +228,11 @@ static int fast_setup(const nd_philox_call *c, int dist, rd_fast *f)
         f->a[0] = q[1], f->a[1] = q[2], f->a[2] = c->ps[0] < 1.0;
         return 1;
     case ND_RANDOM_POISSON: /* nd_rd_poisson_planned's PTRS constants */
+        if (c->nplan && q[0] == ND_RD_INVERSION && q[4] > 0.0) { /* or its table */
+            f->dist = ND_RANDOM_POISSON + ND_RANDOM_DIST_END;
+            f->a[0] = q[4], f->tab = q + 16;
+            return 1;
+        }
         if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
         f->a[0] = q[2], f->a[1] = q[6], f->a[2] = q[7], f->a[3] = q[9], f->a[4] = q[5], f->a[5] = q[8];
         return 1;
