@@ -866,8 +866,9 @@ START_TEST(edges)
 END_TEST
 
 /* The scalar form of a call (on the CPU: the first tries of exponential,
- * Marsaglia-Tsang, PTRS, BTPE and the Poisson inversion computed for 64 elements at once in
- * vector code, the whole element body only for rejected tries) equals the
+ * Marsaglia-Tsang, PTRS, BTPE and the binomial and Poisson inversions
+ * computed for 64 elements at once in vector code, the whole element body
+ * only for rejected tries) equals the
  * array form (every element through its whole body) byte for byte, over
  * enough elements that every kind of rejection occurs, on each CPU path
  * (mk/isa.mk runs the suite under each) and on the GPU. */
@@ -881,7 +882,8 @@ START_TEST(scalar_form_is_element_body)
         {ND_RANDOM_GAMMA, 1.0001, 1.0},     {ND_RANDOM_GAMMA, 1e6, 1.0},  {ND_RANDOM_POISSON, 10.0, 0.0},
         {ND_RANDOM_POISSON, 100.0, 0.0},    {ND_RANDOM_POISSON, 1e7, 0.0}, {ND_RANDOM_BINOMIAL, 1000.0, 0.3},
         {ND_RANDOM_BINOMIAL, 200.0, 0.8},   {ND_RANDOM_BINOMIAL, 1e9, 0.4},  {ND_RANDOM_POISSON, 5.0, 0.0},
-        {ND_RANDOM_POISSON, 0.3, 0.0},      {ND_RANDOM_POISSON, 9.99, 0.0},
+        {ND_RANDOM_POISSON, 0.3, 0.0},      {ND_RANDOM_POISSON, 9.99, 0.0}, {ND_RANDOM_BINOMIAL, 20.0, 0.3},
+        {ND_RANDOM_BINOMIAL, 30.0, 0.95},   {ND_RANDOM_BINOMIAL, 100.0, 0.29},
     };
     enum { M = 3001 };
     nd_device devs[2] = {nd_cpu(), nd_cuda(0)};

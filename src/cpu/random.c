@@ -97,14 +97,17 @@ RD_VEC ND_ISA_TARGET_AVX512 static void box_muller_avx512(const rd_block *w, rd_
  *                by the test in logarithms (k); below mean 10, the inversion:
  *                the number of the plan's (increasing) F(x) at or below u,
  *                where the element's loop stops (x)
- *   binomial     BTPE's first (u, v) in its triangular region u <= p1 (y), or
+ *   binomial     inversion (n min(p, 1-p) <= 30): u stepped through the plan's
+ *                probabilities while it exceeds them, accepted when it stops
+ *                within the table before the bound (x; z2 marks the
+ *                restarts); else BTPE's first (u, v) in its triangle u <= p1 (y), or
  *                in the parallelograms when |y - m| <= 20: ok[l] = 2, y, and
  *                aux[l] = v, which fast_finish compares with the plan's
  *                f(y) / f(m) */
 typedef struct {
     int dist;
     double a[7];
-    const double *tab; /* BTPE: the plan's f(y) / f(m) at y - m = 0; Poisson: F(0) */
+    const double *tab; /* BTPE: the plan's f(y) / f(m) at y - m = 0; inversions: x = 0 */
 } rd_fast;
 /* floor(x) for every double, in operations the compiler vectorises
  * (it leaves floor itself to the library where it may not ignore the
@@ -152,6 +155,30 @@ static inline double rd_floor(double x)
         }                                                                                            \
         break;                                                                                       \
     }                                                                                                \
+    case ND_RANDOM_BINOMIAL + ND_RANDOM_DIST_END: { /* inversion by the plan's probabilities */      \
+        const double bound = f->a[1];                                                                \
+        for (int l = 0; l < RD_RUN; l++) {                                                           \
+            aux[l] = nd_philox_u53(w[0][l], w[1][l]);                                                \
+            v[l] = 0.0;                                                                              \
+            ok[l] = 1; /* still stepping */                                                          \
+            z2[l] = 0; /* past the bound: restarts */                                               \
+        }                                                                                            \
+        const int ntab = (int)f->a[0];                                                               \
+        for (int t = 0; t < ntab; t++) {                                                             \
+            const double pt = f->tab[t];                                                             \
+            const int past = (double)(t + 1) > bound;                                                \
+            for (int l = 0; l < RD_RUN; l++) {                                                       \
+                const int go = ok[l] & (aux[l] > pt);                                                \
+                z2[l] |= (unsigned char)(go & past);                                                 \
+                aux[l] = go ? aux[l] - pt : aux[l];                                                  \
+                v[l] += go ? 1.0 : 0.0;                                                              \
+                ok[l] = (unsigned char)(go & !z2[l]);                                                \
+            }                                                                                        \
+        }                                                                                            \
+        /* stopped within the table and before the bound */                                         \
+        for (int l = 0; l < RD_RUN; l++) ok[l] = (unsigned char)(!ok[l] & !z2[l]);                   \
+        break;                                                                                       \
+    }                                                                                                \
     case ND_RANDOM_POISSON: {                                                                        \
         const double lam = f->a[0], b = f->a[1], a = f->a[2], vr = f->a[3], loglam = f->a[4];        \
         const double linvalpha = f->a[5];                                                            \
@@ -196,18 +223,21 @@ static inline double rd_floor(double x)
         }                                                                                            \
     }                                                                                                \
     }
-RD_VEC static void fast_base(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z, double *restrict v, double *restrict aux, unsigned char *restrict ok)
+RD_VEC static void fast_base(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z, double *restrict v, double *restrict aux,
+                                 unsigned char *restrict ok, unsigned char *restrict z2)
 {
     RD_FAST_BODY
 }
 #if ND_ISA_X86
 RD_VEC ND_ISA_TARGET_AVX2 static void fast_avx2(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z,
-                                                      double *restrict v, double *restrict aux, unsigned char *restrict ok)
+                                                      double *restrict v, double *restrict aux,
+                                 unsigned char *restrict ok, unsigned char *restrict z2)
 {
     RD_FAST_BODY
 }
 RD_VEC ND_ISA_TARGET_AVX512 static void fast_avx512(const rd_fast *f, const rd_block *restrict w, const rd_pair *restrict z,
-                                                          double *restrict v, double *restrict aux, unsigned char *restrict ok)
+                                                          double *restrict v, double *restrict aux,
+                                 unsigned char *restrict ok, unsigned char *restrict z2)
 {
     RD_FAST_BODY
 }
@@ -237,6 +267,11 @@ static int fast_setup(const nd_philox_call *c, int dist, rd_fast *f)
         f->a[0] = q[2], f->a[1] = q[6], f->a[2] = q[7], f->a[3] = q[9], f->a[4] = q[5], f->a[5] = q[8];
         return 1;
     case ND_RANDOM_BINOMIAL: /* nd_rd_binomial_btpe's p4, p1, xm */
+        if (c->nplan && q[0] == ND_RD_INVERSION && q[4] > 0.0) { /* or the inversion's table */
+            f->dist = ND_RANDOM_BINOMIAL + ND_RANDOM_DIST_END;
+            f->a[0] = q[4], f->a[1] = q[7], f->tab = q + 16;
+            return 1;
+        }
         if (!c->nplan || q[0] != ND_RD_REJECTION) return 0;
         f->a[0] = q[16], f->a[1] = q[7], f->a[2] = q[8], f->a[3] = q[9], f->a[4] = q[11], f->a[5] = q[6];
         f->a[6] = q[4] != 0.0 ? q[14] : -1.0; /* p2: the parallelograms when the plan has the table */
@@ -281,7 +316,8 @@ static void dist_body(void *vctx, int64_t begin, int64_t end)
     else if (bm && nd__cpu_isa() >= ND_ISA_AVX2) bm = box_muller_avx2;
 #endif
     rd_fast f;
-    void (*ft)(const rd_fast *, const rd_block *, const rd_pair *, double *, double *, unsigned char *) =
+    void (*ft)(const rd_fast *, const rd_block *, const rd_pair *, double *, double *, unsigned char *,
+               unsigned char *) =
         fast_setup(call, c->dist, &f) ? fast_base : NULL;
 #if ND_ISA_X86
     if (ft && nd__cpu_isa() >= ND_ISA_AVX512) ft = fast_avx512;
@@ -290,13 +326,13 @@ static void dist_body(void *vctx, int64_t begin, int64_t end)
     rd_block w[8];
     rd_pair z[RD_RUN];
     double v[RD_RUN], aux[RD_RUN];
-    unsigned char ok[RD_RUN];
+    unsigned char ok[RD_RUN], z2[RD_RUN];
     for (int64_t i0 = begin; i0 < end; i0 += RD_RUN) {
         const uint64_t j0 = call->offset + (uint64_t)i0;
         for (int k = 0; k < nb; k++) fb(key0, key1, j0, (uint32_t)k, w + 4 * k);
         if (bm) bm(w, z);
         const int64_t stop = end - i0 < RD_RUN ? end - i0 : RD_RUN;
-        if (ft) ft(&f, w, z, v, aux, ok);
+        if (ft) ft(&f, w, z, v, aux, ok, z2);
         for (int64_t l = 0; l < stop; l++) {
             if (ft && ok[l] && (ok[l] == 1 || aux[l] <= f.tab[(int)(v[l] - f.a[5])])) {
                 fast_finish(call, c->dist, c->data, i0 + l, v[l], aux[l]);
