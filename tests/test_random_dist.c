@@ -865,6 +865,76 @@ START_TEST(edges)
 }
 END_TEST
 
+/* The scalar form of a call (on the CPU: the first tries of exponential,
+ * Marsaglia-Tsang, PTRS, BTPE and the binomial and Poisson inversions
+ * computed for 64 elements at once in vector code, the whole element body
+ * only for rejected tries) equals the
+ * array form (every element through its whole body) byte for byte, over
+ * enough elements that every kind of rejection occurs, on each CPU path
+ * (mk/isa.mk runs the suite under each) and on the GPU. */
+START_TEST(scalar_form_is_element_body)
+{
+    static const struct {
+        int dist;
+        double a, b;
+    } cs[] = {
+        {ND_RANDOM_EXPONENTIAL, 1.5, 0.0}, {ND_RANDOM_GAMMA, 2.5, 1.5},  {ND_RANDOM_GAMMA, 0.5, 2.0},
+        {ND_RANDOM_GAMMA, 1.0001, 1.0},     {ND_RANDOM_GAMMA, 1e6, 1.0},  {ND_RANDOM_POISSON, 10.0, 0.0},
+        {ND_RANDOM_POISSON, 100.0, 0.0},    {ND_RANDOM_POISSON, 1e7, 0.0}, {ND_RANDOM_BINOMIAL, 1000.0, 0.3},
+        {ND_RANDOM_BINOMIAL, 200.0, 0.8},   {ND_RANDOM_BINOMIAL, 1e9, 0.4},  {ND_RANDOM_POISSON, 5.0, 0.0},
+        {ND_RANDOM_POISSON, 0.3, 0.0},      {ND_RANDOM_POISSON, 9.99, 0.0}, {ND_RANDOM_BINOMIAL, 20.0, 0.3},
+        {ND_RANDOM_BINOMIAL, 30.0, 0.95},   {ND_RANDOM_BINOMIAL, 100.0, 0.29},
+    };
+    enum { M = 3001 };
+    nd_device devs[2] = {nd_cpu(), nd_cuda(0)};
+    for (int di = 0; di < (gpu_on() ? 2 : 1); di++) {
+        const nd_device d = devs[di];
+        nd_rng *r = NULL;
+        ND_OK_OR_FAIL(nd_rng_create(&r, 4242));
+        for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+            const int64_t n = M;
+            nd_array *sa = NULL, *aa = NULL, *pa = NULL, *pb = NULL;
+            ND_OK_OR_FAIL(nd_full(&pa, ND_FLOAT64, 1, &n, nd_scalar_float(cs[c].a), d));
+            ND_OK_OR_FAIL(nd_full(&pb, ND_FLOAT64, 1, &n, nd_scalar_float(cs[c].b), d));
+            ND_OK_OR_FAIL(nd_rng_set_offset(r, 100 + 7 * c));
+            switch (cs[c].dist) {
+            case ND_RANDOM_EXPONENTIAL:
+                ND_OK_OR_FAIL(nd_random_exponential(&sa, r, ND_FLOAT64, 1, &n, cs[c].a, d));
+                ND_OK_OR_FAIL(nd_rng_set_offset(r, 100 + 7 * c));
+                ND_OK_OR_FAIL(nd_random_exponential_array(&aa, r, ND_FLOAT64, pa));
+                break;
+            case ND_RANDOM_GAMMA:
+                ND_OK_OR_FAIL(nd_random_gamma(&sa, r, ND_FLOAT64, 1, &n, cs[c].a, cs[c].b, d));
+                ND_OK_OR_FAIL(nd_rng_set_offset(r, 100 + 7 * c));
+                ND_OK_OR_FAIL(nd_random_gamma_array(&aa, r, ND_FLOAT64, pa, pb));
+                break;
+            case ND_RANDOM_POISSON:
+                ND_OK_OR_FAIL(nd_random_poisson(&sa, r, ND_INT64, 1, &n, cs[c].a, d));
+                ND_OK_OR_FAIL(nd_rng_set_offset(r, 100 + 7 * c));
+                ND_OK_OR_FAIL(nd_random_poisson_array(&aa, r, ND_INT64, pa));
+                break;
+            default: {
+                nd_array *na = NULL;
+                ND_OK_OR_FAIL(nd_full(&na, ND_INT64, 1, &n, nd_scalar_int((int64_t)cs[c].a), d));
+                ND_OK_OR_FAIL(nd_random_binomial(&sa, r, ND_INT64, 1, &n, (int64_t)cs[c].a, cs[c].b, d));
+                ND_OK_OR_FAIL(nd_rng_set_offset(r, 100 + 7 * c));
+                ND_OK_OR_FAIL(nd_random_binomial_array(&aa, r, ND_INT64, na, pb));
+                nd_release(na);
+            }
+            }
+            static uint64_t sv[M], av[M];
+            ND_OK_OR_FAIL(nd_copy_to_host(sv, sa, sizeof sv));
+            ND_OK_OR_FAIL(nd_copy_to_host(av, aa, sizeof av));
+            for (int i = 0; i < M; i++)
+                ck_assert_msg(sv[i] == av[i], "case %zu (dist %d, %g, %g) element %d: %016llx vs %016llx", c,
+                              cs[c].dist, cs[c].a, cs[c].b, i, (unsigned long long)sv[i], (unsigned long long)av[i]);
+            nd_release(sa), nd_release(aa), nd_release(pa), nd_release(pb);
+        }
+        nd_rng_destroy(r);
+    }
+}
+END_TEST
+
 Suite *suite_random_dist(void)
 {
     Suite *s = suite_create("random_dist");
@@ -873,6 +943,7 @@ Suite *suite_random_dist(void)
     tcase_add_test(tc, transcendentals);
     tcase_add_loop_test(tc, statistics, 0, NCASES);
     tcase_add_test(tc, array_form_and_dtypes);
+    tcase_add_test(tc, scalar_form_is_element_body);
     tcase_add_test(tc, rows);
     tcase_add_test(tc, shuffle);
     tcase_add_test(tc, bad_input);

@@ -111,8 +111,13 @@
  * by the same operations an element would run; and the CPU computes the
  * first Philox blocks, and for the distributions that start with a normal
  * the first Box-Muller pair, of 64 elements at once in vector code
- * (src/cpu/random.c), which the elements then read instead of computing.
- * The tests compare both ways (array parameters plan per element; the GPU
+ * (src/cpu/random.c), which the elements then read instead of computing;
+ * with scalar parameters it also computes the first try of exponential,
+ * Marsaglia-Tsang, PTRS, BTPE and the binomial and Poisson inversions
+ * there for the 64 elements (the operations
+ * of the bodies below, in their order), and only the elements whose first
+ * try rejects run nd_rdist_element_pre. The tests compare both ways (array
+ * parameters plan per element and run every element's whole body; the GPU
  * computes every block itself) bit for bit.
  */
 #ifndef ND_PHILOX_DIST_H
