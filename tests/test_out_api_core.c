@@ -69,6 +69,8 @@ OUT_ADAPTER(nd_where) { return nd_where(o, f->mask, f->a, f->b); }
 OUT_ADAPTER(nd_clip) { return nd_clip(o, f->a, f->b, NULL); }
 OUT_ADAPTER(nd_clip_scalar) { return nd_clip_scalar(o, f->a, nd_scalar_float(-0.6), nd_scalar_float(2.5)); }
 OUT_ADAPTER(nd_expit) { return nd_expit(o, f->a); }
+OUT_ADAPTER(nd_gammaln) { return nd_gammaln(o, f->a); }
+OUT_ADAPTER(nd_psi) { return nd_psi(o, f->a); }
 OUT_ADAPTER(nd_expr_eval)
 {
     return nd_expr_eval(o, "where(m, a * b + 0.5, exp(b))", 3, (const char *const[]){"m", "a", "b"},
@@ -310,6 +312,8 @@ const out_api_entry out_api_core[] = {
     OUT_ENTRY(nd_clip, 0),
     OUT_ENTRY(nd_clip_scalar, 0),
     OUT_ENTRY(nd_expit, 0),
+    OUT_ENTRY(nd_gammaln, 0),
+    OUT_ENTRY(nd_psi, 0),
     OUT_ENTRY(nd_expr_eval, 0),
     ND_UNARY_OPS(UNARY_ENTRY)
     ND_BINARY_OPS(BINARY_ENTRY)
