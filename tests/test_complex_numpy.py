@@ -54,7 +54,11 @@ def op_table(namefn):
 UNARY = op_table(C.nd_unary_op_name)
 BINARY = op_table(C.nd_binary_op_name)
 # libndgpu name -> NumPy ufunc name where they differ
-NP_NAME = {"abs": "absolute", "relu": None, "sigmoid": None}
+NP_NAME = {"abs": "absolute", "relu": None, "sigmoid": None,
+           # np.sinc is a Python function that takes complex too; the library's sinc
+           # belongs to the real special functions (scipy.special's family) and
+           # refuses complex like them
+           "sinc": None}
 
 
 def special_grid(real):
