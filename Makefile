@@ -158,7 +158,7 @@ endif
 KERNEL_HEADERS := src/shared/hostdev.h src/shared/half.h src/shared/dtype_table.h src/shared/convert.h \
                   src/shared/ops_math.h src/shared/ops_cpx.h src/shared/ops_cpx_math.h src/shared/ops_cpx_numpy.h \
                   src/shared/ops_special.h \
-                  src/shared/ops_gamma.h
+                  src/shared/ops_gamma.h src/shared/ops_bessel.h
 $(BUILD)/gen/kernel_headers.c: $(KERNEL_HEADERS) tools/embed.sh Makefile
 	@mkdir -p $(@D)
 	bash tools/embed.sh $@ $(KERNEL_HEADERS)

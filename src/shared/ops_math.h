@@ -629,5 +629,7 @@ ND_HOSTDEV static inline bool nd_op_bitwise_xor_b(bool a, bool b) { return a != 
 #include "shared/ops_special.h"
 /* The gamma, zeta and Bessel functions (nd_op_gamma_f64, ...). */
 #include "shared/ops_gamma.h"
+/* The Bessel functions (nd_op_i0_f64, nd_op_j0_f64, ...). */
+#include "shared/ops_bessel.h"
 
 #endif /* ND_OPS_MATH_H */
