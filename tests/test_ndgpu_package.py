@@ -444,6 +444,42 @@ check(xp.special.expit(_xv).dtype == xp.float64 and {"elu", "expit", "gammaln", 
 _r = xp.special.xlogy(xp.asarray(np.array([0.0, 2.0]), device=dev), xp.asarray(np.array([0.0, 1.0]), device=dev))
 check(_list(_r) == [0.0, 0.0], "special.xlogy(0, 0) = 0 (SciPy): %s" % _list(_r))
 
+# ndgpu.random: NumPy's Generator on the Philox stream; the same bits on
+# every device, parameters as scalars or broadcast arrays, NumPy's errors
+_g = xp.random.default_rng(2024, device=dev)
+_n = _g.normal(1.0, 2.0, size=(200000,))
+_a = np.asarray(_n if on_cpu else xp.asarray(_n, device="cpu"))
+check(_n.dtype == xp.float64 and _n.shape == (200000,) and abs(_a.mean() - 1.0) < 0.03 and abs(_a.std() - 2.0) < 0.03,
+      "random.normal moments: %s %s" % (_a.mean(), _a.std()))
+for _j, (_what, _f) in enumerate((("normal", lambda g: g.normal(1.0, 2.0, size=(2000,))),
+                                  ("gamma", lambda g: g.gamma(0.7, 3.0, size=(1000,), dtype=xp.float32)),
+                                  ("poisson array", lambda g: g.poisson([0.5, 30.0, 2000.0], size=(50, 3))),
+                                  ("binomial", lambda g: g.binomial(1000, 0.4, size=(300,))),
+                                  ("permutation", lambda g: g.permutation(40)))):
+    _x, _y = _f(xp.random.default_rng(7 + _j, device=dev)), _f(xp.random.default_rng(7 + _j, device="cpu"))
+    _xs = np.asarray(_x if on_cpu else xp.asarray(_x, device="cpu"))
+    check(_xs.shape == np.asarray(_y).shape and np.array_equal(_xs, np.asarray(_y)), "random.%s: the device's draws equal the CPU's" % _what)
+_k = _g.poisson(xp.asarray(np.array([1.0, 50.0]), device=dev), size=(4000, 2))
+_ks = np.asarray(_k if on_cpu else xp.asarray(_k, device="cpu"))
+check(_k.dtype == xp.int64 and _k.shape == (4000, 2) and abs(_ks[:, 0].mean() - 1.0) < 0.1 and abs(_ks[:, 1].mean() - 50.0) < 0.7,
+      "random.poisson broadcast to size: %s" % (_ks.mean(axis=0),))
+check(_g.random().shape == () and _g.integers(3, size=5, dtype=xp.int32).dtype == xp.int32, "random: size=None 0-d, dtype")
+_i = np.asarray(xp.asarray(_g.integers(1, 6, size=2000, endpoint=True), device="cpu"))
+check(_i.min() == 1 and _i.max() == 6, "random.integers endpoint=True reaches 6: %s %s" % (_i.min(), _i.max()))
+_r1, _r2 = xp.random.default_rng(5), xp.random.default_rng(5)
+_r1.offset = 100
+_r2.exponential(size=200)
+check(_r1.offset == 100 and _r2.offset == 200, "random: a distribution moves the offset by one sub-stream per value (%d)" % _r2.offset)
+check(raises(ValueError, lambda: _g.gamma(-1.0)) and raises(ValueError, lambda: _g.binomial(5, 1.5))
+      and raises(ValueError, lambda: _g.multivariate_normal([0.0, 0.0], [[1.0, 1.0], [1.0, 1.0]]))
+      and raises(ValueError, lambda: xp.random.default_rng(-1)) and raises(TypeError, lambda: xp.random.default_rng(1.5))
+      and raises(TypeError, lambda: _g.shuffle([1, 2])), "random: bad parameters raise NumPy's exceptions")
+_m = _g.multinomial(20, [0.2, 0.3, 0.5], size=(7,))
+check(_m.shape == (7, 3) and np.all(np.asarray(xp.asarray(xp.sum(_m, axis=1), device="cpu")) == 20), "random.multinomial rows sum to n")
+_s = xp.arange(10, device=dev)
+_g.shuffle(_s)
+check(sorted(_list(_s)) == list(range(10)), "random.shuffle keeps the values")
+
 where = "cpu" if on_cpu else str(dev)
 if FAILS:
     for f_ in FAILS:

@@ -27,6 +27,7 @@ from ._manipulation import (broadcast_arrays, broadcast_to, concat, expand_dims,
 from ._info import __array_namespace_info__
 from ._npy import load, save
 from . import linalg, fft
+from . import random  # numpy.random.Generator on the Philox stream; beyond the array API
 from . import special  # scipy.special's functions and the activations; beyond the array API
 from ._expr import evaluate  # fused expressions (docs/expr.md); beyond the array API
 
