@@ -15,6 +15,10 @@ ND_INTERNAL void nd__cpu_build_info(char *buf, size_t cap);
 /* Give OpenBLAS the library's thread count when the user chose one
  * (src/cpu/threads.c); called before every cblas call (matmul.c). */
 ND_INTERNAL void nd__blas_threads_sync(void);
+/* OpenBLAS (BLIS) on one thread between begin and end, for BLAS calls made
+ * from the library's own threads (nested pairs counted; src/cpu/threads.c). */
+ND_INTERNAL void nd__blas_single_begin(void);
+ND_INTERNAL void nd__blas_single_end(void);
 /* src/cpu/cast.c */
 ND_INTERNAL nd_status nd__cpu_cast(nd_array *dst, const nd_array *src);
 ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);

@@ -588,6 +588,14 @@ static bool fits_int(int64_t M, int64_t N, int64_t K) { return M <= INT_MAX && N
  * interface/gemm.c), so batches of such matrices can be spread over our
  * threads without oversubscribing the cores. */
 #define BLAS_SINGLE_THREAD_MNK 262144.0
+/* Batches of medium matrices (M*N*K up to this, at least two per thread)
+ * are spread over our threads too, OpenBLAS set to one thread meanwhile
+ * (nd__blas_single_begin): each thread multiplies whole matrices with no
+ * fork and join per call, where OpenBLAS threading each call splits a
+ * 128^3 product in two and joins 100 times (100 x 128^3 float64 on 2
+ * threads of an AMD EPYC Zen 4: see the commit record). Larger matrices
+ * keep OpenBLAS's own threads, whose splitting costs little beside them. */
+#define BLAS_MEDIUM_MNK (256.0 * 256.0 * 256.0)
 
 typedef struct {
     const nd_array *out, *a, *b;
@@ -691,8 +699,17 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
     c.out = out, c.a = a, c.b = b, c.t = t, c.tc = tc, c.M = M, c.N = N, c.K = K;
     atomic_init(&c.fail, 0);
     double mnk = (double)M * (double)N * (double)K;
-    if (nb > 1 && mnk <= BLAS_SINGLE_THREAD_MNK) nd__parallel_for(nb, (int64_t)mnk, batch_body, &c);
-    else batch_body(&c, 0, nb);
+    int nt = nd__num_threads();
+    if (nb > 1 && mnk <= BLAS_SINGLE_THREAD_MNK) {
+        nd__parallel_for(nb, (int64_t)mnk, batch_body, &c);
+    } else if (nt > 1 && nb >= 2 * nt && mnk <= BLAS_MEDIUM_MNK) {
+        nd__blas_threads_sync(); /* before, so that no call inside undoes the single thread */
+        nd__blas_single_begin();
+        nd__parallel_for(nb, (int64_t)mnk, batch_body, &c);
+        nd__blas_single_end();
+    } else {
+        batch_body(&c, 0, nb);
+    }
     if (atomic_load(&c.fail)) return nd__err(ND_ERR_NOMEM, "nd_matmul", "out of host memory for a scratch matrix");
     return ND_OK;
 }
