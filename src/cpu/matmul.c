@@ -32,9 +32,14 @@
  * Other batches of matrices small enough that OpenBLAS runs them on the calling
  * thread alone (M*N*K <= 64^3; OpenBLAS has small-matrix kernels, so a
  * call costs well under a microsecond) are spread over our threads, each
- * thread issuing its own cblas calls. Larger matrices are issued one call
- * after another from the calling thread and OpenBLAS threads each call
- * itself, so the two thread pools never run at the same time.
+ * thread issuing its own cblas calls. So are batches of medium matrices
+ * (M*N*K <= 256^3, at least two per thread), with OpenBLAS set to one
+ * thread meanwhile. Larger matrices are issued one call after another from
+ * the calling thread and OpenBLAS threads each call itself, so the two
+ * thread pools never run at the same time.
+ *
+ * Inner products (M = N = 1) take the BLAS dot, except long unit-stride
+ * float32/float64 ones, which are summed pairwise on our threads (pool_dot).
  */
 #include "cpu/blas.h"
 #include <limits.h>
