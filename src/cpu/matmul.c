@@ -411,11 +411,11 @@ static double dot_comb(const double *p, int64_t n, bool f32)
 static bool pool_dot(bool f32, int64_t K, const void *A, const void *B, double *d)
 {
     int64_t nu = (K + DOT_UNIT - 1) / DOT_UNIT;
-    dot_job j = {f32, A, B, K, malloc((size_t)nu * sizeof(double))};
+    dot_job j = {f32, A, B, K, nd__malloc((size_t)nu * sizeof(double))};
     if (!j.part) return false;
     nd__parallel_for(nu, DOT_UNIT, dot_units, &j);
     *d = dot_comb(j.part, nu, f32);
-    free(j.part);
+    nd__free(j.part);
     return true;
 }
 
