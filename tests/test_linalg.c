@@ -379,6 +379,29 @@ START_TEST(test_matmul_small_kernel)
 }
 END_TEST
 
+/* Batches of medium matrices (64^3 < M*N*K <= 256^3, at least two a
+ * thread) run over the library's threads with OpenBLAS on one thread:
+ * every dtype BLAS takes, odd sizes, a transposed operand, a broadcast B. */
+START_TEST(test_matmul_medium_batch)
+{
+    const nd_dtype ts[] = {ND_FLOAT32, ND_FLOAT64, ND_COMPLEX64, ND_COMPLEX128};
+    int nt0 = nd_get_num_threads();
+    ND_OK_OR_FAIL(nd_set_num_threads(2));
+    for (size_t ti = 0; ti < 4; ti++) {
+        nd_dtype t = ts[ti];
+        run_case(t, 3, SHP(9, 70, 65), t, 3, SHP(9, 65, 81), 3, SHP(9, 70, 81), t, (uint32_t)(200 + ti));
+        run_case(t, 3, SHP(5, 97, 128), t, 2, SHP(128, 33), 3, SHP(5, 97, 33), t, (uint32_t)(210 + ti));
+        nd_array *a0 = lu_rand(t, 3, SHP(6, 90, 80), (uint32_t)(220 + ti)), *b = lu_rand(t, 3, SHP(6, 90, 75), 230);
+        nd_array *a = NULL, *r = NULL;
+        ND_OK_OR_FAIL(nd_transpose(&a, a0, (const int[]){0, 2, 1}));
+        ND_OK_OR_FAIL(nd_matmul(&r, a, b));
+        lu_verify(a, b, r);
+        nd_release(a0), nd_release(a), nd_release(b), nd_release(r);
+    }
+    ND_OK_OR_FAIL(nd_set_num_threads(nt0));
+}
+END_TEST
+
 void linalg_add_dot_gemm(Suite *s); /* tests/test_linalg_gemm.c */
 void linalg_add_small(Suite *s);    /* tests/test_linalg_small.c */
 
@@ -394,6 +417,7 @@ Suite *suite_linalg(void)
     tcase_add_test(tc, test_matmul_layouts);
     tcase_add_test(tc, test_matmul_batch_layouts);
     tcase_add_test(tc, test_matmul_small_kernel);
+    tcase_add_test(tc, test_matmul_medium_batch);
     tcase_add_test(tc, test_matmul_out);
     tcase_add_test(tc, test_matmul_out_alias);
     tcase_add_test(tc, test_matmul_errors);

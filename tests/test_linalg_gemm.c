@@ -119,6 +119,71 @@ START_TEST(test_dot_small)
 }
 END_TEST
 
+/* Long contiguous float vectors (the dot of 2^18 elements and more runs in
+ * units on the library's threads, summed pairwise; shorter and strided ones
+ * in the BLAS): the value against a long double sum, the same bits for 1
+ * thread and the default count, and a strided view of the same data. */
+START_TEST(test_dot_long)
+{
+    const int64_t ks[] = {(int64_t)1 << 18, ((int64_t)1 << 18) + 12345, 5 * ((int64_t)1 << 16) + 1};
+    const nd_dtype ts[] = {ND_FLOAT32, ND_FLOAT64};
+    int nt0 = nd_get_num_threads();
+    for (int ti = 0; ti < 2; ti++)
+        for (int ki = 0; ki < 3; ki++) {
+            nd_dtype t = ts[ti];
+            int64_t K = ks[ki];
+            nd_array *a = lu_rand(t, 1, SHP(2 * K), 40 + ki), *b = lu_rand(t, 1, SHP(2 * K), 50 + ki);
+            nd_array *ah = NULL, *bh = NULL, *r = NULL, *r1 = NULL;
+            nd_range lo = {0, K, 1}, ev = {0, 2 * K, 2};
+            ND_OK_OR_FAIL(nd_slice(&ah, a, 1, &lo));
+            ND_OK_OR_FAIL(nd_slice(&bh, b, 1, &lo));
+            double got[2];
+            for (int strided = 0; strided < 2; strided++) {
+                nd_array *x = ah, *y = bh, *xs = NULL, *ys = NULL;
+                if (strided) {
+                    ND_OK_OR_FAIL(nd_slice(&xs, a, 1, &ev));
+                    ND_OK_OR_FAIL(nd_slice(&ys, b, 1, &ev));
+                    x = xs, y = ys;
+                }
+                char *X = lu_bytes(x), *Y = lu_bytes(y);
+                long double s = 0, sabs = 0;
+                for (int64_t k = 0; k < K; k++) {
+                    long double p = (long double)lu_load(X + k * (int64_t)lu_isz(t), t) * lu_load(Y + k * (int64_t)lu_isz(t), t);
+                    s += p, sabs += fabsl(p);
+                }
+                free(X);
+                free(Y);
+                r = NULL;
+                ND_OK_OR_FAIL(nd_dot(&r, x, y));
+                ck_assert_int_eq(nd_ndim(r), 0);
+                ck_assert_int_eq(nd_dtype_of(r), t);
+                char *R = lu_bytes(r);
+                got[strided] = lu_load(R, t);
+                free(R);
+                ck_assert_msg(fabsl(got[strided] - s) <= (long double)lu_tol(t) * sabs,
+                              "dot of %lld %s (strided %d): got %.17g want %.17Lg", (long long)K,
+                              nd_dtype_name(t), strided, got[strided], s);
+                if (!strided) { /* the same bits on one thread */
+                    ND_OK_OR_FAIL(nd_set_num_threads(1));
+                    r1 = NULL;
+                    ND_OK_OR_FAIL(nd_dot(&r1, x, y));
+                    ND_OK_OR_FAIL(nd_set_num_threads(nt0));
+                    ck_assert_msg(memcmp(nd_data(r), nd_data(r1), lu_isz(t)) == 0,
+                                  "dot of %lld %s differs between thread counts", (long long)K, nd_dtype_name(t));
+                    nd_release(r1);
+                }
+                nd_release(r);
+                nd_release(xs);
+                nd_release(ys);
+            }
+            nd_release(ah);
+            nd_release(bh);
+            nd_release(a);
+            nd_release(b);
+        }
+}
+END_TEST
+
 START_TEST(test_dot_errors)
 {
     nd_array *a = lu_rand(ND_FLOAT32, 2, SHP(2, 3), 1), *b = lu_rand(ND_FLOAT32, 2, SHP(4, 5), 2), *r = NULL;
@@ -329,6 +394,7 @@ void linalg_add_dot_gemm(Suite *s)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_dot_nd);
     tcase_add_test(tc, test_dot_small);
+    tcase_add_test(tc, test_dot_long);
     tcase_add_test(tc, test_dot_errors);
     tcase_add_test(tc, test_gemm_values);
     tcase_add_test(tc, test_gemm_special);

@@ -590,6 +590,25 @@ START_TEST(dtypes_and_range)
     norm1("float32 subnormal", ND_FLOAT32, 2, (const double[]){3e-40, 4e-40}, NULL, ND_FLOAT32, 5e-40, 1e-4);
     norm1("complex64 huge", ND_COMPLEX64, 1, (const double[]){3e30}, (const double[]){4e30}, ND_FLOAT32, 5e30, 1e-7);
     norm1("complex64 zero imag", ND_COMPLEX64, 2, v34, z, ND_FLOAT32, 5, 1e-7);
+    /* long vectors (the dot of 2^18 elements and more is summed on the
+     * library's threads): against a long double sum; all 1e25 overflows
+     * float32's dot and takes the float64 path */
+    {
+        enum { NL = 360007 };
+        double *v = malloc(sizeof(double) * NL);
+        ck_assert(v != NULL);
+        long double ss = 0;
+        for (int i = 0; i < NL; i++) {
+            v[i] = (double)(float)(0.5 + ((i * 2654435761u) >> 8) * 0x1p-24);
+            ss += (long double)v[i] * v[i];
+        }
+        norm1("float32 long", ND_FLOAT32, NL, v, NULL, ND_FLOAT32, (double)sqrtl(ss), 5e-7);
+        /* (a device's dot may sum in another order: ~sqrt(n) eps, not the pool's log(n) eps) */
+        norm1("float64 long", ND_FLOAT64, NL, v, NULL, ND_FLOAT64, (double)sqrtl(ss), 1e-12);
+        for (int i = 0; i < NL; i++) v[i] = 1e25;
+        norm1("float32 long huge", ND_FLOAT32, NL, v, NULL, ND_FLOAT32, 1e25 * sqrt((double)NL), 2e-7);
+        free(v);
+    }
     /* a p-norm of large float32 values */
     {
         int64_t sh[1] = {2};

@@ -103,6 +103,24 @@ START_TEST(thread_count_reaches_openblas)
 }
 END_TEST
 
+/* A batch of medium matrices runs with OpenBLAS on one thread inside our
+ * threads; OpenBLAS has the library's count again afterwards. */
+START_TEST(medium_batch_restores_openblas_threads)
+{
+    nd_array *a = NULL, *c = NULL;
+    ND_OK_OR_FAIL(nd_ones(&a, ND_FLOAT64, 3, (const int64_t[]){8, 100, 100}, nd_cpu()));
+    ND_OK_OR_FAIL(nd_set_num_threads(2));
+    ND_OK_OR_FAIL(nd_matmul(&c, a, a));
+    ck_assert_int_eq(nd__blas_get_threads(), 2);
+    double *v = malloc(sizeof(double) * 80000);
+    ND_OK_OR_FAIL(nd_copy_to_host(v, c, sizeof(double) * 80000));
+    for (int i = 0; i < 80000; i++) ck_assert(v[i] == 100.0);
+    free(v);
+    ND_OK_OR_FAIL(nd_set_num_threads(0));
+    nd_release(a), nd_release(c);
+}
+END_TEST
+
 /* A gang's members run at once: each waits (up to 20 s) until all have
  * arrived, which members run one after the other on fewer threads never
  * do. From the caller with the pool free (the pool's workers), and from
@@ -194,6 +212,7 @@ Suite *suite_threads(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, exit_while_a_parallel_op_runs);
     tcase_add_test(tc, thread_count_reaches_openblas);
+    tcase_add_test(tc, medium_batch_restores_openblas_threads);
     tcase_add_test(tc, gang_members_run_at_once);
     tcase_add_test(tc, openblas_runs_on_the_pool);
     suite_add_tcase(s, tc);

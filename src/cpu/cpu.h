@@ -15,6 +15,10 @@ ND_INTERNAL void nd__cpu_build_info(char *buf, size_t cap);
 /* Give OpenBLAS the library's thread count when the user chose one
  * (src/cpu/threads.c); called before every cblas call (matmul.c). */
 ND_INTERNAL void nd__blas_threads_sync(void);
+/* OpenBLAS (BLIS) on one thread between begin and end, for BLAS calls made
+ * from the library's own threads (nested pairs counted; src/cpu/threads.c). */
+ND_INTERNAL void nd__blas_single_begin(void);
+ND_INTERNAL void nd__blas_single_end(void);
 /* src/cpu/cast.c */
 ND_INTERNAL nd_status nd__cpu_cast(nd_array *dst, const nd_array *src);
 ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);
@@ -41,6 +45,10 @@ ND_INTERNAL nd_status nd__cpu_expr(const struct nd_expr_prog *prog, nd_array *ou
 ND_INTERNAL bool nd__cpu_ew_supports(nd_kernel_kind kind, int op, nd_dtype t);
 /* src/cpu/reduce.c */
 ND_INTERNAL nd_status nd__cpu_reduce(nd_reduce_op op, nd_array *out, const nd_array *a, int naxes, double ddof);
+/* src/cpu/reduce_prims.c: sum a[i] b[i] over n >= 1 contiguous elements,
+ * pairwise in the dtype as the sums (the long dots of matmul.c) */
+ND_INTERNAL float nd__rk_dot_f32(const float *a, const float *b, int64_t n);
+ND_INTERNAL double nd__rk_dot_f64(const double *a, const double *b, int64_t n);
 /* src/cpu/matmul.c */
 ND_INTERNAL nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b);
 ND_INTERNAL nd_status nd__cpu_gemm(nd_array *c, bool ta, bool tb, double alpha, const nd_array *a, const nd_array *b,

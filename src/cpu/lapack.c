@@ -15,7 +15,7 @@
  *    before any call.
  *  - Threads: the matrices of a batch run one after the other on the
  *    calling thread. Small ones (under LA_PAR_FLOPS each) with OpenBLAS
- *    set to one thread meanwhile (la_single_begin: OpenBLAS 0.3.21 sends
+ *    set to one thread meanwhile (nd__blas_single_begin: OpenBLAS 0.3.21 sends
  *    even a 4 x 4 getrs to its thread server: 256 gesv of 64 x 64 took
  *    131 ms that way, 16 ms single-threaded); large ones with OpenBLAS's
  *    threads, whose count is the library's (nd__blas_threads_sync, as
@@ -367,29 +367,7 @@ static void la_chunk(void *ctx, int64_t b, int64_t e)
  * threads, 0.3 us with 1), and calls from several of our workers at once
  * then fight over that server (256 gesv of 64 x 64 in parallel: 1.5 s
  * instead of 0.03 s). So problems below LA_PAR_FLOPS run with OpenBLAS
- * set to one thread; nested sections are counted, the last one restores
- * the count it found. A concurrent matmul of another user thread may run
- * single-threaded meanwhile (correct, just slower). */
-static pthread_mutex_t la_mu = PTHREAD_MUTEX_INITIALIZER;
-static int la_depth, la_saved;
-
-static void la_single_begin(void)
-{
-    pthread_mutex_lock(&la_mu);
-    if (la_depth++ == 0) {
-        la_saved = nd__blas_get_threads();
-        if (la_saved != 1) nd__blas_set_threads(1);
-    }
-    pthread_mutex_unlock(&la_mu);
-}
-
-static void la_single_end(void)
-{
-    pthread_mutex_lock(&la_mu);
-    if (--la_depth == 0 && la_saved != 1) nd__blas_set_threads(la_saved);
-    pthread_mutex_unlock(&la_mu);
-}
-
+ * set to one thread (nd__blas_single_begin, src/cpu/threads.c). */
 /* ------------------------------------------------------------------ */
 /* The slot                                                            */
 /* ------------------------------------------------------------------ */
@@ -461,9 +439,9 @@ nd_status nd__cpu_la(nd_la_call *c)
     if (c->op >= ND_LA_GESVD) j.flops *= 10;
     if (j.cpx) j.flops *= 4;
     const bool small = j.flops < LA_PAR_FLOPS;
-    if (small) la_single_begin();
+    if (small) nd__blas_single_begin();
     la_chunk(&j, 0, c->batch); /* on this thread: see the header */
-    if (small) la_single_end();
+    if (small) nd__blas_single_end();
     int err = atomic_load(&j.err);
     if (err == ND_ERR_NOMEM)
         return nd__err(ND_ERR_NOMEM, "la", "out of memory allocating a %zu-byte LAPACK workspace", j.scratch);

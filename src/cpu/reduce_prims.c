@@ -195,6 +195,16 @@ RK_ALL(u64, uint64_t, u)
 RK_SQDEV(f32, float, f)
 RK_SQDEV(f64, double, d)
 
+/* Inner products sum x[i] y[i] of n >= 1 contiguous values (the long
+ * float dots of nd_dot, hence the 2-norm; src/cpu/matmul.c), summed as the
+ * sums are: pairwise, in the dtype. */
+#define PW_X_DOT(i) (x[i] * y[i])
+float nd__rk_dot_f32(const float *x, const float *y, int64_t n) { PW_BODY(float, nd_rop_add_f32, PW_X_DOT, PW_UNROLL_f32); }
+double nd__rk_dot_f64(const double *x, const double *y, int64_t n)
+{
+    PW_BODY(double, nd_rop_add_f64, PW_X_DOT, PW_UNROLL_f64);
+}
+
 #define OPS(SUF, cls, first, PW) {leaf_##cls##_##SUF, comb_##cls##_##SUF, first##_##SUF, rowa_##cls##_##SUF, rowc_##cls##_##SUF, PW, NULL}
 /* max/min/argmax/argmin: nd__rk_minmax_ops (src/cpu/reduce_minmax.c,
  * which uses this file's copy loop; left empty here) */

@@ -93,6 +93,29 @@ void nd__blas_threads_sync(void)
     }
 }
 
+/* OpenBLAS on one thread for a while: nested sections are counted, the
+ * last one restores the count it found. A concurrent BLAS call of another
+ * user thread may run single-threaded meanwhile (correct, just slower). */
+static pthread_mutex_t blas_single_mu = PTHREAD_MUTEX_INITIALIZER;
+static int blas_single_depth, blas_single_saved;
+
+void nd__blas_single_begin(void)
+{
+    pthread_mutex_lock(&blas_single_mu);
+    if (blas_single_depth++ == 0) {
+        blas_single_saved = nd__blas_get_threads();
+        if (blas_single_saved != 1) nd__blas_set_threads(1);
+    }
+    pthread_mutex_unlock(&blas_single_mu);
+}
+
+void nd__blas_single_end(void)
+{
+    pthread_mutex_lock(&blas_single_mu);
+    if (--blas_single_depth == 0 && blas_single_saved != 1) nd__blas_set_threads(blas_single_saved);
+    pthread_mutex_unlock(&blas_single_mu);
+}
+
 int nd__num_threads(void)
 {
     int n = atomic_load_explicit(&nd_threads, memory_order_relaxed);
