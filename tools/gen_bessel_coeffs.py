@@ -203,15 +203,16 @@ def fmt(v):
     return repr(float(v)) if v != 0 else '0'
 
 
-def emit_table(name, pieces):
+def emit_table(name, pieces, centres=True):
     nc = max(len(p['cs']) for p in pieces)
     up = name.upper()
     print('/* %s: %d pieces, degrees %s */' % (name, len(pieces), ' '.join(str(len(p['cs']) - 1) for p in pieces)))
     print('#define ND_BS_%s_NP %d' % (up, len(pieces)))
     print('#define ND_BS_%s_NC %d' % (up, nc))
-    print('#define ND_BS_%s_CENTER \\' % up)
-    print('    {' + ', '.join('{%s, %s}' % (fmt(p['c'][0]), fmt(p['c'][1])) for p in pieces) + '}')
-    print('#define ND_BS_%s_ZERO {%s}' % (up, ', '.join('1' if p['zero'] else '0' for p in pieces)))
+    if centres:
+        print('#define ND_BS_%s_CENTER \\' % up)
+        print('    {' + ', '.join('{%s, %s}' % (fmt(p['c'][0]), fmt(p['c'][1])) for p in pieces) + '}')
+        print('#define ND_BS_%s_ZERO {%s}' % (up, ', '.join('1' if p['zero'] else '0' for p in pieces)))
     print('#define ND_BS_%s_POLY \\' % up)
     rows = ['    {' + ', '.join(fmt(c) for c in pad(p['cs'], nc)) + '}' for p in pieces]
     print('    {' + ', \\\n'.join(rows).lstrip() + '}')
@@ -311,7 +312,7 @@ def main():
     for nu in (0, 1):
         ps = i_pieces(nu)
         F = i_asym(nu)
-        emit_table('i%de' % nu, ps)
+        emit_table('i%de' % nu, ps, centres=False)
         emit_vec('ND_BS_I%dE_ASYM' % nu, pad(F, len(F)))
         print('#define ND_BS_I%dE_NA %d' % (nu, len(F)))
         if CHECK:
