@@ -15,7 +15,9 @@ tables as C initialisers (paste into the header).
       and y1 below 1 are (2/pi) log(x) J(x) (- 2/(pi x) for y1) plus a fit
       in t = x^2 (times x for y1);
       x >= 8 pi: Hankel's form sqrt(2/(pi x)) (P cos chi -+ Q sin chi) with
-      P and Q (times x/25) fitted in u = (25/x)^2.
+      P and Q (times x/25) fitted in u = (25/x)^2; chi = x - (2 nu + 1) pi/4
+      reduced by pi/2 with pi/4 in three parts (Cody and Waite), sin and cos
+      of the rest fitted in its square.
 
 Every piece's degree is the smallest whose fit error is below 2^-57
 (relative); the tables pad with leading zeros to one length per function.
@@ -164,6 +166,46 @@ def hankel(nu):
     return fit(P, 0, ub), fit(Q, 0, ub, rel_to=abs(Q(0)))
 
 
+def trig():
+    """sin r = r + r z S(z), cos r = 1 - z/2 + z^2 C(z), z = r^2, |r| <= pi/4
+    (a little more: the reduction's rounding); pi/4 = P1 + P2 + P3, P1 and
+    P2 of 33 bits (k P1, k P2 exact for k < 2^20)"""
+    zb = (mp.pi / 4 + mp.mpf(2) ** -20) ** 2
+    S = fit(lambda z: (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / mp.sqrt(z) ** 3 if z else mp.mpf(-1) / 6, 0, zb)
+    C = fit(lambda z: (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z ** 2 if z else mp.mpf(1) / 24, 0, zb)
+    q = mp.pi / 4
+    p1 = float(mp.floor(q * 2 ** 32) / 2 ** 32)
+    p2 = float(mp.floor((q - p1) * 2 ** 65) / 2 ** 65)
+    p3 = float(q - p1 - p2)
+    return S, C, (p1, p2, p3)
+
+
+def sincos_chi(x, nu, S, C, P4):
+    """cos and sin of chi = x - (2 nu + 1) pi/4, 8 pi <= x < 2^19 pi/4 (as the header)"""
+    n = round(x * (2 / math.pi) - (nu + 0.5))
+    k = 2 * n + 2 * nu + 1
+    a = x - k * P4[0]
+    w = k * P4[1]
+    b = a - w
+    e1 = (a - b) - w
+    w3 = k * P4[2]
+    rh = b - w3
+    rl = ((b - rh) - w3) + e1
+    z = rh * rh
+    sn = rh + (rl * (1 - 0.5 * z) + rh * z * horner(S, z))
+    hz = 0.5 * z
+    w = 1 - hz
+    cs = w + (((1 - w) - hz) + (z * z * horner(C, z) - rh * rl))
+    q = n & 3
+    if q == 0:
+        return cs, sn
+    if q == 1:
+        return -sn, cs
+    if q == 2:
+        return -cs, -sn
+    return sn, -cs
+
+
 # ---------------------------------------------------------------- I
 def ie(nu):
     return lambda x: mp.besseli(nu, x) * mp.exp(-x)
@@ -253,12 +295,8 @@ def check_jy(name, pieces, small, P, Q):
         s = 25 / x
         u = s * s
         p, q = horner(P, u), s * horner(Q, u)
-        sn, cs = math.sin(x), math.cos(x)
-        if nu == 0:
-            c, s_ = cs + sn, sn - cs
-        else:
-            c, s_ = sn - cs, -sn - cs
-        a = math.sqrt(1 / (math.pi * x))
+        c, s_ = sincos_chi(x, nu, *TRIG)
+        a = math.sqrt(2 / (math.pi * x))
         return a * (p * s_ + q * c) if y else a * (p * c - q * s_)
 
     rnd = random.Random(1)
@@ -275,7 +313,7 @@ def check_jy(name, pieces, small, P, Q):
         worst = max(worst, (e, x))
     print('/* %s: worst %.2f ulp at %r below 8 pi */' % (name, worst[0], worst[1]), file=sys.stderr)
     worst = (0, 0)
-    for x in [math.exp(rnd.uniform(math.log(XA), math.log(1e6))) for _ in range(300)]:
+    for x in [math.exp(rnd.uniform(math.log(XA), math.log(3e5))) for _ in range(300)]:
         ref = f(mp.mpf(x))
         e = float(abs(mp.mpf(ev(x)) - ref) / mp.sqrt(2 / (mp.pi * x)) * 2 ** 53)
         worst = max(worst, (e, x))
@@ -317,6 +355,13 @@ def main():
         print('#define ND_BS_I%dE_NA %d' % (nu, len(F)))
         if CHECK:
             check_i(nu, ps, F)
+    global TRIG
+    TRIG = trig()
+    n = max(len(TRIG[0]), len(TRIG[1]))
+    print('#define ND_BS_TRIG_NC %d' % n)
+    emit_vec('ND_BS_SIN', pad(TRIG[0], n))
+    emit_vec('ND_BS_COS', pad(TRIG[1], n))
+    print('#define ND_BS_PIO4 {%s}' % ', '.join(fmt(v) for v in TRIG[2]))
     hk = {}
     for name in ('j0', 'j1', 'y0', 'y1'):
         ps = jy_pieces(name)
