@@ -182,7 +182,8 @@ def trig():
 
 def sincos_chi(x, nu, S, C, P4):
     """cos and sin of chi = x - (2 nu + 1) pi/4, 8 pi <= x < 2^19 pi/4 (as the header)"""
-    n = round(x * (2 / math.pi) - (nu + 0.5))
+    t = x * (2 / math.pi) - (nu + 0.5)
+    n = int((t + 6755399441055744.0) - 6755399441055744.0)  # rint(t): 0x1.8p52
     k = 2 * n + 2 * nu + 1
     a = x - k * P4[0]
     w = k * P4[1]
@@ -296,7 +297,7 @@ def check_jy(name, pieces, small, P, Q):
         u = s * s
         p, q = horner(P, u), s * horner(Q, u)
         c, s_ = sincos_chi(x, nu, *TRIG)
-        a = math.sqrt(2 / (math.pi * x))
+        a = math.sqrt(s * (2 / (25 * math.pi)))
         return a * (p * s_ + q * c) if y else a * (p * c - q * s_)
 
     rnd = random.Random(1)

@@ -26,7 +26,9 @@
  *    plus a fitted series in x^2 (times x for y1);
  *    x >= 8 pi: Hankel's form sqrt(2/(pi x)) (P cos chi -+ Q sin chi),
  *    chi = x - pi/4 (- 3pi/4), P and 25 Q / x fitted in (25/x)^2, cos chi
- *    and sin chi from sin x and cos x (the C library's, exact reduction);
+ *    and sin chi from a Cody-Waite reduction by pi/2 (pi/4 in three parts,
+ *    the rest in two doubles) and sin/cos polynomials of the rest (the C
+ *    library's sin and cos beyond 2^19 pi/4);
  *    there the error is absolute (relative to the amplitude), as in SciPy
  *    (Cephes), so near the zeros beyond 8 pi the relative error grows.
  * float32 rounds the float64 value once.
@@ -70,6 +72,10 @@
     {0, 0, 0, 0, 0, 1.593308434243933e-16, -2.3665394821200496e-15, 3.443775936232201e-14, -5.055369121851642e-13, 7.3718022762061e-12, -1.0664412111513646e-10, 1.528101700474715e-09, -2.1632415983599234e-08, 3.013046539025698e-07, -4.099793929401688e-06, 5.3749074983518076e-05, -0.0006571911290466325, 0.006691611669677777}}
 #define ND_BS_I1E_ASYM {-1.5090749072371809e-10, 7.66271830201782e-10, -1.8386600301514661e-09, 2.517149808717535e-09, -2.5040070733139414e-09, 8.226952090061224e-10, -3.59192824391819e-09, -1.5902515231481142e-08, -1.0564397457529047e-07, -8.77767866597597e-07, -9.987101780562209e-06, -0.00018262128312859427, -0.009350209696908798, 0.3989422804014327}
 #define ND_BS_I1E_NA 14
+#define ND_BS_TRIG_NC 7
+#define ND_BS_SIN {-7.586696971425154e-13, 1.6058531616504608e-10, -2.505210623243192e-08, 2.755731921933912e-06, -0.00019841269841265065, 0.008333333333333331, -0.16666666666666666}
+#define ND_BS_COS {4.74587182071329e-14, -1.1470460886230275e-11, 2.087675579107172e-09, -2.75573192214028e-07, 2.4801587301584645e-05, -0.0013888888888888887, 0.041666666666666664}
+#define ND_BS_PIO4 {0.7853981633670628, 3.03855025179673e-11, 1.456366028046678e-20}
 /* j0: 16 pieces, degrees 14 13 14 13 14 13 14 13 14 13 14 13 14 13 14 13 */
 #define ND_BS_J0_NP 16
 #define ND_BS_J0_NC 15
@@ -279,6 +285,25 @@ ND_HOSTDEV static inline float nd_op_i1e_f32(float x) { return (float)nd_op_i1e_
 /* ------------------------------------------------------------------ */
 /* Bessel functions J0, J1, Y0, Y1                                     */
 /* ------------------------------------------------------------------ */
+/* cos and sin of chi = x - (2 nu + 1) pi/4 for 8 pi <= x < 2^19 pi/4:
+ * chi = n pi/2 + r, r = x - k pi/4 (k = 2n + 2nu + 1 odd) with pi/4 in
+ * three parts (the first two of 33 bits: k P1, k P2 exact), r = rh + rl;
+ * sin r and cos r fitted in r^2 (fdlibm's arrangement of cos) */
+ND_HOSTDEV static inline void nd_bs_sincos_chi(double x, int nu, double *c, double *s)
+{
+    static const double sp[ND_BS_TRIG_NC] = ND_BS_SIN, cp[ND_BS_TRIG_NC] = ND_BS_COS, p4[3] = ND_BS_PIO4;
+    const double t = x * (2.0 / ND_PI) - (nu + 0.5);
+    const double n = (t + 0x1.8p52) - 0x1.8p52, k = 2.0 * n + (2.0 * nu + 1.0); /* rint(t) */
+    const double a = x - k * p4[0], w = k * p4[1], b = a - w, e1 = (a - b) - w, w3 = k * p4[2];
+    const double rh = b - w3, rl = ((b - rh) - w3) + e1, z = rh * rh;
+    const double sn = rh + (rl * (1.0 - 0.5 * z) + rh * z * nd_bs_horner(sp, ND_BS_TRIG_NC, z));
+    const double hz = 0.5 * z, v = 1.0 - hz;
+    const double cs = v + (((1.0 - v) - hz) + (z * z * nd_bs_horner(cp, ND_BS_TRIG_NC, z) - rh * rl));
+    const int q = (int)n & 3; /* n >= 15 */
+    const double c0 = q & 1 ? sn : cs, s0 = q & 1 ? cs : sn;
+    *c = (q == 1 || q == 2) ? -c0 : c0;
+    *s = q >= 2 ? -s0 : s0;
+}
 /* J_nu (want_y false) or Y_nu of x >= 8 pi: Hankel's form */
 ND_HOSTDEV static inline double nd_bs_hankel(double x, int nu, bool want_y)
 {
@@ -287,10 +312,15 @@ ND_HOSTDEV static inline double nd_bs_hankel(double x, int nu, bool want_y)
     const double s = 25.0 / x, u = s * s;
     const double P = nu ? nd_bs_horner(p1, ND_BS_PQ1_NC, u) : nd_bs_horner(p0, ND_BS_PQ0_NC, u);
     const double Q = s * (nu ? nd_bs_horner(q1, ND_BS_PQ1_NC, u) : nd_bs_horner(q0, ND_BS_PQ0_NC, u));
-    const double sn = sin(x), cs = cos(x);
-    /* chi = x - pi/4 (nu 0), x - 3pi/4 (nu 1); cos chi, sin chi times sqrt 2 */
-    const double c = nu ? sn - cs : cs + sn, sc = nu ? -sn - cs : sn - cs;
-    const double amp = sqrt(1.0 / (ND_PI * x)); /* sqrt(2/(pi x)) / sqrt 2 */
+    double c, sc;
+    if (x < 0x1p19 * (ND_PI / 4)) {
+        nd_bs_sincos_chi(x, nu, &c, &sc);
+    } else { /* the C library's reduction (exact for every x) */
+        const double sn = sin(x), cs = cos(x), r2 = 0.70710678118654752440;
+        c = r2 * (nu ? sn - cs : cs + sn);
+        sc = r2 * (nu ? -sn - cs : sn - cs);
+    }
+    const double amp = sqrt(s * (2.0 / (25.0 * ND_PI))); /* sqrt(2/(pi x)) */
     return want_y ? amp * (P * sc + Q * c) : amp * (P * c - Q * sc);
 }
 ND_HOSTDEV static inline double nd_op_j0_f64(double x)
