@@ -31,7 +31,14 @@
  *    library's sin and cos beyond 2^19 pi/4);
  *    there the error is absolute (relative to the amplitude), as in SciPy
  *    (Cephes), so near the zeros beyond 8 pi the relative error grows.
- * float32 rounds the float64 value once.
+ * float32 rounds the float64 value once. Measured by
+ * tests/gen_special_gamma.py --measure against mpmath: at most 2.7 ulp in
+ * float64 (j0, j1, y0, y1 at their zeros below 8 pi included; beyond 8 pi
+ * within 3 ulp of the amplitude sqrt(2/(pi x))), 0.5 ulp in float32.
+ * The tables are static arrays of the functions (device data on a GPU); the
+ * scalar bodies have a branch per region (small x, the table, Hankel's form)
+ * and none inside a region, so the CPU loops do not vectorise them (the C
+ * library's exp and log are scalar calls).
  */
 #ifndef ND_OPS_BESSEL_H
 #define ND_OPS_BESSEL_H
