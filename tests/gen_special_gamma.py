@@ -113,6 +113,25 @@ bessel_small = [z + d for z in (2.404825557695773, 5.520078110286311, 8.65372791
                                  7.015586669815619, 0.8935769662791675, 3.957678419314858, 2.197141326031017,
                                  5.429681040794135, 14.930917708487787, 18.071063967910924)
                 for d in (0.0, 1e-8, -3e-6, 1e-3)]
+
+# the ends of the pi/2 cells of the fitted j/y pieces (and 1 ulp below), a grid across them
+jy_grid = ([k * math.pi / 2 for k in range(1, 17)] + [math.nextafter(k * math.pi / 2, 0) for k in range(1, 17)]
+           + [0.4321 * k for k in range(1, 61)] + [0.6, 1.0, 1.1, 1.9, 2.2, 2.6, 8 * math.pi])
+
+
+def own_zeros(nu, y):
+    """the function's own zeros below 36 (the fitted pieces end at 8 pi =
+    25.1, Hankel's form beyond), rounded, and their neighbours (1 ulp and
+    1e-12 away)"""
+    out, k = [], 1
+    while True:
+        z = float(mp.besselyzero(nu, k) if y else mp.besseljzero(nu, k))
+        if z > 36:
+            return out
+        out += [z, math.nextafter(z, 0), math.nextafter(z, 99), z + 1e-12, z - 1e-12]
+        k += 1
+
+
 FUNCS = {
     'gamma': (1, rgamma, sc.gamma,
               uni(-170, 171.6, 300) + logu(1e-300, 2, 120, True) + uni(0.4, 3, 100) + uni(-20, 20, 100) + near_int[::3]),
@@ -126,10 +145,14 @@ FUNCS = {
     'i0e': (1, lambda x: mp.besseli(0, x) * mp.exp(-abs(x)), sc.i0e, logu(1e-300, 1e6, 300, True) + uni(-30, 30, 100)),
     'i1': (1, lambda x: mp.besseli(1, x), sc.i1, uni(-710, 710, 200) + logu(1e-300, 30, 200, True)),
     'i1e': (1, lambda x: mp.besseli(1, x) * mp.exp(-abs(x)), sc.i1e, logu(1e-300, 1e6, 300, True) + uni(-30, 30, 100)),
-    'j0': (1, lambda x: mp.besselj(0, x), sc.j0, uni(-20, 20, 200) + logu(1e-300, 1e4, 200, True) + bessel_small),
-    'j1': (1, lambda x: mp.besselj(1, x), sc.j1, uni(-20, 20, 200) + logu(1e-300, 1e4, 200, True) + bessel_small),
-    'y0': (1, lambda x: mp.bessely(0, x), sc.y0, uni(0, 20, 200) + logu(1e-300, 1e4, 200) + bessel_small),
-    'y1': (1, lambda x: mp.bessely(1, x), sc.y1, uni(0, 20, 200) + logu(1e-300, 1e4, 200) + bessel_small),
+    'j0': (1, lambda x: mp.besselj(0, x), sc.j0, uni(-20, 20, 200) + logu(1e-300, 1e4, 200, True)
+           + bessel_small + jy_grid + own_zeros(0, False)),
+    'j1': (1, lambda x: mp.besselj(1, x), sc.j1, uni(-20, 20, 200) + logu(1e-300, 1e4, 200, True)
+           + bessel_small + jy_grid + own_zeros(1, False)),
+    'y0': (1, lambda x: mp.bessely(0, x), sc.y0, uni(0, 20, 200) + logu(1e-300, 1e4, 200)
+           + bessel_small + jy_grid + own_zeros(0, True)),
+    'y1': (1, lambda x: mp.bessely(1, x), sc.y1, uni(0, 20, 200) + logu(1e-300, 1e4, 200)
+           + bessel_small + jy_grid + own_zeros(1, True)),
     'polygamma': (2, rpoly, sc.polygamma,
                   [(float(n), x) for n in range(0, 8) for x in logu(0.01, 100, 25)]
                   + [(float(n), x) for n in range(1, 5) for x in uni(-8, -0.01, 10)]),
@@ -161,6 +184,20 @@ def ulp_err(v, ref):
     if ref == 0:
         return 0.0 if v == 0 else abs(v) / 5e-324
     e = max(int(mp.floor(mp.log(abs(ref), 2))), -1022)
+    return float(abs(mp.mpf(v) - ref) / mp.mpf(2) ** (e - 52))
+
+
+JY_ABS_FROM = 8 * math.pi
+
+
+def ulp_err_jy(v, ref, x):
+    """j0, j1, y0, y1: ulp_err below 8 pi (where the library keeps the
+    relative accuracy, at the zeros too), beyond in ulps of
+    max(|ref|, sqrt(2/(pi x))) (Hankel's form: accurate to the amplitude)"""
+    if abs(x) < JY_ABS_FROM or not mp.isfinite(ref) or math.isnan(v) or math.isinf(v):
+        return ulp_err(v, ref)
+    scale = max(abs(ref), mp.sqrt(2 / (mp.pi * abs(x))))
+    e = int(mp.floor(mp.log(scale, 2)))
     return float(abs(mp.mpf(v) - ref) / mp.mpf(2) ** (e - 52))
 
 
@@ -281,6 +318,9 @@ def zero_or(v):
     return '-0.0' if (v == 0 and math.copysign(1, v) < 0) else chex(v)
 
 
+JY = ('j0', 'j1', 'y0', 'y1')
+
+
 def measure(results, evalbin):
     for name, rows0 in results.items():
         ar = FUNCS[name][0]
@@ -291,10 +331,13 @@ def measure(results, evalbin):
             vals = struct.unpack('<%dd' % len(rows), out)
             errs = [(ulp_err32(v, row[3]) if f32 else ulp_err(v, row[1]), row[2] if f32 else row[0], v)
                     for v, row in zip(vals, rows)]
+            if name in JY and not f32:
+                errs = [(ulp_err_jy(v, row[1], row[0][0]), row[0], v) for v, row in zip(vals, rows)]
             w = max(errs, key=lambda e: e[0])
             line = '%-10s %s ours %10.3g at %s (got %r)' % (name, 'f32' if f32 else 'f64', w[0], w[1], w[2])
             if not f32:
-                sw = max(((ulp_err(s, r), a64) for a64, r, a32, r32, s in rows), key=lambda e: e[0])
+                err = (lambda s, r, a: ulp_err_jy(s, r, a[0])) if name in JY else (lambda s, r, a: ulp_err(s, r))
+                sw = max(((err(s, r, a64), a64) for a64, r, a32, r32, s in rows), key=lambda e: e[0])
                 line += '   scipy %10.3g at %s' % sw
             print(line, file=sys.stderr)
 

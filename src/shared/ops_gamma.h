@@ -34,12 +34,9 @@
  *  - gammainc/gammaincc: the power series of P, the continued fraction of
  *    Q (modified Lentz), with the prefactor x^a e^-x / gamma(a) through
  *    Stirling's series and log1p for a >= 10;
- *  - i0, i1 (and the scaled i0e, i1e): the power series (positive terms)
- *    up to |x| = 20, the asymptotic series of e^x / sqrt(2 pi x) beyond;
- *  - j0, j1, y0, y1: the power series in double-double arithmetic (and a
- *    double-double log for y0, y1) up to |x| = 20, so that they keep
- *    their relative accuracy at their zeros there; Hankel's asymptotic
- *    series beyond.
+ *  - i0, i1, i0e, i1e, j0, j1, y0, y1: fitted polynomial pieces (j0, j1,
+ *    y0, y1 centred on their zeros below 8 pi, Hankel's form beyond):
+ *    see src/shared/ops_bessel.h.
  * Accuracy: the worst error measured by tests/gen_special_gamma.py
  * --measure against mpmath (300 - 600 points per function over its whole
  * range, tests/special_gamma_ref.h), in ulp; every path (the CPU loops,
@@ -52,14 +49,14 @@
  *   gamma       3.4     0.50   4.2
  *   lgamma      1.9     0.50   2.3e9  (SciPy: near the roots 1 and 2)
  *   digamma     27      0.50   353    (near the negative roots)
- *   i0          3.7     0.50   2.6
- *   i0e         5.0     0.50   5.6
- *   i1          2.9     0.50   5.0
- *   i1e         2.7     0.50   3.8
- *   j0          2.7e5   0.50   7.2e15 (at zeros beyond 18: absolute)
- *   j1          4.1     0.50   4.2e15
- *   y0          3.6     0.50   7.0e15
- *   y1          3.6     0.50   2.3e16
+ *   i0          2.0     0.50   2.6
+ *   i0e         1.6     0.50   5.6
+ *   i1          2.7     0.50   5.0
+ *   i1e         1.7     0.50   3.8
+ *   j0          2.1     0.50   1.6e16 (j, y: relative below 8 pi, zeros too;
+ *   j1          2.1     0.50   1.7e16  beyond, ulps of the amplitude
+ *   y0          2.2     0.50   8.7e15  sqrt(2/(pi x)): SciPy absolute
+ *   y1          1.7     0.50   3.0e17  at the zeros)
  *   polygamma   4.8     0.50   4.8
  *   beta        3.3     0.50   240
  *   betaln      985     0.50   1.7e6  (betaln near 0: its log terms cancel)
