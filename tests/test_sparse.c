@@ -416,6 +416,53 @@ START_TEST(products)
 }
 END_TEST
 
+/* SpMV on matrices whose rows vary in length (0 to 40 entries: the
+ * vectorised path of the AVX-512 CPU, rows longer than its 8 or 16 lanes
+ * included) and whose rows all hold 5 entries (the scalar loop), float32
+ * and float64, both index dtypes: exact data, exact results. */
+START_TEST(spmv_rows)
+{
+    for (int vi = 0; vi < 2; vi++)
+        for (int ii = 0; ii < 2; ii++)
+            for (int regular = 0; regular < 2; regular++) {
+                nd_dtype t = VT[vi], it = IT[ii];
+                raw r = gen(t, 300, 200, 40, true);
+                if (regular) { /* five entries a row */
+                    memset(r.ref, 0, 300 * 200 * sizeof(cplx));
+                    r.nnz = 0;
+                    for (int64_t i = 0; i < 300; i++) {
+                        for (int q = 0; q < 5; q++, r.nnz++) {
+                            r.indices[r.nnz] = (i * 7 + q * 41) % 200;
+                            r.data[r.nnz] = rval(t);
+                            r.ref[i * 200 + r.indices[r.nnz]] += r.data[r.nnz];
+                        }
+                        r.indptr[i + 1] = r.nnz;
+                    }
+                }
+                nd_sparse *a = mk(&r, t, it);
+                cplx *x = calloc(200, sizeof *x), *ref = calloc(300, sizeof *ref), *got;
+                for (int64_t j = 0; j < 200; j++) x[j] = rval(t);
+                for (int64_t i = 0; i < 300; i++)
+                    for (int64_t j = 0; j < 200; j++) ref[i] += r.ref[i * 200 + j] * x[j];
+                nd_array *xa = arr_vals(t, 200, x), *y = NULL;
+                ND_OK_OR_FAIL(nd_sparse_matmul(&y, a, xa));
+                ck_assert_int_eq(read_arr(y, &got), 300);
+                for (int64_t i = 0; i < 300; i++)
+                    if (got[i] != ref[i])
+                        ck_assert_msg(false, "%s/%s %s rows: y[%lld] is %g, want %g", nd_dtype_name(t),
+                                      nd_dtype_name(it), regular ? "regular" : "varying", (long long)i, creal(got[i]),
+                                      creal(ref[i]));
+                free(got);
+                free(x);
+                free(ref);
+                nd_release(xa);
+                nd_release(y);
+                nd_sparse_release(a);
+                raw_free(&r);
+            }
+}
+END_TEST
+
 START_TEST(elementwise)
 {
     for (int vi = 0; vi < 4; vi++)
@@ -978,6 +1025,7 @@ Suite *suite_sparse(void)
     tcase_add_test(tc, construct_convert);
     tcase_add_test(tc, triplets_and_canonical);
     tcase_add_test(tc, products);
+    tcase_add_test(tc, spmv_rows);
     tcase_add_test(tc, elementwise);
     tcase_add_test(tc, reductions_and_selection);
     tcase_add_test(tc, bad_input);

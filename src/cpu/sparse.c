@@ -10,7 +10,11 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/isa.h"
 #include "shared/sparse_slots.h"
+#if ND_ISA_X86
+#include <immintrin.h>
+#endif
 
 typedef float _Complex sp_c64;
 typedef double _Complex sp_c128;
@@ -188,6 +192,93 @@ static void sp_rows(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, boo
 #undef S
 #undef IT
 #undef SORT_IDX
+
+/* ---- SpMV on the AVX-512 path (float32/float64 values, k == 1) ----
+ * One row at a time, its entries in vectors of W lanes: the column
+ * indices and values loaded under a mask, x gathered under the same mask,
+ * products accumulated lane-wise (fused multiply-add), the lanes summed at
+ * the row's end. A row of fewer than W entries is one masked step with no
+ * branch on its length, so that rows of random lengths (a power-law
+ * matrix) do not mispredict and the gathers of many rows are in flight at
+ * once. Rows of one length (a stencil) predict well in the scalar loop,
+ * which is faster for them than a gather and a lane sum per row: a
+ * matrix takes the vector loop when its row lengths vary (sp_irregular). */
+#if ND_ISA_X86
+/* whether row lengths vary: at 64 places spread over the matrix, a row's
+ * length differs from the next row's at least once in four (decided once
+ * per call, so that the result does not depend on the threads) */
+static bool sp_irregular(const void *ap, bool i64, int64_t rows)
+{
+    int64_t n = rows - 1 < 64 ? rows - 1 : 64, changes = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i * (rows - 1) / n, l0, l1;
+        if (i64) {
+            const int64_t *p = ap;
+            l0 = p[r + 1] - p[r], l1 = p[r + 2] - p[r + 1];
+        } else {
+            const int32_t *p = ap;
+            l0 = (int64_t)p[r + 1] - p[r], l1 = (int64_t)p[r + 2] - p[r + 1];
+        }
+        changes += l0 != l1;
+    }
+    return n > 0 && 4 * changes >= n;
+}
+#define SP_SPMV512(NAME, IT_, VT_, W, MASK, LOADIDX, IDXV, GATHER, VEC, ZERO, LOADV, FMA, RED)             \
+    ND_ISA_TARGET_AVX512 static void NAME(sp_ctx *c, int64_t r0, int64_t r1)                             \
+    {                                                                                                     \
+        const IT_ *ap = c->ap, *ai = c->ai;                                                               \
+        const VT_ *ad = c->ad, *x = c->x;                                                                 \
+        VT_ *y = c->y;                                                                                    \
+        int64_t p = ap[r0];                                                                               \
+        for (int64_t r = r0; r < r1; r++) {                                                               \
+            int64_t e = ap[r + 1];                                                                        \
+            VEC acc = ZERO();                                                                             \
+            for (; p + W <= e; p += W) {                                                                  \
+                MASK m = (MASK)-1;                                                                        \
+                IDXV idx = LOADIDX(m, ai + p);                                                            \
+                acc = FMA(LOADV(m, ad + p), GATHER(ZERO(), m, idx, x, sizeof(VT_)), acc);                 \
+            }                                                                                             \
+            MASK m = (MASK)((1u << (e - p)) - 1u);                                                        \
+            IDXV idx = LOADIDX(m, ai + p);                                                                \
+            acc = FMA(LOADV(m, ad + p), GATHER(ZERO(), m, idx, x, sizeof(VT_)), acc);                     \
+            y[r] = RED(acc);                                                                              \
+            p = e;                                                                                        \
+        }                                                                                                 \
+    }
+SP_SPMV512(spmv512_i32_f64, int32_t, double, 8, __mmask8, _mm256_maskz_loadu_epi32, __m256i,
+           _mm512_mask_i32gather_pd, __m512d, _mm512_setzero_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd,
+           _mm512_reduce_add_pd)
+SP_SPMV512(spmv512_i64_f64, int64_t, double, 8, __mmask8, _mm512_maskz_loadu_epi64, __m512i,
+           _mm512_mask_i64gather_pd, __m512d, _mm512_setzero_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd,
+           _mm512_reduce_add_pd)
+SP_SPMV512(spmv512_i32_f32, int32_t, float, 16, __mmask16, _mm512_maskz_loadu_epi32, __m512i,
+           _mm512_mask_i32gather_ps, __m512, _mm512_setzero_ps, _mm512_maskz_loadu_ps, _mm512_fmadd_ps,
+           _mm512_reduce_add_ps)
+ND_ISA_TARGET_AVX512 static inline float sp_red256_ps(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+SP_SPMV512(spmv512_i64_f32, int64_t, float, 8, __mmask8, _mm512_maskz_loadu_epi64, __m512i,
+           _mm512_mask_i64gather_ps, __m256, _mm256_setzero_ps, _mm256_maskz_loadu_ps, _mm256_fmadd_ps,
+           sp_red256_ps)
+#undef SP_SPMV512
+#endif
+
+/* the AVX-512 SpMV for (index, value) types, or NULL (another path, dtype,
+ * k > 1 or rows of one length: the template's loops) */
+static sp_rows_fn sp_spmv_fast(bool i64, nd_dtype vt, int64_t k, const void *ap, int64_t rows)
+{
+#if ND_ISA_X86
+    if (k != 1 || nd__cpu_isa() < ND_ISA_AVX512 || !sp_irregular(ap, i64, rows)) return NULL;
+    if (vt == ND_FLOAT64) return i64 ? spmv512_i64_f64 : spmv512_i32_f64;
+    if (vt == ND_FLOAT32) return i64 ? spmv512_i64_f32 : spmv512_i32_f32;
+#else
+    (void)i64, (void)vt, (void)k, (void)ap, (void)rows;
+#endif
+    return NULL;
+}
 
 typedef struct sp_fns {
     sp_rows_fn spmm, todense, fd_count, fd_fill, canon, compact, gm_count, gm_fill, binop, muldense, rowsums, diag,
@@ -373,9 +464,11 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     if (call->x) c.x = nd__ptr(call->x);
     if (call->y) c.y = nd__ptr(call->y);
     switch (call->op) {
-    case ND_SP_SPMM:
-        sp_rows(&c, f->spmm, a->rows, c.ap, i64, call->k);
+    case ND_SP_SPMM: {
+        sp_rows_fn fast = sp_spmv_fast(i64, vt, call->k, c.ap, a->rows);
+        sp_rows(&c, fast ? fast : f->spmm, a->rows, c.ap, i64, call->k);
         return ND_OK;
+    }
     case ND_SP_TO_DENSE:
         sp_rows(&c, f->todense, a->rows, c.ap, i64, 1);
         return ND_OK;
