@@ -416,6 +416,78 @@ START_TEST(products)
 }
 END_TEST
 
+/* COO -> CSR/CSC of 70,000 triplets in no order, rows of ~1,750 entries
+ * (the SIMD sort of a row, or the quicksort on the baseline CPU path;
+ * chunks of the entries counted on several threads), with many duplicates
+ * (300 columns: the summed rows copied to new arrays) and with few (2e5
+ * columns: the rows moved down in place); against a reference made here
+ * by sorting the triplets. */
+static int64_t g_trip_cols;
+static const int64_t *g_trip_r, *g_trip_c;
+static int trip_cmp(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    int64_t ka = g_trip_r[a] * g_trip_cols + g_trip_c[a], kb = g_trip_r[b] * g_trip_cols + g_trip_c[b];
+    return ka != kb ? (ka > kb) - (ka < kb) : (a > b) - (a < b);
+}
+START_TEST(triplets_long_rows)
+{
+    const int64_t n = 70000, rows = 40;
+    int64_t *r = malloc(n * sizeof *r), *c = malloc(n * sizeof *c), *ord = malloc(n * sizeof *ord);
+    cplx *v = malloc(n * sizeof *v), *sum = malloc(n * sizeof *sum);
+    int64_t *ri = malloc(n * sizeof *ri), *ci = malloc(n * sizeof *ci);
+    int saved = nd_get_num_threads();
+    ND_OK_OR_FAIL(nd_set_num_threads(3));
+    for (int few = 0; few < 2; few++)
+        for (int vi = 0; vi < 4; vi += 3) {
+            nd_dtype t = VT[vi];
+            int64_t cols = few ? 200000 : 300;
+            for (int64_t p = 0; p < n; p++) {
+                r[p] = (int64_t)(rnd() % rows), c[p] = (int64_t)(rnd() % (uint64_t)cols), v[p] = rval(t);
+                ord[p] = p;
+            }
+            g_trip_cols = cols, g_trip_r = r, g_trip_c = c;
+            qsort(ord, (size_t)n, sizeof *ord, trip_cmp);
+            int64_t m = 0; /* the canonical entries: (ri, ci, sum) */
+            for (int64_t q = 0; q < n; q++) {
+                int64_t p = ord[q];
+                if (m && ri[m - 1] == r[p] && ci[m - 1] == c[p]) sum[m - 1] += v[p];
+                else ri[m] = r[p], ci[m] = c[p], sum[m++] = v[p];
+            }
+            nd_array *d = arr_vals(t, n, v), *ra = arr_idx(ND_INT64, n, r), *ca = arr_idx(ND_INT64, n, c);
+            for (int f = 0; f < 2; f++) { /* CSR, and CSC of the transpose's triplets */
+                nd_sparse *s = NULL;
+                ND_OK_OR_FAIL(nd_sparse_from_triplets(&s, f ? ND_SPARSE_CSC : ND_SPARSE_CSR, d, f ? ca : ra,
+                                                      f ? ra : ca, f ? cols : rows, f ? rows : cols));
+                ck_assert(canonical(s));
+                ck_assert_int_eq(nd_sparse_nnz(s), m);
+                nd_array *ix = NULL, *ip = NULL;
+                ND_OK_OR_FAIL(nd_sparse_part_get(&ix, s, ND_SPARSE_INDICES));
+                ND_OK_OR_FAIL(nd_sparse_part_get(&ip, s, ND_SPARSE_INDPTR));
+                cplx *gi, *gp, *gv;
+                int64_t nst = 0;
+                read_arr(ix, &gi);
+                read_arr(ip, &gp);
+                gv = stored(s, &nst);
+                ck_assert_int_eq(nst, m);
+                for (int64_t q = 0, row = 0; q < m; q++) {
+                    while (creal(gp[row + 1]) <= (double)q) row++;
+                    if (row != ri[q] || creal(gi[q]) != (double)ci[q] || gv[q] != sum[q])
+                        ck_assert_msg(false, "%s %s few=%d: entry %lld is (%lld, %g) = %g, want (%lld, %lld) = %g",
+                                      nd_dtype_name(t), f ? "csc" : "csr", few, (long long)q, (long long)row,
+                                      creal(gi[q]), creal(gv[q]), (long long)ri[q], (long long)ci[q], creal(sum[q]));
+                }
+                free(gi), free(gp), free(gv);
+                nd_release(ix), nd_release(ip);
+                nd_sparse_release(s);
+            }
+            nd_release(d), nd_release(ra), nd_release(ca);
+        }
+    ND_OK_OR_FAIL(nd_set_num_threads(saved));
+    free(r), free(c), free(ord), free(v), free(sum), free(ri), free(ci);
+}
+END_TEST
+
 /* SpMV on matrices whose rows vary in length (0 to 40 entries: the
  * vectorised path of the AVX-512 CPU, rows longer than its 8 or 16 lanes
  * included) and whose rows all hold 5 entries (the scalar loop), float32
@@ -1026,6 +1098,7 @@ Suite *suite_sparse(void)
     tcase_add_test(tc, triplets_and_canonical);
     tcase_add_test(tc, products);
     tcase_add_test(tc, spmv_rows);
+    tcase_add_test(tc, triplets_long_rows);
     tcase_add_test(tc, elementwise);
     tcase_add_test(tc, reductions_and_selection);
     tcase_add_test(tc, bad_input);

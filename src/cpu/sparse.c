@@ -11,6 +11,7 @@
 
 #include "cpu/cpu.h"
 #include "cpu/isa.h"
+#include "cpu/sort_cpu.h"
 #include "shared/sparse_slots.h"
 #if ND_ISA_X86
 #include <immintrin.h>
@@ -27,6 +28,8 @@ typedef struct sp_ctx {
     const void *ap, *ai, *ad, *bp, *bi, *bd, *x, *row;
     void *cp, *ci, *cd, *y;
     void *tp, *ti, *td; /* scratch CSR */
+    int64_t *hist, nch, nkeys; /* FROM_COO: per-chunk key histograms, chunks, keys */
+    void *tk;                   /* FROM_COO: where the keys go (NULL: nowhere) */
     atomic_int nomem;
 } sp_ctx;
 
@@ -62,6 +65,63 @@ static void sp_sort_pairs(sp_pair *w, sp_pair *w2, int64_t n)
         dst = t;
     }
     if (src != w) memcpy(w, src, (size_t)n * sizeof *w);
+}
+
+/* ascending sort of 64-bit keys (a row's column << 32 | position: unique,
+ * so the order is the stable one): insertion sort for short runs,
+ * quicksort (median of three) above, heapsort past a depth limit */
+static void sp_isort_u64(uint64_t *v, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        uint64_t t = v[i];
+        int64_t j = i;
+        for (; j > 0 && v[j - 1] > t; j--) v[j] = v[j - 1];
+        v[j] = t;
+    }
+}
+static void sp_sift_u64(uint64_t *v, int64_t i, int64_t n)
+{
+    uint64_t t = v[i];
+    for (int64_t ch; (ch = 2 * i + 1) < n; i = ch) {
+        if (ch + 1 < n && v[ch + 1] > v[ch]) ch++;
+        if (v[ch] <= t) break;
+        v[i] = v[ch];
+    }
+    v[i] = t;
+}
+static void sp_sort_u64(uint64_t *v, int64_t n, int depth)
+{
+    while (n > 24) {
+        if (depth-- == 0) { /* heapsort */
+            for (int64_t i = n / 2 - 1; i >= 0; i--) sp_sift_u64(v, i, n);
+            for (int64_t e = n - 1; e > 0; e--) {
+                uint64_t t = v[0];
+                v[0] = v[e];
+                v[e] = t;
+                sp_sift_u64(v, 0, e);
+            }
+            return;
+        }
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        int64_t i = 0, j = n - 1;
+        for (;;) { /* Hoare partition: [0, j] <= piv <= [j + 1, n) */
+            while (v[i] < piv) i++;
+            while (v[j] > piv) j--;
+            if (i >= j) break;
+            uint64_t t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        if (j + 1 < n - j - 1) {
+            sp_sort_u64(v, j + 1, depth);
+            v += j + 1, n -= j + 1;
+        } else {
+            sp_sort_u64(v + j + 1, n - j - 1, depth);
+            n = j + 1;
+        }
+    }
+    sp_isort_u64(v, n);
 }
 
 #define SP_SORT_IDX(T, S)                                                     \
@@ -283,14 +343,14 @@ static sp_rows_fn sp_spmv_fast(bool i64, nd_dtype vt, int64_t k, const void *ap,
 typedef struct sp_fns {
     sp_rows_fn spmm, todense, fd_count, fd_fill, canon, compact, gm_count, gm_fill, binop, muldense, rowsums, diag,
         ga_count, ga_fill;
-    void (*coo_scatter)(sp_ctx *);
+    nd_range_fn coo_hist, coo_place;
     void (*transpose)(sp_ctx *);
 } sp_fns;
 #define SP_FNS(S)                                                                                              \
     {spmm_rows_##S,     todense_rows_##S, fromdense_count_##S, fromdense_fill_##S, canon_rows_##S,            \
      compact_rows_##S,  spgemm_count_##S, spgemm_fill_##S,     binop_rows_##S,     muldense_rows_##S,         \
-     rowsums_rows_##S,  diag_rows_##S,    gather_count_##S,    gather_fill_##S,    coo_scatter_##S,           \
-     transpose_##S}
+     rowsums_rows_##S,  diag_rows_##S,    gather_count_##S,    gather_fill_##S,    coo_hist_##S,              \
+     coo_place_##S,     transpose_##S}
 static const sp_fns SP_TABLE[2][4] = {
     {SP_FNS(i32_f32), SP_FNS(i32_f64), SP_FNS(i32_c64), SP_FNS(i32_c128)},
     {SP_FNS(i64_f32), SP_FNS(i64_f64), SP_FNS(i64_c64), SP_FNS(i64_c128)},
@@ -311,6 +371,11 @@ static void sp_csr_release(nd_sp_csr *m)
     nd_release(m->indices);
     nd_release(m->data);
     m->indptr = m->indices = m->data = NULL;
+}
+/* entry r of an int32/int64 indptr */
+static inline int64_t sp_at(const void *p, bool i64, int64_t r)
+{
+    return i64 ? ((const int64_t *)p)[r] : (int64_t)((const int32_t *)p)[r];
 }
 /* prefix sum of counts in cp[1..rows] into an indptr; its total, or -1
  * when it does not fit the index dtype */
@@ -375,6 +440,74 @@ fail:
     return st;
 }
 
+/* The entries (key c->row, c->ai, c->ad; c->nnz) grouped by key (c->nkeys
+ * values) into c->ti/td (and the keys into c->tk when set), the groups'
+ * starts in tp (nkeys + 1, the index dtype), stable: chunks of the entries
+ * count their keys in parallel, the counts become each chunk's first slot
+ * for every key (keys in order, chunks in order within a key), and the
+ * chunks place their entries in parallel. */
+static nd_status sp_coo_group(sp_ctx *c, const sp_fns *f, bool i64, void *tp)
+{
+    int64_t m = c->nkeys, nnz = c->nnz, nt = nd__num_threads();
+    /* a chunk per thread, while the histograms (chunks x keys) stay within
+     * the entries' own size */
+    int64_t nch = nt < 16 ? nt : 16;
+    if (nch > nnz / (m + 1)) nch = nnz / (m + 1);
+    if (nch < 1 || nnz < 65536) nch = 1;
+    c->nch = nch;
+    c->hist = nd__malloc((size_t)(nch * m + 1) * sizeof(int64_t));
+    if (!c->hist) return nd__err(ND_ERR_NOMEM, "sparse", "out of host memory for the counts of %lld rows",
+                                 (long long)m);
+    int64_t cost = nnz / nch + m;
+    nd__parallel_for(nch, cost, f->coo_hist, c);
+    int64_t q = 0;
+    for (int64_t r = 0; r < m; r++) {
+        if (i64) ((int64_t *)tp)[r] = q;
+        else ((int32_t *)tp)[r] = (int32_t)q;
+        for (int64_t t = 0; t < nch; t++) {
+            int64_t n = c->hist[t * m + r];
+            c->hist[t * m + r] = q;
+            q += n;
+        }
+    }
+    if (i64) ((int64_t *)tp)[m] = q;
+    else ((int32_t *)tp)[m] = (int32_t)q;
+    nd__parallel_for(nch, cost, f->coo_place, c);
+    nd__free(c->hist);
+    c->hist = NULL;
+    return ND_OK;
+}
+
+static nd_status sp_canon(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_device dev, nd_dtype vt,
+                          nd_array *own_i, nd_array *own_d);
+
+/* COO to CSR (ND_SP_FROM_COO): the entries grouped by row (stable), then
+ * canon sorts the rows that need it and sums the duplicates. (Sorting by
+ * two stable counting sorts, by column and then by row, costs more: the
+ * scatter by column writes at random places of three arrays.) */
+static nd_status sp_from_coo(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_device dev, nd_dtype vt, bool i64)
+{
+    nd_array *tp = NULL, *ti = NULL, *td = NULL;
+    nd_dtype it = call->a.indices->dtype;
+    nd_status st;
+    if ((st = sp_alloc1(&tp, it, c->rows + 1, dev)) || (st = sp_alloc1(&ti, it, c->nnz, dev)) ||
+        (st = sp_alloc1(&td, vt, c->nnz, dev)))
+        goto done;
+    c->row = nd__ptr(call->row);
+    c->nkeys = c->rows;
+    c->ti = nd__ptr(ti);
+    c->td = nd__ptr(td);
+    if ((st = sp_coo_group(c, f, i64, nd__ptr(tp)))) goto done;
+    c->ap = nd__ptr(tp);
+    c->ai = c->ti;
+    c->ad = c->td;
+    c->flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
+    st = sp_canon(c, call, f, dev, vt, ti, td);
+done:
+    nd_release(tp), nd_release(ti), nd_release(td);
+    return st;
+}
+
 /* canon over the CSR held in c->ap/ai/ad (rows x cols, nnz entries); with
  * own_i/own_d (the arrays behind c->ai/c->ad, scratch of the caller) the
  * rows are rewritten in place there */
@@ -399,6 +532,22 @@ static nd_status sp_canon(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_devic
         o.indices = ti;
         o.data = td;
         ti = td = NULL;
+    } else if (own_i && nnz >= c->nnz - c->nnz / 4) {
+        /* few dropped: the rows moved down within the caller's scratch, in
+         * order (each row moves toward the front, never past an unmoved
+         * one), which then holds the result as views of its first nnz
+         * entries: no second copy of the entries in new memory */
+        size_t isz = i64 ? 8 : 4, vsz = nd_dtype_size(vt);
+        for (int64_t r = 0; r < c->rows; r++) {
+            int64_t from = sp_at(c->ap, i64, r), to = sp_at(c->cp, i64, r), n = sp_at(c->cp, i64, r + 1) - to;
+            if (from == to || n == 0) continue;
+            memmove((char *)c->ti + (size_t)to * isz, (char *)c->ti + (size_t)from * isz, (size_t)n * isz);
+            memmove((char *)c->td + (size_t)to * vsz, (char *)c->td + (size_t)from * vsz, (size_t)n * vsz);
+        }
+        int64_t one = 1;
+        if ((st = nd__view(&o.indices, ti, ti->dtype, 1, &nnz, &one, ti->offset)) ||
+            (st = nd__view(&o.data, td, td->dtype, 1, &nnz, &one, td->offset)))
+            goto done;
     } else {
         if ((st = sp_alloc1(&o.indices, call->index_dtype, nnz, dev)) || (st = sp_alloc1(&o.data, vt, nnz, dev)))
             goto done;
@@ -505,29 +654,8 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     }
     case ND_SP_CANON:
         return sp_canon(&c, call, f, dev, vt, NULL, NULL);
-    case ND_SP_FROM_COO: {
-        nd_array *tp = NULL, *ti = NULL, *td = NULL;
-        nd_dtype it = a->indices->dtype;
-        nd_status st;
-        if ((st = sp_alloc1(&tp, it, a->rows + 1, dev)) || (st = sp_alloc1(&ti, it, c.nnz, dev)) ||
-            (st = sp_alloc1(&td, vt, c.nnz, dev)))
-            goto coo_done;
-        c.row = nd__ptr(call->row);
-        c.tp = nd__ptr(tp);
-        c.ti = nd__ptr(ti);
-        c.td = nd__ptr(td);
-        f->coo_scatter(&c);
-        c.ap = c.tp;
-        c.ai = c.ti;
-        c.ad = c.td;
-        c.flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
-        st = sp_canon(&c, call, f, dev, vt, ti, td);
-    coo_done:
-        nd_release(tp);
-        nd_release(ti);
-        nd_release(td);
-        return st;
-    }
+    case ND_SP_FROM_COO:
+        return sp_from_coo(&c, call, f, dev, vt, i64);
     case ND_SP_SPGEMM: {
         c.cols = call->b.cols;
         nd_status st = sp_two_pass(&c, call, dev, vt, a->rows, call->b.cols, c.ap, i64, 8, 2, f->gm_count, f->gm_fill,
