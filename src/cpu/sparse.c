@@ -12,6 +12,7 @@
 #include "cpu/cpu.h"
 #include "cpu/isa.h"
 #include "cpu/sort_cpu.h"
+#include "shared/half.h"
 #include "shared/sparse_slots.h"
 #if ND_ISA_X86
 #include <immintrin.h>
@@ -326,6 +327,33 @@ SP_SPMV512(spmv512_i64_f32, int64_t, float, 8, __mmask8, _mm512_maskz_loadu_epi6
 #undef SP_SPMV512
 #endif
 
+/* ---- SpMV/SpMM of float16/bfloat16 values: products and sums in float32
+ *      (each value widened as it is read), y rounded once ---- */
+#define SP_SPMM_HALF(NAME, IT_, TOF, FROMF)                                                    \
+    static void NAME(sp_ctx *c, int64_t r0, int64_t r1)                                        \
+    {                                                                                          \
+        const IT_ *ap = c->ap, *ai = c->ai;                                                    \
+        const uint16_t *ad = c->ad, *x = c->x;                                                 \
+        uint16_t *y = c->y;                                                                    \
+        int64_t k = c->k;                                                                      \
+        for (int64_t r = r0; r < r1; r++)                                                      \
+            for (int64_t j0 = 0; j0 < k; j0 += 8) {                                            \
+                int64_t nb = k - j0 < 8 ? k - j0 : 8;                                          \
+                float acc[8] = {0};                                                            \
+                for (int64_t p = ap[r]; p < ap[r + 1]; p++) {                                  \
+                    float v = TOF(ad[p]);                                                      \
+                    const uint16_t *xr = x + (int64_t)ai[p] * k + j0;                          \
+                    for (int64_t j = 0; j < nb; j++) acc[j] += v * TOF(xr[j]);                 \
+                }                                                                              \
+                for (int64_t j = 0; j < nb; j++) y[r * k + j0 + j] = FROMF(acc[j]);            \
+            }                                                                                  \
+    }
+SP_SPMM_HALF(spmm_half_i32_f16, int32_t, nd_half_to_float, nd_float_to_half)
+SP_SPMM_HALF(spmm_half_i64_f16, int64_t, nd_half_to_float, nd_float_to_half)
+SP_SPMM_HALF(spmm_half_i32_bf16, int32_t, nd_bf16_to_float, nd_float_to_bf16)
+SP_SPMM_HALF(spmm_half_i64_bf16, int64_t, nd_bf16_to_float, nd_float_to_bf16)
+#undef SP_SPMM_HALF
+
 /* the AVX-512 SpMV for (index, value) types, or NULL (another path, dtype,
  * k > 1 or rows of one length: the template's loops) */
 static sp_rows_fn sp_spmv_fast(bool i64, nd_dtype vt, int64_t k, const void *ap, int64_t rows)
@@ -597,6 +625,17 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     nd_dtype vt = any->dtype;
     if (a->indices) call->index_dtype = a->indices->dtype;
     bool i64 = call->index_dtype == ND_INT64;
+    if (nd__sp_half(vt)) { /* SpMV/SpMM only (the contract) */
+        if (call->op != ND_SP_SPMM)
+            return nd__err(ND_ERR_INTERNAL, "sparse", "op %d reached the slot with %s values", call->op,
+                           nd_dtype_name(vt));
+        sp_ctx h = {.rows = a->rows, .cols = a->cols, .k = call->k, .ap = nd__ptr(a->indptr),
+                    .ai = nd__ptr(a->indices), .ad = nd__ptr(a->data), .x = nd__ptr(call->x), .y = nd__ptr(call->y)};
+        sp_rows(&h, vt == ND_FLOAT16 ? (i64 ? spmm_half_i64_f16 : spmm_half_i32_f16)
+                                     : (i64 ? spmm_half_i64_bf16 : spmm_half_i32_bf16),
+                a->rows, h.ap, i64, call->k);
+        return ND_OK;
+    }
     const sp_fns *f = &SP_TABLE[i64][sp_vslot(vt)];
     sp_ctx c = {.flags = call->flags, .rows = a->rows, .cols = a->cols, .k = call->k, .alpha = call->alpha,
                 .beta = call->beta};
