@@ -558,6 +558,34 @@ START_TEST(half_values)
             free(r2);
             nd_release(mdd);
             nd_release(row);
+            /* diagonal, row slices and gathers, canonical forms in place: exact */
+            nd_array *dg = NULL, *sel = NULL;
+            ND_OK_OR_FAIL(nd_sparse_diagonal(&dg, a, 1));
+            ck_assert_int_eq(nd_dtype_of(dg), t);
+            cplx rd[20];
+            for (int64_t i = 0; i < 20; i++) rd[i] = r.ref[i * 21 + i + 1];
+            read_arr(dg, &got);
+            expect_near(got, rd, 20, 0, "half: diagonal 1");
+            free(got);
+            nd_release(dg);
+            nd_sparse *sl = NULL, *tk = NULL, *cp = NULL;
+            ND_OK_OR_FAIL(nd_sparse_slice_rows(&sl, a, 27, 2, -5)); /* rows 27, 22, 17, 12, 7 */
+            cplx *rsl = calloc(5 * 21, sizeof *rsl);
+            for (int64_t i = 0; i < 5; i++) memcpy(rsl + i * 21, r.ref + (27 - 5 * i) * 21, 21 * sizeof(cplx));
+            expect_sparse(sl, rsl, 5, 21, "half: row slice");
+            const int64_t pick[4] = {3, 3, 0, 28};
+            sel = arr_idx(ND_INT64, 4, pick);
+            ND_OK_OR_FAIL(nd_sparse_take(&tk, a, sel, 0));
+            for (int64_t i = 0; i < 4; i++) memcpy(rsl + i * 21, r.ref + pick[i] * 21, 21 * sizeof(cplx));
+            expect_sparse(tk, rsl, 4, 21, "half: rows taken");
+            free(rsl);
+            ND_OK_OR_FAIL(nd_sparse_convert(&cp, a, ND_SPARSE_CSR));
+            ND_OK_OR_FAIL(nd_sparse_sort_indices(cp));
+            ND_OK_OR_FAIL(nd_sparse_eliminate_zeros(cp));
+            ck_assert_int_eq(nd_sparse_dtype(cp), t);
+            expect_sparse(cp, r.ref, 29, 21, "half: sorted, zeros eliminated");
+            nd_sparse_release(sl), nd_sparse_release(tk), nd_sparse_release(cp);
+            nd_release(sel);
             /* the solvers take float32/float64 only */
             nd_array *b = arr_half(t, 21, x), *sol = (nd_array *)0x1;
             nd_sparse *sq = NULL;
