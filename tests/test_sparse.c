@@ -586,6 +586,13 @@ START_TEST(half_values)
             expect_sparse(cp, r.ref, 29, 21, "half: sorted, zeros eliminated");
             nd_sparse_release(sl), nd_sparse_release(tk), nd_sparse_release(cp);
             nd_release(sel);
+            /* b of another dtype: refused, out untouched */
+            nd_array *bf = arr_vals(ND_FLOAT32, 21, x), *yo = (nd_array *)0x1;
+            ND_EXPECT_ERR(nd_sparse_matmul(&yo, a, bf), ND_ERR_DTYPE,
+                          t == ND_FLOAT16 ? "'b' is float32 but the matrix holds float16"
+                                          : "'b' is float32 but the matrix holds bfloat16");
+            ck_assert_ptr_eq(yo, (nd_array *)0x1);
+            nd_release(bf);
             /* the solvers take float32/float64 only */
             nd_array *b = arr_half(t, 21, x), *sol = (nd_array *)0x1;
             nd_sparse *sq = NULL;
