@@ -8,7 +8,13 @@
  *   spmm16/float64/laplace2d-1000/csr: Y = A X, X (1e6, 16);
  *   spgemm/float64/laplace2d-1000/csr: A @ A;
  *   todense, fromdense/float64/powerlaw-4000: CSR <-> dense (4000 x 4000);
- *   coo_tocsr/float64/powerlaw-1000000: the triplets to canonical CSR.
+ *   coo_tocsr/float64/powerlaw-1000000: the triplets to canonical CSR;
+ *   triad/float64/16000000/raw: the STREAM triad of bench_common, the
+ *     bandwidth ceiling the SpMV/SpMM cases report a fraction of
+ *     ("fraction_of_triad"). Their bytes are the least a product must move
+ *     (docs/sparse.md): values and column indices (12 bytes an entry with
+ *     int32 indices), the row pointers (4 bytes a row), x read once and y
+ *     written once (8 bytes an element each).
  * The matrices are built from bench_common's counter generator (the worker
  * rebuilds them bit for bit); x and X are bench inputs. Each case is
  * checked once against plain C loops over the triplets (SpGEMM through
@@ -186,7 +192,7 @@ static void run_case(const bench_case *c)
                 bench_checksum(got, nout, r.checksum);
                 r.has_checksum = true;
             }
-            r.bytes = (double)t.nnz * 12 + (double)t.n * 4 + (double)nout * 16;
+            r.bytes = (double)t.nnz * 12 + (double)(t.n + 1) * 4 + (double)nout * 16;
             r.flops = 2.0 * (double)t.nnz * (double)kc;
         } else if (k == K_TODENSE) {
             memset(ref, 0, (size_t)(t.n * t.n) * sizeof(double));
@@ -226,6 +232,7 @@ static void run_case(const bench_case *c)
         s = bench_measure(sp_run, &call, c->dev, &r.st);
         if (s != ND_OK) bench_fail_nd(&r, names[k], s);
     }
+    if (k == K_SPMV || k == K_SPMM) bench_note_triad_fraction(&r, c->dev, "sparse");
     bench_emit(&r);
     trip_free(&t);
     nd_sparse_release(call.a), nd_sparse_release(call.res);
@@ -240,6 +247,7 @@ int main(int argc, char **argv)
     for (int d = 0; d < bench_num_devices(); d++) {
         nd_device dev = bench_device(d);
         if (dev.type != ND_DEVICE_CPU) continue; /* the CPU has the sparse kernels */
+        bench_add_triad_case(dev);                 /* the ceiling of the SpMV bandwidth goal */
         for (int k = 0; k < NK; k++)
             for (int v = 0; v < (k == K_SPMV ? 2 : 1); v++) {
                 bench_case c = {.op = k, .kind = k, .dtype = ND_FLOAT64, .dev = dev, .p = {v}};
@@ -252,7 +260,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < bench_num_cases(); i++) {
         bench_case *c = bench_get_case(i);
         bench_progress(i, c);
-        run_case(c);
+        if (c->kind == BENCH_KIND_TRIAD) bench_run_stream_case(c, "sparse", true);
+        else run_case(c);
     }
     return bench_finish();
 }

@@ -640,6 +640,17 @@ CPU_GOALS = [
      "each"),
     ("batched inv of 10,000 4x4 float32 vs np.linalg.inv", sel("linalg", "inv", "float32", "10000x4x4", "batched"),
      "ratio_numpy", ">=", 3.0, "each"),
+    # sparse matrices (bench_sparse) against scipy.sparse; SpMV's bytes (values, indices, row pointers, x, y) over
+    # its time as a share of the STREAM triad measured in the same run
+    ("SpMV CSR float64 1e6 rows (Laplacian, power-law) vs scipy.sparse", sel("sparse", "spmv", "float64"),
+     "ratio_numpy", ">=", 2.0, "each"),
+    ("SpMV CSR float64 1e6 rows: bandwidth vs the STREAM triad", sel("sparse", "spmv", "float64"),
+     "fraction_of_triad", ">=", 0.70, "each"),
+    ("SpMM 16 columns vs scipy.sparse", sel("sparse", "spmm16", "float64"), "ratio_numpy", ">=", 2.0, "each"),
+    ("SpGEMM of the Laplacian with itself vs scipy.sparse", sel("sparse", "spgemm", "float64"), "ratio_numpy", ">=",
+     1.5, "each"),
+    ("dense <-> CSR and COO -> CSR vs scipy.sparse", sel("sparse", ("todense", "fromdense", "coo_tocsr"), "float64"),
+     "ratio_numpy", ">=", 1.5, "each"),
     # the Python package: one operator through ndgpu._core (bench_python_overhead.py)
     ("x + y, 1-element float32 <= 0.5 us (Python, ndgpu._core)", sel(PY_BENCH, "x + y", "float32", "1", "ext"),
      "median_s", "<=", 0.5e-6, "each"),

@@ -2,7 +2,7 @@
 # specialised per instruction set run again with each path below the one
 # this CPU has, forced by ND_CPU_ISA (the doors suite checks that the
 # request took effect). Part of `make test`; ISA_SUITES chooses the suites.
-ISA_SUITES ?= doors elementwise reduce linalg vmath fft_core complex_ew sort sort_stats unique special random_dist
+ISA_SUITES ?= doors elementwise reduce linalg vmath fft_core complex_ew sort sort_stats unique special random_dist sparse
 .PHONY: test-isa
 test-isa: $(TEST_BIN) $(BUILD)/ndgpu-info
 	@set -eo pipefail; have=$$($(BUILD)/ndgpu-info | sed -n 's/^  CPU path *//p' | cut -d' ' -f1); \

@@ -35,6 +35,21 @@ def main():
     save("csr_unsorted", d, False)
     # a matrix scipy can hold but the library refuses: integer values
     sp.save_npz(os.path.join(OUT, "csr_int64.npz"), sp.csr_array(np.array([[0, 2], [3, 0]], dtype=np.int64)))
+    half()
+
+
+def half():
+    """float16 values (scipy saves them; .npy '<f2'), and a file whose data
+    are 2-byte void records ('<V2', what np.save writes for bfloat16 of
+    ml_dtypes), which scipy cannot hold and the library refuses."""
+    rng = np.random.default_rng(16)
+    e = sp.random_array((23, 19), density=0.25, format="csr", dtype=np.float64, rng=rng)
+    e = sp.csr_array((e.data.astype(np.float16), e.indices, e.indptr), shape=e.shape)
+    # (scipy's sparsetools have no float16 loops: the dense matrix through float32, exactly)
+    sp.save_npz(os.path.join(OUT, "csr_f16_z.npz"), e)
+    np.save(os.path.join(OUT, "csr_f16_z_dense.npy"), e.astype(np.float32).toarray().astype(np.float16))
+    np.savez_compressed(os.path.join(OUT, "csr_bf16_void.npz"), indices=e.indices, indptr=e.indptr,
+                        format=np.array(b"csr"), shape=np.array(e.shape), data=e.data.view("V2"))
 
 
 if __name__ == "__main__":

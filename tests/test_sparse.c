@@ -416,6 +416,320 @@ START_TEST(products)
 }
 END_TEST
 
+/* float16 and bfloat16 values (stored as such; SpMV/SpMM in float32 by
+ * the CPU's loops and by cuSPARSE's CUDA_R_16F/16BF with CUDA_R_32F
+ * compute; every other op on float32 copies, rounded once): the same
+ * cases on every device, against float64 references. Values are k/4
+ * (|k| <= 8), exact in both dtypes; what moves or sums few of them stays
+ * exact (compared exactly), products and long sums are compared within
+ * one rounding of the dtype (2^-11 float16, 2^-8 bfloat16, relative). */
+static nd_array *arr_half(nd_dtype t, int64_t n, const cplx *v)
+{
+    nd_array *d = arr_vals(ND_FLOAT64, n, v), *h = NULL;
+    ND_OK_OR_FAIL(nd_astype(&h, d, t));
+    nd_release(d);
+    return h;
+}
+static void expect_near(const cplx *got, const cplx *ref, int64_t n, double rel, const char *what)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (fabs(creal(got[i]) - creal(ref[i])) > rel * fabs(creal(ref[i])))
+            ck_assert_msg(false, "%s: element %lld is %.17g, want %.17g", what, (long long)i, creal(got[i]),
+                          creal(ref[i]));
+}
+START_TEST(half_values)
+{
+    const nd_dtype HT[2] = {ND_FLOAT16, ND_BFLOAT16};
+    for (int hi = 0; hi < 2; hi++)
+        for (int ii = 0; ii < 2; ii++) {
+            nd_dtype t = HT[hi], it = IT[ii];
+            double rel = t == ND_FLOAT16 ? 0x1p-11 : 0x1p-8;
+            raw r = gen(ND_FLOAT64, 29, 21, 7, true);
+            nd_array *d = arr_half(t, r.nnz, r.data), *ix = arr_idx(it, r.nnz, r.indices),
+                     *ip = arr_idx(it, 30, r.indptr);
+            nd_sparse *a = NULL;
+            ND_OK_OR_FAIL(nd_sparse_compressed(&a, ND_SPARSE_CSR, d, ix, ip, 29, 21));
+            ck_assert_int_eq(nd_sparse_dtype(a), t);
+            expect_sparse(a, r.ref, 29, 21, "half: to dense");
+            /* conversions, canonical forms, transpose, transfers: exact */
+            for (int f = 0; f < 3; f++) {
+                nd_sparse *c = NULL, *back = NULL;
+                ND_OK_OR_FAIL(nd_sparse_convert(&c, a, (nd_sparse_format)f));
+                ck_assert_int_eq(nd_sparse_dtype(c), t);
+                expect_sparse(c, r.ref, 29, 21, "half: converted");
+                ND_OK_OR_FAIL(nd_sparse_sum_duplicates(c));
+                ck_assert(canonical(c));
+                expect_sparse(c, r.ref, 29, 21, "half: duplicates summed");
+                ND_OK_OR_FAIL(nd_sparse_to_device(&back, c, CPU));
+                expect_sparse(back, r.ref, 29, 21, "half: on the CPU");
+                nd_sparse_release(c);
+                nd_sparse_release(back);
+            }
+            nd_array *dense = NULL;
+            nd_sparse *fd = NULL, *tr = NULL;
+            ND_OK_OR_FAIL(nd_sparse_to_dense(&dense, a));
+            ck_assert_int_eq(nd_dtype_of(dense), t);
+            ND_OK_OR_FAIL(nd_sparse_from_dense(&fd, dense, ND_SPARSE_CSC));
+            ck_assert_int_eq(nd_sparse_dtype(fd), t);
+            expect_sparse(fd, r.ref, 29, 21, "half: from dense");
+            ND_OK_OR_FAIL(nd_sparse_transpose(&tr, fd));
+            cplx *rt = transposed(r.ref, 29, 21);
+            expect_sparse(tr, rt, 21, 29, "half: transposed");
+            free(rt);
+            /* SpMV, SpMM (16 columns, and 11: a block of 8 and a rest) */
+            cplx *x = calloc(21 * 16, sizeof *x), *ref = calloc(29 * 16, sizeof *ref), *got;
+            for (int64_t i = 0; i < 21 * 16; i++) x[i] = rval(ND_FLOAT64);
+            for (int kk = 0; kk < 3; kk++) {
+                int64_t k = kk == 0 ? 1 : kk == 1 ? 16 : 11;
+                for (int64_t i = 0; i < 29; i++)
+                    for (int64_t j = 0; j < k; j++) {
+                        ref[i * k + j] = 0;
+                        for (int64_t q = 0; q < 21; q++) ref[i * k + j] += r.ref[i * 21 + q] * x[q * k + j];
+                    }
+                nd_array *xa = arr_half(t, 21 * k, x), *xv = NULL, *y = NULL;
+                int64_t xs[2] = {21, k};
+                ND_OK_OR_FAIL(nd_reshape(&xv, xa, kk ? 2 : 1, xs));
+                for (int f = 0; f < 3; f++) { /* CSR, CSC (the CSR of the transpose), COO */
+                    nd_sparse *af = NULL;
+                    ND_OK_OR_FAIL(nd_sparse_convert(&af, a, (nd_sparse_format)f));
+                    ND_OK_OR_FAIL(nd_sparse_matmul(&y, af, xv));
+                    ck_assert_int_eq(nd_dtype_of(y), t);
+                    ck_assert_int_eq(read_arr(y, &got), 29 * k);
+                    expect_near(got, ref, 29 * k, rel, kk ? "half: SpMM" : "half: SpMV");
+                    free(got);
+                    nd_release(y);
+                    y = NULL;
+                    nd_sparse_release(af);
+                }
+                nd_release(xa);
+                nd_release(xv);
+            }
+            /* sums (float32, rounded once), diagonal, SpGEMM, add, multiply by a dense row */
+            cplx rs[29] = {0}, cs[21] = {0}, all = 0;
+            for (int64_t i = 0; i < 29; i++)
+                for (int64_t j = 0; j < 21; j++) rs[i] += r.ref[i * 21 + j], cs[j] += r.ref[i * 21 + j], all += r.ref[i * 21 + j];
+            nd_array *sm = NULL;
+            ND_OK_OR_FAIL(nd_sparse_sum(&sm, a, 1));
+            ck_assert_int_eq(nd_dtype_of(sm), t);
+            read_arr(sm, &got);
+            expect_near(got, rs, 29, 0, "half: row sums");
+            free(got);
+            nd_release(sm);
+            sm = NULL;
+            ND_OK_OR_FAIL(nd_sparse_sum(&sm, a, 0));
+            read_arr(sm, &got);
+            expect_near(got, cs, 21, 0, "half: column sums");
+            free(got);
+            nd_release(sm);
+            sm = NULL;
+            ND_OK_OR_FAIL(nd_sparse_sum(&sm, a, ND_AXIS_NONE));
+            ck_assert_int_eq(nd_ndim(sm), 0);
+            read_arr(sm, &got);
+            expect_near(got, &all, 1, rel, "half: sum");
+            free(got);
+            nd_release(sm);
+            nd_sparse *g = NULL, *s2 = NULL, *md = NULL;
+            ND_OK_OR_FAIL(nd_sparse_spgemm(&g, a, tr));
+            ck_assert_int_eq(nd_sparse_dtype(g), t);
+            cplx *rg = calloc(29 * 29, sizeof *rg);
+            for (int64_t i = 0; i < 29; i++)
+                for (int64_t j = 0; j < 29; j++)
+                    for (int64_t q = 0; q < 21; q++) rg[i * 29 + j] += r.ref[i * 21 + q] * r.ref[j * 21 + q];
+            nd_array *gd = NULL;
+            ND_OK_OR_FAIL(nd_sparse_to_dense(&gd, g));
+            read_arr(gd, &got);
+            expect_near(got, rg, 29 * 29, rel, "half: SpGEMM");
+            free(got);
+            free(rg);
+            nd_release(gd);
+            ND_OK_OR_FAIL(nd_sparse_add(&s2, a, a));
+            cplx *r2 = calloc(29 * 21, sizeof *r2);
+            for (int64_t i = 0; i < 29 * 21; i++) r2[i] = 2 * r.ref[i];
+            expect_sparse(s2, r2, 29, 21, "half: a + a");
+            nd_array *row = arr_half(t, 21, x);
+            ND_OK_OR_FAIL(nd_sparse_multiply_dense(&md, a, row));
+            ck_assert_int_eq(nd_sparse_dtype(md), t);
+            for (int64_t i = 0; i < 29 * 21; i++) r2[i] = r.ref[i] * x[i % 21];
+            nd_array *mdd = NULL;
+            ND_OK_OR_FAIL(nd_sparse_to_dense(&mdd, md));
+            read_arr(mdd, &got);
+            expect_near(got, r2, 29 * 21, rel, "half: multiply by a dense row");
+            free(got);
+            free(r2);
+            nd_release(mdd);
+            nd_release(row);
+            /* diagonal, row slices and gathers, canonical forms in place: exact */
+            nd_array *dg = NULL, *sel = NULL;
+            ND_OK_OR_FAIL(nd_sparse_diagonal(&dg, a, 1));
+            ck_assert_int_eq(nd_dtype_of(dg), t);
+            cplx rd[20];
+            for (int64_t i = 0; i < 20; i++) rd[i] = r.ref[i * 21 + i + 1];
+            read_arr(dg, &got);
+            expect_near(got, rd, 20, 0, "half: diagonal 1");
+            free(got);
+            nd_release(dg);
+            nd_sparse *sl = NULL, *tk = NULL, *cp = NULL;
+            ND_OK_OR_FAIL(nd_sparse_slice_rows(&sl, a, 27, 2, -5)); /* rows 27, 22, 17, 12, 7 */
+            cplx *rsl = calloc(5 * 21, sizeof *rsl);
+            for (int64_t i = 0; i < 5; i++) memcpy(rsl + i * 21, r.ref + (27 - 5 * i) * 21, 21 * sizeof(cplx));
+            expect_sparse(sl, rsl, 5, 21, "half: row slice");
+            const int64_t pick[4] = {3, 3, 0, 28};
+            sel = arr_idx(ND_INT64, 4, pick);
+            ND_OK_OR_FAIL(nd_sparse_take(&tk, a, sel, 0));
+            for (int64_t i = 0; i < 4; i++) memcpy(rsl + i * 21, r.ref + pick[i] * 21, 21 * sizeof(cplx));
+            expect_sparse(tk, rsl, 4, 21, "half: rows taken");
+            free(rsl);
+            ND_OK_OR_FAIL(nd_sparse_convert(&cp, a, ND_SPARSE_CSR));
+            ND_OK_OR_FAIL(nd_sparse_sort_indices(cp));
+            ND_OK_OR_FAIL(nd_sparse_eliminate_zeros(cp));
+            ck_assert_int_eq(nd_sparse_dtype(cp), t);
+            expect_sparse(cp, r.ref, 29, 21, "half: sorted, zeros eliminated");
+            nd_sparse_release(sl), nd_sparse_release(tk), nd_sparse_release(cp);
+            nd_release(sel);
+            /* b of another dtype: refused, out untouched */
+            nd_array *bf = arr_vals(ND_FLOAT32, 21, x), *yo = (nd_array *)0x1;
+            ND_EXPECT_ERR(nd_sparse_matmul(&yo, a, bf), ND_ERR_DTYPE,
+                          t == ND_FLOAT16 ? "'b' is float32 but the matrix holds float16"
+                                          : "'b' is float32 but the matrix holds bfloat16");
+            ck_assert_ptr_eq(yo, (nd_array *)0x1);
+            nd_release(bf);
+            /* the solvers take float32/float64 only */
+            nd_array *b = arr_half(t, 21, x), *sol = (nd_array *)0x1;
+            nd_sparse *sq = NULL;
+            ND_OK_OR_FAIL(nd_sparse_spgemm(&sq, tr, a));
+            ND_EXPECT_ERR(nd_sparse_cg(&sol, sq, b, NULL, 1e-3, 0, 10, NULL), ND_ERR_DTYPE, "float16");
+            ck_assert_ptr_eq(sol, (nd_array *)0x1);
+            nd_release(b);
+            nd_sparse_release(sq);
+            nd_sparse_release(g), nd_sparse_release(s2), nd_sparse_release(md);
+            free(x), free(ref);
+            nd_release(dense);
+            nd_sparse_release(fd), nd_sparse_release(tr), nd_sparse_release(a);
+            nd_release(d), nd_release(ix), nd_release(ip);
+            raw_free(&r);
+        }
+}
+END_TEST
+
+/* COO -> CSR/CSC of 70,000 triplets in no order, rows of ~1,750 entries
+ * (the SIMD sort of a row, or the quicksort on the baseline CPU path;
+ * chunks of the entries counted on several threads), with many duplicates
+ * (300 columns: the summed rows copied to new arrays) and with few (2e5
+ * columns: the rows moved down in place); against a reference made here
+ * by sorting the triplets. */
+static int64_t g_trip_cols;
+static const int64_t *g_trip_r, *g_trip_c;
+static int trip_cmp(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    int64_t ka = g_trip_r[a] * g_trip_cols + g_trip_c[a], kb = g_trip_r[b] * g_trip_cols + g_trip_c[b];
+    return ka != kb ? (ka > kb) - (ka < kb) : (a > b) - (a < b);
+}
+START_TEST(triplets_long_rows)
+{
+    const int64_t n = 70000, rows = 40;
+    int64_t *r = malloc(n * sizeof *r), *c = malloc(n * sizeof *c), *ord = malloc(n * sizeof *ord);
+    cplx *v = malloc(n * sizeof *v), *sum = malloc(n * sizeof *sum);
+    int64_t *ri = malloc(n * sizeof *ri), *ci = malloc(n * sizeof *ci);
+    int saved = nd_get_num_threads();
+    ND_OK_OR_FAIL(nd_set_num_threads(3));
+    for (int few = 0; few < 2; few++)
+        for (int vi = 0; vi < 4; vi += 3) {
+            nd_dtype t = VT[vi];
+            int64_t cols = few ? 200000 : 300;
+            for (int64_t p = 0; p < n; p++) {
+                r[p] = (int64_t)(rnd() % rows), c[p] = (int64_t)(rnd() % (uint64_t)cols), v[p] = rval(t);
+                ord[p] = p;
+            }
+            g_trip_cols = cols, g_trip_r = r, g_trip_c = c;
+            qsort(ord, (size_t)n, sizeof *ord, trip_cmp);
+            int64_t m = 0; /* the canonical entries: (ri, ci, sum) */
+            for (int64_t q = 0; q < n; q++) {
+                int64_t p = ord[q];
+                if (m && ri[m - 1] == r[p] && ci[m - 1] == c[p]) sum[m - 1] += v[p];
+                else ri[m] = r[p], ci[m] = c[p], sum[m++] = v[p];
+            }
+            nd_array *d = arr_vals(t, n, v), *ra = arr_idx(ND_INT64, n, r), *ca = arr_idx(ND_INT64, n, c);
+            for (int f = 0; f < 2; f++) { /* CSR, and CSC of the transpose's triplets */
+                nd_sparse *s = NULL;
+                ND_OK_OR_FAIL(nd_sparse_from_triplets(&s, f ? ND_SPARSE_CSC : ND_SPARSE_CSR, d, f ? ca : ra,
+                                                      f ? ra : ca, f ? cols : rows, f ? rows : cols));
+                ck_assert(canonical(s));
+                ck_assert_int_eq(nd_sparse_nnz(s), m);
+                nd_array *ix = NULL, *ip = NULL;
+                ND_OK_OR_FAIL(nd_sparse_part_get(&ix, s, ND_SPARSE_INDICES));
+                ND_OK_OR_FAIL(nd_sparse_part_get(&ip, s, ND_SPARSE_INDPTR));
+                cplx *gi, *gp, *gv;
+                int64_t nst = 0;
+                read_arr(ix, &gi);
+                read_arr(ip, &gp);
+                gv = stored(s, &nst);
+                ck_assert_int_eq(nst, m);
+                for (int64_t q = 0, row = 0; q < m; q++) {
+                    while (creal(gp[row + 1]) <= (double)q) row++;
+                    if (row != ri[q] || creal(gi[q]) != (double)ci[q] || gv[q] != sum[q])
+                        ck_assert_msg(false, "%s %s few=%d: entry %lld is (%lld, %g) = %g, want (%lld, %lld) = %g",
+                                      nd_dtype_name(t), f ? "csc" : "csr", few, (long long)q, (long long)row,
+                                      creal(gi[q]), creal(gv[q]), (long long)ri[q], (long long)ci[q], creal(sum[q]));
+                }
+                free(gi), free(gp), free(gv);
+                nd_release(ix), nd_release(ip);
+                nd_sparse_release(s);
+            }
+            nd_release(d), nd_release(ra), nd_release(ca);
+        }
+    ND_OK_OR_FAIL(nd_set_num_threads(saved));
+    free(r), free(c), free(ord), free(v), free(sum), free(ri), free(ci);
+}
+END_TEST
+
+/* SpMV on matrices whose rows vary in length (0 to 40 entries: the
+ * vectorised path of the AVX-512 CPU, rows longer than its 8 or 16 lanes
+ * included) and whose rows all hold 5 entries (the scalar loop), float32
+ * and float64, both index dtypes: exact data, exact results. */
+START_TEST(spmv_rows)
+{
+    for (int vi = 0; vi < 2; vi++)
+        for (int ii = 0; ii < 2; ii++)
+            for (int regular = 0; regular < 2; regular++) {
+                nd_dtype t = VT[vi], it = IT[ii];
+                raw r = gen(t, 300, 200, 40, true);
+                if (regular) { /* five entries a row */
+                    memset(r.ref, 0, 300 * 200 * sizeof(cplx));
+                    r.nnz = 0;
+                    for (int64_t i = 0; i < 300; i++) {
+                        for (int q = 0; q < 5; q++, r.nnz++) {
+                            r.indices[r.nnz] = (i * 7 + q * 41) % 200;
+                            r.data[r.nnz] = rval(t);
+                            r.ref[i * 200 + r.indices[r.nnz]] += r.data[r.nnz];
+                        }
+                        r.indptr[i + 1] = r.nnz;
+                    }
+                }
+                nd_sparse *a = mk(&r, t, it);
+                cplx *x = calloc(200, sizeof *x), *ref = calloc(300, sizeof *ref), *got;
+                for (int64_t j = 0; j < 200; j++) x[j] = rval(t);
+                for (int64_t i = 0; i < 300; i++)
+                    for (int64_t j = 0; j < 200; j++) ref[i] += r.ref[i * 200 + j] * x[j];
+                nd_array *xa = arr_vals(t, 200, x), *y = NULL;
+                ND_OK_OR_FAIL(nd_sparse_matmul(&y, a, xa));
+                ck_assert_int_eq(read_arr(y, &got), 300);
+                for (int64_t i = 0; i < 300; i++)
+                    if (got[i] != ref[i])
+                        ck_assert_msg(false, "%s/%s %s rows: y[%lld] is %g, want %g", nd_dtype_name(t),
+                                      nd_dtype_name(it), regular ? "regular" : "varying", (long long)i, creal(got[i]),
+                                      creal(ref[i]));
+                free(got);
+                free(x);
+                free(ref);
+                nd_release(xa);
+                nd_release(y);
+                nd_sparse_release(a);
+                raw_free(&r);
+            }
+}
+END_TEST
+
 START_TEST(elementwise)
 {
     for (int vi = 0; vi < 4; vi++)
@@ -978,6 +1292,9 @@ Suite *suite_sparse(void)
     tcase_add_test(tc, construct_convert);
     tcase_add_test(tc, triplets_and_canonical);
     tcase_add_test(tc, products);
+    tcase_add_test(tc, spmv_rows);
+    tcase_add_test(tc, triplets_long_rows);
+    tcase_add_test(tc, half_values);
     tcase_add_test(tc, elementwise);
     tcase_add_test(tc, reductions_and_selection);
     tcase_add_test(tc, bad_input);

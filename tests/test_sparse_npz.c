@@ -1,8 +1,8 @@
 /* .npz files of sparse matrices (src/sparse/npz.c, src/sparse/inflate.c):
  * files written by scipy.sparse.save_npz (tests/data/sparse, made by
  * tests/gen_sparse_npz.py: deflated and stored members, csr/csc/coo,
- * float32/float64/complex128, int32/int64 indices, unsorted indices with a
- * duplicate) load to exactly the dense matrices scipy saved beside them;
+ * float16/float32/float64/complex128, int32/int64 indices, unsorted indices
+ * with a duplicate) load to exactly the dense matrices scipy saved beside them;
  * files written here, deflated (zlib) and stored, load back equal
  * (scipy.sparse.load_npz reads both: checked when the writer was made);
  * every truncation and every single-byte
@@ -61,6 +61,7 @@ START_TEST(scipy_files)
         {"csc_f32_i64", ND_SPARSE_CSC, ND_FLOAT32, ND_INT64, true},
         {"coo_c128_z", ND_SPARSE_COO, ND_COMPLEX128, ND_INT32, true},
         {"csr_unsorted", ND_SPARSE_CSR, ND_FLOAT64, ND_INT64, false},
+        {"csr_f16_z", ND_SPARSE_CSR, ND_FLOAT16, ND_INT32, true},
     };
     char p[1024], q[128];
     for (size_t i = 0; i < sizeof F / sizeof *F; i++) {
@@ -127,6 +128,30 @@ START_TEST(bad_files)
     ND_EXPECT_ERR(nd_sparse_load_npz(&s, data_path(p, sizeof p, "csr_f64_z_dense.npy")), ND_ERR_IO,
                   "no zip end-of-central-directory");
     ND_EXPECT_ERR(nd_sparse_save_npz("/nonexistent/dir/x.npz", NULL), ND_ERR_INVALID, "'s' is NULL");
+    /* bfloat16 has no NumPy dtype: a file of 2-byte void values ('|V2') is
+     * refused, and so is saving bfloat16 values (no file left behind) */
+    ND_EXPECT_ERR(nd_sparse_load_npz(&s, data_path(p, sizeof p, "csr_bf16_void.npz")), ND_ERR_UNSUPPORTED,
+                  "'data' holds bfloat16 values");
+    {
+        nd_sparse *h = NULL, *b = NULL;
+        nd_array *d = NULL, *i = NULL, *ip = NULL, *db = NULL;
+        ND_OK_OR_FAIL(nd_sparse_load_npz(&h, data_path(p, sizeof p, "csr_f16_z.npz")));
+        ND_OK_OR_FAIL(nd_sparse_part_get(&d, h, ND_SPARSE_DATA));
+        ND_OK_OR_FAIL(nd_sparse_part_get(&i, h, ND_SPARSE_INDICES));
+        ND_OK_OR_FAIL(nd_sparse_part_get(&ip, h, ND_SPARSE_INDPTR));
+        ND_OK_OR_FAIL(nd_astype(&db, d, ND_BFLOAT16));
+        ND_OK_OR_FAIL(nd_sparse_compressed(&b, ND_SPARSE_CSR, db, i, ip, nd_sparse_rows(h), nd_sparse_cols(h)));
+        char tmp[] = "/tmp/nd_sparse_bf16_XXXXXX";
+        int fd = mkstemp(tmp);
+        ck_assert(fd >= 0);
+        close(fd);
+        unlink(tmp);
+        ND_EXPECT_ERR(nd_sparse_save_npz(tmp, b), ND_ERR_UNSUPPORTED, "bfloat16 values have no NumPy dtype");
+        ND_EXPECT_ERR(nd_sparse_save_npz_stored(tmp, b), ND_ERR_UNSUPPORTED, "cast the values to float32");
+        ck_assert(access(tmp, F_OK) != 0);
+        nd_release(d), nd_release(i), nd_release(ip), nd_release(db);
+        nd_sparse_release(h), nd_sparse_release(b);
+    }
     /* every truncation and every single-byte change of two files (stored,
      * deflated): a status, never a crash or a leak; a changed byte in a
      * member's bytes is caught by its CRC-32 */

@@ -13,7 +13,8 @@
  *
  * Its parts are ordinary 1-D C-contiguous nd_arrays on the matrix's device
  * (nd_sparse_part_get hands out references), of one index dtype (int32 or
- * int64) and one value dtype (float32, float64, complex64, complex128).
+ * int64) and one value dtype (float16, bfloat16, float32, float64,
+ * complex64, complex128).
  * Constructors pick scipy's index dtype: int32 when the shape and the
  * number of entries fit, int64 otherwise; nd_sparse_compressed keeps the
  * one it is given.
@@ -23,6 +24,15 @@
  * sorted with no duplicates. nd_sparse_sum_duplicates, _sort_indices and
  * _eliminate_zeros change a matrix in place (they replace its parts; parts
  * handed out before keep their old contents).
+ *
+ * float16 and bfloat16 values (those cuSPARSE takes) are stored as such
+ * and computed in float32: SpMV/SpMM accumulate in float32 (on CUDA,
+ * cuSPARSE with CUDA_R_16F/CUDA_R_16BF values and compute type
+ * CUDA_R_32F), and every other operation (conversions, canonical forms,
+ * sums, SpGEMM, +, -, products, to/from dense) runs on float32 copies of
+ * the values and rounds its result to the value dtype once. Left out for
+ * them: the solvers (float32/float64, as scipy's), and bfloat16 in .npz
+ * files (it has no NumPy dtype; float16 files are read and written).
  *
  * Devices: every operation runs on the matrix's device; operands must share
  * it (ND_ERR_DEVICE otherwise). Computing operations need the device's
@@ -61,8 +71,8 @@ typedef enum nd_sparse_part {
 } nd_sparse_part;
 
 /* ---- construction ---- */
-/** The nonzeros of the 2-D dense array a (float32/64, complex64/128; any
- * strides), in format fmt, canonical (scipy's csr_array(a)). */
+/** The nonzeros of the 2-D dense array a (a value dtype; any strides), in
+ * format fmt, canonical (scipy's csr_array(a)). */
 ND_API nd_status nd_sparse_from_dense(nd_sparse **out, const nd_array *a, nd_sparse_format fmt);
 /** A COO matrix of shape (rows, cols) holding the entries (row[i], col[i],
  * data[i]) as given (duplicates kept, as scipy's coo_array((data, (row,
@@ -132,7 +142,8 @@ ND_API nd_status nd_sparse_eliminate_zeros(nd_sparse *s);
 
 /* ---- operations ---- */
 /** s @ b for dense b: 1-D (cols,) -> (rows,) (SpMV) or 2-D (cols, k) ->
- * (rows, k) (SpMM); b has s's value dtype. */
+ * (rows, k) (SpMM); b has s's value dtype (float16/bfloat16: products and
+ * sums in float32, each result rounded once). */
 ND_API nd_status nd_sparse_matmul(nd_array **out, const nd_sparse *a, const nd_array *b);
 /** a @ b of two sparse matrices (SpGEMM): canonical CSR; sums that cancel to
  * exactly zero are not stored (as scipy). */
@@ -174,7 +185,8 @@ ND_API nd_status nd_sparse_take(nd_sparse **out, const nd_sparse *a, const nd_ar
 /** Write s as scipy.sparse.save_npz(path, s) does, its default
  * compressed=True (a zip of DEFLATE-compressed .npy members, by zlib;
  * scipy.sparse.load_npz reads it as a csr/csc/coo array). Up to 3.75 GB of
- * parts (no zip64: ND_ERR_UNSUPPORTED beyond). */
+ * parts (no zip64: ND_ERR_UNSUPPORTED beyond); bfloat16 values have no
+ * NumPy dtype: ND_ERR_UNSUPPORTED, no file written. */
 ND_API nd_status nd_sparse_save_npz(const char *path, const nd_sparse *s);
 /** The same with stored (uncompressed) members, as
  * scipy.sparse.save_npz(path, s, compressed=False): faster to write and
@@ -185,7 +197,8 @@ ND_API nd_status nd_sparse_save_npz_stored(const char *path, const nd_sparse *s)
  * file is validated as a whole: zip structure, CRC-32 of every member,
  * the .npy headers, and the matrix as nd_sparse_compressed / nd_sparse_coo
  * validate it (ND_ERR_IO for a corrupt file, the constructor's code for a
- * bad matrix, ND_ERR_UNSUPPORTED for bsr/dia). */
+ * bad matrix, ND_ERR_UNSUPPORTED for bsr/dia and for 2-byte void values,
+ * the '<V2' of ml_dtypes' bfloat16). */
 ND_API nd_status nd_sparse_load_npz(nd_sparse **out, const char *path);
 /** The same from size bytes of memory. */
 ND_API nd_status nd_sparse_load_npz_buffer(nd_sparse **out, const void *data, size_t size);

@@ -11,6 +11,10 @@ ND_INTERNAL nd_status nd__cpu_searchsorted(nd_array *out, const nd_array *a, con
  * sort (dtype, CPU path, row length); else *st is the status. */
 ND_INTERNAL bool nd__cpu_sort_rows_simd(nd_status *st, nd_array *vals, nd_array *idx, const nd_array *a,
                                         bool descending);
+/* Ascending sort of n 64-bit keys in place by the SIMD path (unstable:
+ * for keys that are all distinct); false, with nothing done, where the
+ * CPU path has none (the caller sorts). */
+ND_INTERNAL bool nd__cpu_sort_u64_simd(uint64_t *k, int64_t n);
 /* Refill the runs of zeros and NaNs of the sorted row out (n elements of
  * the float dtype t; any other dtype: nothing) from its input src, in
  * input order: the -0.0 and NaN bits a key does not keep. */

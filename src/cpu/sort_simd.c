@@ -421,10 +421,23 @@ bool nd__cpu_sort_rows_simd(nd_status *st, nd_array *vals, nd_array *idx, const 
         *st = nd__err(ND_ERR_NOMEM, "nd_sort", "out of host memory for the sort buffers of a row of %lld", (long long)n);
     return true;
 }
+
+bool nd__cpu_sort_u64_simd(uint64_t *k, int64_t n)
+{
+    nd_cpu_isa isa = nd__cpu_isa();
+    if (isa < ND_ISA_AVX2) return false;
+    g_xss[isa].s64(k, (size_t)n);
+    return true;
+}
 #else
 bool nd__cpu_sort_rows_simd(nd_status *st, nd_array *vals, nd_array *idx, const nd_array *a, bool descending)
 {
     (void)st, (void)vals, (void)idx, (void)a, (void)descending;
+    return false;
+}
+bool nd__cpu_sort_u64_simd(uint64_t *k, int64_t n)
+{
+    (void)k, (void)n;
     return false;
 }
 #endif

@@ -10,7 +10,13 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/isa.h"
+#include "cpu/sort_cpu.h"
+#include "shared/half.h"
 #include "shared/sparse_slots.h"
+#if ND_ISA_X86
+#include <immintrin.h>
+#endif
 
 typedef float _Complex sp_c64;
 typedef double _Complex sp_c128;
@@ -23,6 +29,8 @@ typedef struct sp_ctx {
     const void *ap, *ai, *ad, *bp, *bi, *bd, *x, *row;
     void *cp, *ci, *cd, *y;
     void *tp, *ti, *td; /* scratch CSR */
+    int64_t *hist, nch, nkeys; /* FROM_COO: per-chunk key histograms, chunks, keys */
+    void *tk;                   /* FROM_COO: where the keys go (NULL: nowhere) */
     atomic_int nomem;
 } sp_ctx;
 
@@ -58,6 +66,63 @@ static void sp_sort_pairs(sp_pair *w, sp_pair *w2, int64_t n)
         dst = t;
     }
     if (src != w) memcpy(w, src, (size_t)n * sizeof *w);
+}
+
+/* ascending sort of 64-bit keys (a row's column << 32 | position: unique,
+ * so the order is the stable one): insertion sort for short runs,
+ * quicksort (median of three) above, heapsort past a depth limit */
+static void sp_isort_u64(uint64_t *v, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        uint64_t t = v[i];
+        int64_t j = i;
+        for (; j > 0 && v[j - 1] > t; j--) v[j] = v[j - 1];
+        v[j] = t;
+    }
+}
+static void sp_sift_u64(uint64_t *v, int64_t i, int64_t n)
+{
+    uint64_t t = v[i];
+    for (int64_t ch; (ch = 2 * i + 1) < n; i = ch) {
+        if (ch + 1 < n && v[ch + 1] > v[ch]) ch++;
+        if (v[ch] <= t) break;
+        v[i] = v[ch];
+    }
+    v[i] = t;
+}
+static void sp_sort_u64(uint64_t *v, int64_t n, int depth)
+{
+    while (n > 24) {
+        if (depth-- == 0) { /* heapsort */
+            for (int64_t i = n / 2 - 1; i >= 0; i--) sp_sift_u64(v, i, n);
+            for (int64_t e = n - 1; e > 0; e--) {
+                uint64_t t = v[0];
+                v[0] = v[e];
+                v[e] = t;
+                sp_sift_u64(v, 0, e);
+            }
+            return;
+        }
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        int64_t i = 0, j = n - 1;
+        for (;;) { /* Hoare partition: [0, j] <= piv <= [j + 1, n) */
+            while (v[i] < piv) i++;
+            while (v[j] > piv) j--;
+            if (i >= j) break;
+            uint64_t t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        if (j + 1 < n - j - 1) {
+            sp_sort_u64(v, j + 1, depth);
+            v += j + 1, n -= j + 1;
+        } else {
+            sp_sort_u64(v + j + 1, n - j - 1, depth);
+            n = j + 1;
+        }
+    }
+    sp_isort_u64(v, n);
 }
 
 #define SP_SORT_IDX(T, S)                                                     \
@@ -189,17 +254,131 @@ static void sp_rows(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, boo
 #undef IT
 #undef SORT_IDX
 
+/* ---- SpMV on the AVX-512 path (float32/float64 values, k == 1) ----
+ * One row at a time, its entries in vectors of W lanes: the column
+ * indices and values loaded under a mask, x gathered under the same mask,
+ * products accumulated lane-wise (fused multiply-add), the lanes summed at
+ * the row's end. A row of fewer than W entries is one masked step with no
+ * branch on its length, so that rows of random lengths (a power-law
+ * matrix) do not mispredict and the gathers of many rows are in flight at
+ * once. Rows of one length (a stencil) predict well in the scalar loop,
+ * which is faster for them than a gather and a lane sum per row: a
+ * matrix takes the vector loop when its row lengths vary (sp_irregular). */
+#if ND_ISA_X86
+/* whether row lengths vary: at 64 places spread over the matrix, a row's
+ * length differs from the next row's at least once in four (decided once
+ * per call, so that the result does not depend on the threads) */
+static bool sp_irregular(const void *ap, bool i64, int64_t rows)
+{
+    int64_t n = rows - 1 < 64 ? rows - 1 : 64, changes = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i * (rows - 1) / n, l0, l1;
+        if (i64) {
+            const int64_t *p = ap;
+            l0 = p[r + 1] - p[r], l1 = p[r + 2] - p[r + 1];
+        } else {
+            const int32_t *p = ap;
+            l0 = (int64_t)p[r + 1] - p[r], l1 = (int64_t)p[r + 2] - p[r + 1];
+        }
+        changes += l0 != l1;
+    }
+    return n > 0 && 4 * changes >= n;
+}
+#define SP_SPMV512(NAME, IT_, VT_, W, MASK, LOADIDX, IDXV, GATHER, VEC, ZERO, LOADV, FMA, RED)             \
+    ND_ISA_TARGET_AVX512 static void NAME(sp_ctx *c, int64_t r0, int64_t r1)                             \
+    {                                                                                                     \
+        const IT_ *ap = c->ap, *ai = c->ai;                                                               \
+        const VT_ *ad = c->ad, *x = c->x;                                                                 \
+        VT_ *y = c->y;                                                                                    \
+        int64_t p = ap[r0];                                                                               \
+        for (int64_t r = r0; r < r1; r++) {                                                               \
+            int64_t e = ap[r + 1];                                                                        \
+            VEC acc = ZERO();                                                                             \
+            for (; p + W <= e; p += W) {                                                                  \
+                MASK m = (MASK)-1;                                                                        \
+                IDXV idx = LOADIDX(m, ai + p);                                                            \
+                acc = FMA(LOADV(m, ad + p), GATHER(ZERO(), m, idx, x, sizeof(VT_)), acc);                 \
+            }                                                                                             \
+            MASK m = (MASK)((1u << (e - p)) - 1u);                                                        \
+            IDXV idx = LOADIDX(m, ai + p);                                                                \
+            acc = FMA(LOADV(m, ad + p), GATHER(ZERO(), m, idx, x, sizeof(VT_)), acc);                     \
+            y[r] = RED(acc);                                                                              \
+            p = e;                                                                                        \
+        }                                                                                                 \
+    }
+SP_SPMV512(spmv512_i32_f64, int32_t, double, 8, __mmask8, _mm256_maskz_loadu_epi32, __m256i,
+           _mm512_mask_i32gather_pd, __m512d, _mm512_setzero_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd,
+           _mm512_reduce_add_pd)
+SP_SPMV512(spmv512_i64_f64, int64_t, double, 8, __mmask8, _mm512_maskz_loadu_epi64, __m512i,
+           _mm512_mask_i64gather_pd, __m512d, _mm512_setzero_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd,
+           _mm512_reduce_add_pd)
+SP_SPMV512(spmv512_i32_f32, int32_t, float, 16, __mmask16, _mm512_maskz_loadu_epi32, __m512i,
+           _mm512_mask_i32gather_ps, __m512, _mm512_setzero_ps, _mm512_maskz_loadu_ps, _mm512_fmadd_ps,
+           _mm512_reduce_add_ps)
+ND_ISA_TARGET_AVX512 static inline float sp_red256_ps(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+SP_SPMV512(spmv512_i64_f32, int64_t, float, 8, __mmask8, _mm512_maskz_loadu_epi64, __m512i,
+           _mm512_mask_i64gather_ps, __m256, _mm256_setzero_ps, _mm256_maskz_loadu_ps, _mm256_fmadd_ps,
+           sp_red256_ps)
+#undef SP_SPMV512
+#endif
+
+/* ---- SpMV/SpMM of float16/bfloat16 values: products and sums in float32
+ *      (each value widened as it is read), y rounded once ---- */
+#define SP_SPMM_HALF(NAME, IT_, TOF, FROMF)                                                    \
+    static void NAME(sp_ctx *c, int64_t r0, int64_t r1)                                        \
+    {                                                                                          \
+        const IT_ *ap = c->ap, *ai = c->ai;                                                    \
+        const uint16_t *ad = c->ad, *x = c->x;                                                 \
+        uint16_t *y = c->y;                                                                    \
+        int64_t k = c->k;                                                                      \
+        for (int64_t r = r0; r < r1; r++)                                                      \
+            for (int64_t j0 = 0; j0 < k; j0 += 8) {                                            \
+                int64_t nb = k - j0 < 8 ? k - j0 : 8;                                          \
+                float acc[8] = {0};                                                            \
+                for (int64_t p = ap[r]; p < ap[r + 1]; p++) {                                  \
+                    float v = TOF(ad[p]);                                                      \
+                    const uint16_t *xr = x + (int64_t)ai[p] * k + j0;                          \
+                    for (int64_t j = 0; j < nb; j++) acc[j] += v * TOF(xr[j]);                 \
+                }                                                                              \
+                for (int64_t j = 0; j < nb; j++) y[r * k + j0 + j] = FROMF(acc[j]);            \
+            }                                                                                  \
+    }
+SP_SPMM_HALF(spmm_half_i32_f16, int32_t, nd_half_to_float, nd_float_to_half)
+SP_SPMM_HALF(spmm_half_i64_f16, int64_t, nd_half_to_float, nd_float_to_half)
+SP_SPMM_HALF(spmm_half_i32_bf16, int32_t, nd_bf16_to_float, nd_float_to_bf16)
+SP_SPMM_HALF(spmm_half_i64_bf16, int64_t, nd_bf16_to_float, nd_float_to_bf16)
+#undef SP_SPMM_HALF
+
+/* the AVX-512 SpMV for (index, value) types, or NULL (another path, dtype,
+ * k > 1 or rows of one length: the template's loops) */
+static sp_rows_fn sp_spmv_fast(bool i64, nd_dtype vt, int64_t k, const void *ap, int64_t rows)
+{
+#if ND_ISA_X86
+    if (k != 1 || nd__cpu_isa() < ND_ISA_AVX512 || !sp_irregular(ap, i64, rows)) return NULL;
+    if (vt == ND_FLOAT64) return i64 ? spmv512_i64_f64 : spmv512_i32_f64;
+    if (vt == ND_FLOAT32) return i64 ? spmv512_i64_f32 : spmv512_i32_f32;
+#else
+    (void)i64, (void)vt, (void)k, (void)ap, (void)rows;
+#endif
+    return NULL;
+}
+
 typedef struct sp_fns {
     sp_rows_fn spmm, todense, fd_count, fd_fill, canon, compact, gm_count, gm_fill, binop, muldense, rowsums, diag,
         ga_count, ga_fill;
-    void (*coo_scatter)(sp_ctx *);
+    nd_range_fn coo_hist, coo_place;
     void (*transpose)(sp_ctx *);
 } sp_fns;
 #define SP_FNS(S)                                                                                              \
     {spmm_rows_##S,     todense_rows_##S, fromdense_count_##S, fromdense_fill_##S, canon_rows_##S,            \
      compact_rows_##S,  spgemm_count_##S, spgemm_fill_##S,     binop_rows_##S,     muldense_rows_##S,         \
-     rowsums_rows_##S,  diag_rows_##S,    gather_count_##S,    gather_fill_##S,    coo_scatter_##S,           \
-     transpose_##S}
+     rowsums_rows_##S,  diag_rows_##S,    gather_count_##S,    gather_fill_##S,    coo_hist_##S,              \
+     coo_place_##S,     transpose_##S}
 static const sp_fns SP_TABLE[2][4] = {
     {SP_FNS(i32_f32), SP_FNS(i32_f64), SP_FNS(i32_c64), SP_FNS(i32_c128)},
     {SP_FNS(i64_f32), SP_FNS(i64_f64), SP_FNS(i64_c64), SP_FNS(i64_c128)},
@@ -220,6 +399,11 @@ static void sp_csr_release(nd_sp_csr *m)
     nd_release(m->indices);
     nd_release(m->data);
     m->indptr = m->indices = m->data = NULL;
+}
+/* entry r of an int32/int64 indptr */
+static inline int64_t sp_at(const void *p, bool i64, int64_t r)
+{
+    return i64 ? ((const int64_t *)p)[r] : (int64_t)((const int32_t *)p)[r];
 }
 /* prefix sum of counts in cp[1..rows] into an indptr; its total, or -1
  * when it does not fit the index dtype */
@@ -284,6 +468,74 @@ fail:
     return st;
 }
 
+/* The entries (key c->row, c->ai, c->ad; c->nnz) grouped by key (c->nkeys
+ * values) into c->ti/td (and the keys into c->tk when set), the groups'
+ * starts in tp (nkeys + 1, the index dtype), stable: chunks of the entries
+ * count their keys in parallel, the counts become each chunk's first slot
+ * for every key (keys in order, chunks in order within a key), and the
+ * chunks place their entries in parallel. */
+static nd_status sp_coo_group(sp_ctx *c, const sp_fns *f, bool i64, void *tp)
+{
+    int64_t m = c->nkeys, nnz = c->nnz, nt = nd__num_threads();
+    /* a chunk per thread, while the histograms (chunks x keys) stay within
+     * the entries' own size */
+    int64_t nch = nt < 16 ? nt : 16;
+    if (nch > nnz / (m + 1)) nch = nnz / (m + 1);
+    if (nch < 1 || nnz < 65536) nch = 1;
+    c->nch = nch;
+    c->hist = nd__malloc((size_t)(nch * m + 1) * sizeof(int64_t));
+    if (!c->hist) return nd__err(ND_ERR_NOMEM, "sparse", "out of host memory for the counts of %lld rows",
+                                 (long long)m);
+    int64_t cost = nnz / nch + m;
+    nd__parallel_for(nch, cost, f->coo_hist, c);
+    int64_t q = 0;
+    for (int64_t r = 0; r < m; r++) {
+        if (i64) ((int64_t *)tp)[r] = q;
+        else ((int32_t *)tp)[r] = (int32_t)q;
+        for (int64_t t = 0; t < nch; t++) {
+            int64_t n = c->hist[t * m + r];
+            c->hist[t * m + r] = q;
+            q += n;
+        }
+    }
+    if (i64) ((int64_t *)tp)[m] = q;
+    else ((int32_t *)tp)[m] = (int32_t)q;
+    nd__parallel_for(nch, cost, f->coo_place, c);
+    nd__free(c->hist);
+    c->hist = NULL;
+    return ND_OK;
+}
+
+static nd_status sp_canon(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_device dev, nd_dtype vt,
+                          nd_array *own_i, nd_array *own_d);
+
+/* COO to CSR (ND_SP_FROM_COO): the entries grouped by row (stable), then
+ * canon sorts the rows that need it and sums the duplicates. (Sorting by
+ * two stable counting sorts, by column and then by row, costs more: the
+ * scatter by column writes at random places of three arrays.) */
+static nd_status sp_from_coo(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_device dev, nd_dtype vt, bool i64)
+{
+    nd_array *tp = NULL, *ti = NULL, *td = NULL;
+    nd_dtype it = call->a.indices->dtype;
+    nd_status st;
+    if ((st = sp_alloc1(&tp, it, c->rows + 1, dev)) || (st = sp_alloc1(&ti, it, c->nnz, dev)) ||
+        (st = sp_alloc1(&td, vt, c->nnz, dev)))
+        goto done;
+    c->row = nd__ptr(call->row);
+    c->nkeys = c->rows;
+    c->ti = nd__ptr(ti);
+    c->td = nd__ptr(td);
+    if ((st = sp_coo_group(c, f, i64, nd__ptr(tp)))) goto done;
+    c->ap = nd__ptr(tp);
+    c->ai = c->ti;
+    c->ad = c->td;
+    c->flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
+    st = sp_canon(c, call, f, dev, vt, ti, td);
+done:
+    nd_release(tp), nd_release(ti), nd_release(td);
+    return st;
+}
+
 /* canon over the CSR held in c->ap/ai/ad (rows x cols, nnz entries); with
  * own_i/own_d (the arrays behind c->ai/c->ad, scratch of the caller) the
  * rows are rewritten in place there */
@@ -308,6 +560,22 @@ static nd_status sp_canon(sp_ctx *c, nd_sp_call *call, const sp_fns *f, nd_devic
         o.indices = ti;
         o.data = td;
         ti = td = NULL;
+    } else if (own_i && nnz >= c->nnz - c->nnz / 4) {
+        /* few dropped: the rows moved down within the caller's scratch, in
+         * order (each row moves toward the front, never past an unmoved
+         * one), which then holds the result as views of its first nnz
+         * entries: no second copy of the entries in new memory */
+        size_t isz = i64 ? 8 : 4, vsz = nd_dtype_size(vt);
+        for (int64_t r = 0; r < c->rows; r++) {
+            int64_t from = sp_at(c->ap, i64, r), to = sp_at(c->cp, i64, r), n = sp_at(c->cp, i64, r + 1) - to;
+            if (from == to || n == 0) continue;
+            memmove((char *)c->ti + (size_t)to * isz, (char *)c->ti + (size_t)from * isz, (size_t)n * isz);
+            memmove((char *)c->td + (size_t)to * vsz, (char *)c->td + (size_t)from * vsz, (size_t)n * vsz);
+        }
+        int64_t one = 1;
+        if ((st = nd__view(&o.indices, ti, ti->dtype, 1, &nnz, &one, ti->offset)) ||
+            (st = nd__view(&o.data, td, td->dtype, 1, &nnz, &one, td->offset)))
+            goto done;
     } else {
         if ((st = sp_alloc1(&o.indices, call->index_dtype, nnz, dev)) || (st = sp_alloc1(&o.data, vt, nnz, dev)))
             goto done;
@@ -357,6 +625,17 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     nd_dtype vt = any->dtype;
     if (a->indices) call->index_dtype = a->indices->dtype;
     bool i64 = call->index_dtype == ND_INT64;
+    if (nd__sp_half(vt)) { /* SpMV/SpMM only (the contract) */
+        if (call->op != ND_SP_SPMM)
+            return nd__err(ND_ERR_INTERNAL, "sparse", "op %d reached the slot with %s values", call->op,
+                           nd_dtype_name(vt));
+        sp_ctx h = {.rows = a->rows, .cols = a->cols, .k = call->k, .ap = nd__ptr(a->indptr),
+                    .ai = nd__ptr(a->indices), .ad = nd__ptr(a->data), .x = nd__ptr(call->x), .y = nd__ptr(call->y)};
+        sp_rows(&h, vt == ND_FLOAT16 ? (i64 ? spmm_half_i64_f16 : spmm_half_i32_f16)
+                                     : (i64 ? spmm_half_i64_bf16 : spmm_half_i32_bf16),
+                a->rows, h.ap, i64, call->k);
+        return ND_OK;
+    }
     const sp_fns *f = &SP_TABLE[i64][sp_vslot(vt)];
     sp_ctx c = {.flags = call->flags, .rows = a->rows, .cols = a->cols, .k = call->k, .alpha = call->alpha,
                 .beta = call->beta};
@@ -373,9 +652,11 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     if (call->x) c.x = nd__ptr(call->x);
     if (call->y) c.y = nd__ptr(call->y);
     switch (call->op) {
-    case ND_SP_SPMM:
-        sp_rows(&c, f->spmm, a->rows, c.ap, i64, call->k);
+    case ND_SP_SPMM: {
+        sp_rows_fn fast = sp_spmv_fast(i64, vt, call->k, c.ap, a->rows);
+        sp_rows(&c, fast ? fast : f->spmm, a->rows, c.ap, i64, call->k);
         return ND_OK;
+    }
     case ND_SP_TO_DENSE:
         sp_rows(&c, f->todense, a->rows, c.ap, i64, 1);
         return ND_OK;
@@ -412,29 +693,8 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     }
     case ND_SP_CANON:
         return sp_canon(&c, call, f, dev, vt, NULL, NULL);
-    case ND_SP_FROM_COO: {
-        nd_array *tp = NULL, *ti = NULL, *td = NULL;
-        nd_dtype it = a->indices->dtype;
-        nd_status st;
-        if ((st = sp_alloc1(&tp, it, a->rows + 1, dev)) || (st = sp_alloc1(&ti, it, c.nnz, dev)) ||
-            (st = sp_alloc1(&td, vt, c.nnz, dev)))
-            goto coo_done;
-        c.row = nd__ptr(call->row);
-        c.tp = nd__ptr(tp);
-        c.ti = nd__ptr(ti);
-        c.td = nd__ptr(td);
-        f->coo_scatter(&c);
-        c.ap = c.tp;
-        c.ai = c.ti;
-        c.ad = c.td;
-        c.flags = ND_SP_SORT | (call->flags & ND_SP_SUM);
-        st = sp_canon(&c, call, f, dev, vt, ti, td);
-    coo_done:
-        nd_release(tp);
-        nd_release(ti);
-        nd_release(td);
-        return st;
-    }
+    case ND_SP_FROM_COO:
+        return sp_from_coo(&c, call, f, dev, vt, i64);
     case ND_SP_SPGEMM: {
         c.cols = call->b.cols;
         nd_status st = sp_two_pass(&c, call, dev, vt, a->rows, call->b.cols, c.ap, i64, 8, 2, f->gm_count, f->gm_fill,

@@ -125,14 +125,26 @@ static void F(canon_rows)(sp_ctx *c, int64_t r0, int64_t r1)
                         return;
                     }
                 }
-                for (int64_t p = 0; p < len; p++) w[p] = (sp_pair){(int64_t)ai[b + p], p};
-                sp_sort_pairs(w, w + wcap, len);
                 /* the values through the scratch half, so that ti/td may be ai/ad */
                 VT *vb = (VT *)(void *)(w + wcap);
-                for (int64_t p = 0; p < len; p++) vb[p] = ad[b + w[p].pos];
-                for (int64_t p = 0; p < len; p++) {
-                    ti[b + p] = (IT)w[p].key;
-                    td[b + p] = vb[p];
+                if ((uint64_t)c->cols <= UINT32_MAX && (uint64_t)len <= UINT32_MAX) {
+                    /* column and position in one key: a plain sort is stable */
+                    uint64_t *u = (uint64_t *)(void *)w;
+                    for (int64_t p = 0; p < len; p++) u[p] = (uint64_t)ai[b + p] << 32 | (uint64_t)p;
+                    if (len <= 16 || !nd__cpu_sort_u64_simd(u, len)) sp_sort_u64(u, len, 64);
+                    for (int64_t p = 0; p < len; p++) vb[p] = ad[b + (int64_t)(u[p] & UINT32_MAX)];
+                    for (int64_t p = 0; p < len; p++) {
+                        ti[b + p] = (IT)(u[p] >> 32);
+                        td[b + p] = vb[p];
+                    }
+                } else {
+                    for (int64_t p = 0; p < len; p++) w[p] = (sp_pair){(int64_t)ai[b + p], p};
+                    sp_sort_pairs(w, w + wcap, len);
+                    for (int64_t p = 0; p < len; p++) vb[p] = ad[b + w[p].pos];
+                    for (int64_t p = 0; p < len; p++) {
+                        ti[b + p] = (IT)w[p].key;
+                        td[b + p] = vb[p];
+                    }
                 }
             }
         } else if (ti != ai) {
@@ -167,26 +179,38 @@ static void F(compact_rows)(sp_ctx *c, int64_t r0, int64_t r1)
     }
 }
 
-/* ---- COO to CSR: a stable counting sort by row; canon then sorts each
- *      row by column (and sums the duplicates) ---- */
-static void F(coo_scatter)(sp_ctx *c)
+/* ---- COO to CSR: a stable counting sort of the entries by the key
+ *      c->row (c->nkeys values) in c->nch chunks of the entries
+ *      (per-chunk histograms in c->hist, chunk t at c->hist + t * nkeys;
+ *      sparse.c turns them into each chunk's first slot for every key),
+ *      moving c->ai and c->ad to c->ti and c->td and, with c->tk, the key
+ *      itself to c->tk ---- */
+static void F(coo_hist)(void *ctx, int64_t t0, int64_t t1)
 {
+    sp_ctx *c = ctx;
+    const IT *row = c->row;
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t *h = c->hist + t * c->nkeys;
+        memset(h, 0, (size_t)c->nkeys * sizeof *h);
+        for (int64_t p = c->nnz * t / c->nch, e = c->nnz * (t + 1) / c->nch; p < e; p++) h[row[p]]++;
+    }
+}
+static void F(coo_place)(void *ctx, int64_t t0, int64_t t1)
+{
+    sp_ctx *c = ctx;
     const IT *row = c->row, *ai = c->ai;
     const VT *ad = c->ad;
-    IT *tp = c->tp, *ti = c->ti;
+    IT *ti = c->ti, *tk = c->tk;
     VT *td = c->td;
-    int64_t nnz = c->nnz, m = c->rows;
-    for (int64_t r = 0; r <= m; r++) tp[r] = 0;
-    for (int64_t p = 0; p < nnz; p++) tp[row[p] + 1]++;
-    for (int64_t r = 0; r < m; r++) tp[r + 1] += tp[r];
-    /* the next free slot of row r is tp[r]; afterwards tp[r] = end of r */
-    for (int64_t p = 0; p < nnz; p++) {
-        int64_t q = tp[row[p]]++;
-        ti[q] = ai[p];
-        td[q] = ad[p];
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t *h = c->hist + t * c->nkeys;
+        for (int64_t p = c->nnz * t / c->nch, e = c->nnz * (t + 1) / c->nch; p < e; p++) {
+            int64_t q = h[row[p]]++;
+            ti[q] = ai[p];
+            td[q] = ad[p];
+            if (tk) tk[q] = row[p];
+        }
     }
-    for (int64_t r = m; r > 0; r--) tp[r] = tp[r - 1];
-    tp[0] = 0;
 }
 
 /* ---- transpose (CSR of a^T): a counting sort by column ---- */

@@ -6,6 +6,9 @@
 //   SPMM       cusparseSpMV (k == 1: dense vectors) or cusparseSpMM (row-
 //              major dense matrices, ld = k), alpha 1, beta 0; a matrix
 //              without entries (or without columns) gives y = 0 by a memset;
+//              float16/bfloat16 values as CUDA_R_16F/CUDA_R_16BF with
+//              compute type CUDA_R_32F (alpha, beta float), the only op
+//              that sees them (the core runs the others on float32 copies);
 //   SPGEMM     cusparseSpGEMM (workEstimation, compute, copy; ALG DEFAULT)
 //              on 32-bit indices (int64 operands are narrowed to int32 in
 //              scratch when their sizes allow, ND_ERR_UNSUPPORTED else), the
@@ -259,6 +262,38 @@ struct v_type<cx<float>> {
 template <>
 struct v_type<cx<double>> {
     static constexpr cudaDataType t = CUDA_C_64F;
+};
+// float16 / bfloat16 values as their bits (only cuSPARSE reads them: SpMV
+// and SpMM, compute type CUDA_R_32F, alpha and beta float)
+struct h16 {
+    uint16_t b;
+};
+struct bh16 {
+    uint16_t b;
+};
+template <>
+struct v_type<h16> {
+    static constexpr cudaDataType t = CUDA_R_16F;
+};
+template <>
+struct v_type<bh16> {
+    static constexpr cudaDataType t = CUDA_R_16BF;
+};
+// the compute type and alpha/beta's type of SpMV/SpMM on V
+template <typename V>
+struct v_compute {
+    typedef V S;
+    static constexpr cudaDataType t = v_type<V>::t;
+};
+template <>
+struct v_compute<h16> {
+    typedef float S;
+    static constexpr cudaDataType t = CUDA_R_32F;
+};
+template <>
+struct v_compute<bh16> {
+    typedef float S;
+    static constexpr cudaDataType t = CUDA_R_32F;
 };
 template <typename I>
 inline cusparseIndexType_t i_type()
@@ -605,8 +640,9 @@ nd_status op_spmm(sp_x &x, nd_sp_call *c)
     cusparseHandle_t h;
     nd_status st = sparse_handle(x.device.id, x.s, &h);
     if (st) return st;
-    const cudaDataType t = v_type<V>::t;
-    const V one = v_1<V>(), zero = v_0<V>();
+    const cudaDataType t = v_type<V>::t, ct = v_compute<V>::t;
+    typedef typename v_compute<V>::S S;
+    const S one = v_1<S>(), zero = v_0<S>();
     sp_mat A;
     ND_SPARSE_TRY(cusparseCreateCsr(&A.d, a.rows, a.cols, nnz, nd__ptr(a.indptr), nd__ptr(a.indices),
                                     nd__ptr(a.data), i_type<I>(), i_type<I>(), CUSPARSE_INDEX_BASE_ZERO, t),
@@ -617,11 +653,11 @@ nd_status op_spmm(sp_x &x, nd_sp_call *c)
         dn_vec X, Y;
         ND_SPARSE_TRY(cusparseCreateDnVec(&X.d, a.cols, nd__ptr(c->x), t), "CreateDnVec");
         ND_SPARSE_TRY(cusparseCreateDnVec(&Y.d, a.rows, y, t), "CreateDnVec");
-        ND_SPARSE_TRY(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A.d, X.d, &zero, Y.d, t,
+        ND_SPARSE_TRY(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A.d, X.d, &zero, Y.d, ct,
                                               CUSPARSE_SPMV_ALG_DEFAULT, &bytes),
                       "SpMV_bufferSize");
         if ((st = x.get((int64_t)bytes, &buf))) return st;
-        ND_SPARSE_TRY(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A.d, X.d, &zero, Y.d, t,
+        ND_SPARSE_TRY(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A.d, X.d, &zero, Y.d, ct,
                                    CUSPARSE_SPMV_ALG_DEFAULT, buf),
                       "SpMV");
         return ND_OK;
@@ -630,11 +666,11 @@ nd_status op_spmm(sp_x &x, nd_sp_call *c)
     ND_SPARSE_TRY(cusparseCreateDnMat(&X.d, a.cols, k, k, nd__ptr(c->x), t, CUSPARSE_ORDER_ROW), "CreateDnMat");
     ND_SPARSE_TRY(cusparseCreateDnMat(&Y.d, a.rows, k, k, y, t, CUSPARSE_ORDER_ROW), "CreateDnMat");
     ND_SPARSE_TRY(cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                          A.d, X.d, &zero, Y.d, t, CUSPARSE_SPMM_ALG_DEFAULT, &bytes),
+                                          A.d, X.d, &zero, Y.d, ct, CUSPARSE_SPMM_ALG_DEFAULT, &bytes),
                   "SpMM_bufferSize");
     if ((st = x.get((int64_t)bytes, &buf))) return st;
     ND_SPARSE_TRY(cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A.d, X.d,
-                               &zero, Y.d, t, CUSPARSE_SPMM_ALG_DEFAULT, buf),
+                               &zero, Y.d, ct, CUSPARSE_SPMM_ALG_DEFAULT, buf),
                   "SpMM");
     return ND_OK;
 }
@@ -894,8 +930,16 @@ nd_status run_v(sp_x &x, nd_sp_call *c, nd_dtype vt)
     case ND_FLOAT64: return run<I, double>(x, c);
     case ND_COMPLEX64: return run<I, cx<float>>(x, c);
     case ND_COMPLEX128: return run<I, cx<double>>(x, c);
-    default: return nd__err(ND_ERR_INTERNAL, FN, "sparse: value dtype %d", (int)vt);
+    // half values reach the slot in SpMV/SpMM only (the contract)
+    case ND_FLOAT16:
+        if (c->op == ND_SP_SPMM) return op_spmm<I, h16>(x, c);
+        break;
+    case ND_BFLOAT16:
+        if (c->op == ND_SP_SPMM) return op_spmm<I, bh16>(x, c);
+        break;
+    default: break;
     }
+    return nd__err(ND_ERR_INTERNAL, FN, "sparse: op %d with value dtype %s", c->op, nd_dtype_name(vt));
 }
 
 } // namespace

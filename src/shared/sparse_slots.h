@@ -4,7 +4,10 @@
  *
  * Every matrix operand is in CSR form (nd_sp_csr): indptr (rows + 1),
  * indices (nnz) of one index dtype (int32 or int64), data (nnz) of one
- * value dtype (float32, float64, complex64, complex128), all 1-D
+ * value dtype (float32, float64, complex64, complex128; float16 and
+ * bfloat16 in ND_SP_SPMM only, whose products and sums are float32 and y
+ * rounded once: the core runs every other op of half values on float32
+ * copies, src/sparse/sparse.c nd__sp_run), all 1-D
  * C-contiguous on the backend's device, validated by the core (indptr
  * starts at 0, never decreases, ends at nnz = indices' size; every index in
  * [0, cols)). A CSC matrix is the CSR form of its transpose, which is how
@@ -103,10 +106,12 @@ typedef struct nd_sp_call {
     double alpha, beta;   /* BINOP with ND_SP_ADD */
 } nd_sp_call;
 
-/* The value dtypes the slot computes in. */
+/* The half value dtypes: stored as such, computed in float32. */
+static inline bool nd__sp_half(nd_dtype t) { return t == ND_FLOAT16 || t == ND_BFLOAT16; }
+/* The value dtypes of a matrix. */
 static inline bool nd__sp_value_ok(nd_dtype t)
 {
-    return t == ND_FLOAT32 || t == ND_FLOAT64 || t == ND_COMPLEX64 || t == ND_COMPLEX128;
+    return t == ND_FLOAT32 || t == ND_FLOAT64 || t == ND_COMPLEX64 || t == ND_COMPLEX128 || nd__sp_half(t);
 }
 
 /* First position p in [lo, hi) with key[p] >= v (keys nondecreasing): the

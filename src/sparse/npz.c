@@ -169,6 +169,9 @@ nd_status nd_sparse_load_npz_buffer(nd_sparse **out, const void *data, size_t si
         }
     }
     if (!st) st = member_array(fn, &mem[M_DATA], "data", &d);
+    if (!st && d->dtype == ND_BFLOAT16) /* '<V2': raw 2-byte records, as np.save writes ml_dtypes.bfloat16 */
+        st = nd__err(ND_ERR_UNSUPPORTED, fn, "'data' holds bfloat16 values, which have no NumPy dtype: scipy.sparse "
+                     "cannot hold them, and the .npz layout does not either");
     if (!st) st = member_array(fn, &mem[coo ? M_ROW : M_INDICES], coo ? "row" : "indices", &i);
     if (!st) st = member_array(fn, &mem[coo ? M_COL : M_INDPTR], coo ? "col" : "indptr", &p);
     if (!st) {
@@ -296,6 +299,9 @@ static nd_status save_npz(const char *fn, const char *path, const nd_sparse *s, 
     ND_CHECK_PTR(fn, path, "path");
     nd_status st = nd__sp_check(fn, s, "s");
     if (st) return st;
+    if (s->data->dtype == ND_BFLOAT16)
+        return nd__err(ND_ERR_UNSUPPORTED, fn, "bfloat16 values have no NumPy dtype, so scipy.sparse.load_npz could "
+                       "not read them; cast the values to float32 (or float16) first");
     static const char *const FMT[3] = {"csr", "csc", "coo"};
     bool coo = s->fmt == ND_SPARSE_COO;
     uint64_t total = nd_nbytes(s->data) + (coo ? nd_nbytes(s->row) + nd_nbytes(s->col)

@@ -195,8 +195,12 @@ nd_status nd_sparse_multiply_dense(nd_sparse **out, const nd_sparse *a, const nd
     nd_sparse *csr = NULL;
     nd_array *x = NULL, *y = NULL;
     if ((st = nd__sp_as_csr(fn, &csr, a))) return st;
-    if ((st = nd__broadcast_view(&x, d, 2, shape)) || (st = nd__alloc(&y, a->data->dtype, 1, &a->data->size, d->device)))
-        goto fail;
+    /* half values: d widened before it is broadcast (the slot computes them in float32) */
+    nd_array *dw = NULL;
+    if (nd__sp_half(d->dtype) && (st = nd__copy_new(&dw, d, ND_FLOAT32))) goto fail;
+    st = nd__broadcast_view(&x, dw ? dw : d, 2, shape);
+    nd_release(dw);
+    if (st || (st = nd__alloc(&y, a->data->dtype, 1, &a->data->size, d->device))) goto fail;
     nd_sp_call call = {.op = ND_SP_MUL_DENSE, .a = nd__sp_csr_form(csr), .x = x, .y = y};
     if ((st = nd__sp_run(fn, d->device, &call))) goto fail;
     nd_release(x);
@@ -231,7 +235,8 @@ static nd_status sp_zero_preserving(const char *fn, const char *opname, nd_array
     nd_dtype t = h->dtype;
     nd_release(h);
     if (!nd__sp_value_ok(t))
-        return nd__err(ND_ERR_DTYPE, fn, "%s gives %s values; sparse values are float32, float64, complex64 or complex128",
+        return nd__err(ND_ERR_DTYPE, fn, "%s gives %s values; sparse values are float16, bfloat16, float32, float64, complex64 "
+                       "or complex128",
                        opname, nd_dtype_name(t));
     if (re != 0 || im != 0)
         return nd__err(ND_ERR_INVALID, fn, "%s does not map 0 to 0 (it gives %g), so the result would not be sparse; "
@@ -299,11 +304,19 @@ nd_status nd_sparse_sum(nd_array **out, const nd_sparse *a, int axis)
     nd_array *y = NULL, *r = NULL;
     if ((st = nd_sparse_convert(&m, a, axis == 0 ? ND_SPARSE_CSC : ND_SPARSE_CSR))) return nd__err_prefix(st, fn);
     nd_sp_csr f = nd__sp_csr_form(m);
-    if ((st = nd__alloc(&y, vt, 1, &f.rows, dev))) goto done;
+    /* half values: the sums in float32, rounded once at the end */
+    nd_dtype yt = nd__sp_half(vt) ? ND_FLOAT32 : vt;
+    if ((st = nd__alloc(&y, yt, 1, &f.rows, dev))) goto done;
     nd_sp_call call = {.op = ND_SP_ROW_SUMS, .a = f, .y = y};
     if ((st = nd__sp_run(fn, dev, &call))) goto done;
     if (axis == ND_AXIS_NONE) {
         if ((st = nd_reduce(&r, ND_REDUCE_SUM, y, 0, NULL, false))) goto done;
+        nd_release(y);
+        y = r;
+        r = NULL;
+    }
+    if (yt != vt) {
+        if ((st = nd__copy_new(&r, y, vt))) goto done;
         nd_release(y);
         y = r;
         r = NULL;

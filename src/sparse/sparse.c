@@ -67,12 +67,60 @@ nd_status nd__sp_slot(const char *fn, nd_device dev, nd_status (**slot)(nd_sp_ca
     return ND_OK;
 }
 
+/* a float32 copy of a half-valued operand in *w (a untouched otherwise) */
+static nd_status sp_widen(nd_array **w, const nd_array *a)
+{
+    *w = NULL;
+    if (!a || !nd__sp_half(a->dtype)) return ND_OK;
+    return nd__copy_new(w, a, ND_FLOAT32);
+}
+
+/* The slot's op on float16/bfloat16 values other than SpMV/SpMM: the
+ * value operands widened to float32 (exactly), the op run there (sums in
+ * float32), and its values rounded back to the half dtype h once. */
+static nd_status sp_run_widened(nd_status (*slot)(nd_sp_call *), nd_sp_call *call, nd_dtype h)
+{
+    nd_sp_call w = *call;
+    nd_array *ad = NULL, *bd = NULL, *x = NULL, *y = NULL, *cd = NULL;
+    nd_status st;
+    if ((st = sp_widen(&ad, call->a.data)) || (st = sp_widen(&bd, call->b.data)) || (st = sp_widen(&x, call->x)))
+        goto done;
+    if (call->y && nd__sp_half(call->y->dtype) &&
+        (st = nd__alloc(&y, ND_FLOAT32, call->y->ndim, call->y->shape, call->y->device)))
+        goto done;
+    if (ad) w.a.data = ad;
+    if (bd) w.b.data = bd;
+    if (x) w.x = x;
+    if (y) w.y = y;
+    if ((st = slot(&w))) goto done;
+    if (y) st = nd__copy_into(call->y, y);
+    if (!st && w.c.data) st = nd__copy_new(&cd, w.c.data, h);
+    if (st) {
+        nd_release(w.c.indptr), nd_release(w.c.indices), nd_release(w.c.data), nd_release(w.row);
+        goto done;
+    }
+    if (w.c.data) {
+        nd_release(w.c.data);
+        w.c.data = cd;
+    }
+    call->c = w.c;
+    call->row = w.row;
+    call->index_dtype = w.index_dtype;
+done:
+    nd_release(ad), nd_release(bd), nd_release(x), nd_release(y);
+    return st;
+}
+
 nd_status nd__sp_run(const char *fn, nd_device dev, nd_sp_call *call)
 {
     nd_status (*slot)(nd_sp_call *);
     nd_status st = nd__sp_slot(fn, dev, &slot);
     if (st) return st;
-    st = slot(call);
+    const nd_array *v[4] = {call->a.data, call->b.data, call->x, call->y};
+    nd_dtype h = ND_FLOAT32;
+    for (int i = 0; i < 4; i++)
+        if (v[i] && nd__sp_half(v[i]->dtype)) h = v[i]->dtype;
+    st = call->op == ND_SP_SPMM || !nd__sp_half(h) ? slot(call) : sp_run_widened(slot, call, h);
     return st ? nd__err_prefix(st, fn) : ND_OK;
 }
 
@@ -109,8 +157,8 @@ static bool sp_int_dtype(nd_dtype t) { return t == ND_INT32 || t == ND_INT64; }
 static nd_status sp_value_dtype(const char *fn, nd_dtype t, const char *name)
 {
     if (nd__sp_value_ok(t)) return ND_OK;
-    return nd__err(ND_ERR_DTYPE, fn, "'%s' is %s; sparse values are float32, float64, complex64 or complex128 (cast with nd_astype)",
-                   name, nd_dtype_name(t));
+    return nd__err(ND_ERR_DTYPE, fn, "'%s' is %s; sparse values are float16, bfloat16, float32, float64, complex64 or "
+                   "complex128 (cast with nd_astype)", name, nd_dtype_name(t));
 }
 
 static nd_status sp_1d(const char *fn, const nd_array *a, const char *name)

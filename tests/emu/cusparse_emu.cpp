@@ -22,8 +22,11 @@
 //     non-empty workspace outside device memory (a debugging aid: a GPU
 //     would fault); a workspace smaller than the query answered;
 //  3. CUSPARSE_STATUS_NOT_SUPPORTED: a transposed op; value types that
-//     differ between the operands or from computeType; value types other
-//     than R_32F, R_64F, C_32F, C_64F (the emulation's limit); index base
+//     differ between the operands or from computeType (except SpMV and
+//     SpMM's R_16F and R_16BF operands with computeType R_32F, as
+//     cuSPARSE documents: products and sums in float, alpha and beta
+//     float, the result rounded once); value types other than R_32F,
+//     R_64F, C_32F, C_64F (and those two) (the emulation's limit); index base
 //     one; SpGEMM on 64-bit indices (the routine's documented limit);
 //     SpGEMM_compute/copy before workEstimation;
 //  4. a destroyed stream: CUSPARSE_STATUS_EXECUTION_FAILED;
@@ -39,6 +42,7 @@
 #include <vector>
 
 #include "cusparse.h"
+#include "shared/half.h"
 
 namespace {
 constexpr uint32_t handle_magic = 0x63737072u; // "cspr"
@@ -112,8 +116,18 @@ size_t vsize(cudaDataType t)
     case CUDA_R_64F: return 8;
     case CUDA_C_32F: return 8;
     case CUDA_C_64F: return 16;
+    case CUDA_R_16F:
+    case CUDA_R_16BF: return 2;
     default: return 0;
     }
+}
+bool is_half(cudaDataType t) { return t == CUDA_R_16F || t == CUDA_R_16BF; }
+// operand type vt under computeType ct: equal (and one of the four), or
+// (SpMV/SpMM: half_ok) a half type computed in R_32F
+bool types_ok(cudaDataType vt, cudaDataType ct, bool half_ok)
+{
+    if (is_half(vt)) return half_ok && ct == CUDA_R_32F;
+    return vt == ct && vsize(vt) != 0;
 }
 size_t isize(cusparseIndexType_t t) { return t == CUSPARSE_INDEX_64I ? 8 : t == CUSPARSE_INDEX_32I ? 4 : 0; }
 bool dev(const void *p, int64_t n, size_t esz)
@@ -140,10 +154,10 @@ st_t queue(cusparseHandle_t h, std::function<void()> f)
 }
 
 // a CSR operand: valid descriptor, supported types, arrays in device memory
-st_t csr_ok(cusparseConstSpMatDescr_t a, cudaDataType compute)
+st_t csr_ok(cusparseConstSpMatDescr_t a, cudaDataType compute, bool half_ok = false)
 {
     if (!a || a->magic != mat_magic) return CUSPARSE_STATUS_INVALID_VALUE;
-    if (a->vt != compute || !vsize(a->vt)) return CUSPARSE_STATUS_NOT_SUPPORTED;
+    if (!types_ok(a->vt, compute, half_ok)) return CUSPARSE_STATUS_NOT_SUPPORTED;
     if (a->base != CUSPARSE_INDEX_BASE_ZERO) return CUSPARSE_STATUS_NOT_SUPPORTED;
     if (!dev(a->ptr, a->rows + 1, isize(a->pt)) || !dev(a->idx, a->nnz, isize(a->it)) ||
         !dev(a->val, a->nnz, vsize(a->vt)))
@@ -178,6 +192,32 @@ void spmm_host(const cusparseSpMatDescr a, const V *x, int64_t xs, int64_t xj, V
             V &o = y[i * ys + j * yj];
             o = beta == V(0) ? alpha * s : alpha * s + beta * o;
         }
+}
+// the same for float16/bfloat16 operands (their bits), in float
+template <float (*TOF)(uint16_t), uint16_t (*FROMF)(float)>
+void spmm_half(const cusparseSpMatDescr a, const uint16_t *x, int64_t xs, int64_t xj, uint16_t *y, int64_t ys,
+               int64_t yj, int64_t k, float alpha, float beta)
+{
+    const uint16_t *v = (const uint16_t *)a.val;
+    for (int64_t i = 0; i < a.rows; i++)
+        for (int64_t j = 0; j < k; j++) {
+            float s = 0;
+            for (int64_t p = idx_at(a.ptr, a.pt, i); p < idx_at(a.ptr, a.pt, i + 1); p++)
+                s += TOF(v[p]) * TOF(x[idx_at(a.idx, a.it, p) * xs + j * xj]);
+            uint16_t &o = y[i * ys + j * yj];
+            o = FROMF(beta == 0 ? alpha * s : alpha * s + beta * TOF(o));
+        }
+}
+// queue y = alpha A x + beta y for half operands of type vt
+st_t queue_half(cusparseHandle_t h, cudaDataType vt, const cusparseSpMatDescr a, const void *xv, int64_t xs,
+                int64_t xj, void *yv, int64_t ys, int64_t yj, int64_t k, const void *alpha, const void *beta)
+{
+    const float al = *(const float *)alpha, be = *(const float *)beta;
+    const uint16_t *x = (const uint16_t *)xv;
+    uint16_t *y = (uint16_t *)yv;
+    if (vt == CUDA_R_16F)
+        return queue(h, [=]() { spmm_half<nd_half_to_float, nd_float_to_half>(a, x, xs, xj, y, ys, yj, k, al, be); });
+    return queue(h, [=]() { spmm_half<nd_bf16_to_float, nd_float_to_bf16>(a, x, xs, xj, y, ys, yj, k, al, be); });
 }
 template <typename F>
 void by_type(cudaDataType t, F f)
@@ -388,10 +428,11 @@ static st_t spmv_check(cusparseHandle_t h, cusparseOperation_t op, const void *a
     if (op != CUSPARSE_OPERATION_NON_TRANSPOSE) return CUSPARSE_STATUS_NOT_SUPPORTED;
     if (alg != CUSPARSE_SPMV_ALG_DEFAULT && alg != CUSPARSE_SPMV_CSR_ALG1 && alg != CUSPARSE_SPMV_CSR_ALG2)
         return CUSPARSE_STATUS_NOT_SUPPORTED;
-    TRY(csr_ok(A, ct));
-    if (x->vt != ct || y->vt != ct) return CUSPARSE_STATUS_NOT_SUPPORTED;
+    TRY(csr_ok(A, ct, true));
+    if (x->vt != A->vt || y->vt != A->vt) return CUSPARSE_STATUS_NOT_SUPPORTED;
     if (x->size != A->cols || y->size != A->rows) return CUSPARSE_STATUS_INVALID_VALUE;
-    if (!dev(x->val, x->size, vsize(ct)) || !dev(y->val, y->size, vsize(ct))) return CUSPARSE_STATUS_INVALID_VALUE;
+    if (!dev(x->val, x->size, vsize(A->vt)) || !dev(y->val, y->size, vsize(A->vt)))
+        return CUSPARSE_STATUS_INVALID_VALUE;
     return CUSPARSE_STATUS_SUCCESS;
 }
 cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t h, cusparseOperation_t op, const void *alpha,
@@ -414,6 +455,7 @@ cusparseStatus_t cusparseSpMV(cusparseHandle_t h, cusparseOperation_t op, const 
     const cusparseSpMatDescr a = *A;
     const void *xv = x->val;
     void *yv = y->val;
+    if (is_half(a.vt)) return queue_half(h, a.vt, a, xv, 1, 0, yv, 1, 0, 1, alpha, beta);
     st_t st = CUSPARSE_STATUS_SUCCESS;
     by_type(ct, [&](auto z) {
         typedef decltype(z) V;
@@ -435,14 +477,14 @@ static st_t spmm_check(cusparseHandle_t h, cusparseOperation_t opA, cusparseOper
     if (alg != CUSPARSE_SPMM_ALG_DEFAULT && alg != CUSPARSE_SPMM_CSR_ALG1 && alg != CUSPARSE_SPMM_CSR_ALG2 &&
         alg != CUSPARSE_SPMM_CSR_ALG3)
         return CUSPARSE_STATUS_NOT_SUPPORTED;
-    TRY(csr_ok(A, ct));
-    if (B->vt != ct || C->vt != ct) return CUSPARSE_STATUS_NOT_SUPPORTED;
+    TRY(csr_ok(A, ct, true));
+    if (B->vt != A->vt || C->vt != A->vt) return CUSPARSE_STATUS_NOT_SUPPORTED;
     if (B->rows != A->cols || C->rows != A->rows || C->cols != B->cols || B->order != C->order)
         return CUSPARSE_STATUS_INVALID_VALUE;
     for (const cusparseDnMatDescr *m : {(const cusparseDnMatDescr *)B, (const cusparseDnMatDescr *)C}) {
         const int64_t outer = m->order == CUSPARSE_ORDER_ROW ? m->rows : m->cols,
                       inner = m->order == CUSPARSE_ORDER_ROW ? m->cols : m->rows;
-        if (outer > 0 && inner > 0 && !dev(m->val, (outer - 1) * m->ld + inner, vsize(ct)))
+        if (outer > 0 && inner > 0 && !dev(m->val, (outer - 1) * m->ld + inner, vsize(A->vt)))
             return CUSPARSE_STATUS_INVALID_VALUE;
     }
     return CUSPARSE_STATUS_SUCCESS;
@@ -471,6 +513,7 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t h, cusparseOperation_t opA, cuspa
                   k = C->cols;
     const void *bv = B->val;
     void *cv = C->val;
+    if (is_half(a.vt)) return queue_half(h, a.vt, a, bv, bs, bj, cv, cs, cj, k, alpha, beta);
     st_t st = CUSPARSE_STATUS_SUCCESS;
     by_type(ct, [&](auto z) {
         typedef decltype(z) V;
