@@ -163,11 +163,47 @@ ND_VS_OP(erf, nd_sf_erf_arg, nd_sf_erf_fin, ND_VS_EXP_OURS)
 ND_VS_OP(gelu, nd_sf_ndtr_arg, nd_sf_gelu_fin, ND_VS_EXP_OURS)
 ND_VS_OP(silu, nd_sf_silu_arg, nd_sf_silu_fin, ND_VS_EXP_KERNEL)
 
+/* lgamma: x > 0 (and +inf) by nd_lgamma_pos_fin (src/shared/ops_gamma.h:
+ * the fitted pieces below 10.125, Stirling above; branch-free) on
+ * libmvec's float64 log, in blocks as above; the lanes x <= 0 or NaN
+ * (poles, reflection, recurrences with double-double products) then take
+ * the scalar body, only in the blocks that hold one. */
+#define ND_VS_LGAMMA_KERNEL(attr, isa, ISA, sfx, T)                                              \
+    attr static void nd_vs_lgamma_##sfx##_##isa(void *o_, const void *a_, int64_t n)           \
+    {                                                                                           \
+        T *o = (T *)o_;                                                                         \
+        const T *a = (const T *)a_;                                                             \
+        const nd_vmath_kernel *lg = nd__vmath_mvec(ISA, ND_UNARY_LOG, ND_FLOAT64);              \
+        _Alignas(64) double x[ND_VS_BLK];                                                       \
+        _Alignas(64) double l[ND_VS_BLK];                                                       \
+        for (int64_t i0 = 0; i0 < n; i0 += ND_VS_BLK) {                                        \
+            const int64_t m = n - i0 < ND_VS_BLK ? n - i0 : ND_VS_BLK;                          \
+            int other = 0;                                                                      \
+            _Pragma("omp simd reduction(|:other)") for (int64_t j = 0; j < m; j++)              \
+            {                                                                                   \
+                x[j] = (double)a[i0 + j];                                                       \
+                l[j] = x[j] > 0 ? x[j] : 1.0;                                                   \
+                other |= !(x[j] > 0);                                                           \
+            }                                                                                   \
+            lg->fn(l, l, m);                                                                    \
+            _Pragma("omp simd") for (int64_t j = 0; j < m; j++) o[i0 + j] = (T)nd_lgamma_pos_fin(x[j], l[j]); \
+            if (other)                                                                          \
+                for (int64_t j = 0; j < m; j++)                                                 \
+                    if (!(x[j] > 0)) o[i0 + j] = (T)nd_op_lgamma_f64(x[j]);                     \
+        }                                                                                       \
+    }                                                                                           \
+    static const nd_vmath_kernel nd_vk_lgamma_##sfx##_##isa = {nd_vs_lgamma_##sfx##_##isa, "nd"};
+ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f64, double)
+ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f32, float)
+ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f64, double)
+ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f32, float)
+
 #define ND_VS_CASES(isa, sfx)                                 \
     switch (op) {                                             \
     case ND_UNARY_ERF: return &nd_vk_erf_##sfx##_##isa;       \
     case ND_UNARY_GELU: return &nd_vk_gelu_##sfx##_##isa;     \
     case ND_UNARY_SILU: return &nd_vk_silu_##sfx##_##isa;     \
+    case ND_UNARY_LGAMMA: return &nd_vk_lgamma_##sfx##_##isa; \
     default: return NULL;                                     \
     }
 #endif
@@ -177,6 +213,8 @@ const nd_vmath_kernel *nd__vmath_special(nd_cpu_isa isa, nd_unary_op op, nd_dtyp
 #if ND_ISA_X86
     /* silu's exp is libmvec's: no kernel in a build without it */
     if (op == ND_UNARY_SILU && (isa == ND_ISA_BASELINE || !nd__vmath_mvec(isa, ND_UNARY_EXP, ND_FLOAT64))) return NULL;
+    /* lgamma's log is libmvec's too */
+    if (op == ND_UNARY_LGAMMA && (isa == ND_ISA_BASELINE || !nd__vmath_mvec(isa, ND_UNARY_LOG, ND_FLOAT64))) return NULL;
     if (isa == ND_ISA_AVX512 && t == ND_FLOAT64) ND_VS_CASES(avx512, f64)
     if (isa == ND_ISA_AVX512 && t == ND_FLOAT32) ND_VS_CASES(avx512, f32)
     if (isa == ND_ISA_AVX2 && t == ND_FLOAT64) ND_VS_CASES(avx2, f64)

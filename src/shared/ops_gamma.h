@@ -323,12 +323,12 @@ ND_GAM_INL double nd_gam_piece(const double (*tab)[ND_GAM_ROW], double x, double
 {
     const double y = x + k;
     const double yc = y < 0.625 ? 0.625 : (y < 10.0 ? y : 10.0);
-    const double *r = tab[(int)((yc - 0.625) * 4.0)];
-    const double t = (x - (r[0] - k)) - r[1];
-#define ND_GAM_C(j) r[4 + (j)]
+    const int i = (int)((yc - 0.625) * 4.0); /* indexed loads, not a row pointer: they vectorise as gathers */
+    const double t = (x - (tab[i][0] - k)) - tab[i][1];
+#define ND_GAM_C(j) tab[i][4 + (j)]
     const double q = ND_GAM_H16(ND_GAM_C, t);
 #undef ND_GAM_C
-    return r[2] + (r[3] + t * q);
+    return tab[i][2] + (tab[i][3] + t * q);
 }
 ND_GAM_INL double nd_gam_lgamma_tab(double x, double k)
 {
@@ -417,16 +417,18 @@ ND_HOSTDEV static inline double nd_op_lgamma_f64(double x)
 }
 ND_HOSTDEV static inline float nd_op_lgamma_f32(float x) { return (float)nd_op_lgamma_f64((double)x); }
 
-/* gamma(x) for x >= 10: sqrt(2 pi) x^(x-1/2) e^-x exp(Stirling's tail),
- * x^(x-1/2) as (x^(x/2-1/4))^2 so that it does not overflow early, the
- * exp of the tail (< 0.0083) by its Taylor series */
+/* gamma(x) for x >= 10: sqrt(2 pi) exp(Stirling's tail) x^(x-1/2) e^-x,
+ * the first two factors as one series in the tail (< 0.0083; the exp's
+ * Taylor series), x^(x-1/2) by one pow while it cannot overflow (x < 143),
+ * as (x^(x/2-1/4))^2 above */
 ND_HOSTDEV static inline double nd_gamma_big(double x)
 {
     if (x > 171.625) return (double)INFINITY;
-    const double s = nd_stirling_tail(x);
-    const double es = 1.0 + s * (1.0 + s * (1.0 / 2 + s * (1.0 / 6 + s * (1.0 / 24 + s * (1.0 / 120 + s * (1.0 / 720))))));
+    const double s = nd_stirling_tail(x), c = ND_SQRT_2PI;
+    const double es = c + s * (c + s * (c / 2 + s * (c / 6 + s * (c / 24 + s * (c / 120 + s * (c / 720))))));
+    if (x < 143.0) return es * (pow(x, x - 0.5) * exp(-x));
     const double h = pow(x, 0.5 * x - 0.25);
-    return (ND_SQRT_2PI * es) * (h * (h * exp(-x)));
+    return es * (h * (h * exp(-x)));
 }
 /* gamma(x) for x > 0 */
 ND_HOSTDEV static inline double nd_gamma_pos(double x)
