@@ -13,18 +13,29 @@
  * (float16/bfloat16 go through float32 as every FLOAT op). The Bessel
  * functions i0, i0e, i1, i1e, j0, j1, y0, y1 live in
  * src/shared/ops_bessel.h (described here too). The building
- * blocks are exp, log, log1p, pow, sin, cos, sqrt, fma.
- *  - lgamma: the Taylor series of lgamma(1 + e) and lgamma(2 + e) (the
- *    coefficients are (-1)^k zeta(k)/k and (-1)^k (zeta(k) - 1)/k) on
- *    [0.5, 2.75], the recurrence with a double-double product below 13,
- *    Stirling's series above, reflection below -13;
- *  - gamma: exp of the same series near 1 and 2, the recurrence with a
- *    double-double product up to 20, Stirling above (split power so that
- *    x^(x - 1/2) does not overflow early), the recurrence (negative x above
+ * blocks are exp, log, log1p, pow, sin, cos, sqrt, fma (the last in the
+ * double-double products only: the polynomials are evaluated without it,
+ * so that the CPU's vector lanes compute the scalar body's bits).
+ *  - lgamma, gamma, digamma on [0.625, 10.125): fitted polynomials on 38
+ *    pieces of width 1/4 (tools/gen_gamma_coeffs.py: f = a + t Q(t), Q of
+ *    degree 15 in t = x - centre, exact; centred at the roots 1 and 2 of
+ *    lgamma and 1.4616... of digamma where a piece holds one, so that the
+ *    results keep their relative accuracy there), evaluated by Horner
+ *    from a table; below 0.625 the piece of x + 1 (with t exact) and
+ *    lgamma(x) = lgamma(x + 1) - log x, gamma(x) = gamma(x + 1)/x,
+ *    psi(x) = psi(x + 1) - 1/x;
+ *  - lgamma from 10.125: Stirling's series (8 terms, one division);
+ *    negative x: the pieces (x > -0.375), the recurrence with a
+ *    double-double product (x > -13), reflection below; the CPU's AVX2
+ *    and AVX-512 kernels (src/cpu/vmath_special.c) compute the same
+ *    formulas on libmvec's log;
+ *  - gamma from 10.125: sqrt(2 pi) exp(Stirling's tail) x^(x-1/2) e^-x
+ *    (one pow below 143, split in two above so that it does not overflow
+ *    early), the recurrence with a double-double product (negative x above
  *    -20) or reflection (below);
- *  - digamma: the Taylor series around its positive root 1.4616...
- *    (argument reduced in two parts), recurrences with double-double sums
- *    of reciprocals, the asymptotic series from 10 on, reflection below -10;
+ *  - digamma from 10.125: the asymptotic series (9 terms); negative x:
+ *    recurrences with double-double sums of reciprocals into the pieces,
+ *    reflection below -10;
  *  - zeta(x, q): Euler-Maclaurin summation (direct terms until q + N >= 10,
  *    then 12 Bernoulli terms); polygamma(n, x) = SciPy's formula
  *    (-1)^(n+1) gamma(n+1) zeta(n+1, x), digamma for n == 0;
@@ -46,10 +57,12 @@
  * the CUDA kernels, the run-time kernels) runs this one scalar code, so one
  * column per dtype (float32: correctly rounded but for double rounding;
  * float16/bfloat16: the float32 value rounded once more), and SciPy
- * 1.17.1's float64 worst on the same inputs:
+ * 1.17.1's float64 worst on the same inputs. lgamma on the CPU's AVX2 and
+ * AVX-512 paths runs its vector kernel instead: float64 within 3.2 ulp
+ * (tests/test_vmath.c, src/cpu/vmath.h's table), float32 0.50.
  *
  *   max ulp     f64     f32    SciPy f64
- *   gamma       3.4     0.50   4.2
+ *   gamma       4.0     0.50   4.2
  *   lgamma      1.9     0.50   2.3e9  (SciPy: near the roots 1 and 2)
  *   digamma     27      0.50   353    (near the negative roots)
  *   i0          3.7     0.50   2.6
@@ -61,13 +74,15 @@
  *   y0          3.6     0.50   7.0e15
  *   y1          3.6     0.50   2.3e16
  *   polygamma   4.8     0.50   4.8
- *   beta        3.3     0.50   240
+ *   beta        3.7     0.50   240
  *   betaln      985     0.50   1.7e6  (betaln near 0: its log terms cancel)
  *   gammainc    1.2e3   0.50   1.0e4  (large a, far tails)
  *   gammaincc   1.2e3   0.50   7.6e4
  *   zeta        3.8     0.50   12.4
- * tests/test_special_gamma.c holds float32 to 2 ulp and float64 to
- * max(4, SciPy's worst) on the CPU and on cuda:0.
+ * (gamma: 3.98 at x = -148.2, reflection of the Stirling range; positive
+ * x within 4.) tests/test_special_gamma.c holds float32 to 2 ulp and
+ * float64 to max(4, SciPy's worst) - or ours where that is tighter - on
+ * the CPU and on cuda:0.
  */
 #ifndef ND_OPS_GAMMA_H
 #define ND_OPS_GAMMA_H
