@@ -7,8 +7,8 @@
  *    (the functions SciPy documents so), within SciPy's - or within ours
  *    where that is tighter (lgamma, digamma, betaln, gammainc: the table
  *    of src/shared/ops_gamma.h);
- *  - cuda:0 bit for bit equal to the CPU (one body; but lgamma where the
- *    CPU's path runs its vector kernel, whose log is libmvec's);
+ *  - cuda:0 bit for bit equal to the CPU (one body; but lgamma and digamma
+ *    where the CPU's path runs their vector kernels, whose log is libmvec's);
  *  - SciPy's values at the special points (poles, infinities, NaN, signed
  *    zeros bit for bit, finite values to 1e-13);
  *  - float16/bfloat16 (the float32 body, rounded once), integer inputs
@@ -140,7 +140,8 @@ START_TEST(accuracy)
                 continue;
             }
             /* one body: bit for bit (NaN as NaN), but where the CPU's path
-             * has a vector kernel (lgamma on AVX2/AVX-512: libmvec's log) */
+             * has a vector kernel (lgamma, digamma on AVX2/AVX-512: libmvec's
+             * log) */
             if (!f->binary && nd__vmath(nd__cpu_isa(), (nd_unary_op)f->op, f32 ? ND_FLOAT32 : ND_FLOAT64)) {
                 free(v);
                 continue;
@@ -209,7 +210,7 @@ START_TEST(dtypes)
         ND_OK_OR_FAIL(nd_from_host(&a16, h, ND_FLOAT16, 1, shape, dev));
         ND_OK_OR_FAIL(nd_from_host(&ab, bf, ND_BFLOAT16, 1, shape, dev));
         ND_OK_OR_FAIL(nd_from_host(&a32, xs, ND_FLOAT32, 1, shape, dev));
-        /* lgamma: the CPU's vector kernel on AVX2/AVX-512 (float32 lanes) */
+        /* lgamma, digamma: the CPU's vector kernels on AVX2/AVX-512 (float32 lanes) */
         const nd_unary_op ops[5] = {ND_UNARY_GAMMA, ND_UNARY_DIGAMMA, ND_UNARY_LGAMMA, ND_UNARY_I1E, ND_UNARY_Y0};
         for (int k = 0; k < 5; k++) {
             ND_OK_OR_FAIL(nd_unary(&o16, ops[k], a16));

@@ -54,6 +54,10 @@ static long double gelu_l(long double x)
 /* SciPy's gammaln(-inf) is -inf (libm's lgamma gives +inf) */
 static double lgamma_d(double x) { return x == -INFINITY ? x : lgamma(x); }
 static long double lgamma_l(long double x) { return x == -INFINITY ? x : lgammal(x); }
+/* digamma: libm has none; the reference is the scalar body
+ * (src/shared/ops_gamma.h, held to mpmath by suite special_gamma: 2 ulp for
+ * x > 0), so the kernel is measured against it - they differ by the log */
+static long double digamma_l(long double x) { return nd_op_digamma_f64((double)x); }
 static double silu_d(double x) { return x == -INFINITY ? -0.0 : x * sig_d(x); }
 static long double silu_l(long double x) { return x == -INFINITY ? -0.0L : x * sig_l(x); }
 
@@ -96,6 +100,7 @@ static const vm_func g_funcs[] = {
     /* the fitted pieces, their ends and the roots 1 and 2, Stirling's
      * start, the negative axis (the scalar body's lanes) */
     {VM_F(LGAMMA, lgamma, lgamma_d, lgamma_l), {{0.5f, 3.0f}, {9.5f, 11.0f}, {-5.0f, -0.01f}}, {{0.5, 3}, {9.5, 11}, {1e-3, 1e300}}},
+    {VM_F(DIGAMMA, digamma, nd_op_digamma_f64, digamma_l), {{0.5f, 3.0f}, {9.5f, 11.0f}, {-5.0f, -0.01f}}, {{0.5, 3}, {9.5, 11}, {1e-3, 1e300}}},
 };
 /* ck_assert writes to Check's pipe on every call (its mark point): a
  * failure-only assertion keeps millions of checks cheap. */
@@ -350,8 +355,9 @@ START_TEST(test_vmath_table)
                 const nd_unary_op op = g_funcs[i].op;
                 const bool own512 = d && isa == ND_ISA_AVX512 &&
                                     (op == ND_UNARY_EXP || op == ND_UNARY_TANH || op == ND_UNARY_SIGMOID);
-                /* erf, gelu, silu, lgamma: ours on both (src/cpu/vmath_special.c) */
-                const bool special = op == ND_UNARY_ERF || op == ND_UNARY_GELU || op == ND_UNARY_SILU || op == ND_UNARY_LGAMMA;
+                /* erf, gelu, silu, lgamma, digamma: ours on both (src/cpu/vmath_special.c) */
+                const bool special = op == ND_UNARY_ERF || op == ND_UNARY_GELU || op == ND_UNARY_SILU ||
+                                     op == ND_UNARY_LGAMMA || op == ND_UNARY_DIGAMMA;
                 const char *want = (d && op == ND_UNARY_TANH) || own512 || special ? "nd" : "libmvec";
                 VM_ASSERT(k && !strcmp(k->impl, want), "%s", g_funcs[i].name);
             }

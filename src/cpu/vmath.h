@@ -146,7 +146,8 @@ static inline bool nd__vmath_candidate(nd_unary_op op)
     case ND_UNARY_ERF:
     case ND_UNARY_GELU:
     case ND_UNARY_SILU:
-    case ND_UNARY_LGAMMA: return true;
+    case ND_UNARY_LGAMMA:
+    case ND_UNARY_DIGAMMA: return true;
     default: return false;
     }
 }

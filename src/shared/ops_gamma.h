@@ -481,14 +481,16 @@ ND_HOSTDEV static inline float nd_op_gamma_f32(float x) { return (float)nd_op_ga
 /* ------------------------------------------------------------------ */
 /* digamma                                                             */
 /* ------------------------------------------------------------------ */
-/* psi(x) for x >= 10: the asymptotic series */
-ND_HOSTDEV static inline double nd_digamma_big(double x)
+/* psi(x) for x >= 10 given l = log(x): the asymptotic series (the CPU's
+ * vector kernels compute it on libmvec's log) */
+ND_GAM_INL double nd_digamma_asym(double x, double l)
 {
     const double w = 1.0 / x, z = w * w;
     const double s = 1.0 / 12 + z * (-1.0 / 120 + z * (1.0 / 252 + z * (-1.0 / 240 + z * (1.0 / 132 + z * (-691.0 / 32760
                      + z * (1.0 / 12 + z * (-3617.0 / 8160 + z * (43867.0 / 14364))))))));
-    return log(x) - (0.5 * w + s * z);
+    return l - (0.5 * w + s * z);
 }
+ND_HOSTDEV static inline double nd_digamma_big(double x) { return nd_digamma_asym(x, log(x)); }
 ND_HOSTDEV static inline double nd_op_digamma_f64(double x)
 {
     if (x >= ND_GAM_TOP) return nd_digamma_big(x); /* +inf included */
