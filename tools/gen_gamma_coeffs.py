@@ -9,14 +9,15 @@ The pieces cover [0.625, 10.125) in steps of 0.25: piece i is
 f(c + t) = a + t Q(t), Q a polynomial of degree ND_GAM_NC - 1 in t = x - c
 (exact: Sterbenz), a = f(c) as a double and the rest (a + (alo + t Q):
 no rounding of a costs the result an ulp where t Q cancels part of it).
-Where f has a root in the piece
-(lgamma at 1 and 2, digamma at 1.4616...), the piece is centred at the
-root instead (a = 0; the root of digamma as a double-double chi + clo,
-t = (x - chi) - clo), so that the result keeps its relative accuracy there.
-Each row (flat: the vector kernels load it by gathers): chi, clo, a (hi,
-lo), Q's coefficients highest degree first.
+Where f has a root in the piece (lgamma at 1 and 2, digamma at
+1.4616...), the piece is expanded at the root instead (a = 0; the root of
+digamma as a double-double chi + clo, t = (x - chi) - clo), so that the
+result keeps its relative accuracy there; where a root is within 1/4 of
+the centre, the fit at the root is kept if it checks better.
+Each row (the tables are flat): chi, clo, a (hi, lo), Q's coefficients
+highest degree first.
 
-  python3 tools/gen_gamma_coeffs.py            (a minute)
+  python3 tools/gen_gamma_coeffs.py            (a few seconds)
 """
 import mpmath as mp
 
