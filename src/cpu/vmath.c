@@ -305,7 +305,9 @@ const nd_vmath_kernel *nd__vmath(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
         default: break;
         }
 #endif
-    if (op == ND_UNARY_ERF || op == ND_UNARY_GELU || op == ND_UNARY_SILU) return nd__vmath_special(isa, op, t);
+    if (op == ND_UNARY_ERF || op == ND_UNARY_GELU || op == ND_UNARY_SILU || op == ND_UNARY_LGAMMA ||
+        op == ND_UNARY_DIGAMMA)
+        return nd__vmath_special(isa, op, t);
     const nd_vmath_kernel *k = isa != ND_ISA_BASELINE ? nd__vmath_mvec(isa, op, t) : NULL;
     if (k || t != ND_FLOAT32) return k;
     switch (op) { /* the baseline path, or a build without libmvec */
