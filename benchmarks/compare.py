@@ -92,7 +92,10 @@ def python_group_env(bindir, log):
         build = os.path.dirname(os.path.abspath(bindir))
         lib = os.path.join(build, "libndgpu.so")
         if not os.path.exists(lib) and os.path.exists(os.path.join(build, "libndgpu.a")):
-            cuda = "1" if os.path.isdir(os.path.join(build, "src", "cuda")) else "0"
+            # the CUDA half is in the build when its objects are (the
+            # folder alone is made by every build, CPU-only ones too)
+            cu = os.path.join(build, "src", "cuda")
+            cuda = "1" if os.path.isdir(cu) and any(f.endswith(".o") for f in os.listdir(cu)) else "0"
             log("compare: [python] linking %s (make BUILD=%s CUDA=%s)" % (lib, build, cuda))
             subprocess.run(["make", "-C", ROOT, "--no-print-directory", "BUILD=" + build, "CUDA=" + cuda, lib],
                            stdout=subprocess.DEVNULL)

@@ -37,7 +37,9 @@ $(BUILD)/benchmarks/bench_%: benchmarks/bench_%.c $(BUILD)/benchmarks/bench_%.d 
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -o $@ $< $(BENCH_COMMON_O) $(LIB_A) $(LDLIBS_ALL) $(if $(CU_OBJS),-lstdc++)
 
-bench-build: $(BENCH_BINS)
+# the shared library too: the python group of compare.py loads it (built
+# here from the same objects, so that compare.py never has to guess how)
+bench-build: $(BENCH_BINS) $(BUILD)/libndgpu.so
 
 # $(call bench_run,COMPARE_ARGS): decide, build, run (one shell).
 define bench_run
