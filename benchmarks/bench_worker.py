@@ -317,20 +317,32 @@ def build_case(rec, np, xp, cache, cleanup=None):
         f = getattr(xp, fn)
         out = f(*ins)
         return (lambda: f(*ins, out=out)), (lambda: out), ""
-    if fn == "special":  # bench_special_gamma: scipy.special's ufunc (cupyx.scipy.special on CuPy), out=
+    if fn == "special":  # bench_special and bench_special_gamma: scipy.special's ufuncs (cupyx.scipy.special
+        # on a GPU) into an existing out=; gelu and silu, which SciPy lacks, as the two ufunc calls a user writes
         try:
             if xp is np:
                 import scipy
-                import scipy.special as sp
+                import scipy.special as sc
                 note = "scipy %s" % scipy.__version__
             else:
-                import cupyx.scipy.special as sp
+                import cupyx.scipy.special as sc
                 note = "cupyx.scipy.special"
         except ImportError as e:
             raise Unsupported("no scipy.special: %s" % e)
-        f = getattr(sp, call["name"])
+        name = call["name"]
+        if name in ("gelu", "silu"):
+            # gelu = a * ndtr(a), silu = a * expit(a): the first call into a temporary
+            a = ins[0]
+            f = sc.ndtr if name == "gelu" else sc.expit
+            out, tmp = xp.empty_like(a), xp.empty_like(a)
+
+            def run():
+                f(a, out=tmp)
+                xp.multiply(a, tmp, out=out)
+            return run, (lambda: out), note + ", %s(a, out=t); multiply(a, t, out=)" % f.__name__
+        f = getattr(sc, name)
         out = f(*ins)
-        return (lambda: f(*ins, out=out)), (lambda: out), note
+        return (lambda: f(*ins, out=out)), (lambda: out), note + ", %s(..., out=)" % name
     if fn == "expr":  # bench_expr: the same line unfused (NumPy/CuPy), or numexpr.evaluate
         code = call["expr"]
         names = dict(zip("abc", ins))
@@ -358,30 +370,6 @@ def build_case(rec, np, xp, cache, cleanup=None):
         def run():
             res[0] = eval(f, env, names)
         return run, (lambda: res[0]), "the same line, unfused (allocates its temporaries and result)"
-    if fn == "special":  # bench_special: scipy.special's ufuncs (cupyx.scipy.special on a GPU)
-        try:
-            if xp is np:
-                import scipy
-                import scipy.special as sc
-                note = "scipy %s" % scipy.__version__
-            else:
-                import cupyx.scipy.special as sc
-                note = "cupyx.scipy.special"
-        except ImportError:
-            raise Unsupported("scipy is not installed (pip install scipy)")
-        name, a = call["name"], ins[0]
-        out = xp.empty_like(a)
-        if name in ("erf", "expit"):
-            f = getattr(sc, name)
-            return (lambda: f(a, out=out)), (lambda: out), note + ", %s(a, out=)" % name
-        # gelu = a * ndtr(a), silu = a * expit(a): two ufunc calls, the first into a temporary
-        f = sc.ndtr if name == "gelu" else sc.expit
-        tmp = xp.empty_like(a)
-
-        def run():
-            f(a, out=tmp)
-            xp.multiply(a, tmp, out=out)
-        return run, (lambda: out), note + ", %s(a, out=t); multiply(a, t, out=)" % f.__name__
     if fn == "where":
         res = [xp.where(*ins)]
 
