@@ -614,6 +614,14 @@ START_TEST(test_size_views)
         ck_assert_ptr_null(zr);
         ND_OK_OR_FAIL(nd_reshape(&zr, z, 3, (const int64_t[]){0, P2(61), 2}));
         REL(z, zr);
+        /* an empty array may have an axis of 2^63 - 1: the inverse real
+         * transforms' default length 2 (m - 1) overflows there */
+        nd_array *ze = NULL, *fo = NULL;
+        ND_OK_OR_FAIL(nd_empty(&ze, ND_INT8, 2, (const int64_t[]){0, INT64_MAX}, d));
+        ND_EXPECT_ERR(nd_irfft(&fo, ze, -1, 1, ND_FFT_BACKWARD), ND_ERR_INVALID, "too big");
+        ND_EXPECT_ERR(nd_irfftn(&fo, ze, 1, NULL, (const int[]){1}, ND_FFT_BACKWARD), ND_ERR_INVALID, "too big");
+        ck_assert_ptr_null(fo);
+        REL(ze);
         nd_array *x = NULL;
         ND_OK_OR_FAIL(nd_expand_dims(&x, v, 0));
         ck_assert_int_eq(nd_size(x), P2(60));

@@ -48,6 +48,16 @@ nd_status nd__fft_bad_n(const char *fn, int64_t n)
     return nd__err(ND_ERR_INVALID, fn, "Invalid number of FFT data points (%lld) specified.", (long long)n);
 }
 
+nd_status nd__fft_c2r_len(const char *fn, int64_t m, int64_t *n)
+{
+    if (m - 1 > INT64_MAX / 2)
+        return nd__err(ND_ERR_INVALID, fn,
+                       "array is too big: the default output length 2 (m - 1) overflows for an axis of %lld",
+                       (long long)m);
+    *n = 2 * (m - 1);
+    return ND_OK;
+}
+
 nd_status nd__fft_backend(const char *fn, nd_device dev)
 {
     const nd_backend *be = nd__backend(dev);
@@ -143,7 +153,8 @@ static nd_status fft1(const char *fn, fft1_which w, nd_array **out, const nd_arr
         return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", axis, nd);
     const int ax = axis < 0 ? axis + nd : axis;
     const int64_t m = a->shape[ax];
-    if (n == -1) n = kind == ND_FFT_C2R ? 2 * (m - 1) : m;
+    if (n == -1 && kind == ND_FFT_C2R && (st = nd__fft_c2r_len(fn, m, &n))) return st;
+    if (n == -1) n = m;
     if (n < 1) return nd__fft_bad_n(fn, n);
     if ((st = nd__fft_backend(fn, a->device))) return st;
     const nd_dtype ct = nd__fft_ctype(a->dtype);

@@ -28,6 +28,10 @@ ND_INTERNAL nd_status nd__fft_check_norm(const char *fn, nd_fft_norm norm);
 ND_INTERNAL double nd__fft_scale(nd_fft_norm norm, bool inverse, int64_t n);
 /* "Invalid number of FFT data points (n) specified." (ND_ERR_INVALID). */
 ND_INTERNAL nd_status nd__fft_bad_n(const char *fn, int64_t n);
+/** The inverse real transforms' default length 2 (m - 1) for an axis of m
+ *  into *n, or ND_ERR_INVALID where it overflows int64 (an axis of a
+ *  broadcast or empty array may be that long). */
+ND_INTERNAL nd_status nd__fft_c2r_len(const char *fn, int64_t m, int64_t *n);
 /* The input of one step: a as dtype t with extent m along ax (cropped: a
  * view; zero-padded: a new array), with no stride-0 axis of extent > 1;
  * a new reference (a itself when it already qualifies). *owned: whether

@@ -85,7 +85,7 @@ static nd_status fftn(const char *fn, fftn_which w, nd_array **out, const nd_arr
     for (int i = 0; i < naxes; i++) {
         const int64_t m = a->shape[ax[i]];
         len[i] = s && s[i] != -1 ? s[i] : m;
-        if (!s && w == N_IRFFTN && i == naxes - 1) len[i] = 2 * (m - 1);
+        if (!s && w == N_IRFFTN && i == naxes - 1 && (st = nd__fft_c2r_len(fn, m, &len[i]))) return st;
         if (len[i] < 1) return nd__fft_bad_n(fn, len[i]);
     }
     if ((st = nd__fft_backend(fn, a->device))) return st;
