@@ -163,16 +163,19 @@ ND_VS_OP(erf, nd_sf_erf_arg, nd_sf_erf_fin, ND_VS_EXP_OURS)
 ND_VS_OP(gelu, nd_sf_ndtr_arg, nd_sf_gelu_fin, ND_VS_EXP_OURS)
 ND_VS_OP(silu, nd_sf_silu_arg, nd_sf_silu_fin, ND_VS_EXP_KERNEL)
 
-/* lgamma: blocks as above; x >= 10.125 (+inf included) by Stirling
- * (nd_lgamma_stirling, src/shared/ops_gamma.h) on libmvec's float64 log in
- * `omp simd` loops, then the other lanes one by one: the fitted pieces for
- * 0 < x < 10.125 (nd_lgamma_pos_tab on the same log), the scalar body for
- * x <= 0 and NaN (poles, reflection, recurrences with double-double
- * products). The pieces' table is not loaded in the vector loop: gcc 12
- * loads a table lane by lane there (AVX-512 gathers were slower still on
- * an AMD EPYC Zen 4), and that cost every lane ~4 ns, Stirling's included. */
-#define ND_VS_LGAMMA_KERNEL(attr, isa, ISA, sfx, T)                                              \
-    attr static void nd_vs_lgamma_##sfx##_##isa(void *o_, const void *a_, int64_t n)           \
+/* lgamma and digamma: blocks as above; x >= 10.125 (+inf included) by
+ * their large-x series (nd_lgamma_stirling, nd_digamma_asym:
+ * src/shared/ops_gamma.h) on libmvec's float64 log in `omp simd` loops,
+ * then the other lanes one by one: lgamma's fitted pieces for
+ * 0 < x < 10.125 (nd_lgamma_pos_tab on the same log), the scalar body
+ * elsewhere (x <= 0 and NaN: poles, reflection, recurrences with
+ * double-double products; digamma's pieces need no log). The pieces' table
+ * is not loaded in the vector loop: gcc 12 loads a table lane by lane
+ * there (AVX-512 gathers were slower still on an AMD EPYC Zen 4), and that
+ * cost every lane ~4 ns, the series' included. LARG(x) is the log's
+ * argument, VEC(x, l) the series, SLOW(x, l) an other lane. */
+#define ND_VS_GAMMA_FAMILY(name, LARG, VEC, SLOW, attr, isa, ISA, sfx, T)                       \
+    attr static void nd_vs_##name##_##sfx##_##isa(void *o_, const void *a_, int64_t n)          \
     {                                                                                           \
         T *o = (T *)o_;                                                                         \
         const T *a = (const T *)a_;                                                             \
@@ -185,58 +188,30 @@ ND_VS_OP(silu, nd_sf_silu_arg, nd_sf_silu_fin, ND_VS_EXP_KERNEL)
             _Pragma("omp simd reduction(|:other)") for (int64_t j = 0; j < m; j++)              \
             {                                                                                   \
                 x[j] = (double)a[i0 + j];                                                       \
-                l[j] = x[j] > 0 ? x[j] : 1.0;                                                   \
+                l[j] = LARG(x[j]);                                                              \
                 other |= !(x[j] >= ND_GAM_TOP);                                                 \
             }                                                                                   \
             lg->fn(l, l, m);                                                                    \
             _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                                 \
-                o[i0 + j] = (T)nd_lgamma_stirling(x[j] >= ND_GAM_TOP ? x[j] : ND_GAM_TOP, l[j]);  \
-            if (other)                                                                          \
-                for (int64_t j = 0; j < m; j++) {                                               \
-                    if (x[j] >= ND_GAM_TOP) continue;                                           \
-                    o[i0 + j] = (T)(x[j] > 0 ? nd_lgamma_pos_tab(x[j], l[j]) : nd_op_lgamma_f64(x[j])); \
-                }                                                                               \
-        }                                                                                       \
-    }                                                                                           \
-    static const nd_vmath_kernel nd_vk_lgamma_##sfx##_##isa = {nd_vs_lgamma_##sfx##_##isa, "nd"};
-ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f64, double)
-ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f32, float)
-ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f64, double)
-ND_VS_LGAMMA_KERNEL(ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f32, float)
-
-/* digamma the same way: x >= 10.125 (+inf included) by the asymptotic
- * series (nd_digamma_asym) on libmvec's log in `omp simd` loops, the other
- * lanes by the scalar body (the pieces need no log) */
-#define ND_VS_DIGAMMA_KERNEL(attr, isa, ISA, sfx, T)                                             \
-    attr static void nd_vs_digamma_##sfx##_##isa(void *o_, const void *a_, int64_t n)          \
-    {                                                                                           \
-        T *o = (T *)o_;                                                                         \
-        const T *a = (const T *)a_;                                                             \
-        const nd_vmath_kernel *lg = nd__vmath_mvec(ISA, ND_UNARY_LOG, ND_FLOAT64);              \
-        _Alignas(64) double x[ND_VS_BLK];                                                       \
-        _Alignas(64) double l[ND_VS_BLK];                                                       \
-        for (int64_t i0 = 0; i0 < n; i0 += ND_VS_BLK) {                                        \
-            const int64_t m = n - i0 < ND_VS_BLK ? n - i0 : ND_VS_BLK;                          \
-            int other = 0;                                                                      \
-            _Pragma("omp simd reduction(|:other)") for (int64_t j = 0; j < m; j++)              \
-            {                                                                                   \
-                x[j] = (double)a[i0 + j];                                                       \
-                l[j] = x[j] >= ND_GAM_TOP ? x[j] : ND_GAM_TOP;                                  \
-                other |= !(x[j] >= ND_GAM_TOP);                                                 \
-            }                                                                                   \
-            lg->fn(l, l, m);                                                                    \
-            _Pragma("omp simd") for (int64_t j = 0; j < m; j++)                                 \
-                o[i0 + j] = (T)nd_digamma_asym(x[j] >= ND_GAM_TOP ? x[j] : ND_GAM_TOP, l[j]);   \
+                o[i0 + j] = (T)VEC(x[j] >= ND_GAM_TOP ? x[j] : ND_GAM_TOP, l[j]);               \
             if (other)                                                                          \
                 for (int64_t j = 0; j < m; j++)                                                 \
-                    if (!(x[j] >= ND_GAM_TOP)) o[i0 + j] = (T)nd_op_digamma_f64(x[j]);          \
+                    if (!(x[j] >= ND_GAM_TOP)) o[i0 + j] = (T)SLOW(x[j], l[j]);                 \
         }                                                                                       \
     }                                                                                           \
-    static const nd_vmath_kernel nd_vk_digamma_##sfx##_##isa = {nd_vs_digamma_##sfx##_##isa, "nd"};
-ND_VS_DIGAMMA_KERNEL(ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f64, double)
-ND_VS_DIGAMMA_KERNEL(ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f32, float)
-ND_VS_DIGAMMA_KERNEL(ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f64, double)
-ND_VS_DIGAMMA_KERNEL(ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f32, float)
+    static const nd_vmath_kernel nd_vk_##name##_##sfx##_##isa = {nd_vs_##name##_##sfx##_##isa, "nd"};
+#define ND_VS_GAMMA_FAMILY_ALL(name, LARG, VEC, SLOW)                                                         \
+    ND_VS_GAMMA_FAMILY(name, LARG, VEC, SLOW, ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f64, double)      \
+    ND_VS_GAMMA_FAMILY(name, LARG, VEC, SLOW, ND_ISA_TARGET_AVX512, avx512, ND_ISA_AVX512, f32, float)       \
+    ND_VS_GAMMA_FAMILY(name, LARG, VEC, SLOW, ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f64, double)            \
+    ND_VS_GAMMA_FAMILY(name, LARG, VEC, SLOW, ND_ISA_TARGET_AVX2, avx2, ND_ISA_AVX2, f32, float)
+/* lgamma logs every positive x (the pieces use it too), digamma only the series' lanes */
+#define ND_VS_LGAMMA_LARG(x) ((x) > 0 ? (x) : 1.0)
+#define ND_VS_LGAMMA_SLOW(x, l) ((x) > 0 ? nd_lgamma_pos_tab((x), (l)) : nd_op_lgamma_f64(x))
+#define ND_VS_DIGAMMA_LARG(x) ((x) >= ND_GAM_TOP ? (x) : ND_GAM_TOP)
+#define ND_VS_DIGAMMA_SLOW(x, l) ((void)(l), nd_op_digamma_f64(x))
+ND_VS_GAMMA_FAMILY_ALL(lgamma, ND_VS_LGAMMA_LARG, nd_lgamma_stirling, ND_VS_LGAMMA_SLOW)
+ND_VS_GAMMA_FAMILY_ALL(digamma, ND_VS_DIGAMMA_LARG, nd_digamma_asym, ND_VS_DIGAMMA_SLOW)
 
 #define ND_VS_CASES(isa, sfx)                                 \
     switch (op) {                                             \
