@@ -968,6 +968,42 @@ static int st_run(void *p)
     return 0;
 }
 
+/* The triad or the copy over fresh buffers (first touch with the same
+ * threads and schedule as the kernel), checked once, then timed into *st;
+ * *bytes gets the bytes one call counts. BS_OK or the failure (message in
+ * msg). */
+static int stream_measure(bool triad, nd_device dev, bench_stats *st, double *bytes, char *msg, size_t msglen)
+{
+    st_call call = {.n = BENCH_STREAM_N, .s = 3.0, .triad = triad};
+    size_t nb = (size_t)BENCH_STREAM_N * sizeof(double);
+    int status = BS_OK;
+    call.a = malloc(nb), call.b = malloc(nb), call.c = malloc(nb);
+    if (!call.a || !call.b || !call.c) {
+        status = BS_ERROR;
+        snprintf(msg, msglen, "out of host memory");
+    } else {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < BENCH_STREAM_N; i++) {
+            call.a[i] = 0;
+            call.b[i] = 0.5 + bench_u01(51, (uint64_t)i);
+            call.c[i] = 0.5 + bench_u01(52, (uint64_t)i);
+        }
+        st_run(&call);
+        for (int64_t i = 0; i < BENCH_STREAM_N; i++) {
+            double e = triad ? call.b[i] + 3.0 * call.c[i] : call.b[i];
+            if (call.a[i] != e) {
+                status = BS_WRONG;
+                snprintf(msg, msglen, "element %lld is %g, expected %g", (long long)i, call.a[i], e);
+                break;
+            }
+        }
+        *bytes = (triad ? 3.0 : 2.0) * (double)nb;
+        if (status == BS_OK) bench_measure(st_run, &call, dev, st);
+    }
+    free(call.a), free(call.b), free(call.c);
+    return status;
+}
+
 void bench_run_stream_case(const bench_case *c, const char *bench, bool triad)
 {
     if (triad) g_triad_tried = true;
@@ -979,34 +1015,8 @@ void bench_run_stream_case(const bench_case *c, const char *bench, bool triad)
     snprintf(r.shape, sizeof r.shape, "%d", BENCH_STREAM_N);
     snprintf(r.note, sizeof r.note, "(ceiling, %d threads)", g_opt.threads);
     snprintf(r.extra, sizeof r.extra, "\"ceiling\": true");
-    st_call call = {.n = BENCH_STREAM_N, .s = 3.0, .triad = triad};
-    size_t nb = (size_t)BENCH_STREAM_N * sizeof(double);
-    call.a = malloc(nb), call.b = malloc(nb), call.c = malloc(nb);
-    if (!call.a || !call.b || !call.c) {
-        r.status = BS_ERROR;
-        snprintf(r.message, sizeof r.message, "out of host memory");
-    } else {
-        /* first touch with the same threads and schedule as the kernel */
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < BENCH_STREAM_N; i++) {
-            call.a[i] = 0;
-            call.b[i] = 0.5 + bench_u01(51, (uint64_t)i);
-            call.c[i] = 0.5 + bench_u01(52, (uint64_t)i);
-        }
-        st_run(&call);
-        for (int64_t i = 0; i < BENCH_STREAM_N; i++) {
-            double e = triad ? call.b[i] + 3.0 * call.c[i] : call.b[i];
-            if (call.a[i] != e) {
-                r.status = BS_WRONG;
-                snprintf(r.message, sizeof r.message, "element %lld is %g, expected %g", (long long)i, call.a[i], e);
-                break;
-            }
-        }
-        r.bytes = (triad ? 3.0 : 2.0) * (double)nb;
-        if (r.status == BS_OK) bench_measure(st_run, &call, c->dev, &r.st);
-        if (triad && r.status == BS_OK && r.st.median > 0) g_triad_gbps = r.bytes / r.st.median * 1e-9;
-    }
-    free(call.a), free(call.b), free(call.c);
+    r.status = stream_measure(triad, c->dev, &r.st, &r.bytes, r.message, sizeof r.message);
+    if (triad && r.status == BS_OK && r.st.median > 0) g_triad_gbps = r.bytes / r.st.median * 1e-9;
     bench_emit(&r);
 }
 
@@ -1026,4 +1036,23 @@ void bench_note_triad_fraction(bench_record *r, nd_device dev, const char *bench
     bench_extra_append(r, "\"fraction_of_triad\": %.4g", frac);
     size_t len = strlen(r->note);
     snprintf(r->note + len, sizeof r->note - len, "%s(%.0f%% of triad)", len ? " " : "", 100 * frac);
+}
+
+void bench_note_triad_fraction_adjacent(bench_record *r, nd_device dev, const char *bench)
+{
+    if (dev.type != ND_DEVICE_CPU || r->status != BS_OK || !(r->st.median > 0)) return;
+    bench_stats st;
+    double bytes = 0;
+    char msg[160];
+    memset(&st, 0, sizeof st);
+    if (stream_measure(true, dev, &st, &bytes, msg, sizeof msg) != BS_OK || !(st.median > 0)) {
+        bench_note_triad_fraction(r, dev, bench); /* the run's first triad */
+        return;
+    }
+    double gbps = bytes / st.median * 1e-9;
+    double frac = r->bytes / r->st.median * 1e-9 / gbps;
+    bench_extra_append(r, "\"fraction_of_triad\": %.4g, \"triad_gbps\": %.6g", frac, gbps);
+    size_t len = strlen(r->note);
+    snprintf(r->note + len, sizeof r->note - len, "%s(%.0f%% of triad at %.1f GB/s)", len ? " " : "", 100 * frac,
+             gbps);
 }

@@ -231,6 +231,11 @@ void bench_run_stream_case(const bench_case *c, const char *bench, bool triad);
  * of triad)" in the note; the triad is measured here first when it has
  * not run yet (e.g. --filter left it out). */
 void bench_note_triad_fraction(bench_record *r, nd_device dev, const char *bench);
+/* The same against a triad measured right after the case (not emitted; its
+ * GB/s goes to "triad_gbps"), so that the two see the same machine: on a
+ * shared host the triad of the run's start moved by a third between runs
+ * (33-46 GB/s on a 2-vCPU AMD EPYC). For the cases with a bandwidth goal. */
+void bench_note_triad_fraction_adjacent(bench_record *r, nd_device dev, const char *bench);
 /* Append ", text" (or "text") to r->extra. */
 void bench_extra_append(bench_record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

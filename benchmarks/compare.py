@@ -394,6 +394,7 @@ def merge(st):
                "blas_core": r.get("blas_core"), "ratio_to_raw": r.get("ratio_to_raw"),
                "raw_median_s": r.get("raw_median_s"), "raw_op": r.get("raw_op"),
                "fraction_of_triad": r.get("fraction_of_triad"), "fraction_of_copy": r.get("fraction_of_copy"),
+               "triad_gbps": r.get("triad_gbps"), "fraction_of_gather": r.get("fraction_of_gather"),
                "copy_gbps": r.get("copy_gbps"), "ceiling": bool(r.get("ceiling")),
                "door_cost_s": r.get("door_cost_s"), "empty_call_s": r.get("empty_call_s"),
                "profiler_cost_s": r.get("profiler_cost_s"), "unprofiled_s": r.get("unprofiled_s"),
@@ -644,7 +645,8 @@ CPU_GOALS = [
     ("batched inv of 10,000 4x4 float32 vs np.linalg.inv", sel("linalg", "inv", "float32", "10000x4x4", "batched"),
      "ratio_numpy", ">=", 3.0, "each"),
     # sparse matrices (bench_sparse) against scipy.sparse; SpMV's bytes (values, indices, row pointers, x, y) over
-    # its time as a share of the STREAM triad measured in the same run
+    # its time as a share of the STREAM triad measured right after it (bench_note_triad_fraction_adjacent); the
+    # power-law case also reports its share of the gather ceiling (fraction_of_gather, docs/sparse.md)
     ("SpMV CSR float64 1e6 rows (Laplacian, power-law) vs scipy.sparse", sel("sparse", "spmv", "float64"),
      "ratio_numpy", ">=", 2.0, "each"),
     ("SpMV CSR float64 1e6 rows: bandwidth vs the STREAM triad", sel("sparse", "spmv", "float64"),
@@ -823,6 +825,8 @@ def print_table(rows, summary, st, threads, has_gpu):
             chk.append("%.2fx raw %s" % (row["ratio_to_raw"], "cuBLAS" if row["device"].startswith("cuda") else "BLAS"))
         if row["fraction_of_triad"]:
             chk.append("%.0f%% of triad" % (100 * row["fraction_of_triad"]))
+        if row.get("fraction_of_gather"):
+            chk.append("%.0f%% of gather" % (100 * row["fraction_of_gather"]))
         if row["fraction_of_copy"]:
             chk.append("%.0f%% of D2D copy" % (100 * row["fraction_of_copy"]))
         print(line + "  " + "; ".join(chk))
