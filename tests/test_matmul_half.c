@@ -52,17 +52,33 @@ static double eps_of(nd_dtype t) { return t == ND_FLOAT16 ? 0x1p-11 : t == ND_BF
 static void check_mm(const char *what, const double *av, const double *bv, const double *got, int64_t M, int64_t N,
                      int64_t K, nd_dtype out)
 {
+    /* b's columns as rows, so that the reference's inner loop reads both
+     * operands in order (the panelled product's K is 45000) */
+    double *bt = malloc((size_t)(N * K) * sizeof *bt);
+    ck_assert_ptr_nonnull(bt);
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < N; j++) bt[j * K + k] = bv[k * N + j];
     for (int64_t i = 0; i < M; i++)
         for (int64_t j = 0; j < N; j++) {
-            double ref = 0, mag = 0;
-            for (int64_t k = 0; k < K; k++) {
-                ref += av[i * K + k] * bv[k * N + j];
-                mag += fabs(av[i * K + k] * bv[k * N + j]);
+            /* four partial sums (a double reference for half products) */
+            double r4[4] = {0, 0, 0, 0}, m4[4] = {0, 0, 0, 0};
+            const double *ar = av + i * K, *br = bt + j * K;
+            int64_t k = 0;
+            for (; k + 4 <= K; k += 4)
+                for (int l = 0; l < 4; l++) {
+                    r4[l] += ar[k + l] * br[k + l];
+                    m4[l] += fabs(ar[k + l] * br[k + l]);
+                }
+            for (; k < K; k++) {
+                r4[0] += ar[k] * br[k];
+                m4[0] += fabs(ar[k] * br[k]);
             }
+            const double ref = (r4[0] + r4[1]) + (r4[2] + r4[3]), mag = (m4[0] + m4[1]) + (m4[2] + m4[3]);
             const double tol = 2 * (double)K * 0x1p-24 * mag + (out == ND_FLOAT32 ? 0 : eps_of(out) * fabs(ref)) + 1e-30;
             ck_assert_msg(fabs(got[i * N + j] - ref) <= tol, "%s: C[%lld, %lld] = %.9g, want %.9g (tol %.3g)", what,
                           (long long)i, (long long)j, got[i * N + j], ref, tol);
         }
+    free(bt);
 }
 
 static const int64_t SIZES[][3] = {{4, 5, 3}, {7, 16, 9}, {70, 300, 50}, {130, 65, 97}};
@@ -191,7 +207,9 @@ static void run_gemm(nd_device dev)
 }
 
 /* A product large enough for the CPU's float32 panels (src/cpu/matmul.c:
- * NB = 4 MiB / (4 K) = 233 columns, MB = 233 rows: 2 x 2 panels here),
+ * A and B have more than 4 Mi elements each, so neither is widened whole;
+ * NB = 4 MiB / (4 K) = 23, raised to 64 columns, MB = 64 rows: 2 x 2
+ * panels here, the second ones partial),
  * a transposed a, into float32 and into the half dtype. Left out with
  * ND_TEST_LARGE=0 (valgrind): the double reference takes 4e8 multiply-adds. */
 static void run_panels(nd_device dev)
@@ -200,7 +218,7 @@ static void run_panels(nd_device dev)
         fprintf(stderr, "matmul_half: the panelled product SKIPPED (ND_TEST_LARGE=0)\n");
         return;
     }
-    const int64_t M = 300, K = 4500, N = 300;
+    const int64_t M = 96, K = 45000, N = 96;
     const nd_dtype halves[2] = {ND_BFLOAT16, ND_FLOAT16};
     for (int hi = 0; hi < 2; hi++) {
         const nd_dtype t = halves[hi];
