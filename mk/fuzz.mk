@@ -1,13 +1,15 @@
-# Fuzzing with libFuzzer (clang, ASan + UBSan): three targets.
+# Fuzzing with libFuzzer (clang, ASan + UBSan): four targets.
 #   fuzz_npy     the .npy parser (nd_load_npy_buffer)
 #   fuzz_sparse_npz  the sparse .npz reader (nd_sparse_load_npz_buffer: zip,
 #                DEFLATE, .npy members, matrix validation)
 #   fuzz_shapes  the shape builders: creation, views, broadcasting, joins,
 #                tiling, padding, products, FFT lengths, DLPack imports
+#   fuzz_expr    the expression language (nd_expr_eval: tokenizer, parser,
+#                folding, typing, the fused CPU evaluation)
 #
-#   make fuzz                 build both and fuzz each for FUZZ_SECONDS (default 60)
+#   make fuzz                 build them and fuzz each for FUZZ_SECONDS (default 60)
 #   make fuzz-regress         run the seeds and the golden files once (no fuzzing)
-#   make fuzz-build           only build $(BUILD)/fuzz/fuzz_npy and fuzz_shapes
+#   make fuzz-build           only build the $(BUILD)/fuzz/fuzz_* binaries
 #
 # The library sources are compiled once (-fsanitize=fuzzer-no-link, CPU
 # only) into $(BUILD)/fuzz/obj and linked into both fuzzers.
@@ -22,7 +24,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_LIB_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-pass-failed -fopenmp -D_GNU_SOURCE \
                    -Iinclude -Isrc $(BLAS_CFLAGS)
 FUZZ_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
-FUZZ_TARGETS := npy shapes sparse_npz
+FUZZ_TARGETS := npy shapes sparse_npz expr
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 # The library's sources plus the generated one (the shared headers a
 # run-time compiled kernel includes, embedded as strings: Makefile).
@@ -30,6 +32,7 @@ FUZZ_OBJS := $(SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/gen/kernel_head
 FUZZ_SEEDS_npy := tests/fuzz/corpus tests/data
 FUZZ_SEEDS_shapes := tests/fuzz/corpus-shapes
 FUZZ_SEEDS_sparse_npz := tests/data/sparse
+FUZZ_SEEDS_expr := tests/fuzz/corpus-expr
 
 .PHONY: fuzz fuzz-build fuzz-regress
 fuzz-build: $(FUZZ_BINS)
@@ -54,7 +57,8 @@ fuzz: $(FUZZ_BINS)
 	  mkdir -p $(BUILD)/fuzz/corpus-$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	  dict=$(CURDIR)/tests/fuzz/$$t.dict; [ -f $$dict ] && dictarg=-dict=$$dict || dictarg=; \
-	  case $$t in npy) s="$(FUZZ_SEEDS_npy)";; shapes) s="$(FUZZ_SEEDS_shapes)";; *) s="$(FUZZ_SEEDS_sparse_npz)";; esac; \
+	  case $$t in npy) s="$(FUZZ_SEEDS_npy)";; shapes) s="$(FUZZ_SEEDS_shapes)";; expr) s="$(FUZZ_SEEDS_expr)";; \
+	    *) s="$(FUZZ_SEEDS_sparse_npz)";; esac; \
 	  seeds=; for d in $$s; do seeds="$$seeds $(CURDIR)/$$d"; done; \
 	  (cd $(BUILD)/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
 	    -malloc_limit_mb=2048 $$dictarg -print_final_stats=1 corpus-$$t $$seeds); \
@@ -64,3 +68,4 @@ fuzz-regress: $(FUZZ_BINS)
 	$(BUILD)/fuzz/fuzz_npy -runs=0 $(FUZZ_SEEDS_npy)
 	$(BUILD)/fuzz/fuzz_shapes -runs=0 $(FUZZ_SEEDS_shapes)
 	$(BUILD)/fuzz/fuzz_sparse_npz -runs=0 $(FUZZ_SEEDS_sparse_npz)
+	$(BUILD)/fuzz/fuzz_expr -runs=0 $(FUZZ_SEEDS_expr)
