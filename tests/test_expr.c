@@ -440,6 +440,34 @@ START_TEST(test_matrix_gpu)
 }
 END_TEST
 
+/* A program longer than the fused slot holds (ND_EXPR_MAX_INSNS steps;
+ * here 89 adds and 45 casts of the int16 operand to float32): evaluated op
+ * by op, with the bits of the unfused chain. Lowering goes on past the
+ * limit before it gives up, and every step it makes there must leave its
+ * destination defined (an undefined one sent a garbage temporary index
+ * into the allocator's table). */
+static void run_long_program(nd_device dev)
+{
+    const int64_t n = 37;
+    nd_array *a = mk(dev, ND_INT16, 1, &n, L_C, 80), *b = mk(dev, ND_FLOAT32, 1, &n, L_C, 81);
+    const nd_array *args[2] = {a, b};
+    char expr[512];
+    int k = 0;
+    for (int i = 0; i < 90; i++) k += snprintf(expr + k, sizeof expr - (size_t)k, "%s%s", i ? "+" : "", i % 2 ? "b" : "a");
+    check_vs_unfused(expr, 2, ABC, args);
+    /* and with unary steps between (more destinations past the limit) */
+    k = 0;
+    for (int i = 0; i < 70; i++) k += snprintf(expr + k, sizeof expr - (size_t)k, "%s%s", i ? "-" : "", i % 2 ? "-b" : "a");
+    check_vs_unfused(expr, 2, ABC, args);
+    nd_release(a), nd_release(b);
+}
+
+START_TEST(test_long_program_cpu) { run_long_program(nd_cpu()); }
+END_TEST
+
+START_TEST(test_long_program_gpu) { run_long_program(gpu0()); }
+END_TEST
+
 START_TEST(test_matrix_layouts)
 {
     /* contiguous, transposed and strided operands; rows not a multiple of the block */
@@ -876,6 +904,7 @@ Suite *suite_expr(void)
     tcase_add_test(tc, test_hand_chains_cpu);
     tcase_add_test(tc, test_matrix_layouts);
     tcase_add_test(tc, test_matrix_shapes);
+    tcase_add_test(tc, test_long_program_cpu);
     tcase_add_test(tc, test_broadcast);
     tcase_add_test(tc, test_parallel);
     tcase_add_test(tc, test_tiled);
@@ -890,6 +919,7 @@ Suite *suite_expr(void)
         tcase_add_test(tc, test_out_rule_gpu);
         tcase_add_test(tc, test_matrix_gpu);
         tcase_add_test(tc, test_broadcast_gpu);
+        tcase_add_test(tc, test_long_program_gpu);
     }
     suite_add_tcase(s, tc);
     return s;

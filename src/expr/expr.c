@@ -215,7 +215,13 @@ static nd_expr_insn *emit(lower *L, nd_expr_kind kind, int op, nd_dtype t, nd_dt
 {
     nd_expr_prog *p = L->p;
     if (p->ninsn >= ND_EXPR_MAX_INSNS) {
+        /* the program does not fit; dst still gets a defined value (a
+         * constant, which val_free leaves alone): an undefined one sent a
+         * garbage temporary index into tmp_used[] */
         L->ok = false;
+        dst->r.kind = ND_EXPR_REF_CONST;
+        dst->r.idx = 0;
+        dst->dt = res;
         return &L->sink;
     }
     nd_expr_insn *in = &p->insn[p->ninsn++];

@@ -1,6 +1,9 @@
 /* libFuzzer target for the expression language (nd_expr_eval): the
  * tokenizer, the parser, literal folding, typing and the fused CPU
- * evaluation of strings nobody checked.
+ * evaluation of strings nobody checked; and, with bit 5 of the first byte
+ * set, the user kernels' parameter lists and names (nd_kernel_elementwise
+ * and nd_kernel_reduction take the input's lines as their strings; their
+ * bodies compile at the first call, which the fuzzer does not make).
  *
  *   make fuzz FUZZ_SECONDS=60     (mk/fuzz.mk; clang, ASan + UBSan)
  *
@@ -63,10 +66,49 @@ static void check_array(const nd_array *a)
     if (nd_size(a) && nd_nbytes(a) % (size_t)nd_size(a)) __builtin_trap();
 }
 
-static void check_failure(nd_status st)
+static void check_failure_of(nd_status st, const char *fn)
 {
     if (st < ND_ERR_INVALID || st > ND_ERR_INTERNAL + 16) __builtin_trap();
-    if (strncmp(nd_last_error(), "nd_expr_eval", 12) != 0) __builtin_trap();
+    if (strncmp(nd_last_error(), fn, strlen(fn)) != 0) __builtin_trap();
+}
+
+static void check_failure(nd_status st) { check_failure_of(st, "nd_expr_eval"); }
+
+/* The kernel constructors on the input's lines: in, out, body (or map),
+ * name, reduce, post, identity, reduce type; a missing line is NULL. */
+static void kernels(reader *r)
+{
+    size_t len = r->n < EXPR_MAX ? r->n : EXPR_MAX;
+    char *buf = malloc(len + 1);
+    if (!buf) __builtin_trap();
+    memcpy(buf, r->p, len);
+    buf[len] = '\0';
+    const char *part[8] = {NULL};
+    char *p = buf;
+    for (int i = 0; i < 8 && p; i++) {
+        part[i] = p;
+        p = strchr(p, '\n');
+        if (p) *p++ = '\0';
+    }
+    nd_kernel *k = NULL;
+    nd_status st = nd_kernel_elementwise(&k, part[0], part[1], part[2], part[3], NULL);
+    if (st != ND_OK) {
+        if (k != NULL) __builtin_trap();
+        check_failure_of(st, "nd_kernel_elementwise");
+    } else if (!nd_kernel_name(k) || strcmp(nd_kernel_name(k), part[3]) != 0) {
+        __builtin_trap();
+    }
+    nd_kernel_release(k);
+    k = NULL;
+    st = nd_kernel_reduction(&k, part[0], part[1], part[2], part[4], part[5], part[6], part[7], part[3], NULL);
+    if (st != ND_OK) {
+        if (k != NULL) __builtin_trap();
+        check_failure_of(st, "nd_kernel_reduction");
+    } else if (!nd_kernel_name(k) || strcmp(nd_kernel_name(k), part[3]) != 0) {
+        __builtin_trap();
+    }
+    nd_kernel_release(k);
+    free(buf);
 }
 
 /* The bytes of a (on the CPU), malloc'd; NULL for an empty array. */
@@ -92,6 +134,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned head = u8(&r);
     int nops = (int)(head % (NOPS + 1));
     const bool given = (head >> 3) & 1, clear = (head >> 4) & 1;
+    if ((head >> 5) & 1) {
+        kernels(&r);
+        return 0;
+    }
     const char *names[NOPS];
     nd_array *ops[NOPS] = {NULL};
     int made = 0;
