@@ -1,9 +1,11 @@
-# Fuzzing with libFuzzer (clang, ASan + UBSan): four targets.
+# Fuzzing with libFuzzer (clang, ASan + UBSan): five targets.
 #   fuzz_npy     the .npy parser (nd_load_npy_buffer)
 #   fuzz_sparse_npz  the sparse .npz reader (nd_sparse_load_npz_buffer: zip,
 #                DEFLATE, .npy members, matrix validation)
 #   fuzz_shapes  the shape builders: creation, views, broadcasting, joins,
 #                tiling, padding, products, FFT lengths, DLPack imports
+#   fuzz_sparse_ops  the sparse API on hostile matrices (parts, shapes up
+#                to INT64_MAX, every operation), dense products checked
 #   fuzz_expr    the expression language (nd_expr_eval: tokenizer, parser,
 #                folding, typing, the fused CPU evaluation)
 #
@@ -24,7 +26,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_LIB_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-pass-failed -fopenmp -D_GNU_SOURCE \
                    -Iinclude -Isrc $(BLAS_CFLAGS)
 FUZZ_CFLAGS := -std=c11 -g1 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Wno-pass-failed -fopenmp -D_GNU_SOURCE -Iinclude -Isrc $(BLAS_CFLAGS)
-FUZZ_TARGETS := npy shapes sparse_npz expr
+FUZZ_TARGETS := npy shapes sparse_npz sparse_ops expr
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 # The library's sources plus the generated one (the shared headers a
 # run-time compiled kernel includes, embedded as strings: Makefile).
@@ -33,6 +35,7 @@ FUZZ_SEEDS_npy := tests/fuzz/corpus tests/data
 FUZZ_SEEDS_shapes := tests/fuzz/corpus-shapes
 FUZZ_SEEDS_sparse_npz := tests/data/sparse
 FUZZ_SEEDS_expr := tests/fuzz/corpus-expr
+FUZZ_SEEDS_sparse_ops := tests/fuzz/corpus-sparse-ops
 
 .PHONY: fuzz fuzz-build fuzz-regress
 fuzz-build: $(FUZZ_BINS)
@@ -58,6 +61,7 @@ fuzz: $(FUZZ_BINS)
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	  dict=$(CURDIR)/tests/fuzz/$$t.dict; [ -f $$dict ] && dictarg=-dict=$$dict || dictarg=; \
 	  case $$t in npy) s="$(FUZZ_SEEDS_npy)";; shapes) s="$(FUZZ_SEEDS_shapes)";; expr) s="$(FUZZ_SEEDS_expr)";; \
+	    sparse_ops) s="$(FUZZ_SEEDS_sparse_ops)";; \
 	    *) s="$(FUZZ_SEEDS_sparse_npz)";; esac; \
 	  seeds=; for d in $$s; do seeds="$$seeds $(CURDIR)/$$d"; done; \
 	  (cd $(BUILD)/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
@@ -69,3 +73,4 @@ fuzz-regress: $(FUZZ_BINS)
 	$(BUILD)/fuzz/fuzz_shapes -runs=0 $(FUZZ_SEEDS_shapes)
 	$(BUILD)/fuzz/fuzz_sparse_npz -runs=0 $(FUZZ_SEEDS_sparse_npz)
 	$(BUILD)/fuzz/fuzz_expr -runs=0 $(FUZZ_SEEDS_expr)
+	$(BUILD)/fuzz/fuzz_sparse_ops -runs=0 $(FUZZ_SEEDS_sparse_ops)

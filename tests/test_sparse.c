@@ -959,6 +959,18 @@ START_TEST(bad_input)
     ND_EXPECT_ERR(nd_sparse_part_get((nd_array **)&y, s, ND_SPARSE_ROW), ND_ERR_INVALID, "no part");
     ck_assert_ptr_eq(o, (nd_sparse *)0x1);
     ck_assert_ptr_eq(y, (nd_array *)0x1);
+    /* a COO matrix of 2^62 rows holds three entries; slicing all its rows
+     * needs 2^62 (2^61) row indices, whose byte count wraps in size_t:
+     * refused, nothing allocated on a wrapped size */
+    const int64_t r3[3] = {0, 1, 2}, c3[3] = {1, 0, 2};
+    nd_array *r64 = arr_idx(ND_INT64, 3, r3), *c64 = arr_idx(ND_INT64, 3, c3);
+    nd_sparse *huge = NULL;
+    ND_OK_OR_FAIL(nd_sparse_coo(&huge, d, r64, c64, INT64_C(1) << 62, 3));
+    ND_EXPECT_ERR(nd_sparse_slice_rows(&o, huge, 0, INT64_MAX, 1), ND_ERR_INVALID, "nd_sparse_slice_rows");
+    ND_EXPECT_ERR(nd_sparse_slice_rows(&o, huge, 0, INT64_MAX, 2), ND_ERR_INVALID, "nd_sparse_slice_rows");
+    ck_assert_ptr_eq(o, (nd_sparse *)0x1);
+    nd_sparse_release(huge);
+    nd_release(r64), nd_release(c64);
     nd_sparse_release(s);
     nd_sparse_release(t);
     nd_array *all[] = {d, i, p, p64, b1, b2, b3, di, r, rn, x, x4, xf, d2, i2, p2};

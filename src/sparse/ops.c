@@ -392,13 +392,17 @@ nd_status nd_sparse_slice_rows(nd_sparse **out, const nd_sparse *a, int64_t star
     int64_t len = 0;
     if (step > 0 && stop > start) len = (stop - start - 1) / step + 1;
     if (step < 0 && start > stop) len = (start - stop - 1) / (-step) + 1;
-    int64_t *sel = nd__malloc((size_t)len * sizeof(int64_t) + 1);
-    if (!sel) return nd__err(ND_ERR_NOMEM, fn, "out of host memory for %lld row indices", (long long)len);
+    /* the selection is a host array like any other, so that the size
+     * checks and the memory limit apply: a COO matrix of 2^62 rows sliced
+     * whole once asked malloc for len * 8 bytes, a product that wraps */
+    nd_array *selh = NULL;
+    if ((st = nd__alloc(&selh, ND_INT64, 1, &len, nd_cpu()))) return nd__err_prefix(st, fn);
+    int64_t *sel = (int64_t *)(void *)nd__ptr(selh);
     for (int64_t i = 0; i < len; i++) sel[i] = start + i * step;
     nd_sparse *m = NULL;
     if (!(st = nd__sp_as_csr(fn, &m, a))) st = sp_gather(fn, out, m, sel, len, ND_SPARSE_CSR);
     nd_sparse_release(m);
-    nd__free(sel);
+    nd_release(selh);
     return st;
 }
 
