@@ -970,6 +970,14 @@ START_TEST(bad_input)
     ND_EXPECT_ERR(nd_sparse_slice_rows(&o, huge, 0, INT64_MAX, 2), ND_ERR_INVALID, "nd_sparse_slice_rows");
     ck_assert_ptr_eq(o, (nd_sparse *)0x1);
     nd_sparse_release(huge);
+    /* INT64_MAX rows: no row pointers (INT64_MAX + 1 entries) can exist */
+    huge = NULL;
+    ND_OK_OR_FAIL(nd_sparse_coo(&huge, d, r64, c64, INT64_MAX, 3));
+    ND_EXPECT_ERR(nd_sparse_convert(&o, huge, ND_SPARSE_CSR), ND_ERR_INVALID, "too big");
+    ND_EXPECT_ERR(nd_sparse_convert(&o, huge, ND_SPARSE_CSC), ND_ERR_INVALID, "too big");
+    ND_EXPECT_ERR(nd_sparse_slice_rows(&o, huge, 0, 2, 1), ND_ERR_INVALID, "too big");
+    ck_assert_ptr_eq(o, (nd_sparse *)0x1);
+    nd_sparse_release(huge);
     nd_release(r64), nd_release(c64);
     nd_sparse_release(s);
     nd_sparse_release(t);

@@ -116,6 +116,14 @@ nd_status nd__sp_run(const char *fn, nd_device dev, nd_sp_call *call)
     nd_status (*slot)(nd_sp_call *);
     nd_status st = nd__sp_slot(fn, dev, &slot);
     if (st) return st;
+    /* every backend op may make row or column pointers (extent + 1
+     * entries), and sums extent + 1 in places: an extent of INT64_MAX (a
+     * COO matrix may have one) is refused here, once for both backends */
+    const nd_sp_csr *m[2] = {&call->a, &call->b};
+    for (int i = 0; i < 2; i++)
+        if (m[i]->data && (m[i]->rows == INT64_MAX || m[i]->cols == INT64_MAX))
+            return nd__err(ND_ERR_INVALID, fn, "array is too big: a matrix of shape (%lld, %lld) has no row or column pointers",
+                           (long long)m[i]->rows, (long long)m[i]->cols);
     const nd_array *v[4] = {call->a.data, call->b.data, call->x, call->y};
     nd_dtype h = ND_FLOAT32;
     for (int i = 0; i < 4; i++)
