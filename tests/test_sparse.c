@@ -919,6 +919,7 @@ START_TEST(bad_input)
     ND_EXPECT_ERR(nd_sparse_compressed(&s, ND_SPARSE_CSR, d, i, p, -3, 3), ND_ERR_SHAPE, "negative");
     nd_array *p64 = arr_idx(ND_INT64, 4, ip);
     ND_EXPECT_ERR(nd_sparse_compressed(&s, ND_SPARSE_CSR, d, i, p64, 3, 3), ND_ERR_DTYPE, "both be int32");
+    ND_EXPECT_ERR(nd_sparse_compressed(&s, ND_SPARSE_CSC, d, p64, p64, 3, INT64_MAX), ND_ERR_INVALID, "too big");
     const int64_t bad1[4] = {1, 2, 2, 3}, bad2[4] = {0, 2, 1, 3}, bad3[4] = {0, 2, 2, 2};
     nd_array *b1 = arr_idx(ND_INT32, 4, bad1), *b2 = arr_idx(ND_INT32, 4, bad2), *b3 = arr_idx(ND_INT32, 4, bad3);
     ND_EXPECT_ERR(nd_sparse_compressed(&s, ND_SPARSE_CSR, d, i, b1, 3, 3), ND_ERR_INVALID, "indptr[0] is 1");

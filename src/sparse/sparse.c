@@ -217,6 +217,9 @@ nd_status nd_sparse_compressed(nd_sparse **out, nd_sparse_format fmt, const nd_a
     if (indices->dtype == ND_INT32 && (rows > INT32_MAX || cols > INT32_MAX))
         return nd__err(ND_ERR_INVALID, fn, "shape (%lld,%lld) does not fit int32 indices; use int64",
                        (long long)rows, (long long)cols);
+    if (major == INT64_MAX) /* no array has INT64_MAX + 1 entries */
+        return nd__err(ND_ERR_INVALID, fn, "array is too big: a %s matrix of shape (%lld,%lld) needs %lld + 1 row or column pointers",
+                       FMT_NAME[fmt], (long long)rows, (long long)cols, (long long)major);
     if (indptr->size != major + 1)
         return nd__err(ND_ERR_SHAPE, fn, "indptr has %lld entries; a %s matrix of shape (%lld,%lld) needs %lld",
                        (long long)indptr->size, FMT_NAME[fmt], (long long)rows, (long long)cols,

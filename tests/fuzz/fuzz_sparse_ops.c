@@ -250,9 +250,10 @@ static void step(reader *r)
         if (nd_from_host(&ipd, h, ND_INT64, 1, &np, nd_cpu()) != ND_OK) __builtin_trap();
         if (nd_astype(&ip, ipd, it) != ND_OK) ip = NULL;
         nd_release(ipd);
+        const int64_t claimed = (u8(r) & 3) ? major : ext(r); /* sometimes an extent the row pointers lack */
         if (d && ix && ip) {
-            st = nd_sparse_compressed(&out, f, d, ix, ip, f == ND_SPARSE_CSR ? major : minor,
-                                      f == ND_SPARSE_CSR ? minor : major);
+            st = nd_sparse_compressed(&out, f, d, ix, ip, f == ND_SPARSE_CSR ? claimed : minor,
+                                      f == ND_SPARSE_CSR ? minor : claimed);
             result(st, out);
         }
         nd_release(d), nd_release(ix), nd_release(ip);
