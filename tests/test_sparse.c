@@ -775,6 +775,20 @@ START_TEST(elementwise)
                 ck_assert_int_eq(nd_sparse_nnz(c), ra.nnz); /* structure kept */
                 expect_sparse(c, ref, 19, 14, "multiply dense");
                 nd_sparse_release(c);
+                /* a COO a (its duplicates summed by the CSR form): the
+                 * result's parts agree with its nnz */
+                nd_sparse *co = NULL;
+                nd_array *pi = NULL, *pd = NULL;
+                ND_OK_OR_FAIL(nd_sparse_convert(&co, a, ND_SPARSE_COO));
+                c = NULL;
+                ND_OK_OR_FAIL(nd_sparse_multiply_dense(&c, co, dd));
+                ND_OK_OR_FAIL(nd_sparse_part_get(&pi, c, ND_SPARSE_INDICES));
+                ND_OK_OR_FAIL(nd_sparse_part_get(&pd, c, ND_SPARSE_DATA));
+                ck_assert_int_eq(nd_size(pi), nd_sparse_nnz(c));
+                ck_assert_int_eq(nd_size(pd), nd_sparse_nnz(c));
+                expect_sparse(c, ref, 19, 14, "multiply dense (COO)");
+                nd_release(pi), nd_release(pd);
+                nd_sparse_release(c), nd_sparse_release(co);
                 nd_release(flat);
                 nd_release(dd);
                 free(dv);

@@ -200,7 +200,8 @@ nd_status nd_sparse_multiply_dense(nd_sparse **out, const nd_sparse *a, const nd
     if (nd__sp_half(d->dtype) && (st = nd__copy_new(&dw, d, ND_FLOAT32))) goto fail;
     st = nd__broadcast_view(&x, dw ? dw : d, 2, shape);
     nd_release(dw);
-    if (st || (st = nd__alloc(&y, a->data->dtype, 1, &a->data->size, d->device))) goto fail;
+    /* the CSR form's entries: a COO a with duplicates has fewer (summed) */
+    if (st || (st = nd__alloc(&y, a->data->dtype, 1, &csr->data->size, d->device))) goto fail;
     nd_sp_call call = {.op = ND_SP_MUL_DENSE, .a = nd__sp_csr_form(csr), .x = x, .y = y};
     if ((st = nd__sp_run(fn, d->device, &call))) goto fail;
     nd_release(x);
