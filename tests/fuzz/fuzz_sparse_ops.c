@@ -3,7 +3,8 @@
  * indices of either index dtype, shapes from a table of hostile extents:
  * 0, 1, 2^31, 2^62, INT64_MAX, negatives), then conversions, transposes,
  * the in-place canonical forms, products with dense and sparse operands,
- * elementwise and scalar ops, sums, diagonals, row slices and gathers.
+ * elementwise and scalar ops, sums, diagonals, row slices and gathers, and
+ * the iterative solvers (any matrix, any tolerance, a bounded maxiter).
  *
  *   make fuzz FUZZ_SECONDS=60     (mk/fuzz.mk; clang, ASan + UBSan)
  *
@@ -222,7 +223,7 @@ static void matmul_step(reader *r, const nd_sparse *s)
 static void step(reader *r)
 {
     nd_sparse *out = NULL, *a = peek(0), *b = peek(1);
-    unsigned op = u8(r) % 20;
+    unsigned op = u8(r) % 21;
     nd_status st;
     switch (op) {
     case 0:
@@ -353,6 +354,27 @@ static void step(reader *r)
         break;
     case 18:
         if (a) result(nd_sparse_to_device(&out, a, nd_cpu()), out);
+        break;
+    case 19: /* the solvers on whatever the matrix is (singular, not square, NaN): a status, a bounded run */
+        if (a && nd_sparse_rows(a) <= 64) {
+            nd_array *rhs = NULL, *x = NULL;
+            const int64_t n = nd_sparse_rows(a);
+            if (nd_full(&rhs, nd_sparse_dtype(a), 1, &n, nd_scalar_float(VALUES[u8(r) % 8]), nd_cpu()) == ND_OK) {
+                nd_sparse_solve_info info;
+                const double rtols[4] = {1e-5, 0.0, -1.0, 1e300};
+                const int64_t maxiter = (int64_t)(u8(r) % 40) - 4;
+                st = (u8(r) & 1) ? nd_sparse_cg(&x, a, rhs, NULL, rtols[u8(r) % 4], 0.0, maxiter, &info)
+                                 : nd_sparse_bicgstab(&x, a, rhs, NULL, rtols[u8(r) % 4], 0.0, maxiter, &info);
+                if (st == ND_OK) {
+                    if (!x || nd_size(x) != n || info.iterations < 0) __builtin_trap();
+                } else {
+                    if (x) __builtin_trap();
+                    check_failure(st);
+                }
+                nd_release(x);
+            }
+            nd_release(rhs);
+        }
         break;
     default: /* drop the top */
         if (top) nd_sparse_release(stk[--top]);
