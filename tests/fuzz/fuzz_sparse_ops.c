@@ -5,6 +5,9 @@
  * the in-place canonical forms, products with dense and sparse operands,
  * elementwise and scalar ops, sums, diagonals, row slices and gathers, and
  * the iterative solvers (any matrix, any tolerance, a bounded maxiter).
+ * The first byte may arm an allocation failure (the k-th allocation from
+ * there fails once: nd__alloc_fail_after), so that every failure path of
+ * those operations runs too.
  *
  *   make fuzz FUZZ_SECONDS=60     (mk/fuzz.mk; clang, ASan + UBSan)
  *
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h" /* nd__alloc_fail_after: the failure paths too */
 #include "ndgpu.h"
 
 #define CAP 4
@@ -391,7 +395,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (nd_memory_set_limit(nd_cpu(), (size_t)16 << 20) != ND_OK) __builtin_trap();
     }
     reader r = {data, size};
+    unsigned f = u8(&r);
+    if (f & 0x80) nd__alloc_fail_after((long)(f & 0x7f) + 1);
     for (int i = 0; i < 16 && r.n; i++) step(&r);
+    nd__alloc_fault_reset();
     while (top) nd_sparse_release(stk[--top]);
     return 0;
 }
