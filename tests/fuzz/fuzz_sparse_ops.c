@@ -5,9 +5,9 @@
  * the in-place canonical forms, products with dense and sparse operands,
  * elementwise and scalar ops, sums, diagonals, row slices and gathers, and
  * the iterative solvers (any matrix, any tolerance, a bounded maxiter).
- * The first byte may arm an allocation failure (the k-th allocation from
- * there fails once: nd__alloc_fail_after), so that every failure path of
- * those operations runs too.
+ * Each step's first byte may arm an allocation failure for that step (the
+ * k-th allocation from there fails once: nd__alloc_fail_after; disarmed
+ * before the checks), so that the operations' failure paths run too.
  *
  *   make fuzz FUZZ_SECONDS=60     (mk/fuzz.mk; clang, ASan + UBSan)
  *
@@ -96,7 +96,7 @@ static nd_array *vec(reader *r, nd_dtype t, int64_t n, bool index)
     nd_array *d = NULL, *o = NULL;
     if (nd_from_host(&d, index ? (const void *)hi : (const void *)h, index ? ND_INT64 : ND_FLOAT64, 1, &n, nd_cpu()) !=
         ND_OK)
-        __builtin_trap();
+        return NULL; /* an injected failure */
     nd_status st = nd_astype(&o, d, t);
     nd_release(d);
     return st == ND_OK ? o : NULL;
@@ -173,6 +173,7 @@ static nd_sparse *peek(int k) { return top > k ? stk[top - 1 - k] : NULL; }
 /* A sparse result: pushed on success, checked on failure. */
 static void result(nd_status st, nd_sparse *out)
 {
+    nd__alloc_fault_reset(); /* the checks' own calls must not fail */
     if (st == ND_OK) {
         if (!out) __builtin_trap();
         push(out);
@@ -185,6 +186,7 @@ static void result(nd_status st, nd_sparse *out)
 /* A dense result: checked and released. */
 static void dense_result(nd_status st, nd_array *out)
 {
+    nd__alloc_fault_reset();
     if (st == ND_OK) {
         if (!out || nd_size(out) < 0) __builtin_trap();
         nd_release(out);
@@ -205,6 +207,7 @@ static void matmul_step(reader *r, const nd_sparse *s)
     if (nd_full(&b, nd_sparse_dtype(s), 1 + two, shape, nd_scalar_float(VALUES[u8(r) % 8]), nd_cpu()) != ND_OK)
         return; /* a dtype nd_full does not take */
     nd_status st = nd_sparse_matmul(&o, s, b);
+    nd__alloc_fault_reset();
     if (st != ND_OK) {
         if (o) __builtin_trap();
         check_failure(st);
@@ -227,6 +230,8 @@ static void matmul_step(reader *r, const nd_sparse *s)
 static void step(reader *r)
 {
     nd_sparse *out = NULL, *a = peek(0), *b = peek(1);
+    const unsigned f = u8(r);
+    if (f & 0x80) nd__alloc_fail_after((long)(f & 0x3f) + 1);
     unsigned op = u8(r) % 21;
     nd_status st;
     switch (op) {
@@ -252,8 +257,7 @@ static void step(reader *r)
         for (int64_t i = 0; i <= major; i++) h[i] = (u8(r) & 7) ? i * n / (major ? major : 1) : ext(r);
         const int64_t np = major + 1;
         nd_array *ipd = NULL;
-        if (nd_from_host(&ipd, h, ND_INT64, 1, &np, nd_cpu()) != ND_OK) __builtin_trap();
-        if (nd_astype(&ip, ipd, it) != ND_OK) ip = NULL;
+        if (nd_from_host(&ipd, h, ND_INT64, 1, &np, nd_cpu()) != ND_OK || nd_astype(&ip, ipd, it) != ND_OK) ip = NULL;
         nd_release(ipd);
         const int64_t claimed = (u8(r) & 3) ? major : ext(r); /* sometimes an extent the row pointers lack */
         if (d && ix && ip) {
@@ -285,6 +289,7 @@ static void step(reader *r)
         if (a) {
             unsigned w = u8(r) % 3;
             st = w == 0 ? nd_sparse_sum_duplicates(a) : w == 1 ? nd_sparse_sort_indices(a) : nd_sparse_eliminate_zeros(a);
+            nd__alloc_fault_reset();
             if (st != ND_OK) check_failure(st);
             check_matrix(a); /* valid whether or not the call succeeded */
             bool canon = false;
@@ -369,6 +374,7 @@ static void step(reader *r)
                 const int64_t maxiter = (int64_t)(u8(r) % 40) - 4;
                 st = (u8(r) & 1) ? nd_sparse_cg(&x, a, rhs, NULL, rtols[u8(r) % 4], 0.0, maxiter, &info)
                                  : nd_sparse_bicgstab(&x, a, rhs, NULL, rtols[u8(r) % 4], 0.0, maxiter, &info);
+                nd__alloc_fault_reset();
                 if (st == ND_OK) {
                     if (!x || nd_size(x) != n || info.iterations < 0) __builtin_trap();
                 } else {
@@ -384,6 +390,7 @@ static void step(reader *r)
         if (top) nd_sparse_release(stk[--top]);
         break;
     }
+    nd__alloc_fault_reset();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -395,10 +402,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (nd_memory_set_limit(nd_cpu(), (size_t)16 << 20) != ND_OK) __builtin_trap();
     }
     reader r = {data, size};
-    unsigned f = u8(&r);
-    if (f & 0x80) nd__alloc_fail_after((long)(f & 0x7f) + 1);
     for (int i = 0; i < 16 && r.n; i++) step(&r);
-    nd__alloc_fault_reset();
     while (top) nd_sparse_release(stk[--top]);
     return 0;
 }
