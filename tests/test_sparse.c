@@ -984,6 +984,17 @@ START_TEST(bad_input)
     ND_EXPECT_ERR(nd_sparse_slice_rows(&o, huge, 0, INT64_MAX, 1), ND_ERR_INVALID, "nd_sparse_slice_rows");
     ND_EXPECT_ERR(nd_sparse_slice_rows(&o, huge, 0, INT64_MAX, 2), ND_ERR_INVALID, "nd_sparse_slice_rows");
     ck_assert_ptr_eq(o, (nd_sparse *)0x1);
+    /* s (3 x 3) times a 3 x 2^62 matrix: each row's dense accumulator
+     * would hold 2^62 columns (2^65 bytes, a count that wraps) */
+    nd_sparse *wide = NULL;
+    ND_OK_OR_FAIL(nd_sparse_coo(&wide, d, r64, c64, 3, INT64_C(1) << 62));
+    /* (cuSPARSE's SpGEMM refuses the shape first: 32-bit indices) */
+    nd_status wst = nd_sparse_spgemm(&o, s, wide);
+    ck_assert_msg(wst == (DEV().type == ND_DEVICE_CPU ? ND_ERR_NOMEM : ND_ERR_UNSUPPORTED), "%s: %s",
+                  nd_status_name(wst), nd_last_error());
+    ck_assert_msg(strstr(nd_last_error(), "nd_sparse_spgemm") != NULL, "%s", nd_last_error());
+    ck_assert_ptr_eq(o, (nd_sparse *)0x1);
+    nd_sparse_release(wide);
     nd_sparse_release(huge);
     /* INT64_MAX rows: no row pointers (INT64_MAX + 1 entries) can exist */
     huge = NULL;

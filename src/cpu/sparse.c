@@ -38,6 +38,23 @@ typedef struct sp_pair {
     int64_t key, pos;
 } sp_pair;
 
+/* A host workspace of n elements of elem bytes (a SpGEMM row's dense
+ * accumulator: one per column of the result, as scipy's), through the
+ * array door so that the size checks and the memory limit apply: a product
+ * with 2^62 columns once asked malloc for n * 8 bytes, which wraps to 0.
+ * false (and *w NULL) when refused. */
+static bool sp_work(nd_array **w, int64_t n, size_t elem)
+{
+    *w = NULL;
+    if (n < 0 || n > INT64_MAX / 16) return false;
+    int64_t words = (n * (int64_t)elem + 7) / 8 + 1;
+    if (nd__alloc(w, ND_INT64, 1, &words, nd_cpu()) != ND_OK) {
+        *w = NULL;
+        return false;
+    }
+    return true;
+}
+
 /* stable (ties keep their order): insertion sort for short runs, then
  * bottom-up merges through the scratch w2 (n pairs) */
 static void sp_sort_pairs(sp_pair *w, sp_pair *w2, int64_t n)

@@ -242,11 +242,12 @@ static void F(spgemm_count)(sp_ctx *c, int64_t r0, int64_t r1)
 {
     const IT *ap = c->ap, *ai = c->ai, *bp = c->bp, *bi = c->bi;
     IT *cp = c->cp;
-    int64_t *mark = nd__malloc((size_t)c->cols * sizeof(int64_t) + 1);
-    if (!mark) {
+    nd_array *wm = NULL;
+    if (!sp_work(&wm, c->cols, sizeof(int64_t))) {
         atomic_store(&c->nomem, 1);
         return;
     }
+    int64_t *mark = (int64_t *)(void *)nd__ptr(wm);
     for (int64_t j = 0; j < c->cols; j++) mark[j] = -1;
     for (int64_t r = r0; r < r1; r++) {
         int64_t cnt = 0;
@@ -262,7 +263,7 @@ static void F(spgemm_count)(sp_ctx *c, int64_t r0, int64_t r1)
         }
         cp[r + 1] = (IT)cnt;
     }
-    nd__free(mark);
+    nd_release(wm);
 }
 static void F(spgemm_fill)(sp_ctx *c, int64_t r0, int64_t r1)
 {
@@ -271,14 +272,14 @@ static void F(spgemm_fill)(sp_ctx *c, int64_t r0, int64_t r1)
     IT *ci = c->ci;
     VT *cd = c->cd;
     int64_t n = c->cols;
-    int64_t *mark = nd__malloc((size_t)n * sizeof(int64_t) + 1);
-    VT *acc = nd__malloc((size_t)n * sizeof(VT) + 1);
-    if (!mark || !acc) {
-        nd__free(mark);
-        nd__free(acc);
+    nd_array *wm = NULL, *wa = NULL;
+    if (!sp_work(&wm, n, sizeof(int64_t)) || !sp_work(&wa, n, sizeof(VT))) {
+        nd_release(wm);
         atomic_store(&c->nomem, 1);
         return;
     }
+    int64_t *mark = (int64_t *)(void *)nd__ptr(wm);
+    VT *acc = (VT *)(void *)nd__ptr(wa);
     for (int64_t j = 0; j < n; j++) mark[j] = -1;
     for (int64_t r = r0; r < r1; r++) {
         int64_t q0 = cp[r], q = q0;
@@ -299,8 +300,8 @@ static void F(spgemm_fill)(sp_ctx *c, int64_t r0, int64_t r1)
         SORT_IDX(ci + q0, q - q0);
         for (int64_t t = q0; t < q; t++) cd[t] = acc[ci[t]];
     }
-    nd__free(mark);
-    nd__free(acc);
+    nd_release(wm);
+    nd_release(wa);
 }
 
 /* ---- a op b of two canonical matrices, zeros dropped ---- */
