@@ -432,6 +432,105 @@ static void run_la_faults(nd_device dev)
            dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", n - 1, failed);
 }
 
+/* The sparse API: a float16 COO matrix with duplicate entries (so that
+ * the widened float32 paths and the duplicate sums run) through every kind
+ * of operation; the checksum adds the dense results' sums. */
+static void sp_workload(nd_device dev, wl_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const float dv[6] = {1, 2, -1, 0.5f, 3, 2};
+    const int64_t rv[6] = {0, 2, 1, 0, 2, 0}, cv[6] = {1, 0, 2, 1, 2, 0}, n6 = 6, s33[2] = {3, 3}, three = 3;
+    const int64_t pick[2] = {2, 0}, n2 = 2;
+    nd_array *d32 = NULL, *d = NULL, *ri = NULL, *ci = NULL, *x = NULL, *y = NULL, *dn = NULL, *sm = NULL, *dg = NULL;
+    nd_array *idx = NULL, *m = NULL;
+    nd_sparse *coo = NULL, *csr = NULL, *csc = NULL, *t = NULL, *g = NULL, *sum = NULL, *prod = NULL, *md = NULL;
+    nd_sparse *sl = NULL, *tk = NULL, *un = NULL, *bs = NULL, *can = NULL;
+    nd_array *tk_d = NULL, *coo_d = NULL, *can_d = NULL; /* before the first goto done */
+    CALL_NEW(d32, nd_from_host(&d32, dv, ND_FLOAT32, 1, &n6, dev));
+    CALL_NEW(d, nd_astype(&d, d32, ND_FLOAT16));
+    CALL_NEW(ri, nd_from_host(&ri, rv, ND_INT64, 1, &n6, dev));
+    CALL_NEW(ci, nd_from_host(&ci, cv, ND_INT64, 1, &n6, dev));
+    CALL_NEW(coo, nd_sparse_coo(&coo, d, ri, ci, 3, 3));
+    CALL_NEW(csr, nd_sparse_convert(&csr, coo, ND_SPARSE_CSR));
+    CALL_NEW(csc, nd_sparse_convert(&csc, coo, ND_SPARSE_CSC));
+    CALL_NEW(can, nd_sparse_from_triplets(&can, ND_SPARSE_COO, d, ri, ci, 3, 3));
+    CALL_NEW(t, nd_sparse_transpose(&t, csr));
+    CALL_NEW(g, nd_sparse_spgemm(&g, csr, csc));
+    CALL_NEW(sum, nd_sparse_add(&sum, csr, t));
+    CALL_NEW(prod, nd_sparse_multiply(&prod, csc, g));
+    CALL_NEW(x, nd_full(&x, ND_FLOAT16, 1, &three, nd_scalar_float(1.5), dev));
+    CALL_NEW(y, nd_sparse_matmul(&y, sum, x));
+    CALL_NEW(m, nd_full(&m, ND_FLOAT16, 2, s33, nd_scalar_float(-2), dev));
+    CALL_NEW(md, nd_sparse_multiply_dense(&md, coo, m));
+    CALL_NEW(sl, nd_sparse_slice_rows(&sl, coo, 2, -4, -1));
+    CALL_NEW(idx, nd_from_host(&idx, pick, ND_INT64, 1, &n2, dev));
+    CALL_NEW(tk, nd_sparse_take(&tk, g, idx, 1));
+    CALL_NEW(un, nd_sparse_unary(&un, ND_UNARY_NEG, prod));
+    CALL_NEW(bs, nd_sparse_binary_scalar(&bs, ND_BINARY_MULTIPLY, un, nd_scalar_float(0.5)));
+    CALL(nd_sparse_sum_duplicates(coo));
+    CALL(nd_sparse_eliminate_zeros(bs));
+    CALL_NEW(dn, nd_sparse_to_dense(&dn, bs));
+    CALL_NEW(sm, nd_sparse_sum(&sm, md, 0));
+    CALL_NEW(dg, nd_sparse_diagonal(&dg, sl, 0));
+    CALL_NEW(tk_d, nd_sparse_to_dense(&tk_d, tk));
+    CALL_NEW(coo_d, nd_sparse_to_dense(&coo_d, coo));
+    CALL_NEW(can_d, nd_sparse_to_dense(&can_d, can));
+    nd_array *const sums[] = {y, dn, sm, dg, tk_d, coo_d, can_d};
+    for (size_t i = 0; i < sizeof sums / sizeof *sums; i++) {
+        double v_ = 0;
+        CALL(fetch_sum(sums[i], &v_));
+        r->value += v_ * (double)(i + 1);
+    }
+    r->st = ND_OK;
+done:;
+    nd_array *all[] = {d32, d, ri, ci, x, y, dn, sm, dg, idx, m, tk_d, coo_d, can_d};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) nd_release(all[i]);
+    nd_sparse *alls[] = {coo, csr, csc, t, g, sum, prod, md, sl, tk, un, bs, can};
+    for (size_t i = 0; i < sizeof alls / sizeof *alls; i++) nd_sparse_release(alls[i]);
+}
+
+/* Fail each allocation of sp_workload in turn, as run_la_faults. */
+static void run_sparse_faults(nd_device dev)
+{
+    wl_result r;
+    sp_workload(dev, &r);
+    ck_assert_msg(r.st == ND_OK, "clean run failed at %s: %s", r.where, r.msg);
+    const double expect = r.value;
+    ck_assert(isfinite(expect) && expect != 0);
+    release_caches(dev);
+    const long live0 = nd__alloc_live();
+    int n, failed = 0;
+    for (n = 1; n < 100000; n++) {
+        nd__alloc_fail_after(n);
+        sp_workload(dev, &r);
+        if (!nd__alloc_fault_reset()) {
+            ck_assert_msg(r.st == ND_OK, "N=%d: no fault injected, yet %s failed: %s", n, r.where, r.msg);
+            break;
+        }
+        if (r.st == ND_OK) {
+            ck_assert_msg(r.value == expect, "N=%d: absorbed failure, wrong result %.17g (expected %.17g)", n, r.value,
+                          expect);
+        } else {
+            failed++;
+            ck_assert_msg(r.st == ND_ERR_NOMEM, "N=%d: %s returned %s (%s), expected ND_ERR_NOMEM", n, r.where,
+                          nd_status_name(r.st), r.msg);
+            ck_assert_msg(r.msg[0] != '\0', "N=%d: %s failed without a message", n, r.where);
+            ck_assert_msg(r.out_kept, "N=%d: %s failed but changed its out", n, r.where);
+        }
+        release_caches(dev);
+        ck_assert_msg(nd__alloc_live() == live0, "N=%d: %ld allocations live, %ld before (failed: %s)", n,
+                      nd__alloc_live(), live0, r.st ? r.where : "none");
+    }
+    ck_assert_int_gt(failed, 50);
+    sp_workload(dev, &r);
+    ck_assert_msg(r.st == ND_OK && r.value == expect, "after the faults: %s %s", r.where ? r.where : "", r.msg);
+    printf("faults: sparse on %s: %d allocation points, %d failed with ND_ERR_NOMEM\n",
+           dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", n - 1, failed);
+}
+
+START_TEST(test_sparse_faults_default_device) { run_sparse_faults(nd_default_device()); }
+END_TEST
+
 START_TEST(test_la_faults_default_device) { run_la_faults(nd_default_device()); }
 END_TEST
 
@@ -475,6 +574,7 @@ Suite *suite_faults(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_pinned_pool_first_creation_retried);
     tcase_add_test(tc, test_la_faults_default_device);
+    tcase_add_test(tc, test_sparse_faults_default_device);
     tcase_add_test(tc, test_faults_default_device);
     tcase_add_test(tc, test_faults_cpu);
     suite_add_tcase(s, tc);

@@ -434,8 +434,9 @@ nd_status nd_sparse_take(nd_sparse **out, const nd_sparse *a, const nd_array *id
     if (st) return nd__err_prefix(st, fn);
     int64_t *sel = nd__malloc((size_t)h->size * sizeof(int64_t) + 1);
     if (!sel) {
+        const long long hn = (long long)h->size; /* read before h goes */
         nd_release(h);
-        return nd__err(ND_ERR_NOMEM, fn, "out of host memory for %lld indices", (long long)h->size);
+        return nd__err(ND_ERR_NOMEM, fn, "out of host memory for %lld indices", hn);
     }
     const int64_t *v = (const int64_t *)nd__ptr(h);
     for (int64_t i = 0; i < h->size && !st; i++) {

@@ -96,7 +96,10 @@ static nd_status sp_run_widened(nd_status (*slot)(nd_sp_call *), nd_sp_call *cal
     if (y) st = nd__copy_into(call->y, y);
     if (!st && w.c.data) st = nd__copy_new(&cd, w.c.data, h);
     if (st) {
-        nd_release(w.c.indptr), nd_release(w.c.indices), nd_release(w.c.data), nd_release(w.row);
+        nd_release(w.c.indptr), nd_release(w.c.indices), nd_release(w.c.data);
+        /* row is the slot's output only when it made one (EXPAND); for
+         * FROM_COO it is the caller's input, not ours to release */
+        if (w.row != call->row) nd_release(w.row);
         goto done;
     }
     if (w.c.data) {
