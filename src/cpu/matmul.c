@@ -25,7 +25,10 @@
  * Small float32/float64 matrices (M, N, K <= 64 and M*N*K <= 32^3) on the
  * AVX-512 and AVX2 paths skip BLAS: an own register-blocked kernel per
  * path (src/cpu/matmul_small.c) costs less than one cblas call's fixed
- * overhead, and batches of them are spread over our threads. Small
+ * overhead, and batches of them are spread over our threads. So do medium
+ * float32/float64 matrices on the AVX-512 path (M, N, K <= 128, M*N*K >
+ * 64^3, B and C with unit column strides), where the kernel reading the
+ * operands in place beat OpenBLAS's packed GEMM (src/cpu/matmul_small.h). Small
  * float16/bfloat16 matrices take the float32 kernel on float32 copies
  * (widened per matrix, rounded once back: the sgemm path's semantics).
  *
@@ -672,12 +675,21 @@ static void small_body(void *vctx, int64_t begin, int64_t end)
 }
 
 /* The small kernel of the path in use for this product, or NULL
- * (float16/bfloat16 use the float32 one on widened copies). */
-static nd_small_mm_fn small_kernel(nd_dtype t, int64_t M, int64_t N, int64_t K)
+ * (float16/bfloat16 use the float32 one on widened copies). Medium
+ * matrices (AVX-512 path, float32/float64) take it only where B and C have
+ * unit column strides: small_body's stack copies hold ND_SMALL_DIM^2. */
+static nd_small_mm_fn small_kernel(const nd_array *out, const nd_array *b, int64_t M, int64_t N, int64_t K)
 {
-    if (!nd__is_float(t) || M > ND_SMALL_DIM || N > ND_SMALL_DIM || K > ND_SMALL_DIM) return NULL;
-    if ((double)M * (double)N * (double)K > ND_SMALL_MNK) return NULL;
-    return nd__small_mm_kernel(nd__cpu_isa(), t == ND_FLOAT64);
+    const nd_dtype t = b->dtype;
+    const double mnk = (double)M * (double)N * (double)K;
+    if (!nd__is_float(t)) return NULL;
+    if (M <= ND_SMALL_DIM && N <= ND_SMALL_DIM && K <= ND_SMALL_DIM && mnk <= ND_SMALL_MNK)
+        return nd__small_mm_kernel(nd__cpu_isa(), t == ND_FLOAT64);
+    const bool unit = N == 1 || (b->strides[2] == 1 && out->strides[2] == 1);
+    if ((t == ND_FLOAT32 || t == ND_FLOAT64) && unit && nd__cpu_isa() >= ND_ISA_AVX512 && M <= ND_MEDIUM_DIM &&
+        N <= ND_MEDIUM_DIM && K <= ND_MEDIUM_DIM && mnk > ND_MEDIUM_MNK_MIN)
+        return nd__small_mm_kernel(nd__cpu_isa(), t == ND_FLOAT64);
+    return NULL;
 }
 
 nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
@@ -694,7 +706,7 @@ nd_status nd__cpu_matmul(nd_array *out, const nd_array *a, const nd_array *b)
         run_generic(out, a, b);
         return ND_OK;
     }
-    nd_small_mm_fn sfn = small_kernel(t, M, N, K);
+    nd_small_mm_fn sfn = small_kernel(out, b, M, N, K);
     if (sfn) {
         small_ctx sc = {out, a, b, M, N, K, t == ND_FLOAT64,
                         nd__storage_only(t) ? t : ND_BOOL, tc, sfn};
