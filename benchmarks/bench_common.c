@@ -137,10 +137,10 @@ void bench_init(int argc, char **argv, const char *name, const char *summary)
      * OpenBLAS's parallel sections on its own pool, so they never get work).
      * A case timed meanwhile shares a core with a spinner: on 2 cores the
      * first case of a binary (einsum 256 x 64^3 float32 in bench_manip) ran
-     * at half speed, 1.4 ms instead of 0.7, while the NumPy worker, whose
-     * OpenBLAS loaded long before, never sees its spin. Sleeping past it
-     * (not spinning: the spinners get the cores) times every case in the
-     * state a running program is in. */
+     * at half speed, 1.4 ms instead of 0.7. Sleeping past it (not
+     * spinning: the spinners get the cores) times every case in the state
+     * a running program is in; the NumPy worker (bench_worker.py) sleeps
+     * as long after importing NumPy, whose OpenBLAS spins the same way. */
     if (!g_opt.list) {
         struct timespec ts = {0, 200000000L};
         nanosleep(&ts, NULL);
