@@ -132,6 +132,20 @@ void bench_init(int argc, char **argv, const char *name, const char *summary)
     nd__blas_set_threads(g_opt.threads);
     omp_set_num_threads(g_opt.threads);
 
+    /* OpenBLAS starts its own threads when it loads, and each spins for
+     * 2^28 TSC cycles (~0.1 s) before it first sleeps (the library runs
+     * OpenBLAS's parallel sections on its own pool, so they never get work).
+     * A case timed meanwhile shares a core with a spinner: on 2 cores the
+     * first case of a binary (einsum 256 x 64^3 float32 in bench_manip) ran
+     * at half speed, 1.4 ms instead of 0.7. Sleeping past it (not
+     * spinning: the spinners get the cores) times every case in the state
+     * a running program is in; the NumPy worker (bench_worker.py) sleeps
+     * as long after importing NumPy, whose OpenBLAS spins the same way. */
+    if (!g_opt.list) {
+        struct timespec ts = {0, 200000000L};
+        nanosleep(&ts, NULL);
+    }
+
     if (g_opt.json_path && !g_opt.list) {
         g_json = fopen(g_opt.json_path, "w");
         if (!g_json) {

@@ -898,6 +898,10 @@ def main(argv=None):
         version = np.__version__
     with open(args.cases) as f:
         cases = json.load(f)
+    # OpenBLAS's own threads spin ~0.1 s after it loads (with import numpy):
+    # sleep past it before the first case, as the libndgpu binaries do
+    # (bench_common.c), so that both sides are timed in the same state.
+    time.sleep(0.2)
     cache = InputCache(np, xp)
     meta = {"type": "worker", "lib": args.lib, "version": version, "numpy_version": np.__version__,
             "python": platform.python_version(), "blas": blas_info(np),

@@ -98,18 +98,23 @@ static void *run_small(nd_small_mm_fn fn, const small_case *c, const char *what)
 
 /* Sizes 1..33 in M and N (every ragged edge of the 8-row / 4-row blocks
  * and of the 8/16-lane vectors, and the 2-vector panels), K cycling over
- * 1, 2, 16, 17, 33; and some up to ND_SMALL_DIM. The kernels of all paths
+ * 1, 2, 16, 17, 33; some up to ND_SMALL_DIM and some medium ones up to
+ * ND_MEDIUM_DIM (the AVX-512 path's range; the AVX2 kernel takes them
+ * too, so both are compared there as well). The kernels of all paths
  * compute each element as the same k-ordered FMA chain: their results
  * must be bitwise equal. */
 START_TEST(test_small_kernels_every_path)
 {
     static const int64_t Ks[] = {1, 2, 16, 17, 33};
-    static const int64_t big[][3] = {{64, 64, 8}, {64, 8, 64}, {8, 64, 64}, {32, 32, 32}, {40, 48, 17}, {1, 64, 64}};
+    static const int64_t big[][3] = {{64, 64, 8},    {64, 8, 64},   {8, 64, 64},     {32, 32, 32},  {40, 48, 17},
+                                     {1, 64, 64},    {65, 65, 65},  {128, 128, 128}, {127, 65, 128}, {65, 127, 127},
+                                     {128, 1, 128},  {1, 128, 128}, {7, 128, 128},   {128, 63, 128}};
+    enum { NBIG = sizeof big / sizeof big[0] };
     nd_cpu_isa top = nd__cpu_isa_detected();
     int npaths = 0;
     for (int f = 0; f < 2; f++)
         for (int at = 0; at < 2; at++)
-            for (int64_t idx = 0; idx < 33 * 33 + 6; idx++) {
+            for (int64_t idx = 0; idx < 33 * 33 + NBIG; idx++) {
                 small_case c = {.f64 = f == 1, .at = at == 1};
                 if (idx < 33 * 33) c.M = idx / 33 + 1, c.N = idx % 33 + 1, c.K = Ks[(c.M * 7 + c.N) % 5];
                 else c.M = big[idx - 33 * 33][0], c.N = big[idx - 33 * 33][1], c.K = big[idx - 33 * 33][2];
@@ -181,11 +186,103 @@ START_TEST(test_small_matmul_edges)
 }
 END_TEST
 
+/* An (nb, M, K) or (nb, K, N) operand in one of four layouts: contiguous;
+ * the transpose of a contiguous (nb, cols, rows) array (unit row stride);
+ * every other matrix of a (2 nb, rows, cols) array (batch stride twice the
+ * matrix); the [:, :, ::2] columns of a (nb, rows, 2 cols) array. */
+static nd_array *medium_operand(nd_dtype t, int64_t nb, int64_t rows, int64_t cols, int layout, uint32_t seed)
+{
+    nd_array *base = NULL, *v = NULL;
+    switch (layout) {
+    case 0: return lu_rand(t, 3, SHP(nb, rows, cols), seed);
+    case 1:
+        base = lu_rand(t, 3, SHP(nb, cols, rows), seed);
+        ND_OK_OR_FAIL(nd_transpose(&v, base, (const int[]){0, 2, 1}));
+        break;
+    case 2:
+        base = lu_rand(t, 3, SHP(2 * nb, rows, cols), seed);
+        ND_OK_OR_FAIL(nd_slice(&v, base, 1, (const nd_range[]){{0, ND_NONE, 2}}));
+        break;
+    default:
+        base = lu_rand(t, 3, SHP(nb, rows, 2 * cols), seed);
+        ND_OK_OR_FAIL(nd_slice(&v, base, 3, (const nd_range[]){ND_ALL, ND_ALL, {0, ND_NONE, 2}}));
+        break;
+    }
+    nd_release(base);
+    return v;
+}
+
+/* Medium products (the AVX-512 path's own kernel where B and C have unit
+ * column strides, OpenBLAS elsewhere and on the other paths; `make
+ * test-isa` reruns this under avx2 and baseline): odd sizes on both sides
+ * of every bound (64^3, dimensions 128/129, batches of fewer than two
+ * matrices per thread), each operand in each layout,
+ * into a NaN-poisoned out, against the double-precision reference, on the
+ * library's threads and on one (the own kernel's bits the same on both),
+ * and into an out with a non-unit column stride (the BLAS path; once per
+ * size). */
+START_TEST(test_medium_matmul)
+{
+    static const int64_t dims[][4] = {/* nb, M, K, N */
+                                      {5, 65, 65, 65},    {4, 128, 128, 128}, {5, 127, 65, 128}, {4, 65, 128, 127},
+                                      {4, 100, 100, 100}, {4, 64, 65, 64},    {4, 64, 64, 64},   {2, 129, 128, 128},
+                                      {4, 128, 17, 128},  {5, 128, 128, 1},   {4, 1, 128, 128},  {2, 7, 128, 128},
+                                      {1, 128, 128, 128}, {3, 65, 100, 65},   {1, 97, 128, 33}};
+    const nd_dtype ts[] = {ND_FLOAT32, ND_FLOAT64};
+    const int nth = nd_get_num_threads();
+    for (size_t ti = 0; ti < 2; ti++)
+        for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++)
+            for (int la = 0; la < 4; la++) {
+                nd_dtype t = ts[ti];
+                const int64_t nb = dims[di][0], M = dims[di][1], K = dims[di][2], N = dims[di][3];
+                const int lb = (la + (int)di) % 4; /* every pair of layouts over the sizes */
+                uint32_t seed = (uint32_t)(700 + 40 * di + 10 * ti + la);
+                nd_array *a = medium_operand(t, nb, M, K, la, seed), *b = medium_operand(t, nb, K, N, lb, seed + 1);
+                nd_array *o = NULL, *keep;
+                ND_OK_OR_FAIL(nd_full(&o, t, 3, SHP(nb, M, N), nd_scalar_float(NAN), nd_cpu()));
+                keep = o;
+                ND_OK_OR_FAIL(nd_matmul(&o, a, b));
+                ck_assert_ptr_eq(o, keep);
+                lu_verify(a, b, o);
+                /* the own kernel (not OpenBLAS, whose threaded calls may
+                 * round differently): the same bits on one thread */
+                const bool own = nd__cpu_isa() >= ND_ISA_AVX512 && (lb % 2 == 0 || N == 1) && M <= ND_MEDIUM_DIM &&
+                                 N <= ND_MEDIUM_DIM && K <= ND_MEDIUM_DIM &&
+                                 (double)M * (double)N * (double)K > ND_MEDIUM_MNK_MIN && (nb >= 2 * nth || nth == 1);
+                nd_array *o1 = NULL;
+                ND_OK_OR_FAIL(nd_set_num_threads(1));
+                nd_status st = nd_matmul(&o1, a, b);
+                ND_OK_OR_FAIL(nd_set_num_threads(nth));
+                ND_OK_OR_FAIL(st);
+                if (!own) lu_verify(a, b, o1);
+                char *x = lu_bytes(o), *y = lu_bytes(o1);
+                ck_assert_msg(!own || memcmp(x, y, nd_nbytes(o)) == 0,
+                              "%s %lldx%lldx%lldx%lld layouts %d/%d: 1 thread differs", nd_dtype_name(t), (long long)nb,
+                              (long long)M, (long long)K, (long long)N, la, lb);
+                free(x), free(y);
+                /* out with a non-unit column stride (the transpose of
+                 * (nb, N, M)), once per size */
+                nd_array *ob = NULL, *ot = NULL;
+                if (la == 0) {
+                    ND_OK_OR_FAIL(nd_full(&ob, t, 3, SHP(nb, N, M), nd_scalar_float(NAN), nd_cpu()));
+                    ND_OK_OR_FAIL(nd_transpose(&ot, ob, (const int[]){0, 2, 1}));
+                    keep = ot;
+                    ND_OK_OR_FAIL(nd_matmul(&ot, a, b));
+                    ck_assert_ptr_eq(ot, keep);
+                    lu_verify(a, b, ot);
+                }
+                nd_array *all[] = {a, b, o, o1, ob, ot};
+                for (size_t k = 0; k < 6; k++) nd_release(all[k]);
+            }
+}
+END_TEST
+
 void linalg_add_small(Suite *s)
 {
     TCase *tc = tcase_create("small");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_small_kernels_every_path);
     tcase_add_test(tc, test_small_matmul_edges);
+    tcase_add_test(tc, test_medium_matmul);
     suite_add_tcase(s, tc);
 }
