@@ -64,7 +64,7 @@ static int64_t ext(reader *r)
 {
     static const int64_t tbl[] = {0, 1, 2, 3, 4, 5, 7, 8, -1, -2, -3, 6,
                                   INT64_C(1) << 31, (INT64_C(1) << 31) - 1, INT64_C(1) << 32, INT64_C(1) << 62,
-                                  INT64_MAX, INT64_MIN, INT64_MAX / 3, 1000000};
+                                  INT64_MAX, INT64_MIN, INT64_MAX / 3, 100000};
     unsigned c = u8(r);
     if (c == 0xff) return raw64(r);
     return tbl[c % (sizeof tbl / sizeof tbl[0])];
