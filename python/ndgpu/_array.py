@@ -405,8 +405,11 @@ class Array(object if _core is None else _core.ArrayBase):
 
     With the extension, ndgpu._core.ArrayBase holds the reference (_h),
     releases it with the object and implements the operators in C; without
-    it (not built, or NDGPU_NO_EXT=1) the ctypes code of this class does."""
-    __slots__ = ("_shape", "_dtype", "__weakref__") + (("_h",) if _core is None else ())
+    it (not built, or NDGPU_NO_EXT=1) the ctypes code of this class does.
+    The cached _shape and _dtype and the weak reference list are slots of
+    ArrayBase where it is the base (this class adds none: its instances
+    then stay outside the cycle collector), else of this class."""
+    __slots__ = ("_shape", "_dtype", "__weakref__", "_h") if _core is None else ()
 
     def __init__(self, *args, **kwargs):
         raise TypeError("ndgpu.Array cannot be created directly: use ndgpu.asarray, ndgpu.zeros, ...")

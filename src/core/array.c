@@ -94,18 +94,10 @@ void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 /* ------------------------------------------------------------------ */
 /* Allocation and views                                                */
 /* ------------------------------------------------------------------ */
-/* Every array header, owning or view, is made here, and every one passes
- * nd__check_shape first: element counts and byte counts that would pass
- * 2^63 (a result shape built from valid extents, e.g. (4,1) + (1,2^62)
- * broadcast, or a view whose product overflows) are refused as NumPy
- * refuses them ("array is too big"), never wrapped to a small size.
- * func names the internal door; callers prefix their own name. */
-static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
-                            nd_device dev)
+/* A header of a shape already known to be valid, with its element count. */
+static nd_status header_sized(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
+                              int64_t size, nd_device dev)
 {
-    int64_t size;
-    nd_status st = nd__check_shape(func, ndim, shape, dtype, &size);
-    if (st) return st;
     nd_array *a = nd__malloc(sizeof *a);
     *out = a;
     if (!a) return nd__err(ND_ERR_NOMEM, func, "out of host memory for an array header");
@@ -119,6 +111,23 @@ static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, in
     a->readonly = false;
     a->buf = NULL;
     return ND_OK;
+}
+
+/* Every array header, owning or view, is made here, and every one passes
+ * nd__check_shape first: element counts and byte counts that would pass
+ * 2^63 (a result shape built from valid extents, e.g. (4,1) + (1,2^62)
+ * broadcast, or a view whose product overflows) are refused as NumPy
+ * refuses them ("array is too big"), never wrapped to a small size. The
+ * one exception is nd__subview, whose shape cannot pass a's (the check
+ * cannot fail there). func names the internal door; callers prefix their
+ * own name. */
+static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
+                            nd_device dev)
+{
+    int64_t size;
+    nd_status st = nd__check_shape(func, ndim, shape, dtype, &size);
+    if (st) return st;
+    return header_sized(out, func, dtype, ndim, shape, size, dev);
 }
 
 /* A new C-contiguous array from dev's allocator, or (managed) from its
@@ -175,6 +184,24 @@ nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, 
     if (st) return st;
     for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
     nd__normalize_strides(ndim, shape, v->strides, dtype);
+    v->offset = offset;
+    v->readonly = a->readonly;
+    v->buf = a->buf;
+    atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
+    *out = v;
+    return ND_OK;
+}
+
+nd_status nd__subview(nd_array **out, const nd_array *a, int ndim, const int64_t *shape, const int64_t *strides,
+                      int64_t offset)
+{
+    int64_t size = 1;
+    for (int i = 0; i < ndim; i++) size *= shape[i];
+    nd_array *v = NULL;
+    nd_status st = header_sized(&v, "nd_view", a->dtype, ndim, shape, size, a->device);
+    if (st) return st;
+    for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
+    nd__normalize_strides(ndim, shape, v->strides, a->dtype);
     v->offset = offset;
     v->readonly = a->readonly;
     v->buf = a->buf;
