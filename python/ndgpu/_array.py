@@ -709,6 +709,17 @@ if _core is None:
     fast_binop, fast_unop = binop, unop
     fast_reduce_all = None
 else:
+    # Array is ArrayBase itself, completed with the methods and properties of
+    # the class above: a Python subclass would put every instance under the
+    # cycle collector and its dealloc behind subtype_dealloc (a third of the
+    # cost of x[0]); the instances of the C type are plain objects that
+    # ndgpu._core recycles (a free list). They cannot form cycles: besides
+    # the handle they hold a shape tuple of ints and a dtype.
+    for _k, _v in vars(Array).items():
+        if _k not in ("__slots__", "__dict__", "__weakref__"):
+            setattr(_core.ArrayBase, _k, _v)
+    _core.ArrayBase.__name__ = _core.ArrayBase.__qualname__ = Array.__name__
+    Array = _core.ArrayBase
     _core._set_array_type(Array, sys.modules[__name__])
     _Array_new = _core.ArrayBase.__new__
     wrap = _new = _core.wrap

@@ -200,9 +200,8 @@ static basic_index_fn p_basic_index;
 /* State set by _init / _set_array_type                                */
 /* ------------------------------------------------------------------ */
 static PyTypeObject *base_type;  /* ArrayBase */
-static PyTypeObject *array_type; /* ndgpu.Array (a subclass of ArrayBase) */
+static PyTypeObject *array_type; /* ndgpu.Array: ArrayBase itself, or a subclass */
 static allocfunc array_alloc;    /* its tp_alloc */
-static freefunc array_free;      /* its tp_free */
 static PyObject *lib_module;     /* ndgpu._lib: error(status) */
 static PyObject *array_module;   /* ndgpu._array: as_operand, binop, unop */
 static PyObject *index_module;   /* ndgpu._indexing: getitem (imported on first use) */
@@ -235,6 +234,28 @@ static int ready(void)
     return 1;
 }
 
+/* Freed Arrays kept for the next ones (CPython's float free list): making
+ * an Array then allocates nothing and dropping one frees nothing. Only
+ * where Array is ArrayBase itself (_array.py completes this type with its
+ * methods rather than subclass it): its instances are plain objects of
+ * PyObject_Malloc without a cycle-collector header. Chained through their
+ * handle field; at most FREE_MAX. */
+#define FREE_MAX 64
+static ArrayBaseObject *free_list;
+static int free_count;
+
+/* A new Array without a handle (NULL and an exception when out of memory). */
+static PyObject *alloc_array(void)
+{
+    ArrayBaseObject *a = free_list;
+    if (a == NULL || array_type != base_type)
+        return array_alloc(array_type, 0);
+    free_list = (ArrayBaseObject *)(void *)a->h;
+    free_count--;
+    a->h = NULL; /* the other fields were cleared when it was freed */
+    return PyObject_Init((PyObject *)a, array_type);
+}
+
 /* A new Array owning h (released when the allocation fails). */
 static PyObject *new_array(nd_array *h)
 {
@@ -243,7 +264,7 @@ static PyObject *new_array(nd_array *h)
         (void)ready(); /* sets the error */
         return NULL;
     }
-    PyObject *o = array_alloc(array_type, 0);
+    PyObject *o = alloc_array();
     if (o == NULL) {
         p_release(h);
         return NULL;
@@ -710,6 +731,8 @@ static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_RuntimeError, "ndgpu._core is not initialised (_init): import ndgpu");
         return NULL;
     }
+    if (type == array_type)
+        return alloc_array();
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
     return alloc(type, 0); /* zeroed: no handle, shape, dtype or weak reference */
 }
@@ -726,8 +749,14 @@ static void base_dealloc(PyObject *self)
     a->h = NULL;
     if (h != NULL && p_release != NULL)
         p_release(h);
-    freefunc f = tp == array_type ? array_free : (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
+    if (tp == array_type && tp == base_type && free_count < FREE_MAX) {
+        a->h = (nd_array *)(void *)free_list;
+        free_list = a;
+        free_count++;
+    } else {
+        freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+        f(self);
+    }
     Py_DECREF(tp); /* instances of a heap type hold a reference to it */
 }
 
@@ -974,7 +1003,7 @@ static PyObject *core_wrap(PyObject *m, PyObject *arg)
         if (p == NULL && PyErr_Occurred())
             return NULL;
     }
-    PyObject *o = array_alloc(array_type, 0);
+    PyObject *o = alloc_array();
     if (o == NULL)
         return NULL; /* the caller keeps h */
     HANDLE(o) = (nd_array *)p;
@@ -1105,8 +1134,9 @@ static PyObject *core_init(PyObject *m, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* _set_array_type(Array, array_module): the class results are made of (a
- * subclass of ArrayBase), and the module holding as_operand, binop, unop. */
+/* _set_array_type(Array, array_module): the class results are made of
+ * (ArrayBase, completed with the Python methods, or a subclass of it), and
+ * the module holding as_operand, binop, unop. */
 static PyObject *core_set_array_type(PyObject *m, PyObject *args)
 {
     (void)m;
@@ -1126,7 +1156,6 @@ static PyObject *core_set_array_type(PyObject *m, PyObject *args)
     Py_XDECREF(array_module);
     array_module = mod;
     array_alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_alloc);
-    array_free = (freefunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_free);
     Py_XDECREF((PyObject *)array_type);
     array_type = (PyTypeObject *)cls;
     Py_RETURN_NONE;

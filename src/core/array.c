@@ -284,11 +284,15 @@ nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const 
     return nd__view(out, a, a->dtype, ndim, shape, strides, a->offset);
 }
 
+/* The division only for the axes that need it: a view's headers come
+ * through here, and most have no axis of extent <= 1. */
 void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
 {
-    int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
-    for (int i = 0; i < ndim; i++)
-        if (shape[i] <= 1 && (strides[i] > lim || strides[i] < -lim)) strides[i] = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] > 1) continue;
+        int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
+        if (strides[i] > lim || strides[i] < -lim) strides[i] = 0;
+    }
 }
 
 /* ------------------------------------------------------------------ */
