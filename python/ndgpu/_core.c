@@ -239,7 +239,8 @@ static int ready(void)
  * where Array is ArrayBase itself (_array.py completes this type with its
  * methods rather than subclass it): its instances are plain objects of
  * PyObject_Malloc without a cycle-collector header. Chained through their
- * handle field; at most FREE_MAX. */
+ * handle field; at most FREE_MAX. A kept object keeps its reference to
+ * the type, so that taking it back only sets its count to 1. */
 #define FREE_MAX 64
 static ArrayBaseObject *free_list;
 static int free_count;
@@ -253,7 +254,8 @@ static PyObject *alloc_array(void)
     free_list = (ArrayBaseObject *)(void *)a->h;
     free_count--;
     a->h = NULL; /* the other fields were cleared when it was freed */
-    return PyObject_Init((PyObject *)a, array_type);
+    Py_SET_REFCNT((PyObject *)a, 1);
+    return (PyObject *)a;
 }
 
 /* A new Array owning h (released when the allocation fails). */
@@ -638,7 +640,7 @@ static PyObject *nb_invert(PyObject *a)
 #define MAX_ITEMS (2 * ND_MAX_DIMS)
 static PyObject *fast_getitem(PyObject *self, PyObject *key)
 {
-    const int tuple = PyTuple_Check(key);
+    const int tuple = !PyLong_CheckExact(key) && PyTuple_Check(key);
     const Py_ssize_t nk = tuple ? PyTuple_Size(key) : 1;
     if (nk > MAX_ITEMS)
         return NULL;
@@ -753,10 +755,10 @@ static void base_dealloc(PyObject *self)
         a->h = (nd_array *)(void *)free_list;
         free_list = a;
         free_count++;
-    } else {
-        freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-        f(self);
+        return; /* with its reference to the type */
     }
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
     Py_DECREF(tp); /* instances of a heap type hold a reference to it */
 }
 
