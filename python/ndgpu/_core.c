@@ -239,8 +239,8 @@ static int ready(void)
  * where Array is ArrayBase itself (_array.py completes this type with its
  * methods rather than subclass it): its instances are plain objects of
  * PyObject_Malloc without a cycle-collector header. Chained through their
- * handle field; at most FREE_MAX. A kept object keeps its reference to
- * the type, so that taking it back only sets its count to 1. */
+ * handle field; at most FREE_MAX. A kept object gives back its reference
+ * to the type (the type's count tells leaks, as without the list). */
 #define FREE_MAX 64
 static ArrayBaseObject *free_list;
 static int free_count;
@@ -254,6 +254,7 @@ static PyObject *alloc_array(void)
     free_list = (ArrayBaseObject *)(void *)a->h;
     free_count--;
     a->h = NULL; /* the other fields were cleared when it was freed */
+    Py_INCREF(array_type);
     Py_SET_REFCNT((PyObject *)a, 1);
     return (PyObject *)a;
 }
@@ -755,10 +756,10 @@ static void base_dealloc(PyObject *self)
         a->h = (nd_array *)(void *)free_list;
         free_list = a;
         free_count++;
-        return; /* with its reference to the type */
+    } else {
+        freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+        f(self);
     }
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
     Py_DECREF(tp); /* instances of a heap type hold a reference to it */
 }
 
@@ -796,8 +797,21 @@ static int set_h(PyObject *self, PyObject *value, void *closure)
     return 0;
 }
 
+/* x.__weakref__: the first weak reference to x, or None (what a class
+ * with a __weakref__ slot gives) */
+static PyObject *get_weakref(PyObject *self, void *closure)
+{
+    (void)closure;
+    PyObject *w = ((ArrayBaseObject *)self)->weakrefs;
+    if (w == NULL)
+        w = Py_None;
+    Py_INCREF(w);
+    return w;
+}
+
 static PyGetSetDef base_getset[] = {
     {"_h", get_h, set_h, "the nd_array* reference the array owns (an int; None for none)", NULL},
+    {"__weakref__", get_weakref, NULL, "list of weak references to the object (if defined)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 /* _shape and _dtype: AttributeError until set, as the slots they replace */
