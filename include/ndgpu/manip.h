@@ -33,17 +33,20 @@ ND_API nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes
 /** Basic slicing a[r0, r1, ...]; nranges <= ndim, missing axes are whole.
  *  Negative indices and steps as in Python. A view. */
 ND_API nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_range *ranges);
-/** One item of a basic index (nd_basic_index): what Python's x[...] takes
- *  besides arrays. */
+/** The kinds of item of a basic index (nd_basic_index): what Python's
+ *  x[...] takes besides arrays. */
 typedef enum nd_index_kind {
-    ND_INDEX_INT = 0,     /* an integer: start is the index (negatives count from the end); drops the axis */
-    ND_INDEX_SLICE = 1,   /* start:stop:step as in nd_range (ND_NONE bounds and step as Python's None); keeps it */
-    ND_INDEX_NEWAXIS = 2, /* None (np.newaxis): inserts an axis of extent 1 */
-    ND_INDEX_ELLIPSIS = 3 /* ...: as many whole axes as the other items leave; at most one */
+    ND_INDEX_INT = 0,     /**< an integer: start is the index (negatives count from the end); drops the axis */
+    ND_INDEX_SLICE = 1,   /**< start:stop:step as in nd_range (ND_NONE bounds and step as Python's None); keeps it */
+    ND_INDEX_NEWAXIS = 2, /**< None (np.newaxis): inserts an axis of extent 1 */
+    ND_INDEX_ELLIPSIS = 3 /**< ...: as many whole axes as the other items leave; at most one */
 } nd_index_kind;
+/** One item of a basic index (nd_basic_index). */
 typedef struct nd_index_item {
-    nd_index_kind kind;
-    int64_t start, stop, step; /* start alone for ND_INDEX_INT; all three for ND_INDEX_SLICE; unread otherwise */
+    nd_index_kind kind; /**< what the item is */
+    int64_t start;      /**< the index (ND_INDEX_INT) or the slice's start (ND_INDEX_SLICE); unread otherwise */
+    int64_t stop;       /**< the slice's stop (ND_INDEX_SLICE); unread otherwise */
+    int64_t step;       /**< the slice's step (ND_INDEX_SLICE); unread otherwise */
 } nd_index_item;
 /** Basic indexing a[items[0], items[1], ...] as NumPy does it: integers
  *  drop their axis, slices keep it, new axes insert one of extent 1, an
