@@ -181,6 +181,18 @@ void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 /* ------------------------------------------------------------------ */
 /* Allocation and views                                                */
 /* ------------------------------------------------------------------ */
+/* nd__normalize_strides, inline for the views made here. The division
+ * only for the axes that need it: a view's headers come through here, and
+ * most have no axis of extent <= 1. */
+static inline void normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
+{
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] > 1) continue;
+        int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
+        if (strides[i] > lim || strides[i] < -lim) strides[i] = 0;
+    }
+}
+
 /* A header of a shape already known to be valid, with its element count. */
 static inline nd_status header_sized(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
                               int64_t size, nd_device dev)
@@ -270,7 +282,7 @@ nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, 
     nd_status st = header_new(&v, "nd_view", dtype, ndim, shape, a->device);
     if (st) return st;
     for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
-    nd__normalize_strides(ndim, shape, v->strides, dtype);
+    normalize_strides(ndim, shape, v->strides, dtype);
     v->offset = offset;
     v->readonly = a->readonly;
     v->buf = a->buf;
@@ -288,7 +300,7 @@ nd_status nd__subview(nd_array **out, const nd_array *a, int ndim, const int64_t
     nd_status st = header_sized(&v, "nd_view", a->dtype, ndim, shape, size, a->device);
     if (st) return st;
     for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
-    nd__normalize_strides(ndim, shape, v->strides, a->dtype);
+    normalize_strides(ndim, shape, v->strides, a->dtype);
     v->offset = offset;
     v->readonly = a->readonly;
     v->buf = a->buf;
@@ -371,15 +383,9 @@ nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const 
     return nd__view(out, a, a->dtype, ndim, shape, strides, a->offset);
 }
 
-/* The division only for the axes that need it: a view's headers come
- * through here, and most have no axis of extent <= 1. */
 void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
 {
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] > 1) continue;
-        int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
-        if (strides[i] > lim || strides[i] < -lim) strides[i] = 0;
-    }
+    normalize_strides(ndim, shape, strides, dtype);
 }
 
 /* ------------------------------------------------------------------ */
