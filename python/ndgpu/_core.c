@@ -242,6 +242,9 @@ static int ready(void)
  * handle field; at most FREE_MAX. A kept object gives back its reference
  * to the type (the type's count tells leaks, as without the list). */
 #define FREE_MAX 64
+#if PY_VERSION_HEX < 0x030900A4 && !defined(Py_SET_REFCNT)
+#define Py_SET_REFCNT(ob, n) (((PyObject *)(ob))->ob_refcnt = (n)) /* 3.8's headers */
+#endif
 static ArrayBaseObject *free_list;
 static int free_count;
 
