@@ -2,15 +2,19 @@
  * ndgpu._core: the hot path of the Python package in C.
  *
  * What it holds:
- *   - ArrayBase, the base of ndgpu.Array: it owns one nd_array* reference
- *     (its dealloc calls nd_release), exposed to Python as the int `_h`
- *     (None for NULL, as ctypes' c_void_p.value gives it);
+ *   - ArrayBase, the type of ndgpu.Array (_array.py sets the methods and
+ *     properties of its class Array on it and names it Array; a subclass
+ *     works too): it owns one nd_array* reference (its dealloc calls
+ *     nd_release), exposed to Python as the int `_h` (None for NULL, as
+ *     ctypes' c_void_p.value gives it), and holds the cached _shape and
+ *     _dtype and the weak references; freed instances are kept for reuse;
  *   - the operators of the array object (+ - * / % ** & | ^ << >>, their
  *     reflected and in-place forms, the comparisons, unary - + abs ~) for
  *     Array op Array and Array op Python scalar, as number and rich
  *     comparison slots, so x + y is one C call from the interpreter;
  *   - binop(op, x1, x2) and unop(op, x), the elementwise functions of the
  *     namespace (ndgpu.add, ndgpu.exp, ...);
+ *   - x[key] for basic keys: one nd_basic_index call;
  *   - wrap(h): a new Array owning the reference h.
  *
  * It has no link-time dependency on libndgpu: _init(handle, lib_module)
@@ -825,7 +829,7 @@ static PyMemberDef base_members[] = {
     {NULL, 0, 0, 0, NULL}};
 
 static PyType_Slot base_slots[] = {
-    {Py_tp_doc, "The base of ndgpu.Array: owns one nd_array* reference (released with the object) and "
+    {Py_tp_doc, "The type of ndgpu.Array: owns one nd_array* reference (released with the object) and "
                 "implements the operators in C."},
     {Py_tp_new, base_new},
     {Py_tp_dealloc, base_dealloc},
