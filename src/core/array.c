@@ -294,17 +294,22 @@ nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, 
 nd_status nd__subview(nd_array **out, const nd_array *a, int ndim, const int64_t *shape, const int64_t *strides,
                       int64_t offset)
 {
+    /* the buffer's reference first: a locked add waits for the stores
+     * before it to drain, and the header's are not made yet */
+    atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
     int64_t size = 1;
     for (int i = 0; i < ndim; i++) size *= shape[i];
     nd_array *v = NULL;
     nd_status st = header_sized(&v, "nd_view", a->dtype, ndim, shape, size, a->device);
-    if (st) return st;
+    if (st) {
+        atomic_fetch_sub_explicit(&a->buf->refcount, 1, memory_order_relaxed); /* a still holds one */
+        return st;
+    }
     for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
     normalize_strides(ndim, shape, v->strides, a->dtype);
     v->offset = offset;
     v->readonly = a->readonly;
     v->buf = a->buf;
-    atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
     *out = v;
     return ND_OK;
 }
