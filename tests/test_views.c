@@ -1,6 +1,9 @@
 /* Views: reshape, transpose, slice, squeeze, expand_dims, broadcast_to.
  * Joins (concatenate, stack) are in test_join.c and added to this suite.
  * Expected element sequences are NumPy's (pasted as constants). */
+#include <pthread.h>
+
+#include "core/alloc.h"
 #include "creation_util.h"
 
 TCase *tcase_join(void); /* tests/test_join.c */
@@ -531,6 +534,48 @@ START_TEST(test_basic_index_nd)
 }
 END_TEST
 
+/* The headers of views come from a per-thread cache of released ones:
+ * taking one still passes the allocation fault gate, and neither the cache
+ * nor a thread's exit changes the count of live allocations. */
+static void *views_in_thread(void *arg)
+{
+    const nd_array *a = arg;
+    for (int i = 0; i < 20; i++) {
+        nd_array *v = NULL;
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_INT(i % 4)));
+        nd_release(v);
+    }
+    return NULL;
+}
+
+START_TEST(test_view_headers)
+{
+    nd_array *a = cv_iota(ND_INT16, 2, (const int64_t[]){4, 3}, nd_cpu()), *v = NULL;
+    nd_array *held[20] = {NULL};
+    for (int i = 0; i < 3; i++) { /* released headers to keep */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_INT(i)));
+        nd_release(v), v = NULL;
+    }
+    const long live0 = nd__alloc_live();
+    nd__alloc_fail_after(1);
+    ck_assert_int_eq(nd_basic_index(&v, a, 1, &IX_INT(1)), ND_ERR_NOMEM);
+    ck_assert(nd__alloc_fault_reset());
+    ck_assert_ptr_null(v);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+    /* more views at once than the cache keeps, then all released */
+    for (int i = 0; i < 20; i++) ND_OK_OR_FAIL(nd_basic_index(&held[i], a, 2, (const nd_index_item[]){IX_INT(i % 4), IX_NEW}));
+    cv_expect_values(held[19], 3, (const double[]){10, 11, 12});
+    for (int i = 0; i < 20; i++) nd_release(held[i]);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+    /* a thread that made and released views, then exited */
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, views_in_thread, a), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+    nd_release(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* squeeze / expand_dims                                               */
 /* ------------------------------------------------------------------ */
@@ -768,6 +813,7 @@ Suite *suite_views(void)
     tcase_add_test(tc, test_slice_nd);
     tcase_add_test(tc, test_basic_index_1d);
     tcase_add_test(tc, test_basic_index_nd);
+    tcase_add_test(tc, test_view_headers);
     tcase_add_test(tc, test_squeeze);
     tcase_add_test(tc, test_expand_dims);
     tcase_add_test(tc, test_broadcast_to);
