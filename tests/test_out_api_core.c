@@ -46,6 +46,11 @@ OUT_ADAPTER(nd_slice)
     const nd_range r[2] = {ND_ALL, {2, ND_NONE, -1}};
     return nd_slice(o, f->a, 2, r);
 }
+OUT_ADAPTER(nd_basic_index)
+{
+    const nd_index_item it[3] = {{ND_INDEX_SLICE, ND_NONE, ND_NONE, -1}, {ND_INDEX_NEWAXIS, 0, 0, 0}, {ND_INDEX_INT, -1, 0, 0}};
+    return nd_basic_index(o, f->a, 3, it);
+}
 OUT_ADAPTER(nd_squeeze) { return nd_squeeze(o, f->idx21, 1, AX1); }
 OUT_ADAPTER(nd_expand_dims) { return nd_expand_dims(o, f->a, 1); }
 OUT_ADAPTER(nd_broadcast_to) { return nd_broadcast_to(o, f->v3, 2, S23); }
@@ -298,6 +303,7 @@ const out_api_entry out_api_core[] = {
     OUT_ENTRY(nd_reshape, 0),
     OUT_ENTRY(nd_transpose, 0),
     OUT_ENTRY(nd_slice, 0),
+    OUT_ENTRY(nd_basic_index, 0),
     OUT_ENTRY(nd_squeeze, 0),
     OUT_ENTRY(nd_expand_dims, 0),
     OUT_ENTRY(nd_broadcast_to, 0),

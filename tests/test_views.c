@@ -1,6 +1,9 @@
 /* Views: reshape, transpose, slice, squeeze, expand_dims, broadcast_to.
  * Joins (concatenate, stack) are in test_join.c and added to this suite.
  * Expected element sequences are NumPy's (pasted as constants). */
+#include <pthread.h>
+
+#include "core/alloc.h"
 #include "creation_util.h"
 
 TCase *tcase_join(void); /* tests/test_join.c */
@@ -338,6 +341,242 @@ START_TEST(test_slice_nd)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* basic indexing (nd_basic_index): the cases of nd_slice's tests plus    */
+/* integers, new axes and Ellipsis, on the CPU and on cuda:0              */
+/* ------------------------------------------------------------------ */
+#define IX_INT(i) ((nd_index_item){ND_INDEX_INT, (i), 0, 0})
+#define IX_SL(a, b, c) ((nd_index_item){ND_INDEX_SLICE, (a), (b), (c)})
+#define IX_ALL IX_SL(ND_NONE, ND_NONE, ND_NONE)
+#define IX_NEW ((nd_index_item){ND_INDEX_NEWAXIS, 0, 0, 0})
+#define IX_ELL ((nd_index_item){ND_INDEX_ELLIPSIS, 0, 0, 0})
+
+/* a[items] has the shape and the values (NumPy's, C order) given */
+static void expect_index(const nd_array *a, int n, const nd_index_item *items, int ndim, const int64_t *shape,
+                         int64_t size, const double *want)
+{
+    nd_array *v = NULL;
+    ND_OK_OR_FAIL(nd_basic_index(&v, a, n, items));
+    cv_expect_shape(v, ndim, shape);
+    ck_assert(nd_device_of(v).type == nd_device_of(a).type);
+    cv_expect_values(v, size, want);
+    nd_release(v);
+}
+
+START_TEST(test_basic_index_1d)
+{
+    const double all[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    nd_device devs[2];
+    for (int d = 0, nd = cv_devices(devs); d < nd; d++) {
+        /* a = np.arange(10) */
+        nd_array *a = cv_make(ND_INT32, 1, (const int64_t[]){10}, all, devs[d]);
+        /* integers: 0-d views, negatives from the end */
+        expect_index(a, 1, &IX_INT(3), 0, NULL, 1, (const double[]){3});
+        expect_index(a, 1, &IX_INT(-1), 0, NULL, 1, (const double[]){9});
+        expect_index(a, 1, &IX_INT(-10), 0, NULL, 1, (const double[]){0});
+        /* nd_slice's 1-D cases */
+        static const struct {
+            nd_range r;
+            int64_t n;
+            double want[10];
+        } sl[] = {{{ND_NONE, ND_NONE, -1}, 10, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}}, /* a[::-1] */
+                  {{8, 2, -2}, 3, {8, 6, 4}},
+                  {{-3, ND_NONE, 1}, 3, {7, 8, 9}},
+                  {{ND_NONE, ND_NONE, -3}, 4, {9, 6, 3, 0}},
+                  {{100, 200, 1}, 0, {0}},
+                  {{-100, 3, 1}, 3, {0, 1, 2}},
+                  {{5, 1, 1}, 0, {0}},
+                  {{3, -100, -1}, 4, {3, 2, 1, 0}},
+                  {{100, 6, -2}, 2, {9, 7}},
+                  {{-1, -11, -4}, 3, {9, 5, 1}},
+                  {{1, ND_NONE, 3}, 3, {1, 4, 7}},
+                  {{-20, -15, -1}, 0, {0}},
+                  {{2, INT64_MAX, INT64_MAX}, 1, {2}},
+                  {{INT64_MAX, INT64_MIN + 1, -INT64_MAX}, 1, {9}},
+                  {{4, 5, ND_NONE}, 1, {4}}};
+        for (size_t k = 0; k < sizeof sl / sizeof sl[0]; k++) {
+            const nd_index_item it = IX_SL(sl[k].r.start, sl[k].r.stop, sl[k].r.step);
+            expect_index(a, 1, &it, 1, &sl[k].n, sl[k].n, sl[k].want);
+        }
+        /* new axes around a slice: a[None, 1::3, None] */
+        expect_index(a, 3, (const nd_index_item[]){IX_NEW, IX_SL(1, ND_NONE, 3), IX_NEW}, 3, (const int64_t[]){1, 3, 1},
+                     3, (const double[]){1, 4, 7});
+        /* out of range: the exact status, the words of NumPy's IndexError */
+        nd_array *v = NULL;
+        ND_EXPECT_ERR(nd_basic_index(&v, a, 1, &IX_INT(10)), ND_ERR_INVALID,
+                      "nd_basic_index: index 10 is out of bounds for axis 0 with size 10");
+        ND_EXPECT_ERR(nd_basic_index(&v, a, 1, &IX_INT(-11)), ND_ERR_INVALID,
+                      "index -11 is out of bounds for axis 0 with size 10");
+        ck_assert_ptr_null(v);
+        /* writes through a 0-d view and a stepped one reach a */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_INT(-4)));
+        ck_assert_int_eq(nd_ndim(v), 0);
+        const int32_t x = -77;
+        ND_OK_OR_FAIL(nd_copy_from_host(v, &x, sizeof x));
+        nd_release(v), v = NULL;
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_SL(ND_NONE, ND_NONE, -2)));
+        ck_assert_int_eq(nd_strides(v)[0], -2);
+        const int32_t buf[5] = {-1, -2, -3, -4, -5};
+        ND_OK_OR_FAIL(nd_copy_from_host(v, buf, sizeof buf));
+        nd_release(v), v = NULL;
+        cv_expect_values(a, 10, (const double[]){0, -5, 2, -4, 4, -3, -77, -2, 8, -1});
+        nd_release(a);
+    }
+}
+END_TEST
+
+START_TEST(test_basic_index_nd)
+{
+    nd_device devs[2];
+    for (int d = 0, nd = cv_devices(devs); d < nd; d++) {
+        /* a = np.arange(1, 21).reshape(4, 5) */
+        nd_array *a = cv_iota(ND_FLOAT32, 2, (const int64_t[]){4, 5}, devs[d]), *v = NULL, *w = NULL;
+        /* a[1:3, ::-2], as nd_slice gives it */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 2, (const nd_index_item[]){IX_SL(1, 3, 1), IX_SL(ND_NONE, ND_NONE, -2)}));
+        cv_expect_shape(v, 2, (const int64_t[]){2, 3});
+        expect_strides(v, (const int64_t[]){5, -2});
+        cv_expect_values(v, 6, (const double[]){10, 8, 6, 15, 13, 11});
+        /* of the view: v[::-1, 1] == a[1:3, ::-2][::-1, 1] */
+        expect_index(v, 2, (const nd_index_item[]){IX_SL(ND_NONE, ND_NONE, -1), IX_INT(1)}, 1, (const int64_t[]){2}, 2,
+                     (const double[]){13, 8});
+        nd_release(v), v = NULL;
+        /* ints drop axes: a[2, 3], a[-1], a[1, ::-2], a[:, -2] */
+        expect_index(a, 2, (const nd_index_item[]){IX_INT(2), IX_INT(3)}, 0, NULL, 1, (const double[]){14});
+        expect_index(a, 1, &IX_INT(-1), 1, (const int64_t[]){5}, 5, (const double[]){16, 17, 18, 19, 20});
+        expect_index(a, 2, (const nd_index_item[]){IX_INT(1), IX_SL(ND_NONE, ND_NONE, -2)}, 1, (const int64_t[]){3}, 3,
+                     (const double[]){10, 8, 6});
+        expect_index(a, 2, (const nd_index_item[]){IX_ALL, IX_INT(-2)}, 1, (const int64_t[]){4}, 4,
+                     (const double[]){4, 9, 14, 19});
+        /* Ellipsis: a[..., 2], a[1, ...], a[...], a[..., None], a[None, ..., 0, None] */
+        expect_index(a, 2, (const nd_index_item[]){IX_ELL, IX_INT(2)}, 1, (const int64_t[]){4}, 4,
+                     (const double[]){3, 8, 13, 18});
+        expect_index(a, 2, (const nd_index_item[]){IX_INT(1), IX_ELL}, 1, (const int64_t[]){5}, 5,
+                     (const double[]){6, 7, 8, 9, 10});
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_ELL));
+        cv_expect_shape(v, 2, (const int64_t[]){4, 5});
+        ck_assert_ptr_eq(nd_data(v), nd_data(a));
+        nd_release(v), v = NULL;
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 2, (const nd_index_item[]){IX_ELL, IX_NEW}));
+        cv_expect_shape(v, 3, (const int64_t[]){4, 5, 1});
+        ck_assert(nd_is_contiguous(v));
+        nd_release(v), v = NULL;
+        expect_index(a, 4, (const nd_index_item[]){IX_NEW, IX_ELL, IX_INT(0), IX_NEW}, 3, (const int64_t[]){1, 4, 1}, 4,
+                     (const double[]){1, 6, 11, 16});
+        /* new axes keep contiguity (as nd_expand_dims): a[None, 2, None, :, None] */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 5, (const nd_index_item[]){IX_NEW, IX_INT(2), IX_NEW, IX_ALL, IX_NEW}));
+        cv_expect_shape(v, 4, (const int64_t[]){1, 1, 5, 1});
+        expect_strides(v, (const int64_t[]){5, 5, 1, 1});
+        cv_expect_values(v, 5, (const double[]){11, 12, 13, 14, 15});
+        nd_release(v), v = NULL;
+        /* nitems 0: the whole array; fewer items than axes: a[::3] */
+        expect_index(a, 0, NULL, 2, (const int64_t[]){4, 5}, 20,
+                     (const double[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
+        expect_index(a, 1, &IX_SL(ND_NONE, ND_NONE, 3), 2, (const int64_t[]){2, 5}, 10,
+                     (const double[]){1, 2, 3, 4, 5, 16, 17, 18, 19, 20});
+        /* zero-size: a[3:3], a[3:3, 1], and of the empty view */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_SL(3, 3, 1)));
+        cv_expect_shape(v, 2, (const int64_t[]){0, 5});
+        ND_OK_OR_FAIL(nd_basic_index(&w, v, 2, (const nd_index_item[]){IX_SL(ND_NONE, ND_NONE, -1), IX_INT(-1)}));
+        cv_expect_shape(w, 1, (const int64_t[]){0});
+        nd_release(w), w = NULL;
+        ND_EXPECT_ERR(nd_basic_index(&w, v, 1, &IX_INT(0)), ND_ERR_INVALID, "index 0 is out of bounds for axis 0 with size 0");
+        nd_release(v), v = NULL;
+        expect_index(a, 2, (const nd_index_item[]){IX_SL(3, 3, 1), IX_INT(1)}, 1, (const int64_t[]){0}, 0, NULL);
+        /* writes through a[1:, 3] reach a (a strided 1-D view) */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 2, (const nd_index_item[]){IX_SL(1, ND_NONE, ND_NONE), IX_INT(3)}));
+        const float x3[3] = {-1, -2, -3};
+        ND_OK_OR_FAIL(nd_copy_from_host(v, x3, sizeof x3));
+        nd_release(v), v = NULL;
+        expect_index(a, 2, (const nd_index_item[]){IX_ALL, IX_INT(3)}, 1, (const int64_t[]){4}, 4,
+                     (const double[]){4, -1, -2, -3});
+        /* 0-d: nitems 0, None and ... are fine, an int is too many */
+        nd_array *s = NULL;
+        ND_OK_OR_FAIL(nd_full(&s, ND_INT64, 0, NULL, nd_scalar_int(-3), devs[d]));
+        expect_index(s, 0, NULL, 0, NULL, 1, (const double[]){-3});
+        expect_index(s, 1, &IX_ELL, 0, NULL, 1, (const double[]){-3});
+        expect_index(s, 2, (const nd_index_item[]){IX_NEW, IX_ELL}, 1, (const int64_t[]){1}, 1, (const double[]){-3});
+        ND_EXPECT_ERR(nd_basic_index(&v, s, 1, &IX_INT(0)), ND_ERR_SHAPE,
+                      "too many indices for array: array is 0-dimensional, but 1 were indexed");
+        /* bad input: exact statuses, *out untouched */
+        ND_EXPECT_ERR(nd_basic_index(&v, a, 3, (const nd_index_item[]){IX_INT(0), IX_ALL, IX_ALL}), ND_ERR_SHAPE,
+                      "too many indices for array: array is 2-dimensional, but 3 were indexed");
+        ND_EXPECT_ERR(nd_basic_index(&v, a, 2, (const nd_index_item[]){IX_ALL, IX_SL(0, 5, 0)}), ND_ERR_INVALID,
+                      "slice step cannot be zero (items[1])");
+        ND_EXPECT_ERR(nd_basic_index(&v, a, 3, (const nd_index_item[]){IX_ELL, IX_INT(0), IX_ELL}), ND_ERR_INVALID,
+                      "an index can only have a single ellipsis");
+        ND_EXPECT_ERR(nd_basic_index(&v, a, 1, (const nd_index_item[]){{(nd_index_kind)7, 0, 0, 0}}), ND_ERR_INVALID,
+                      "items[0] has an unknown kind 7");
+        nd_index_item many[ND_MAX_DIMS];
+        for (int i = 0; i < ND_MAX_DIMS; i++) many[i] = IX_NEW;
+        ND_EXPECT_ERR(nd_basic_index(&v, a, ND_MAX_DIMS, many), ND_ERR_SHAPE, "the result would have 34 dimensions");
+        many[0] = IX_INT(0), many[1] = IX_INT(0); /* 30 new axes: 30 dimensions */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, ND_MAX_DIMS, many));
+        ck_assert_int_eq(nd_ndim(v), ND_MAX_DIMS - 2);
+        cv_expect_values(v, 1, (const double[]){1});
+        nd_release(v), v = NULL;
+        ND_EXPECT_ERR(nd_basic_index(&v, a, -1, NULL), ND_ERR_INVALID, "nitems -1 is negative");
+        ND_EXPECT_ERR(nd_basic_index(&v, a, 1, NULL), ND_ERR_INVALID, "'items' is NULL");
+        ND_EXPECT_ERR(nd_basic_index(&v, NULL, 0, NULL), ND_ERR_INVALID, "argument 'a' is NULL");
+        ND_EXPECT_ERR(nd_basic_index(NULL, a, 0, NULL), ND_ERR_INVALID, "argument 'out' is NULL");
+        ck_assert_ptr_null(v);
+        /* the out rule: a[1:3, 0] copied (and cast) into a given out */
+        nd_array *o = NULL;
+        ND_OK_OR_FAIL(nd_empty(&o, ND_FLOAT64, 1, (const int64_t[]){2}, devs[d]));
+        nd_array *keep = o;
+        cv_poison(o, -9);
+        ND_OK_OR_FAIL(nd_basic_index(&o, a, 2, (const nd_index_item[]){IX_SL(1, 3, 1), IX_INT(0)}));
+        ck_assert_ptr_eq(o, keep);
+        cv_expect_values(o, 2, (const double[]){6, 11});
+        ND_EXPECT_ERR(nd_basic_index(&o, a, 1, &IX_INT(0)), ND_ERR_SHAPE, "'out' has shape (2,), but the result has shape (5,)");
+        nd_release(o);
+        nd_release(s);
+        nd_release(a);
+    }
+}
+END_TEST
+
+/* The headers of views come from a per-thread cache of released ones:
+ * taking one still passes the allocation fault gate, and neither the cache
+ * nor a thread's exit changes the count of live allocations. */
+static void *views_in_thread(void *arg)
+{
+    const nd_array *a = arg;
+    for (int i = 0; i < 20; i++) {
+        nd_array *v = NULL;
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_INT(i % 4)));
+        nd_release(v);
+    }
+    return NULL;
+}
+
+START_TEST(test_view_headers)
+{
+    nd_array *a = cv_iota(ND_INT16, 2, (const int64_t[]){4, 3}, nd_cpu()), *v = NULL;
+    nd_array *held[20] = {NULL};
+    for (int i = 0; i < 3; i++) { /* released headers to keep */
+        ND_OK_OR_FAIL(nd_basic_index(&v, a, 1, &IX_INT(i)));
+        nd_release(v), v = NULL;
+    }
+    const long live0 = nd__alloc_live();
+    nd__alloc_fail_after(1);
+    ck_assert_int_eq(nd_basic_index(&v, a, 1, &IX_INT(1)), ND_ERR_NOMEM);
+    ck_assert(nd__alloc_fault_reset());
+    ck_assert_ptr_null(v);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+    /* more views at once than the cache keeps, then all released */
+    for (int i = 0; i < 20; i++) ND_OK_OR_FAIL(nd_basic_index(&held[i], a, 2, (const nd_index_item[]){IX_INT(i % 4), IX_NEW}));
+    cv_expect_values(held[19], 3, (const double[]){10, 11, 12});
+    for (int i = 0; i < 20; i++) nd_release(held[i]);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+    /* a thread that made and released views, then exited */
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, views_in_thread, a), 0);
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+    nd_release(a);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* squeeze / expand_dims                                               */
 /* ------------------------------------------------------------------ */
 START_TEST(test_squeeze)
@@ -572,6 +811,9 @@ Suite *suite_views(void)
     tcase_add_test(tc, test_transpose);
     tcase_add_test(tc, test_slice_1d);
     tcase_add_test(tc, test_slice_nd);
+    tcase_add_test(tc, test_basic_index_1d);
+    tcase_add_test(tc, test_basic_index_nd);
+    tcase_add_test(tc, test_view_headers);
     tcase_add_test(tc, test_squeeze);
     tcase_add_test(tc, test_expand_dims);
     tcase_add_test(tc, test_broadcast_to);

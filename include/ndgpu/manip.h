@@ -33,6 +33,32 @@ ND_API nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes
 /** Basic slicing a[r0, r1, ...]; nranges <= ndim, missing axes are whole.
  *  Negative indices and steps as in Python. A view. */
 ND_API nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_range *ranges);
+/** The kinds of item of a basic index (nd_basic_index): what Python's
+ *  x[...] takes besides arrays. */
+typedef enum nd_index_kind {
+    ND_INDEX_INT = 0,     /**< an integer: start is the index (negatives count from the end); drops the axis */
+    ND_INDEX_SLICE = 1,   /**< start:stop:step as in nd_range (ND_NONE bounds and step as Python's None); keeps it */
+    ND_INDEX_NEWAXIS = 2, /**< None (np.newaxis): inserts an axis of extent 1 */
+    ND_INDEX_ELLIPSIS = 3 /**< ...: as many whole axes as the other items leave; at most one */
+} nd_index_kind;
+/** One item of a basic index (nd_basic_index). */
+typedef struct nd_index_item {
+    nd_index_kind kind; /**< what the item is */
+    int64_t start;      /**< the index (ND_INDEX_INT) or the slice's start (ND_INDEX_SLICE); unread otherwise */
+    int64_t stop;       /**< the slice's stop (ND_INDEX_SLICE); unread otherwise */
+    int64_t step;       /**< the slice's step (ND_INDEX_SLICE); unread otherwise */
+} nd_index_item;
+/** Basic indexing a[items[0], items[1], ...] as NumPy does it: integers
+ *  drop their axis, slices keep it, new axes insert one of extent 1, an
+ *  Ellipsis stands for the whole axes that the integers and slices do not
+ *  name (after them when there is none). A view (0-d when every axis gets
+ *  an integer) sharing a's memory, so that writes through it reach a; on
+ *  every device. Errors: ND_ERR_SHAPE when the integers and slices name
+ *  more axes than a has ("too many indices for array") or the result would
+ *  pass ND_MAX_DIMS; ND_ERR_INVALID for an integer out of range ("index 5
+ *  is out of bounds for axis 0 with size 3"), a zero step, a second
+ *  Ellipsis, an unknown kind, nitems < 0, items NULL with nitems > 0. */
+ND_API nd_status nd_basic_index(nd_array **out, const nd_array *a, int nitems, const nd_index_item *items);
 /** Remove size-1 axes (axes NULL: all of them; else each named axis must
  *  have extent 1). A view. */
 ND_API nd_status nd_squeeze(nd_array **out, const nd_array *a, int naxes, const int *axes);

@@ -405,8 +405,11 @@ class Array(object if _core is None else _core.ArrayBase):
 
     With the extension, ndgpu._core.ArrayBase holds the reference (_h),
     releases it with the object and implements the operators in C; without
-    it (not built, or NDGPU_NO_EXT=1) the ctypes code of this class does."""
-    __slots__ = ("_shape", "_dtype", "__weakref__") + (("_h",) if _core is None else ())
+    it (not built, or NDGPU_NO_EXT=1) the ctypes code of this class does.
+    The cached _shape and _dtype and the weak reference list are slots of
+    ArrayBase where it is the base (this class adds none: its instances
+    then stay outside the cycle collector), else of this class."""
+    __slots__ = ("_shape", "_dtype", "__weakref__", "_h") if _core is None else ()
 
     def __init__(self, *args, **kwargs):
         raise TypeError("ndgpu.Array cannot be created directly: use ndgpu.asarray, ndgpu.zeros, ...")
@@ -706,6 +709,17 @@ if _core is None:
     fast_binop, fast_unop = binop, unop
     fast_reduce_all = None
 else:
+    # Array is ArrayBase itself, completed with the methods and properties of
+    # the class above: a Python subclass would put every instance under the
+    # cycle collector and its dealloc behind subtype_dealloc (a third of the
+    # cost of x[0]); the instances of the C type are plain objects that
+    # ndgpu._core recycles (a free list). They cannot form cycles: besides
+    # the handle they hold a shape tuple of ints and a dtype.
+    for _k, _v in vars(Array).items():
+        if _k not in ("__slots__", "__dict__", "__weakref__"):
+            setattr(_core.ArrayBase, _k, _v)
+    _core.ArrayBase.__name__ = _core.ArrayBase.__qualname__ = Array.__name__
+    Array = _core.ArrayBase
     _core._set_array_type(Array, sys.modules[__name__])
     _Array_new = _core.ArrayBase.__new__
     wrap = _new = _core.wrap

@@ -2,15 +2,19 @@
  * ndgpu._core: the hot path of the Python package in C.
  *
  * What it holds:
- *   - ArrayBase, the base of ndgpu.Array: it owns one nd_array* reference
- *     (its dealloc calls nd_release), exposed to Python as the int `_h`
- *     (None for NULL, as ctypes' c_void_p.value gives it);
+ *   - ArrayBase, the type of ndgpu.Array (_array.py sets the methods and
+ *     properties of its class Array on it and names it Array; a subclass
+ *     works too): it owns one nd_array* reference (its dealloc calls
+ *     nd_release), exposed to Python as the int `_h` (None for NULL, as
+ *     ctypes' c_void_p.value gives it), and holds the cached _shape and
+ *     _dtype and the weak references; freed instances are kept for reuse;
  *   - the operators of the array object (+ - * / % ** & | ^ << >>, their
  *     reflected and in-place forms, the comparisons, unary - + abs ~) for
  *     Array op Array and Array op Python scalar, as number and rich
  *     comparison slots, so x + y is one C call from the interpreter;
  *   - binop(op, x1, x2) and unop(op, x), the elementwise functions of the
  *     namespace (ndgpu.add, ndgpu.exp, ...);
+ *   - x[key] for basic keys: one nd_basic_index call;
  *   - wrap(h): a new Array owning the reference h.
  *
  * It has no link-time dependency on libndgpu: _init(handle, lib_module)
@@ -50,6 +54,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -85,9 +90,11 @@ typedef struct nd_scalar {
 typedef enum nd_unary_op { ND_NUM_UNARY_OPS = 64 } nd_unary_op;
 typedef enum nd_binary_op { ND_NUM_BINARY_OPS = 64 } nd_binary_op;
 typedef enum nd_reduce_op { ND_NUM_REDUCE_OPS = 64 } nd_reduce_op;
-typedef struct nd_range {
+typedef enum nd_index_kind { ND_INDEX_INT = 0, ND_INDEX_SLICE, ND_INDEX_NEWAXIS, ND_INDEX_ELLIPSIS } nd_index_kind;
+typedef struct nd_index_item {
+    nd_index_kind kind;
     int64_t start, stop, step;
-} nd_range;
+} nd_index_item;
 #define ND_MAX_DIMS 32
 #define ND_NONE INT64_MIN
 #endif
@@ -139,9 +146,8 @@ typedef nd_dtype (*dtype_of_fn)(const nd_array *);
 typedef const char *(*op_name_fn)(int);
 typedef int (*ndim_fn)(const nd_array *);
 typedef const int64_t *(*shape_fn)(const nd_array *);
-typedef nd_status (*slice_fn)(nd_array **, const nd_array *, int, const nd_range *);
-typedef nd_status (*reshape_fn)(nd_array **, const nd_array *, int, const int64_t *);
 typedef nd_status (*reduce_fn)(nd_array **, nd_reduce_op, const nd_array *, int, const int *, bool);
+typedef nd_status (*basic_index_fn)(nd_array **, const nd_array *, int, const nd_index_item *);
 
 #ifdef NDGPU_HAVE_HEADERS
 /* the hand-written types above match the headers' prototypes */
@@ -155,9 +161,11 @@ SAME_TYPE(nd_size, size_fn);
 SAME_TYPE(nd_dtype_of, dtype_of_fn);
 SAME_TYPE(nd_ndim, ndim_fn);
 SAME_TYPE(nd_shape, shape_fn);
-SAME_TYPE(nd_slice, slice_fn);
-SAME_TYPE(nd_reshape, reshape_fn);
 SAME_TYPE(nd_reduce, reduce_fn);
+SAME_TYPE(nd_basic_index, basic_index_fn);
+_Static_assert(ND_INDEX_INT == 0 && ND_INDEX_SLICE == 1 && ND_INDEX_NEWAXIS == 2 && ND_INDEX_ELLIPSIS == 3 &&
+                   sizeof(nd_index_item) == 32,
+               "nd_index_item changed");
 #define SAME_OP(e, v) ((int)(e) == (int)(v))
 _Static_assert(SAME_OP(ND_BINARY_ADD, OP_ADD) && SAME_OP(ND_BINARY_SUBTRACT, OP_SUBTRACT) &&
                    SAME_OP(ND_BINARY_MULTIPLY, OP_MULTIPLY) && SAME_OP(ND_BINARY_DIVIDE, OP_DIVIDE) &&
@@ -185,9 +193,8 @@ static size_fn p_size;
 static dtype_of_fn p_dtype_of;
 static ndim_fn p_ndim;
 static shape_fn p_shape;
-static slice_fn p_slice;
-static reshape_fn p_reshape;
 static reduce_fn p_reduce;
+static basic_index_fn p_basic_index;
 
 /* Operands of at least this many elements (the larger operand) run with
  * the GIL released. */
@@ -197,14 +204,22 @@ static reduce_fn p_reduce;
 /* State set by _init / _set_array_type                                */
 /* ------------------------------------------------------------------ */
 static PyTypeObject *base_type;  /* ArrayBase */
-static PyTypeObject *array_type; /* ndgpu.Array (a subclass of ArrayBase) */
+static PyTypeObject *array_type; /* ndgpu.Array: ArrayBase itself, or a subclass */
 static allocfunc array_alloc;    /* its tp_alloc */
 static PyObject *lib_module;     /* ndgpu._lib: error(status) */
 static PyObject *array_module;   /* ndgpu._array: as_operand, binop, unop */
 static PyObject *index_module;   /* ndgpu._indexing: getitem (imported on first use) */
 
+/* The object: the handle, the shape and dtype the Python class caches
+ * (_shape, _dtype: NULL until it reads them) and the weak reference list,
+ * all here so that Array (a Python subclass) adds no slots: its instances
+ * then stay outside the cycle collector (they hold a tuple of ints and a
+ * dtype, never a cycle), which makes making and dropping one cheaper. */
 typedef struct {
     PyObject_HEAD nd_array *h;
+    PyObject *shape;
+    PyObject *dtype;
+    PyObject *weakrefs;
 } ArrayBaseObject;
 
 #define HANDLE(o) (((ArrayBaseObject *)(o))->h)
@@ -223,6 +238,34 @@ static int ready(void)
     return 1;
 }
 
+/* Freed Arrays kept for the next ones (CPython's float free list): making
+ * an Array then allocates nothing and dropping one frees nothing. Only
+ * where Array is ArrayBase itself (_array.py completes this type with its
+ * methods rather than subclass it): its instances are plain objects of
+ * PyObject_Malloc without a cycle-collector header. Chained through their
+ * handle field; at most FREE_MAX. A kept object gives back its reference
+ * to the type (the type's count tells leaks, as without the list). */
+#define FREE_MAX 64
+#if PY_VERSION_HEX < 0x030900A4 && !defined(Py_SET_REFCNT)
+#define Py_SET_REFCNT(ob, n) (((PyObject *)(ob))->ob_refcnt = (n)) /* 3.8's headers */
+#endif
+static ArrayBaseObject *free_list;
+static int free_count;
+
+/* A new Array without a handle (NULL and an exception when out of memory). */
+static PyObject *alloc_array(void)
+{
+    ArrayBaseObject *a = free_list;
+    if (a == NULL || array_type != base_type)
+        return array_alloc(array_type, 0);
+    free_list = (ArrayBaseObject *)(void *)a->h;
+    free_count--;
+    a->h = NULL; /* the other fields were cleared when it was freed */
+    Py_INCREF(array_type);
+    Py_SET_REFCNT((PyObject *)a, 1);
+    return (PyObject *)a;
+}
+
 /* A new Array owning h (released when the allocation fails). */
 static PyObject *new_array(nd_array *h)
 {
@@ -231,7 +274,7 @@ static PyObject *new_array(nd_array *h)
         (void)ready(); /* sets the error */
         return NULL;
     }
-    PyObject *o = array_alloc(array_type, 0);
+    PyObject *o = alloc_array();
     if (o == NULL) {
         p_release(h);
         return NULL;
@@ -597,73 +640,36 @@ static PyObject *nb_invert(PyObject *a)
 /* ------------------------------------------------------------------ */
 
 /* x[key] where key is an int, a slice, None, Ellipsis or a tuple of
- * those: nd_slice (+ nd_reshape where ints drop axes or None adds them),
- * as _indexing.getitem does for these keys. Returns NULL without an
- * exception for every other key and for the keys that raise (a bool, a
- * second Ellipsis, too many indices, an int out of bounds, a zero step, a
- * non-integer bound): _indexing.getitem handles those, with its messages. */
+ * those: one nd_basic_index call, as _indexing.getitem makes for these
+ * keys. Returns NULL without an exception for every other key and where
+ * the library refuses the key (a second Ellipsis, too many indices, an int
+ * out of bounds, a zero step) or a bound is not an integer:
+ * _indexing.getitem handles those, with its messages. */
 #define MAX_ITEMS (2 * ND_MAX_DIMS)
 static PyObject *fast_getitem(PyObject *self, PyObject *key)
 {
-    PyObject *items[MAX_ITEMS];
-    Py_ssize_t nk = 1;
-    if (PyTuple_Check(key)) {
-        nk = PyTuple_Size(key);
-        if (nk > MAX_ITEMS)
-            return NULL;
-        for (Py_ssize_t i = 0; i < nk; i++)
-            items[i] = PyTuple_GetItem(key, i); /* borrowed */
-    } else {
-        items[0] = key;
-    }
-    nd_array *h = HANDLE(self);
-    int ndim = p_ndim(h);
-    const int64_t *shape = p_shape(h);
-    int n_ell = 0, n_real = 0, n_new = 0;
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        PyObject *k = items[i];
-        if (k == Py_Ellipsis)
-            n_ell++;
-        else if (k == Py_None)
-            n_new++;
-        else if (PyLong_CheckExact(k) || PySlice_Check(k))
-            n_real++;
-        else
-            return NULL;
-    }
-    if (n_ell > 1 || n_real > ndim || ndim + n_new > ND_MAX_DIMS)
+    const int tuple = !PyLong_CheckExact(key) && PyTuple_Check(key);
+    const Py_ssize_t nk = tuple ? PyTuple_Size(key) : 1;
+    if (nk > MAX_ITEMS)
         return NULL;
-    nd_range ranges[ND_MAX_DIMS];
-    /* per output axis of the view before the reshape: 1 kept (a slice), 0
-     * dropped (an int); -1 marks an inserted axis (None) */
-    signed char plan[MAX_ITEMS + ND_MAX_DIMS];
-    int nr = 0, np = 0, need_reshape = 0;
+    nd_index_item items[MAX_ITEMS];
     for (Py_ssize_t i = 0; i < nk; i++) {
-        PyObject *k = items[i];
-        if (k == Py_Ellipsis) {
-            for (int j = 0; j < ndim - n_real; j++) {
-                ranges[nr++] = (nd_range){ND_NONE, ND_NONE, 1};
-                plan[np++] = 1;
-            }
-        } else if (k == Py_None) {
-            plan[np++] = -1;
-            need_reshape = 1;
-        } else if (PyLong_CheckExact(k)) {
+        PyObject *k = tuple ? PyTuple_GetItem(key, i) : key; /* borrowed */
+        nd_index_item *it = &items[i];
+        if (PyLong_CheckExact(k)) {
             int overflow = 0;
             long long v = PyLong_AsLongLongAndOverflow(k, &overflow);
             if (overflow || (v == -1 && PyErr_Occurred())) {
                 PyErr_Clear();
                 return NULL;
             }
-            int64_t n = shape[nr];
-            if (v < -n || v >= n)
-                return NULL;
-            if (v < 0)
-                v += n;
-            ranges[nr++] = (nd_range){v, v + 1, 1};
-            plan[np++] = 0;
-            need_reshape = 1;
-        } else {
+            it->kind = ND_INDEX_INT;
+            it->start = v;
+        } else if (k == Py_None) {
+            it->kind = ND_INDEX_NEWAXIS;
+        } else if (k == Py_Ellipsis) {
+            it->kind = ND_INDEX_ELLIPSIS;
+        } else if (PySlice_Check(k)) {
             /* None bounds come back as Python's defaults (0 and
              * PY_SSIZE_T_MAX, or PY_SSIZE_T_MAX and PY_SSIZE_T_MIN for a
              * negative step) and larger ints clamped to Py_ssize_t, which
@@ -679,38 +685,17 @@ static PyObject *fast_getitem(PyObject *self, PyObject *key)
                 start++;
             if (stop == PY_SSIZE_T_MIN && step > 0)
                 stop++;
-            ranges[nr++] = (nd_range){(int64_t)start, (int64_t)stop, (int64_t)step};
-            plan[np++] = 1;
+            it->kind = ND_INDEX_SLICE;
+            it->start = start;
+            it->stop = stop;
+            it->step = step;
+        } else {
+            return NULL;
         }
     }
-    if (n_ell == 0)
-        for (int j = n_real; j < ndim; j++) {
-            ranges[nr++] = (nd_range){ND_NONE, ND_NONE, 1};
-            plan[np++] = 1;
-        }
     nd_array *v = NULL;
-    nd_status st = p_slice(&v, h, nr, ranges);
-    if (st)
-        return raise_status_as(st, PyExc_IndexError);
-    if (need_reshape) {
-        int64_t final[ND_MAX_DIMS];
-        const int64_t *vs = p_shape(v);
-        int nf = 0, ax = 0;
-        for (int j = 0; j < np; j++) {
-            if (plan[j] < 0)
-                final[nf++] = 1;
-            else if (plan[j] > 0)
-                final[nf++] = vs[ax++];
-            else
-                ax++;
-        }
-        nd_array *r = NULL;
-        st = p_reshape(&r, v, nf, final);
-        p_release(v);
-        if (st)
-            return raise_status(st);
-        v = r;
-    }
+    if (p_basic_index(&v, HANDLE(self), (int)nk, items) != ND_OK)
+        return NULL;
     return new_array(v);
 }
 
@@ -756,22 +741,32 @@ static PyObject *base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_RuntimeError, "ndgpu._core is not initialised (_init): import ndgpu");
         return NULL;
     }
+    if (type == array_type)
+        return alloc_array();
     allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    PyObject *o = alloc(type, 0);
-    if (o != NULL)
-        HANDLE(o) = NULL;
-    return o;
+    return alloc(type, 0); /* zeroed: no handle, shape, dtype or weak reference */
 }
 
 static void base_dealloc(PyObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
-    nd_array *h = HANDLE(self);
-    HANDLE(self) = NULL;
+    ArrayBaseObject *a = (ArrayBaseObject *)self;
+    if (a->weakrefs != NULL)
+        PyObject_ClearWeakRefs(self);
+    Py_CLEAR(a->shape);
+    Py_CLEAR(a->dtype);
+    nd_array *h = a->h;
+    a->h = NULL;
     if (h != NULL && p_release != NULL)
         p_release(h);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
+    if (tp == array_type && tp == base_type && free_count < FREE_MAX) {
+        a->h = (nd_array *)(void *)free_list;
+        free_list = a;
+        free_count++;
+    } else {
+        freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+        f(self);
+    }
     Py_DECREF(tp); /* instances of a heap type hold a reference to it */
 }
 
@@ -809,16 +804,37 @@ static int set_h(PyObject *self, PyObject *value, void *closure)
     return 0;
 }
 
+/* x.__weakref__: the first weak reference to x, or None (what a class
+ * with a __weakref__ slot gives) */
+static PyObject *get_weakref(PyObject *self, void *closure)
+{
+    (void)closure;
+    PyObject *w = ((ArrayBaseObject *)self)->weakrefs;
+    if (w == NULL)
+        w = Py_None;
+    Py_INCREF(w);
+    return w;
+}
+
 static PyGetSetDef base_getset[] = {
     {"_h", get_h, set_h, "the nd_array* reference the array owns (an int; None for none)", NULL},
+    {"__weakref__", get_weakref, NULL, "list of weak references to the object (if defined)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+/* _shape and _dtype: AttributeError until set, as the slots they replace */
+static PyMemberDef base_members[] = {
+    {"_shape", T_OBJECT_EX, offsetof(ArrayBaseObject, shape), 0, "the shape, once read (a tuple)"},
+    {"_dtype", T_OBJECT_EX, offsetof(ArrayBaseObject, dtype), 0, "the dtype, once read"},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(ArrayBaseObject, weakrefs), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL}};
+
 static PyType_Slot base_slots[] = {
-    {Py_tp_doc, "The base of ndgpu.Array: owns one nd_array* reference (released with the object) and "
+    {Py_tp_doc, "The type of ndgpu.Array: owns one nd_array* reference (released with the object) and "
                 "implements the operators in C."},
     {Py_tp_new, base_new},
     {Py_tp_dealloc, base_dealloc},
     {Py_tp_getset, base_getset},
+    {Py_tp_members, base_members},
     {Py_tp_richcompare, richcompare},
     {Py_mp_subscript, mp_subscript},
     {Py_sq_item, sq_item},
@@ -1010,7 +1026,7 @@ static PyObject *core_wrap(PyObject *m, PyObject *arg)
         if (p == NULL && PyErr_Occurred())
             return NULL;
     }
-    PyObject *o = array_alloc(array_type, 0);
+    PyObject *o = alloc_array();
     if (o == NULL)
         return NULL; /* the caller keeps h */
     HANDLE(o) = (nd_array *)p;
@@ -1021,7 +1037,7 @@ static PyObject *core_wrap(PyObject *m, PyObject *arg)
  * alone take, each followed by nd_release of its result (the C rows of
  * benchmarks/bench_python_overhead.py, measured in the same process as
  * the Python rows): kind 0 nd_binary(add, h1, h2), 1 nd_binary_scalar(add,
- * h1, value), 2 x[0] of a 1-D h1 (nd_slice + nd_reshape, as x[0] does),
+ * h1, value), 2 x[0] of a 1-D h1 (nd_basic_index, as x[0] does),
  * 3 nd_reduce(sum, h1) over all axes. The GIL is released. */
 static double now_s(void)
 {
@@ -1050,20 +1066,17 @@ static PyObject *core_bench_loop(PyObject *m, PyObject *args)
     nd_scalar s;
     s.kind = ND_SCALAR_FLOAT;
     s.v.f = value;
-    const nd_range first = {0, 1, 1};
+    const nd_index_item first = {ND_INDEX_INT, 0, 0, 0};
     nd_status st = ND_OK;
     double t0 = 0, t1 = 0;
     Py_BEGIN_ALLOW_THREADS t0 = now_s();
     for (long long i = 0; i < n && st == ND_OK; i++) {
-        nd_array *o = NULL, *v = NULL;
+        nd_array *o = NULL;
         switch (kind) {
         case 0: st = p_binary(&o, (nd_binary_op)OP_ADD, a, b); break;
         case 1: st = p_binary_scalar(&o, (nd_binary_op)OP_ADD, a, s); break;
         case 2:
-            st = p_slice(&v, a, 1, &first);
-            if (st == ND_OK)
-                st = p_reshape(&o, v, 0, NULL);
-            p_release(v);
+            st = p_basic_index(&o, a, 1, &first);
             break;
         default: st = p_reduce(&o, (nd_reduce_op)0, a, -1, NULL, false); break;
         }
@@ -1111,10 +1124,9 @@ static PyObject *core_init(PyObject *m, PyObject *args)
     op_name_fn uname = (op_name_fn)sym(handle, "nd_unary_op_name");
     ndim_fn nd = (ndim_fn)sym(handle, "nd_ndim");
     shape_fn sh = (shape_fn)sym(handle, "nd_shape");
-    slice_fn sl = (slice_fn)sym(handle, "nd_slice");
-    reshape_fn rs = (reshape_fn)sym(handle, "nd_reshape");
     reduce_fn rd = (reduce_fn)sym(handle, "nd_reduce");
-    if (!rel || !bin || !bs || !sb || !un || !sz || !dt || !bname || !uname || !nd || !sh || !sl || !rs || !rd)
+    basic_index_fn bi = (basic_index_fn)sym(handle, "nd_basic_index");
+    if (!rel || !bin || !bs || !sb || !un || !sz || !dt || !bname || !uname || !nd || !sh || !rd || !bi)
         return NULL;
     for (size_t i = 0; i < sizeof binary_names / sizeof binary_names[0]; i++) {
         const char *n = bname(binary_names[i].op);
@@ -1137,17 +1149,17 @@ static PyObject *core_init(PyObject *m, PyObject *args)
     p_dtype_of = dt;
     p_ndim = nd;
     p_shape = sh;
-    p_slice = sl;
-    p_reshape = rs;
     p_reduce = rd;
+    p_basic_index = bi;
     Py_INCREF(libmod);
     Py_XDECREF(lib_module);
     lib_module = libmod;
     Py_RETURN_NONE;
 }
 
-/* _set_array_type(Array, array_module): the class results are made of (a
- * subclass of ArrayBase), and the module holding as_operand, binop, unop. */
+/* _set_array_type(Array, array_module): the class results are made of
+ * (ArrayBase, completed with the Python methods, or a subclass of it), and
+ * the module holding as_operand, binop, unop. */
 static PyObject *core_set_array_type(PyObject *m, PyObject *args)
 {
     (void)m;

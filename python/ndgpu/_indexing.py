@@ -1,14 +1,26 @@
 """x[key] and x[key] = value: basic slicing (views), integer arrays, boolean masks."""
 import math
 import operator
-from ctypes import byref, c_void_p
+from ctypes import Structure, byref, c_int, c_int64, c_void_p
 
 from . import _dtypes as _dt
+from . import _lib
 from ._array import Array, call, nd_full
 from ._interop import numpy_key
 from ._lib import C, NdRange, ND_NONE, BINARY, check, i64array
 
 _pybool = bool
+
+
+class _Item(Structure):
+    """nd_index_item: one item of nd_basic_index (include/ndgpu/manip.h)."""
+    _fields_ = [("kind", c_int), ("start", c_int64), ("stop", c_int64), ("step", c_int64)]
+
+
+_INDEX_INT, _INDEX_SLICE, _INDEX_NEWAXIS = 0, 1, 2  # nd_index_kind
+_basic_index = _lib.lib.nd_basic_index
+_basic_index.restype = c_int
+_basic_index.argtypes = [_lib.O, _lib.H, c_int, c_void_p]
 
 
 def _idx(v):
@@ -46,15 +58,19 @@ def _expand(key, ndim):
     return out
 
 
-def _basic(x, items, for_write=False):
-    """Basic indexing: (view with integer axes kept as extent 1, final shape)."""
+def _items(x, items):
+    """The items of a basic index (Ellipsis expanded) checked, with the
+    messages of the errors: [(nd_index_kind, start, stop, step)], the shape
+    of the result, and whether it differs from that of the slices alone (an
+    int drops an axis or a None adds one)."""
     shape = x.shape
-    ranges = []
+    out = []
     final = []
     axis = 0
     need_reshape = False
     for k in items:
         if k is None:
+            out.append((_INDEX_NEWAXIS, 0, 0, 0))
             final.append(1)
             need_reshape = True
             continue
@@ -63,7 +79,7 @@ def _basic(x, items, for_write=False):
             start, stop, step = _idx(k.start), _idx(k.stop), (1 if k.step is None else operator.index(k.step))
             if step == 0:
                 raise IndexError("slice step cannot be zero")
-            ranges.append((start, stop, step))
+            out.append((_INDEX_SLICE, start, stop, step))
             final.append(len(range(*k.indices(n))))
         else:
             if isinstance(k, _pybool):
@@ -74,14 +90,30 @@ def _basic(x, items, for_write=False):
                 raise IndexError(f"invalid index {k!r}") from None
             if i < -n or i >= n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-            if i < 0:
-                i += n
-            ranges.append((i, i + 1, 1))
+            out.append((_INDEX_INT, i, 0, 0))
             need_reshape = True
         axis += 1
+    return out, tuple(final), need_reshape
+
+
+def _basic(x, items):
+    """Basic indexing: (view with integer axes kept as extent 1, final shape,
+    whether the two shapes differ), for x[key] = v and the slices beside
+    integer arrays."""
+    its, final, need_reshape = _items(x, items)
+    ranges = [(s, e, st) if k == _INDEX_SLICE else (s % x.shape[i], s % x.shape[i] + 1, 1)
+              for i, (k, s, e, st) in enumerate(t for t in its if t[0] != _INDEX_NEWAXIS)]
     rr = (NdRange * max(len(ranges), 1))(*[NdRange(*r) for r in ranges])
     v = call(C.nd_slice, x._h, len(ranges), rr, exc=IndexError)
-    return v, tuple(final), need_reshape
+    return v, final, need_reshape
+
+
+def _basic_view(x, items):
+    """x[items] for a basic index: one nd_basic_index call (the view itself,
+    0-d where every axis gets an int)."""
+    its, _, _ = _items(x, items)
+    arr = (_Item * max(len(its), 1))(*[_Item(*t) for t in its])
+    return call(_basic_index, x._h, len(its), arr, exc=IndexError)
 
 
 def _reshape(v, shape):
@@ -212,10 +244,7 @@ def getitem(x, key):
                 nb = len(bshape)
                 r = moveaxis(r, tuple(range(nb)), tuple(range(pos, pos + nb)))
             return r
-        v, final, need = _basic(x, items)
-        if need:
-            v = _reshape(v, final)
-        return v
+        return _basic_view(x, items)
     except (IndexError, TypeError):
         # NumPy arrays and scalars in the key (np.array([0, 2]), np.int64(1)):
         # converted here, after the normal path failed on them, so that keys

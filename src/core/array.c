@@ -1,12 +1,94 @@
 /* The array object: buffers, headers, views, shapes, broadcasting,
  * inspection. Below the out rule (core/out.c) and every op; the
  * allocations and releases it makes are the profiler's memory events. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "core/prof.h"
+
+/* ------------------------------------------------------------------ */
+/* Header cache                                                        */
+/* ------------------------------------------------------------------ */
+/* Each thread keeps up to HEADER_CACHE released headers for its next
+ * arrays: a view is one header, and the cache spares it a malloc and a
+ * free. A kept header is not counted live (nd__alloc_live), and taking one
+ * passes the allocation fault gate as nd__malloc does, so the tests' fault
+ * walks and leak counts see the same allocations. A thread's headers are
+ * freed when it exits. Off under AddressSanitizer and with ND_POOL=0 (as
+ * the memory pools), so that the sanitizers and valgrind see every header. */
+#ifdef __SANITIZE_ADDRESS__
+#define HEADER_CACHE 0
+#else
+#define HEADER_CACHE 8
+#endif
+
+/* one thread-local object: one TLS address lookup per use in a shared library */
+static _Thread_local struct {
+    nd_array *head; /* chained through their buf field */
+    int n;          /* how many; -1: not set up yet; -2: off for this thread */
+} t_hc = {NULL, -1};
+static pthread_once_t g_headers_once = PTHREAD_ONCE_INIT;
+static pthread_key_t g_headers_key; /* its destructor empties an exiting thread's cache */
+static bool g_headers_on;
+
+static void headers_drop(void *unused)
+{
+    (void)unused;
+    while (t_hc.head) {
+        nd_array *a = t_hc.head;
+        t_hc.head = (nd_array *)(void *)a->buf;
+        nd__alloc_live_add(1); /* counted again, then freed through the door */
+        nd__free(a);
+    }
+    t_hc.n = -2; /* releases later in the thread's exit free their headers */
+}
+
+static void headers_init(void)
+{
+    const char *env = getenv("ND_POOL");
+    g_headers_on = !(env && strcmp(env, "0") == 0) && pthread_key_create(&g_headers_key, headers_drop) == 0;
+}
+
+/* a library unloaded while threads live must not leave them a destructor */
+__attribute__((destructor)) static void headers_fini(void)
+{
+    if (g_headers_on) pthread_key_delete(g_headers_key);
+}
+
+/* Keep a released header (false: the caller frees it). */
+static bool header_keep(nd_array *a)
+{
+    int n = t_hc.n;
+    if (HEADER_CACHE == 0 || n >= HEADER_CACHE || n == -2) return false;
+    if (n < 0) {
+        pthread_once(&g_headers_once, headers_init);
+        /* the key's value only makes the thread's exit call headers_drop */
+        n = g_headers_on && pthread_setspecific(g_headers_key, &t_hc.n) == 0 ? 0 : -2;
+        t_hc.n = n;
+        if (n < 0) return false;
+    }
+    a->buf = (nd_buffer *)(void *)t_hc.head;
+    t_hc.head = a;
+    t_hc.n = n + 1;
+    nd__alloc_live_add(-1);
+    return true;
+}
+
+/* A header: a kept one, else nd__malloc's; NULL when out of memory or the
+ * fault gate says so. */
+static nd_array *header_take(void)
+{
+    nd_array *a = t_hc.head;
+    if (a == NULL) return nd__malloc(sizeof *a);
+    if (nd__alloc_inject()) return NULL;
+    t_hc.head = (nd_array *)(void *)a->buf;
+    t_hc.n--;
+    nd__alloc_live_add(1);
+    return a;
+}
 
 /* ------------------------------------------------------------------ */
 /* Reference counting                                                  */
@@ -41,9 +123,14 @@ nd_array *nd_retain(nd_array *a)
 void nd_release(nd_array *a)
 {
     if (!a) return;
-    if (atomic_fetch_sub_explicit(&a->refcount, 1, memory_order_acq_rel) != 1) return;
+    /* a count of 1 is the caller's own reference: no other thread holds one
+     * to change it, so the last release needs no atomic read-modify-write
+     * (the acquire orders it after the other threads' earlier releases) */
+    if (atomic_load_explicit(&a->refcount, memory_order_acquire) != 1 &&
+        atomic_fetch_sub_explicit(&a->refcount, 1, memory_order_acq_rel) != 1)
+        return;
     buffer_release(a->buf);
-    nd__free(a);
+    if (!header_keep(a)) nd__free(a);
 }
 
 /* ------------------------------------------------------------------ */
@@ -94,19 +181,23 @@ void nd__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 /* ------------------------------------------------------------------ */
 /* Allocation and views                                                */
 /* ------------------------------------------------------------------ */
-/* Every array header, owning or view, is made here, and every one passes
- * nd__check_shape first: element counts and byte counts that would pass
- * 2^63 (a result shape built from valid extents, e.g. (4,1) + (1,2^62)
- * broadcast, or a view whose product overflows) are refused as NumPy
- * refuses them ("array is too big"), never wrapped to a small size.
- * func names the internal door; callers prefix their own name. */
-static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
-                            nd_device dev)
+/* nd__normalize_strides, inline for the views made here. The division
+ * only for the axes that need it: a view's headers come through here, and
+ * most have no axis of extent <= 1. */
+static inline void normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
 {
-    int64_t size;
-    nd_status st = nd__check_shape(func, ndim, shape, dtype, &size);
-    if (st) return st;
-    nd_array *a = nd__malloc(sizeof *a);
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] > 1) continue;
+        int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
+        if (strides[i] > lim || strides[i] < -lim) strides[i] = 0;
+    }
+}
+
+/* A header of a shape already known to be valid, with its element count. */
+static inline nd_status header_sized(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
+                              int64_t size, nd_device dev)
+{
+    nd_array *a = header_take();
     *out = a;
     if (!a) return nd__err(ND_ERR_NOMEM, func, "out of host memory for an array header");
     atomic_init(&a->refcount, 1);
@@ -119,6 +210,23 @@ static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, in
     a->readonly = false;
     a->buf = NULL;
     return ND_OK;
+}
+
+/* Every array header, owning or view, is made here, and every one passes
+ * nd__check_shape first: element counts and byte counts that would pass
+ * 2^63 (a result shape built from valid extents, e.g. (4,1) + (1,2^62)
+ * broadcast, or a view whose product overflows) are refused as NumPy
+ * refuses them ("array is too big"), never wrapped to a small size. The
+ * one exception is nd__subview, whose shape cannot pass a's (the check
+ * cannot fail there). func names the internal door; callers prefix their
+ * own name. */
+static nd_status header_new(nd_array **out, const char *func, nd_dtype dtype, int ndim, const int64_t *shape,
+                            nd_device dev)
+{
+    int64_t size;
+    nd_status st = nd__check_shape(func, ndim, shape, dtype, &size);
+    if (st) return st;
+    return header_sized(out, func, dtype, ndim, shape, size, dev);
 }
 
 /* A new C-contiguous array from dev's allocator, or (managed) from its
@@ -174,11 +282,34 @@ nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, 
     nd_status st = header_new(&v, "nd_view", dtype, ndim, shape, a->device);
     if (st) return st;
     for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
-    nd__normalize_strides(ndim, shape, v->strides, dtype);
+    normalize_strides(ndim, shape, v->strides, dtype);
     v->offset = offset;
     v->readonly = a->readonly;
     v->buf = a->buf;
     atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
+    *out = v;
+    return ND_OK;
+}
+
+nd_status nd__subview(nd_array **out, const nd_array *a, int ndim, const int64_t *shape, const int64_t *strides,
+                      int64_t offset)
+{
+    /* the buffer's reference first: a locked add waits for the stores
+     * before it to drain, and the header's are not made yet */
+    atomic_fetch_add_explicit(&a->buf->refcount, 1, memory_order_relaxed);
+    int64_t size = 1;
+    for (int i = 0; i < ndim; i++) size *= shape[i];
+    nd_array *v = NULL;
+    nd_status st = header_sized(&v, "nd_view", a->dtype, ndim, shape, size, a->device);
+    if (st) {
+        atomic_fetch_sub_explicit(&a->buf->refcount, 1, memory_order_relaxed); /* a still holds one */
+        return st;
+    }
+    for (int i = 0; i < ndim; i++) v->strides[i] = strides[i];
+    normalize_strides(ndim, shape, v->strides, a->dtype);
+    v->offset = offset;
+    v->readonly = a->readonly;
+    v->buf = a->buf;
     *out = v;
     return ND_OK;
 }
@@ -259,9 +390,7 @@ nd_status nd__broadcast_view(nd_array **out, const nd_array *a, int ndim, const 
 
 void nd__normalize_strides(int ndim, const int64_t *shape, int64_t *strides, nd_dtype dtype)
 {
-    int64_t lim = INT64_MAX / (int64_t)nd__itemsize(dtype);
-    for (int i = 0; i < ndim; i++)
-        if (shape[i] <= 1 && (strides[i] > lim || strides[i] < -lim)) strides[i] = 0;
+    normalize_strides(ndim, shape, strides, dtype);
 }
 
 /* ------------------------------------------------------------------ */

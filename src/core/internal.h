@@ -120,6 +120,13 @@ ND_INTERNAL nd_status nd__alloc_managed(nd_array **out, nd_dtype dtype, int ndim
 /* New header sharing a's buffer with the given geometry (a view). */
 ND_INTERNAL nd_status nd__view(nd_array **out, const nd_array *a, nd_dtype dtype, int ndim, const int64_t *shape,
                                const int64_t *strides, int64_t offset);
+/* nd__view of a's dtype for a shape that cannot hold more than a does:
+ * each extent at most one of a's (a slice, an integer index, a transpose,
+ * a dropped or inserted extent-1 axis), so that the product of the
+ * non-zero extents is at most a's and nd__check_shape cannot fail; it is
+ * skipped (a view on the indexing path costs one header). */
+ND_INTERNAL nd_status nd__subview(nd_array **out, const nd_array *a, int ndim, const int64_t *shape,
+                                  const int64_t *strides, int64_t offset);
 /* Array header over memory the library does not own (e.g. a user's
  * host buffer): C-contiguous, freed by nobody. */
 ND_INTERNAL nd_status nd__wrap(nd_array **out, void *ptr, nd_dtype dtype, int ndim, const int64_t *shape, nd_device dev);

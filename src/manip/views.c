@@ -1,6 +1,7 @@
 /* Views: reshape, transpose, slice, squeeze, expand_dims, broadcast_to.
  *
- * Each makes a new header sharing a's buffer (nd__view); reshape falls
+ * Each makes a new header sharing a's buffer (nd__subview where the shape
+ * cannot hold more than a's, nd__view for broadcast_to); reshape falls
  * back to a copy when the strides do not allow a view. The out rule: with
  * *out != NULL the view's elements are copied into *out (finish_view). */
 #include <string.h>
@@ -16,6 +17,20 @@ static nd_status norm_axis(const char *fn, int axis, int ndim, int *res)
         return nd__err(ND_ERR_SHAPE, fn, "axis %d is out of bounds for array of dimension %d", axis, ndim);
     *res = axis < 0 ? axis + ndim : axis;
     return ND_OK;
+}
+
+/* The out rule for a view v of the op fn: with *out NULL the view itself
+ * (nd__out_deliver's first case, here without the call: a view costs a
+ * few tens of nanoseconds, and the call a tenth of that), else
+ * nd__out_deliver copies it into *out. */
+static inline nd_status deliver(const char *fn, nd_array **out, nd_array **v)
+{
+    if (*out == NULL) {
+        *out = *v;
+        *v = NULL;
+        return ND_OK;
+    }
+    return nd__out_deliver(fn, out, v, (*v)->dtype, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -113,12 +128,12 @@ nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t 
     bool same = ndim == a->ndim, copied = false;
     for (int i = 0; same && i < ndim; i++) same = dims[i] == a->shape[i];
     if (same) {
-        st = nd__view(&v, a, a->dtype, ndim, dims, a->strides, a->offset);
+        st = nd__subview(&v, a, ndim, dims, a->strides, a->offset);
     } else if (c_contiguous(a)) {
         nd__contiguous_strides(ndim, dims, strides);
-        st = nd__view(&v, a, a->dtype, ndim, dims, strides, a->offset);
+        st = nd__subview(&v, a, ndim, dims, strides, a->offset);
     } else if (attempt_nocopy_reshape(a, ndim, dims, strides)) {
-        st = nd__view(&v, a, a->dtype, ndim, dims, strides, a->offset);
+        st = nd__subview(&v, a, ndim, dims, strides, a->offset);
     } else {
         /* copy: a C-contiguous result, written through a view of it
          * with a's shape */
@@ -136,7 +151,7 @@ nd_status nd_reshape(nd_array **out, const nd_array *a, int ndim, const int64_t 
     }
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL && !copied) ND_PROF_BYTES(0); /* a view */
-    return nd__out_deliver(fn, out, &v, v->dtype, 0);
+    return deliver(fn, out, &v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -166,10 +181,10 @@ nd_status nd_transpose(nd_array **out, const nd_array *a, const int *axes)
         strides[i] = a->strides[perm[i]];
     }
     nd_array *v = NULL;
-    nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
+    nd_status st = nd__subview(&v, a, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return nd__out_deliver(fn, out, &v, v->dtype, 0);
+    return deliver(fn, out, &v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -232,10 +247,99 @@ nd_status nd_slice(nd_array **out, const nd_array *a, int nranges, const nd_rang
     }
     if (empty) offset = a->offset; /* no element is addressed; keep a valid pointer */
     nd_array *v = NULL;
-    nd_status st = nd__view(&v, a, a->dtype, a->ndim, shape, strides, offset);
+    nd_status st = nd__subview(&v, a, a->ndim, shape, strides, offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return nd__out_deliver(fn, out, &v, v->dtype, 0);
+    return deliver(fn, out, &v);
+}
+
+/* ------------------------------------------------------------------ */
+/* basic indexing                                                      */
+/* ------------------------------------------------------------------ */
+nd_status nd_basic_index(nd_array **out, const nd_array *a, int nitems, const nd_index_item *items)
+{
+    ND_PROF_OP("basic_index", out, a);
+    static const char *fn = "nd_basic_index";
+    ND_CHECK_PTR(fn, out, "out");
+    ND_CHECK_PTR(fn, a, "a");
+    if (nitems < 0) return nd__err(ND_ERR_INVALID, fn, "nitems %d is negative", nitems);
+    if (nitems > 0 && items == NULL) return nd__err(ND_ERR_INVALID, fn, "argument 'items' is NULL with nitems %d", nitems);
+    int n_real = 0, n_int = 0, n_new = 0, ell = -1;
+    for (int i = 0; i < nitems; i++) {
+        switch (items[i].kind) {
+        case ND_INDEX_INT: n_int++; /* fall through */
+        case ND_INDEX_SLICE: n_real++; break;
+        case ND_INDEX_NEWAXIS: n_new++; break;
+        case ND_INDEX_ELLIPSIS:
+            if (ell >= 0)
+                return nd__err(ND_ERR_INVALID, fn, "an index can only have a single ellipsis ('...') (items[%d] and items[%d])",
+                               ell, i);
+            ell = i;
+            break;
+        default: return nd__err(ND_ERR_INVALID, fn, "items[%d] has an unknown kind %d", i, (int)items[i].kind);
+        }
+    }
+    if (n_real > a->ndim)
+        return nd__err(ND_ERR_SHAPE, fn, "too many indices for array: array is %d-dimensional, but %d were indexed",
+                       a->ndim, n_real);
+    if (a->ndim - n_int + n_new > ND_MAX_DIMS)
+        return nd__err(ND_ERR_SHAPE, fn, "the result would have %d dimensions (maximum %d)", a->ndim - n_int + n_new,
+                       ND_MAX_DIMS);
+    int64_t shape[ND_MAX_DIMS], strides[ND_MAX_DIMS];
+    bool inserted[ND_MAX_DIMS];
+    int64_t offset = a->offset, isz = (int64_t)nd__itemsize(a->dtype);
+    bool empty = false;
+    int ax = 0, n = 0; /* the next axis of a, of the result */
+    for (int i = 0; i <= nitems; i++) {
+        /* the whole axes: those of the Ellipsis, or after the last item */
+        if (i == nitems ? ell < 0 : i == ell) {
+            for (int j = a->ndim - n_real; j > 0; j--, ax++, n++) {
+                shape[n] = a->shape[ax];
+                strides[n] = a->strides[ax];
+                inserted[n] = false;
+                if (shape[n] == 0) empty = true;
+            }
+            continue;
+        }
+        if (i == nitems) break;
+        const nd_index_item *it = &items[i];
+        if (it->kind == ND_INDEX_NEWAXIS) {
+            shape[n] = 1;
+            inserted[n++] = true;
+        } else if (it->kind == ND_INDEX_INT) {
+            int64_t k = it->start, len = a->shape[ax];
+            if (k < -len || k >= len)
+                return nd__err(ND_ERR_INVALID, fn, "index %lld is out of bounds for axis %d with size %lld", (long long)k,
+                               ax, (long long)len);
+            if (k < 0) k += len;
+            offset += k * a->strides[ax] * isz;
+            ax++;
+        } else if (it->kind == ND_INDEX_SLICE) {
+            int64_t start = it->start, stop = it->stop, step = it->step;
+            if (step == 0) return nd__err(ND_ERR_INVALID, fn, "slice step cannot be zero (items[%d])", i);
+            if (step == ND_NONE) step = 1;
+            int64_t len = adjust_slice(a->shape[ax], &start, &stop, step);
+            /* as in nd_slice: the offset stays inside the buffer, and a
+             * stride product that overflows (len <= 1) does not matter */
+            if (len > 0) offset += start * a->strides[ax] * isz;
+            else empty = true;
+            shape[n] = len;
+            if (__builtin_mul_overflow(a->strides[ax], step, &strides[n])) strides[n] = a->strides[ax];
+            inserted[n++] = false;
+            ax++;
+        }
+    }
+    /* an inserted axis keeps contiguity as in nd_expand_dims: the stride of
+     * the axis it precedes, scaled (right to left, for runs of them) */
+    for (int j = n - 1; j >= 0; j--)
+        if (inserted[j] && (j == n - 1 || __builtin_mul_overflow(shape[j + 1], strides[j + 1], &strides[j])))
+            strides[j] = j == n - 1 ? 1 : 0;
+    if (empty) offset = a->offset; /* no element is addressed; keep a valid pointer */
+    nd_array *v = NULL;
+    nd_status st = nd__subview(&v, a, n, shape, strides, offset);
+    if (st) return nd__err_prefix(st, fn);
+    if (*out == NULL) ND_PROF_BYTES(0); /* a view */
+    return deliver(fn, out, &v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -275,10 +379,10 @@ nd_status nd_squeeze(nd_array **out, const nd_array *a, int naxes, const int *ax
         n++;
     }
     nd_array *v = NULL;
-    nd_status st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
+    nd_status st = nd__subview(&v, a, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return nd__out_deliver(fn, out, &v, v->dtype, 0);
+    return deliver(fn, out, &v);
 }
 
 nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
@@ -306,10 +410,10 @@ nd_status nd_expand_dims(nd_array **out, const nd_array *a, int axis)
         j++;
     }
     nd_array *v = NULL;
-    st = nd__view(&v, a, a->dtype, n, shape, strides, a->offset);
+    st = nd__subview(&v, a, n, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return nd__out_deliver(fn, out, &v, v->dtype, 0);
+    return deliver(fn, out, &v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -343,5 +447,5 @@ nd_status nd_broadcast_to(nd_array **out, const nd_array *a, int ndim, const int
     st = nd__view(&v, a, a->dtype, ndim, shape, strides, a->offset);
     if (st) return nd__err_prefix(st, fn);
     if (*out == NULL) ND_PROF_BYTES(0); /* a view */
-    return nd__out_deliver(fn, out, &v, v->dtype, 0);
+    return deliver(fn, out, &v);
 }
