@@ -207,8 +207,7 @@ static void run_gemm(nd_device dev)
 }
 
 /* A product large enough for the CPU's float32 panels (src/cpu/matmul.c:
- * A and B have more than 4 Mi elements each, so neither is widened whole;
- * NB = 4 MiB / (4 K) = 23, raised to 64 columns, MB = 64 rows: 2 x 2
+ * NB = 8 MiB / (4 K) = 46, raised to 64 columns, MB = 64 rows: 2 x 2
  * panels here, the second ones partial),
  * a transposed a, into float32 and into the half dtype. Left out with
  * ND_TEST_LARGE=0 (valgrind): the double reference takes 4e8 multiply-adds. */

@@ -556,20 +556,17 @@ static bool gemm_one(nd_dtype t, nd_dtype tc, int64_t M, int64_t N, int64_t K, d
          * activation must not cost a float32 copy of itself: that is the
          * memory mixed precision is meant to save). Re-widening A per column
          * panel costs M K conversions per NB >= 64 columns of M K N flops. */
-        enum { HALF_PANEL_BYTES = 4 << 20, HALF_WHOLE_BYTES = 16 << 20 };
-        /* An operand whose float32 copy is at most HALF_WHOLE_BYTES is
-         * widened whole (the panels are for larger ones), so that a product
-         * of that size is one sgemm call: a float16 2048^3 product in 16
-         * calls of 512 x 512 x 2048 (B packed by OpenBLAS four times, A
-         * widened four times, every conversion on one thread) ran at 0.90x
-         * of one cblas_sgemm on the same values. The conversions run on all
-         * threads. */
-        int64_t NB = K * N <= HALF_WHOLE_BYTES / 4 ? N : HALF_PANEL_BYTES / (4 * K);
+        enum { HALF_PANEL_BYTES = 8 << 20 };
+        /* The widening and narrowing run on all threads (half_conv_run):
+         * on one thread they held a float16 2048^3 product at 0.88-0.93x of
+         * one cblas_sgemm on the same values; now 0.94-0.97x (AMD EPYC Zen
+         * 4, 2 threads; 8 MiB panels, 2 x 2 here, measured 0.97x against
+         * 0.95x for 4 MiB ones). Operands widened whole (one sgemm call,
+         * 48 MiB of float32 scratch) ran at 0.80x: slower, not faster. */
+        int64_t NB = HALF_PANEL_BYTES / (4 * K);
         if (NB < 64) NB = 64;
         if (NB > N) NB = N;
-        int64_t MB = M * K <= HALF_WHOLE_BYTES / 4 && M * NB <= HALF_WHOLE_BYTES / 4
-                         ? M
-                         : HALF_PANEL_BYTES / (4 * (K > NB ? K : NB));
+        int64_t MB = HALF_PANEL_BYTES / (4 * (K > NB ? K : NB));
         if (MB < 64) MB = 64;
         if (MB > M) MB = M;
         float *fa = scratch_get(s, 0, (size_t)(MB * K) * 4), *fb = scratch_get(s, 1, (size_t)(K * NB) * 4);
