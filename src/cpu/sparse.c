@@ -6,6 +6,7 @@
  * conversions are counting sorts. The loops for each (index, value) type
  * pair come from src/cpu/sparse_tmpl.h. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,20 +40,24 @@ typedef struct sp_pair {
 } sp_pair;
 
 /* A host workspace of n elements of elem bytes (a SpGEMM row's dense
- * accumulator: one per column of the result, as scipy's), through the
- * array door so that the size checks and the memory limit apply: a product
- * with 2^62 columns once asked malloc for n * 8 bytes, which wraps to 0.
- * false (and *w NULL) when refused. */
-static bool sp_work(nd_array **w, int64_t n, size_t elem)
+ * accumulator: one per column of the result, as scipy's), or NULL: its
+ * byte count is checked for overflow (a product with 2^62 columns once
+ * asked malloc for n * 8 bytes, which wraps to 0) and against the CPU's
+ * memory limit when one is set (nd_memory_set_limit), so that an
+ * impossible size is refused before the system allocator is asked. It
+ * stays a plain malloc: the C library keeps freed blocks of this size for
+ * the next call, where arrays of this size (huge-page aligned, returned to
+ * the system) cost a SpGEMM of the 1e6-row Laplacian a third of its time
+ * in page faults. Released with nd__free. */
+static void *sp_work(int64_t n, size_t elem)
 {
-    *w = NULL;
-    if (n < 0 || n > INT64_MAX / 16) return false;
-    int64_t words = (n * (int64_t)elem + 7) / 8 + 1;
-    if (nd__alloc(w, ND_INT64, 1, &words, nd_cpu()) != ND_OK) {
-        *w = NULL;
-        return false;
-    }
-    return true;
+    if (n < 0 || (uint64_t)n > (SIZE_MAX - 1) / elem) return NULL;
+    const size_t bytes = (size_t)n * elem + 1;
+    nd_memory_stats ms;
+    if (nd_memory_get_stats(&ms, nd_cpu()) == ND_OK && ms.limit &&
+        (ms.in_use > ms.limit || bytes > ms.limit - ms.in_use))
+        return NULL;
+    return nd__malloc(bytes);
 }
 
 /* stable (ties keep their order): insertion sort for short runs, then

@@ -242,12 +242,11 @@ static void F(spgemm_count)(sp_ctx *c, int64_t r0, int64_t r1)
 {
     const IT *ap = c->ap, *ai = c->ai, *bp = c->bp, *bi = c->bi;
     IT *cp = c->cp;
-    nd_array *wm = NULL;
-    if (!sp_work(&wm, c->cols, sizeof(int64_t))) {
+    int64_t *mark = sp_work(c->cols, sizeof(int64_t));
+    if (!mark) {
         atomic_store(&c->nomem, 1);
         return;
     }
-    int64_t *mark = (int64_t *)(void *)nd__ptr(wm);
     for (int64_t j = 0; j < c->cols; j++) mark[j] = -1;
     for (int64_t r = r0; r < r1; r++) {
         int64_t cnt = 0;
@@ -263,7 +262,7 @@ static void F(spgemm_count)(sp_ctx *c, int64_t r0, int64_t r1)
         }
         cp[r + 1] = (IT)cnt;
     }
-    nd_release(wm);
+    nd__free(mark);
 }
 static void F(spgemm_fill)(sp_ctx *c, int64_t r0, int64_t r1)
 {
@@ -272,14 +271,13 @@ static void F(spgemm_fill)(sp_ctx *c, int64_t r0, int64_t r1)
     IT *ci = c->ci;
     VT *cd = c->cd;
     int64_t n = c->cols;
-    nd_array *wm = NULL, *wa = NULL;
-    if (!sp_work(&wm, n, sizeof(int64_t)) || !sp_work(&wa, n, sizeof(VT))) {
-        nd_release(wm);
+    int64_t *mark = sp_work(n, sizeof(int64_t));
+    VT *acc = mark ? sp_work(n, sizeof(VT)) : NULL;
+    if (!mark || !acc) {
+        nd__free(mark);
         atomic_store(&c->nomem, 1);
         return;
     }
-    int64_t *mark = (int64_t *)(void *)nd__ptr(wm);
-    VT *acc = (VT *)(void *)nd__ptr(wa);
     for (int64_t j = 0; j < n; j++) mark[j] = -1;
     for (int64_t r = r0; r < r1; r++) {
         int64_t q0 = cp[r], q = q0;
@@ -300,8 +298,8 @@ static void F(spgemm_fill)(sp_ctx *c, int64_t r0, int64_t r1)
         SORT_IDX(ci + q0, q - q0);
         for (int64_t t = q0; t < q; t++) cd[t] = acc[ci[t]];
     }
-    nd_release(wm);
-    nd_release(wa);
+    nd__free(mark);
+    nd__free(acc);
 }
 
 /* ---- a op b of two canonical matrices, zeros dropped ---- */
