@@ -391,13 +391,13 @@ done:;
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) nd_release(all[i]);
 }
 
-/* Fail each allocation of la_workload in turn: ND_ERR_NOMEM with a message
+/* Fail each allocation of a workload in turn: ND_ERR_NOMEM with a message
  * and the out untouched, or absorbed with the same result; nothing leaks;
- * the library works afterwards. */
-static void run_la_faults(nd_device dev)
+ * the library works afterwards. what names it in the summary line. */
+static void run_workload_faults(nd_device dev, void (*work)(nd_device, wl_result *), const char *what)
 {
     wl_result r;
-    la_workload(dev, &r);
+    work(dev, &r);
     ck_assert_msg(r.st == ND_OK, "clean run failed at %s: %s", r.where, r.msg);
     const double expect = r.value;
     ck_assert(isfinite(expect) && expect != 0);
@@ -406,7 +406,7 @@ static void run_la_faults(nd_device dev)
     int n, failed = 0;
     for (n = 1; n < 100000; n++) {
         nd__alloc_fail_after(n);
-        la_workload(dev, &r);
+        work(dev, &r);
         if (!nd__alloc_fault_reset()) {
             ck_assert_msg(r.st == ND_OK, "N=%d: no fault injected, yet %s failed: %s", n, r.where, r.msg);
             break;
@@ -426,9 +426,9 @@ static void run_la_faults(nd_device dev)
                       nd__alloc_live(), live0, r.st ? r.where : "none");
     }
     ck_assert_int_gt(failed, 50);
-    la_workload(dev, &r);
+    work(dev, &r);
     ck_assert_msg(r.st == ND_OK && r.value == expect, "after the faults: %s %s", r.where ? r.where : "", r.msg);
-    printf("faults: linalg on %s: %d allocation points, %d failed with ND_ERR_NOMEM\n",
+    printf("faults: %s on %s: %d allocation points, %d failed with ND_ERR_NOMEM\n", what,
            dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", n - 1, failed);
 }
 
@@ -489,49 +489,10 @@ done:;
     for (size_t i = 0; i < sizeof alls / sizeof *alls; i++) nd_sparse_release(alls[i]);
 }
 
-/* Fail each allocation of sp_workload in turn, as run_la_faults. */
-static void run_sparse_faults(nd_device dev)
-{
-    wl_result r;
-    sp_workload(dev, &r);
-    ck_assert_msg(r.st == ND_OK, "clean run failed at %s: %s", r.where, r.msg);
-    const double expect = r.value;
-    ck_assert(isfinite(expect) && expect != 0);
-    release_caches(dev);
-    const long live0 = nd__alloc_live();
-    int n, failed = 0;
-    for (n = 1; n < 100000; n++) {
-        nd__alloc_fail_after(n);
-        sp_workload(dev, &r);
-        if (!nd__alloc_fault_reset()) {
-            ck_assert_msg(r.st == ND_OK, "N=%d: no fault injected, yet %s failed: %s", n, r.where, r.msg);
-            break;
-        }
-        if (r.st == ND_OK) {
-            ck_assert_msg(r.value == expect, "N=%d: absorbed failure, wrong result %.17g (expected %.17g)", n, r.value,
-                          expect);
-        } else {
-            failed++;
-            ck_assert_msg(r.st == ND_ERR_NOMEM, "N=%d: %s returned %s (%s), expected ND_ERR_NOMEM", n, r.where,
-                          nd_status_name(r.st), r.msg);
-            ck_assert_msg(r.msg[0] != '\0', "N=%d: %s failed without a message", n, r.where);
-            ck_assert_msg(r.out_kept, "N=%d: %s failed but changed its out", n, r.where);
-        }
-        release_caches(dev);
-        ck_assert_msg(nd__alloc_live() == live0, "N=%d: %ld allocations live, %ld before (failed: %s)", n,
-                      nd__alloc_live(), live0, r.st ? r.where : "none");
-    }
-    ck_assert_int_gt(failed, 50);
-    sp_workload(dev, &r);
-    ck_assert_msg(r.st == ND_OK && r.value == expect, "after the faults: %s %s", r.where ? r.where : "", r.msg);
-    printf("faults: sparse on %s: %d allocation points, %d failed with ND_ERR_NOMEM\n",
-           dev.type == ND_DEVICE_CPU ? "cpu" : "cuda", n - 1, failed);
-}
-
-START_TEST(test_sparse_faults_default_device) { run_sparse_faults(nd_default_device()); }
+START_TEST(test_sparse_faults_default_device) { run_workload_faults(nd_default_device(), sp_workload, "sparse"); }
 END_TEST
 
-START_TEST(test_la_faults_default_device) { run_la_faults(nd_default_device()); }
+START_TEST(test_la_faults_default_device) { run_workload_faults(nd_default_device(), la_workload, "linalg"); }
 END_TEST
 
 START_TEST(test_faults_default_device) { run_faults(nd_default_device()); }
