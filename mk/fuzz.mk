@@ -49,7 +49,7 @@ $(BUILD)/fuzz/obj/gen/kernel_headers.o: $(BUILD)/gen/kernel_headers.c src/shared
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -c $< -o $@
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_reader.h $(FUZZ_OBJS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) $(BLAS_LIBS) -lz -lm -lpthread
 

@@ -31,22 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_reader.h"
 #include "ndgpu.h"
 
 #define NOPS 4
 #define EXPR_MAX 4200
 
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static unsigned u8(reader *r)
-{
-    if (!r->n) return 0;
-    r->n--;
-    return *r->p++;
-}
 
 static const char *const NAMES[] = {"a", "b", "c", "x_1", "_", "exp", "where", "sum", "float32", "True",
                                     "",  "1a", "a b", "a", "A", "axis"};

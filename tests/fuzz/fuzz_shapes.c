@@ -25,28 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_reader.h"
 #include "ndgpu.h"
 
 #define CAP 4
 
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static unsigned u8(reader *r)
-{
-    if (!r->n) return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static int64_t raw64(reader *r)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | u8(r);
-    return (int64_t)v;
-}
 
 /* An extent, step or offset: mostly from the table of hostile values. */
 static int64_t ext(reader *r)

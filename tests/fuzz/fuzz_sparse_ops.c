@@ -35,29 +35,12 @@
 #include <string.h>
 
 #include "core/alloc.h" /* nd__alloc_fail_after: the failure paths too */
+#include "fuzz_reader.h"
 #include "ndgpu.h"
 
 #define CAP 4
 #define MAXN 64 /* the most stored entries a constructor is given */
 
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static unsigned u8(reader *r)
-{
-    if (!r->n) return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static int64_t raw64(reader *r)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | u8(r);
-    return (int64_t)v;
-}
 
 /* An extent, index, offset or step: mostly small, sometimes hostile. */
 static int64_t ext(reader *r)
