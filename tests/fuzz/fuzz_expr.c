@@ -66,6 +66,19 @@ static void check_failure_of(nd_status st, const char *fn)
 
 static void check_failure(nd_status st) { check_failure_of(st, "nd_expr_eval"); }
 
+/* A constructor's outcome: on failure no kernel and a message naming fn;
+ * on success the kernel named as asked. Releases it. */
+static void kernel_made(nd_status st, nd_kernel *k, const char *fn, const char *name)
+{
+    if (st != ND_OK) {
+        if (k != NULL) __builtin_trap();
+        check_failure_of(st, fn);
+    } else if (!nd_kernel_name(k) || strcmp(nd_kernel_name(k), name) != 0) {
+        __builtin_trap();
+    }
+    nd_kernel_release(k);
+}
+
 /* The kernel constructors on the input's lines: in, out, body (or map),
  * name, reduce, post, identity, reduce type; a missing line is NULL. */
 static void kernels(reader *r)
@@ -84,22 +97,10 @@ static void kernels(reader *r)
     }
     nd_kernel *k = NULL;
     nd_status st = nd_kernel_elementwise(&k, part[0], part[1], part[2], part[3], NULL);
-    if (st != ND_OK) {
-        if (k != NULL) __builtin_trap();
-        check_failure_of(st, "nd_kernel_elementwise");
-    } else if (!nd_kernel_name(k) || strcmp(nd_kernel_name(k), part[3]) != 0) {
-        __builtin_trap();
-    }
-    nd_kernel_release(k);
+    kernel_made(st, k, "nd_kernel_elementwise", part[3]);
     k = NULL;
     st = nd_kernel_reduction(&k, part[0], part[1], part[2], part[4], part[5], part[6], part[7], part[3], NULL);
-    if (st != ND_OK) {
-        if (k != NULL) __builtin_trap();
-        check_failure_of(st, "nd_kernel_reduction");
-    } else if (!nd_kernel_name(k) || strcmp(nd_kernel_name(k), part[3]) != 0) {
-        __builtin_trap();
-    }
-    nd_kernel_release(k);
+    kernel_made(st, k, "nd_kernel_reduction", part[3]);
     free(buf);
 }
 
