@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "test_util.h"
 
 #ifdef ND_WITH_CUDA
@@ -14,11 +15,252 @@
 #define NO_GPU_STATUS ND_ERR_UNSUPPORTED
 #endif
 
+/* Whether the CPU keeps large blocks in this build and environment: on,
+ * but with ND_POOL=0 and under AddressSanitizer. */
+static bool cpu_cache_expected(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+    return false;
+#else
+    const char *env = getenv("ND_POOL");
+    return !(env && strcmp(env, "0") == 0);
+#endif
+}
+
+static nd_memory_stats cpu_stats(void)
+{
+    nd_memory_stats s;
+    ND_OK_OR_FAIL(nd_memory_get_stats(&s, nd_cpu()));
+    ck_assert_uint_eq(s.reserved, s.in_use + s.cached);
+    return s;
+}
+
+/* A float32 vector of n elements, every one v. */
+static nd_array *cpu_full(int64_t n, float v)
+{
+    nd_array *a = NULL;
+    ND_OK_OR_FAIL(nd_full(&a, ND_FLOAT32, 1, &n, nd_scalar_float(v), nd_cpu()));
+    return a;
+}
+
+static void expect_all(const nd_array *a, float v)
+{
+    const float *p = nd_data(a);
+    for (int64_t i = 0; i < nd_size(a); i += 4099) ck_assert_msg(p[i] == v, "[%lld] = %g, want %g", (long long)i, p[i], v);
+    ck_assert(p[nd_size(a) - 1] == v);
+}
+
+START_TEST(cpu_keeps_large_blocks)
+{
+    const int64_t big = (int64_t)16 << 20; /* 64 MiB of float32 */
+    ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+    nd_memory_stats s0 = cpu_stats();
+    ck_assert_uint_eq(s0.cached, 0);
+    ck_assert_uint_eq(s0.largest_free_block, 0);
+    const long live0 = nd__alloc_live();
+    nd_array *a = cpu_full(big, 1.5f);
+    void *pa = nd_data(a);
+    const long live1 = nd__alloc_live();
+    nd_memory_stats s1 = cpu_stats();
+    ck_assert_uint_eq(s1.in_use - s0.in_use, (size_t)big * 4);
+    nd_release(a);
+    nd_memory_stats s2 = cpu_stats();
+    ck_assert_int_eq(nd__alloc_live(), live0); /* a kept block is not a live allocation */
+    ck_assert_uint_eq(s2.in_use, s0.in_use);
+    if (!cpu_cache_expected()) { /* ND_POOL=0 or a sanitizer build: every block goes back */
+        ck_assert(!s2.pooled);
+        ck_assert_uint_eq(s2.cached, 0);
+        ck_assert_uint_eq(s2.device_allocs, s2.allocs);
+        return;
+    }
+    ck_assert(s2.pooled);
+    ck_assert_uint_eq(s2.cached, (size_t)big * 4);
+    ck_assert_uint_eq(s2.largest_free_block, (size_t)big * 4);
+
+    /* the next array of that size gets the block, with its own values */
+    nd_array *b = NULL;
+    ND_OK_OR_FAIL(nd_zeros(&b, ND_FLOAT32, 1, &big, nd_cpu()));
+    nd_memory_stats s3 = cpu_stats();
+    ck_assert_ptr_eq(nd_data(b), pa);
+    ck_assert_uint_eq(s3.cached, 0);
+    ck_assert_uint_eq(s3.device_allocs, s2.device_allocs);
+    ck_assert_uint_eq(s3.allocs, s2.allocs + 1);
+    expect_all(b, 0.0f);
+    ck_assert_int_eq(nd__alloc_live(), live1); /* a block given out again is live again */
+
+    /* another size does not take it: a block is handed out whole, to its own size */
+    nd_release(b);
+    const int64_t other = (int64_t)3 << 20; /* 12 MiB */
+    nd_array *c = cpu_full(other, 2.0f);
+    ck_assert_ptr_ne(nd_data(c), pa);
+    ck_assert_uint_eq(cpu_stats().cached, (size_t)big * 4);
+    ck_assert_uint_eq(cpu_stats().device_allocs, s3.device_allocs + 1);
+    nd_release(c);
+    ck_assert_uint_eq(cpu_stats().cached, (size_t)big * 4 + (size_t)other * 4);
+
+    /* the fault gate: taking a kept block passes it as a fresh allocation
+     * does (the same number of failure points), and a failure keeps the block */
+    const size_t kept = (size_t)big * 4 + (size_t)other * 4;
+    int points_hit = 0, points_fresh = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+        for (int n = 1; n < 20; n++) {
+            nd_array *d = NULL;
+            nd__alloc_fail_after(n);
+            nd_status st = nd_empty(&d, ND_FLOAT32, 1, &big, nd_cpu());
+            if (!nd__alloc_fault_reset()) {
+                ND_OK_OR_FAIL(st);
+                *(pass ? &points_fresh : &points_hit) = n - 1;
+                nd_release(d);
+                break;
+            }
+            ck_assert_int_eq(st, ND_ERR_NOMEM);
+            ck_assert_ptr_null(d);
+            if (pass == 0) ck_assert_uint_eq(cpu_stats().cached, kept);
+            ck_assert_int_eq(nd__alloc_live(), live0);
+        }
+    }
+    ck_assert_int_ge(points_hit, 1);
+    ck_assert_int_eq(points_hit, points_fresh);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+
+    /* small arrays are glibc's: never kept */
+    const size_t before = cpu_stats().cached;
+    nd_array *e = cpu_full(1000, 3.0f);
+    nd_release(e);
+    ck_assert_uint_eq(cpu_stats().cached, before);
+
+    ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+    nd_memory_stats s4 = cpu_stats();
+    ck_assert_uint_eq(s4.cached, 0);
+    ck_assert_uint_eq(s4.largest_free_block, 0);
+    ck_assert_int_eq(nd__alloc_live(), live0);
+}
+END_TEST
+
+/* A limit counts the kept blocks: the cache gives them up before an
+ * allocation would fail, and keeps none that do not fit under it. */
+START_TEST(cpu_cache_yields_to_the_limit)
+{
+    if (!cpu_cache_expected()) return;
+    const int64_t n = (int64_t)4 << 20; /* 16 MiB */
+    ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+    nd_array *a = cpu_full(n, 1.0f), *b = cpu_full(n, 2.0f);
+    nd_release(a);
+    nd_release(b);
+    nd_memory_stats s = cpu_stats();
+    ck_assert_uint_eq(s.cached, 2 * (size_t)n * 4);
+    /* room for one more 32 MiB array only without the cache */
+    ND_OK_OR_FAIL(nd_memory_set_limit(nd_cpu(), s.in_use + (size_t)n * 4 * 2 + (1u << 20)));
+    ck_assert_uint_eq(cpu_stats().cached, 2 * (size_t)n * 4); /* it still fits */
+    nd_array *c = cpu_full(2 * n, 3.0f);
+    expect_all(c, 3.0f);
+    ck_assert_uint_eq(cpu_stats().cached, 0);
+    /* a freed block that would exceed the limit with what is in use is not kept */
+    nd_array *d = NULL;
+    ND_EXPECT_ERR(nd_empty(&d, ND_FLOAT32, 1, &n, nd_cpu()), ND_ERR_NOMEM, "limit");
+    nd_release(c);
+    ck_assert_uint_le(cpu_stats().reserved, cpu_stats().limit);
+    /* a lower limit than in use + cached empties the cache at once */
+    ND_OK_OR_FAIL(nd_memory_set_limit(nd_cpu(), 0));
+    a = cpu_full(n, 1.0f);
+    nd_release(a);
+    ck_assert_uint_ge(cpu_stats().cached, (size_t)n * 4);
+    ND_OK_OR_FAIL(nd_memory_set_limit(nd_cpu(), cpu_stats().in_use + 1));
+    ck_assert_uint_eq(cpu_stats().cached, 0);
+    ND_OK_OR_FAIL(nd_memory_set_limit(nd_cpu(), 0));
+}
+END_TEST
+
+/* At most 16 blocks are kept, the oldest given up first; the cache can be
+ * switched off and on at any time. */
+START_TEST(cpu_cache_bounds_and_switch)
+{
+    if (!cpu_cache_expected()) {
+        ND_EXPECT_ERR(nd_memory_set_pool(nd_cpu(), ND_POOL_KIND_ASYNC), ND_ERR_UNSUPPORTED, "stream-ordered");
+        return;
+    }
+    ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+    enum { N = 20 };
+    nd_array *a[N];
+    for (int i = 0; i < N; i++) a[i] = cpu_full(((int64_t)1 << 20) + ((int64_t)i << 19), (float)i); /* 4, 6, ... MiB */
+    void *first = nd_data(a[0]), *last = nd_data(a[N - 1]);
+    for (int i = 0; i < N; i++) nd_release(a[i]);
+    nd_memory_stats s = cpu_stats();
+    size_t want = 0;
+    for (int i = N - 16; i < N; i++) want += (size_t)(((int64_t)1 << 20) + ((int64_t)i << 19)) * 4;
+    ck_assert_uint_eq(s.cached, want); /* the 16 most recently kept */
+    nd_array *x = cpu_full((int64_t)1 << 20, 7.0f), *y = cpu_full(((int64_t)1 << 20) + ((int64_t)(N - 1) << 19), 8.0f);
+    ck_assert_ptr_ne(nd_data(x), first); /* given up */
+    ck_assert_ptr_eq(nd_data(y), last);  /* kept */
+    nd_release(x);
+    nd_release(y);
+
+    ND_OK_OR_FAIL(nd_memory_set_pool(nd_cpu(), ND_POOL_KIND_NONE));
+    s = cpu_stats();
+    ck_assert(!s.pooled);
+    ck_assert_int_eq(s.kind, ND_POOL_KIND_NONE);
+    ck_assert_uint_eq(s.cached, 0);
+    nd_array *z = cpu_full((int64_t)4 << 20, 1.0f);
+    nd_release(z);
+    ck_assert_uint_eq(cpu_stats().cached, 0);
+    ND_EXPECT_ERR(nd_memory_set_pool(nd_cpu(), ND_POOL_KIND_ASYNC), ND_ERR_UNSUPPORTED, "stream-ordered");
+    ND_OK_OR_FAIL(nd_memory_set_pool(nd_cpu(), ND_POOL_KIND_CACHING));
+    ck_assert(cpu_stats().pooled);
+    z = cpu_full((int64_t)4 << 20, 1.0f);
+    nd_release(z);
+    ck_assert_uint_eq(cpu_stats().cached, (size_t)16 << 20);
+    ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+}
+END_TEST
+
+/* Threads allocating and freeing large arrays at once never share a block. */
+typedef struct {
+    int id;
+    int bad;
+} cache_worker;
+
+static void *cache_work(void *p)
+{
+    cache_worker *w = p;
+    for (int r = 0; r < 40; r++) {
+        const int64_t n = ((int64_t)1 << 20) + ((int64_t)(r % 3) << 19);
+        nd_array *a = NULL;
+        if (nd_full(&a, ND_FLOAT32, 1, &n, nd_scalar_float(w->id * 1000 + r), nd_cpu()) != ND_OK) {
+            w->bad++;
+            continue;
+        }
+        const float *d = nd_data(a);
+        for (int64_t i = 0; i < n; i += 997)
+            if (d[i] != (float)(w->id * 1000 + r)) w->bad++;
+        nd_release(a);
+    }
+    return NULL;
+}
+
+START_TEST(cpu_cache_threads)
+{
+    pthread_t t[4];
+    cache_worker w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (cache_worker){i + 1, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, cache_work, &w[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_int_eq(w[i].bad, 0);
+    }
+    ck_assert_uint_le(cpu_stats().cached, (size_t)16 * (8u << 20));
+    ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+}
+END_TEST
+
 START_TEST(cpu_memory_stats_and_limit)
 {
     nd_memory_stats s0, s1, s2;
     ND_OK_OR_FAIL(nd_memory_get_stats(&s0, nd_cpu()));
-    ck_assert(!s0.pooled);
+    ck_assert(s0.pooled == cpu_cache_expected());
+    ck_assert_int_eq(s0.kind, s0.pooled ? ND_POOL_KIND_CACHING : ND_POOL_KIND_NONE);
     nd_array *a = NULL, *b = NULL;
     int64_t shape[1] = {1 << 20};
     ND_OK_OR_FAIL(nd_zeros(&a, ND_FLOAT64, 1, shape, nd_cpu()));
@@ -238,6 +480,10 @@ Suite *suite_runtime(void)
     Suite *s = suite_create("runtime");
     TCase *tc = tcase_create("runtime");
     tcase_add_test(tc, cpu_memory_stats_and_limit);
+    tcase_add_test(tc, cpu_keeps_large_blocks);
+    tcase_add_test(tc, cpu_cache_yields_to_the_limit);
+    tcase_add_test(tc, cpu_cache_bounds_and_switch);
+    tcase_add_test(tc, cpu_cache_threads);
     tcase_add_test(tc, cpu_streams_and_events_time_the_host);
     tcase_add_test(tc, pinned_memory_falls_back_without_gpu);
     tcase_add_test(tc, cpu_stream_becomes_the_current_stream);

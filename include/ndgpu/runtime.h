@@ -17,9 +17,15 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 /* CUDA devices allocate through a caching pool (512-byte rounding, best
  * fit, split and merge; freed blocks are reused by later allocations on
- * the same stream). The CPU allocates with aligned_alloc and keeps the
- * same accounting (cached is always 0 there). Environment ND_POOL selects
- * the device allocator when a device is first used:
+ * the same stream). The CPU allocates with aligned_alloc (64-byte aligned;
+ * from 4 MiB on 2 MiB aligned, with transparent huge pages) and keeps the
+ * same accounting; it keeps freed blocks of 4 MiB and more for the next
+ * array of the same size (rounded to 2 MiB), because a fresh block of that
+ * size costs the kernel's zeroing of every page: at most 16 blocks and
+ * 1/16 of the physical memory (at most 4 GiB), the oldest given up first,
+ * within the limit, returned by nd_memory_release_cached (cached counts
+ * them). Environment ND_POOL selects the allocator when a device is first
+ * used:
  *   (unset)  the caching pool;
  *   async    CUDA's stream-ordered pool (cudaMallocFromPoolAsync and
  *            cudaFreeAsync on a pool of the library's own, which keeps
@@ -37,8 +43,8 @@ typedef struct nd_event nd_event;
 
 /* Which allocator serves a device (nd_memory_stats.kind). */
 typedef enum nd_pool_kind {
-    ND_POOL_KIND_NONE = 0,    /* no pool: every array is its own allocation (ND_POOL=0; the CPU) */
-    ND_POOL_KIND_CACHING = 1, /* the library's caching pool (the default on CUDA) */
+    ND_POOL_KIND_NONE = 0,    /* no pool: every array is its own allocation (ND_POOL=0) */
+    ND_POOL_KIND_CACHING = 1, /* the library's caching pool (the default; on the CPU: large blocks kept) */
     ND_POOL_KIND_ASYNC = 2    /* CUDA's stream-ordered pool, cudaMallocAsync (ND_POOL=async) */
 } nd_pool_kind;
 
@@ -51,7 +57,7 @@ typedef struct nd_memory_stats {
     size_t largest_free_block; /* largest cached block (fragmentation) */
     uint64_t device_allocs;    /* allocations made from the system/driver */
     uint64_t allocs;           /* allocations served */
-    bool pooled;               /* false when the pool is bypassed (ND_POOL=0 or the CPU) */
+    bool pooled;               /* false when the pool is bypassed (ND_POOL=0; the CPU under ASan) */
     nd_pool_kind kind;         /* the allocator that serves the device */
 } nd_memory_stats;
 /** Statistics of dev's allocator. ND_ERR_INVALID (NULL), device errors as
@@ -73,10 +79,11 @@ ND_API nd_status nd_memory_reset_peak(nd_device dev);
 /** Serve dev from allocator kind from now on, as ND_POOL does at a
  *  device's first use (ND_POOL_KIND_CACHING, _ASYNC or _NONE), keeping its
  *  limit: its cached memory is released first. Call it while no other
- *  thread uses the device. ND_ERR_INVALID while arrays allocated on dev are
- *  alive (in_use > 0) or for an unknown kind; ND_ERR_UNSUPPORTED for a kind
- *  the device lacks (the CPU has ND_POOL_KIND_NONE only; a GPU without
- *  memory pools has no ND_POOL_KIND_ASYNC). */
+ *  thread uses the device. ND_ERR_INVALID while arrays allocated on a GPU
+ *  are alive (in_use > 0; the CPU switches at any time: both its
+ *  allocators take blocks from the C library) or for an unknown kind;
+ *  ND_ERR_UNSUPPORTED for a kind the device lacks (the CPU has no
+ *  ND_POOL_KIND_ASYNC, nor a GPU without memory pools). */
 ND_API nd_status nd_memory_set_pool(nd_device dev, nd_pool_kind kind);
 
 /* ------------------------------------------------------------------ */

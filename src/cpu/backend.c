@@ -1,7 +1,10 @@
 /* The CPU backend: host memory, its accounting and the descriptor. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cpu/cpu.h"
 #include "cpu/index.h" /* gather, scatter, compaction */
@@ -10,10 +13,162 @@
 #include "cpu/sort_cpu.h"
 #include "cpu/mixed.h" /* softmax, cross-entropy, loss scaling */
 
-/* Accounting of host memory held by CPU arrays (no caching: glibc's
- * allocator already caches small blocks; big ones go back to the system). */
+/* Accounting of host memory held by CPU arrays. */
 static atomic_size_t g_in_use, g_peak, g_limit;
-static atomic_ullong g_allocs;
+static atomic_ullong g_allocs, g_fresh;
+
+/* The cache of large blocks. glibc's allocator keeps and reuses small and
+ * medium blocks itself, but gives every block of 32 MiB and more (and, at
+ * first, of 128 KiB and more) straight back to the kernel, and a fresh
+ * mapping costs a page fault and the kernel's zeroing of every page: about
+ * one more pass over the memory for an op that allocates its result (c =
+ * a * b on 64 MB operands: the zeroing alone took a third of its time).
+ * So blocks of BIG_BLOCK bytes and more (2 MiB aligned, huge pages) are
+ * kept when their array goes and handed to the next allocation of the
+ * same rounded size, as CuPy's and PyTorch's device pools do, whole (never
+ * split: a host request is served by glibc or by an exact match).
+ *
+ * Bounded: at most CACHE_SLOTS blocks and g_cache_cap bytes (1/16 of the
+ * physical memory, at most 4 GiB), the least recently kept block goes
+ * first; nd_memory_release_cached(nd_cpu()) returns them all; with a limit
+ * set (nd_memory_set_limit) the cache never makes in use + cached exceed
+ * it (it is emptied before an allocation would fail). Off with ND_POOL=0
+ * and under AddressSanitizer (as the device pools), so that valgrind and
+ * the sanitizers see every allocation and every use after free, and by
+ * nd_memory_set_pool(nd_cpu(), ND_POOL_KIND_NONE). A kept block is not
+ * counted live (nd__alloc_live) and taking one passes the allocation
+ * fault gate, so the tests' fault walks and leak counts see the same
+ * allocations with the cache on and off. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_BLOCK (2 * HUGE_PAGE)
+#define CACHE_SLOTS 16
+typedef struct {
+    void *p;
+    size_t size;    /* the rounded size (a multiple of HUGE_PAGE) */
+    uint64_t stamp; /* when it was kept: the smallest goes first */
+} cpu_kept;
+static struct {
+    pthread_mutex_t mu;
+    cpu_kept slot[CACHE_SLOTS];
+    int n;
+    size_t bytes; /* the sum of the kept sizes */
+    uint64_t clock;
+} g_cache = {.mu = PTHREAD_MUTEX_INITIALIZER};
+static atomic_size_t g_cached;   /* g_cache.bytes, for lock-free readers */
+static atomic_int g_cache_state; /* 0: not set up; 1: on; 2: off */
+static size_t g_cache_cap;
+
+#ifdef __SANITIZE_ADDRESS__
+#define CACHE_BUILD_ON 0
+#else
+#define CACHE_BUILD_ON 1
+#endif
+
+static pthread_once_t g_cache_once = PTHREAD_ONCE_INIT;
+
+static void cache_init(void)
+{
+    const char *env = getenv("ND_POOL");
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    size_t cap = pages > 0 && psz > 0 ? (size_t)pages / 16 * (size_t)psz : (size_t)256 << 20;
+    g_cache_cap = cap < ((size_t)4 << 30) ? cap : ((size_t)4 << 30);
+    atomic_store(&g_cache_state, CACHE_BUILD_ON && !(env && strcmp(env, "0") == 0) ? 1 : 2);
+}
+
+static bool cache_on(void)
+{
+    int s = atomic_load_explicit(&g_cache_state, memory_order_acquire);
+    if (__builtin_expect(s == 0, 0)) {
+        pthread_once(&g_cache_once, cache_init);
+        s = atomic_load(&g_cache_state);
+    }
+    return s == 1;
+}
+
+/* The size a block of n (64-byte rounded) bytes has: HUGE_PAGE multiples
+ * from BIG_BLOCK on, else n itself. */
+static size_t block_size(size_t n) { return n >= BIG_BLOCK ? (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1) : n; }
+
+/* A kept block of exactly size bytes, or NULL. */
+static void *cache_take(size_t size)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&g_cache.mu);
+    int best = -1;
+    for (int i = 0; i < g_cache.n; i++) /* the most recently kept: its pages are the likeliest in the caches */
+        if (g_cache.slot[i].size == size && (best < 0 || g_cache.slot[i].stamp > g_cache.slot[best].stamp)) best = i;
+    if (best >= 0) {
+        p = g_cache.slot[best].p;
+        g_cache.bytes -= size;
+        g_cache.slot[best] = g_cache.slot[--g_cache.n];
+        atomic_store(&g_cached, g_cache.bytes);
+    }
+    pthread_mutex_unlock(&g_cache.mu);
+    return p;
+}
+
+/* Free what the cache gave up (counted live again, then through the door). */
+static void cache_drop(cpu_kept *gone, int n)
+{
+    for (int i = 0; i < n; i++) {
+        nd__alloc_live_add(1);
+        nd__free(gone[i].p);
+    }
+}
+
+/* Keep p (size bytes) unless it does not fit: room is made by giving up
+ * the oldest blocks, within g_cache_cap and, with a limit set, within
+ * limit - in_use. Returns whether p was kept. */
+static bool cache_keep(void *p, size_t size)
+{
+    size_t limit = atomic_load(&g_limit), in_use = atomic_load(&g_in_use);
+    size_t room = g_cache_cap;
+    if (limit) room = limit > in_use ? (limit - in_use < room ? limit - in_use : room) : 0;
+    if (size > room) return false;
+    cpu_kept gone[CACHE_SLOTS];
+    int ngone = 0;
+    pthread_mutex_lock(&g_cache.mu);
+    while (g_cache.n > 0 && (g_cache.n == CACHE_SLOTS || g_cache.bytes + size > room)) {
+        int old = 0;
+        for (int i = 1; i < g_cache.n; i++)
+            if (g_cache.slot[i].stamp < g_cache.slot[old].stamp) old = i;
+        gone[ngone++] = g_cache.slot[old];
+        g_cache.bytes -= g_cache.slot[old].size;
+        g_cache.slot[old] = g_cache.slot[--g_cache.n];
+    }
+    g_cache.slot[g_cache.n++] = (cpu_kept){p, size, ++g_cache.clock};
+    g_cache.bytes += size;
+    atomic_store(&g_cached, g_cache.bytes);
+    pthread_mutex_unlock(&g_cache.mu);
+    nd__alloc_live_add(-1);
+    cache_drop(gone, ngone);
+    return true;
+}
+
+/* Give every kept block back to the system. */
+static void cache_release(void)
+{
+    cpu_kept gone[CACHE_SLOTS];
+    pthread_mutex_lock(&g_cache.mu);
+    int n = g_cache.n;
+    memcpy(gone, g_cache.slot, (size_t)n * sizeof gone[0]);
+    g_cache.n = 0;
+    g_cache.bytes = 0;
+    atomic_store(&g_cached, 0);
+    pthread_mutex_unlock(&g_cache.mu);
+    cache_drop(gone, n);
+}
+
+/* The largest kept block (0: none). */
+static size_t cache_largest(void)
+{
+    size_t m = 0;
+    pthread_mutex_lock(&g_cache.mu);
+    for (int i = 0; i < g_cache.n; i++)
+        if (g_cache.slot[i].size > m) m = g_cache.slot[i].size;
+    pthread_mutex_unlock(&g_cache.mu);
+    return m;
+}
 
 /* A snapshot reads in_use, then peak, and reports max(peak, in_use): the
  * counters are separate atomics, and between the two loads (or while an
@@ -29,16 +184,21 @@ static nd_status cpu_memory_stats(nd_memory_stats *s, int id)
     s->in_use = atomic_load(&g_in_use);
     size_t peak = atomic_load(&g_peak);
     s->peak_in_use = peak > s->in_use ? peak : s->in_use;
-    s->reserved = s->in_use;
+    s->cached = atomic_load(&g_cached);
+    s->reserved = s->in_use + s->cached;
     s->limit = atomic_load(&g_limit);
-    s->device_allocs = s->allocs = atomic_load(&g_allocs);
-    s->pooled = false;
+    s->largest_free_block = s->cached ? cache_largest() : 0;
+    s->allocs = atomic_load(&g_allocs);
+    s->device_allocs = atomic_load(&g_fresh);
+    s->pooled = cache_on();
+    s->kind = s->pooled ? ND_POOL_KIND_CACHING : ND_POOL_KIND_NONE;
     return ND_OK;
 }
 static nd_status cpu_memory_set_limit(int id, size_t bytes)
 {
     (void)id;
     atomic_store(&g_limit, bytes);
+    if (bytes && atomic_load(&g_in_use) + atomic_load(&g_cached) > bytes) cache_release();
     return ND_OK;
 }
 /* Store the current in_use, then raise the peak to in_use once more: an
@@ -54,29 +214,62 @@ static nd_status cpu_memory_reset_peak(int id)
     return ND_OK;
 }
 
+static nd_status cpu_memory_release_cached(int id)
+{
+    (void)id;
+    cache_release();
+    return ND_OK;
+}
+
+/* ND_POOL_KIND_CACHING: large blocks are kept (the default);
+ * ND_POOL_KIND_NONE: every array is its own allocation, the cache is
+ * emptied. Any time, with arrays alive or not: both take their blocks from
+ * the same system allocator. */
+static nd_status cpu_memory_set_pool(int id, int kind)
+{
+    (void)id;
+    if (kind == ND_POOL_KIND_ASYNC)
+        return nd__err(ND_ERR_UNSUPPORTED, "nd_memory_set_pool",
+                       "cpu:0 has no stream-ordered pool (its allocators: ND_POOL_KIND_CACHING, ND_POOL_KIND_NONE)");
+    pthread_once(&g_cache_once, cache_init); /* first, so that the choice below stays */
+    atomic_store(&g_cache_state, kind == ND_POOL_KIND_CACHING ? 1 : 2);
+    if (kind == ND_POOL_KIND_NONE) cache_release();
+    return ND_OK;
+}
+
 /* 64-byte aligned so vector loops and BLAS see aligned rows. */
 static nd_status cpu_alloc(nd_device dev, size_t nbytes, void **ptr)
 {
     (void)dev;
     size_t n = (nbytes + 63) & ~(size_t)63;
-    if (n < nbytes) return nd__err(ND_ERR_NOMEM, "nd_alloc", "cannot allocate %zu bytes", nbytes);
+    if (n < nbytes || n > SIZE_MAX - HUGE_PAGE)
+        return nd__err(ND_ERR_NOMEM, "nd_alloc", "cannot allocate %zu bytes", nbytes);
     size_t limit = atomic_load(&g_limit);
     size_t now = atomic_fetch_add(&g_in_use, nbytes) + nbytes;
     if (limit && now > limit) {
         atomic_fetch_sub(&g_in_use, nbytes);
-        return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of memory allocating %zu bytes (in use %zu, cached 0, limit %zu bytes)",
-                       nbytes, now - nbytes, limit);
+        return nd__err(ND_ERR_NOMEM, "nd_alloc", "out of memory allocating %zu bytes (in use %zu, cached %zu, limit %zu bytes)",
+                       nbytes, now - nbytes, atomic_load(&g_cached), limit);
     }
+    /* the cache gives up what the limit no longer leaves room for */
+    if (limit && now + atomic_load(&g_cached) > limit) cache_release();
     /* Large arrays: 2 MiB aligned and marked for transparent huge pages (as
      * NumPy does), so first touches fault 2 MiB at a time, not 4 KiB. */
-    const size_t huge = (size_t)2 << 20;
-    void *p;
-    if (n >= 2 * huge) {
-        size_t hn = (n + huge - 1) & ~(huge - 1);
-        p = nd__aligned_alloc(huge, hn);
-        if (p) madvise(p, hn, MADV_HUGEPAGE);
-    } else {
-        p = nd__aligned_alloc(64, n ? n : 64);
+    const size_t bn = block_size(n);
+    void *p = NULL;
+    if (bn >= BIG_BLOCK) {
+        if (cache_on() && (p = cache_take(bn)) != NULL) {
+            nd__alloc_live_add(1); /* live again */
+            if (nd__alloc_inject()) { /* the fault gate, as a fresh block would pass it */
+                if (!cache_keep(p, bn)) nd__free(p);
+                p = NULL;
+            }
+        } else if ((p = nd__aligned_alloc(HUGE_PAGE, bn)) != NULL) {
+            madvise(p, bn, MADV_HUGEPAGE);
+            atomic_fetch_add(&g_fresh, 1);
+        }
+    } else if ((p = nd__aligned_alloc(64, n ? n : 64)) != NULL) {
+        atomic_fetch_add(&g_fresh, 1);
     }
     if (!p) {
         atomic_fetch_sub(&g_in_use, nbytes);
@@ -95,6 +288,8 @@ static void cpu_free(nd_device dev, void *ptr, size_t nbytes)
 {
     (void)dev;
     atomic_fetch_sub(&g_in_use, nbytes);
+    const size_t bn = block_size((nbytes + 63) & ~(size_t)63);
+    if (ptr && bn >= BIG_BLOCK && cache_on() && cache_keep(ptr, bn)) return;
     nd__free(ptr);
 }
 
@@ -154,9 +349,10 @@ const nd_backend nd__cpu_backend = {
     .device_info = nd__cpu_device_info,        /* /proc/cpuinfo, sysconf */
     .build_info = nd__cpu_build_info,          /* BLAS core, threads */
     .memory_stats = cpu_memory_stats,          /* the accounting above */
-    .memory_release_cached = NULL,             /* nothing is cached */
+    .memory_release_cached = cpu_memory_release_cached, /* the kept large blocks */
     .memory_set_limit = cpu_memory_set_limit,  /* checked by cpu_alloc */
     .memory_reset_peak = cpu_memory_reset_peak,
+    .memory_set_pool = cpu_memory_set_pool,    /* the large-block cache on or off */
     .stream_create = NULL,                     /* synchronous: host-side streams */
     .stream_destroy = NULL,
     .stream_synchronize = NULL,
