@@ -7,7 +7,10 @@
  * (cudaMemcpyAsync) is measured first, as the bandwidth ceiling: cases
  * moving >= 256 MiB report their GB/s as a fraction of it.
  * Every case is checked once against a double-precision reference loop;
- * the timed calls write into an existing output (NumPy's out=). */
+ * the timed calls write into an existing output (NumPy's out=), but in
+ * the "alloc" cases (add, multiply, exp of 1.6e7): there every call
+ * allocates its result and the previous one is released (NumPy's c = a * b
+ * in a loop), so the allocator's cost is in the time. */
 #include "bench_common.h"
 
 #include <math.h>
@@ -16,8 +19,8 @@
 
 enum { OP_ADD, OP_MUL, OP_EXP, OP_TANH, OP_LOG, OP_SIN, OP_SIGMOID, OP_WHERE, OP_ASTYPE, NOPS };
 static const char *const op_names[NOPS] = {"add", "multiply", "exp", "tanh", "log", "sin", "sigmoid", "where", "astype"};
-enum { L_CONTIG, L_BROW, L_BCOL, L_STRIDED, L_TRANS, NLAYOUTS };
-static const char *const layout_names[NLAYOUTS] = {"contig", "bcast_row", "bcast_col", "strided", "transposed"};
+enum { L_CONTIG, L_BROW, L_BCOL, L_STRIDED, L_TRANS, L_ALLOC, NLAYOUTS };
+static const char *const layout_names[NLAYOUTS] = {"contig", "bcast_row", "bcast_col", "strided", "transposed", "alloc"};
 
 #define SIDE 4096
 
@@ -25,13 +28,14 @@ static bool op_has_layout(int op, int layout)
 {
     if (layout == L_BROW || layout == L_BCOL) return op == OP_ADD || op == OP_MUL || op == OP_WHERE;
     if (layout == L_STRIDED) return op != OP_LOG && op != OP_SIN && op != OP_SIGMOID; /* as exp/tanh */
+    if (layout == L_ALLOC) return op == OP_ADD || op == OP_MUL || op == OP_EXP;
     return true;
 }
 
 static void make_key(bench_case *c)
 {
     char shape[32];
-    if (c->layout == L_CONTIG) snprintf(shape, sizeof shape, "%lld", (long long)c->p[0]);
+    if (c->layout == L_CONTIG || c->layout == L_ALLOC) snprintf(shape, sizeof shape, "%lld", (long long)c->p[0]);
     else snprintf(shape, sizeof shape, "%dx%d", SIDE, SIDE);
     snprintf(c->key, sizeof c->key, "%s/%s%s/%s/%s/%s", op_names[c->op], nd_dtype_name(c->dtype),
              c->op == OP_ASTYPE ? "->float16" : "", shape, layout_names[c->layout], bench_dev_name(c->dev));
@@ -51,6 +55,7 @@ static int setup_inputs(const bench_case *c, bench_input *ins)
         in->lo = 0.5, in->hi = 1.5;
         switch (c->layout) {
         case L_CONTIG:
+        case L_ALLOC:
             in->ndim = 1, in->shape[0] = c->p[0];
             break;
         case L_STRIDED:
@@ -94,6 +99,15 @@ static int ew_run(void *p)
     }
 }
 
+/* as ew_run, into a new result: the last one is released first */
+static int ew_run_alloc(void *p)
+{
+    ew_call *c = p;
+    nd_release(c->out);
+    c->out = NULL;
+    return ew_run(c);
+}
+
 static double round_to(nd_dtype t, double v)
 {
     return t == ND_FLOAT32 ? (double)(float)v : v;
@@ -105,7 +119,7 @@ static double *reference(const bench_case *c, const bench_input *ins, double *co
 {
     int64_t coef[3][2];
     for (int k = 0; k < nin; k++) {
-        if (c->layout == L_CONTIG) {
+        if (c->layout == L_CONTIG || c->layout == L_ALLOC) {
             coef[k][0] = 0;
             bench_input_coefs(&ins[k], 1, &coef[k][1]);
         } else {
@@ -145,8 +159,9 @@ static void run_case(const bench_case *c)
     snprintf(r.op, sizeof r.op, "%s", op_names[c->op]);
     if (c->op == OP_ASTYPE) snprintf(r.dtype, sizeof r.dtype, "%s->float16", nd_dtype_name(c->dtype));
     snprintf(r.layout, sizeof r.layout, "%s", layout_names[c->layout]);
-    int64_t rows = c->layout == L_CONTIG ? 1 : SIDE, cols = c->layout == L_CONTIG ? c->p[0] : SIDE;
-    if (c->layout == L_CONTIG) snprintf(r.shape, sizeof r.shape, "%lld", (long long)cols);
+    const bool flat = c->layout == L_CONTIG || c->layout == L_ALLOC;
+    int64_t rows = flat ? 1 : SIDE, cols = flat ? c->p[0] : SIDE;
+    if (flat) snprintf(r.shape, sizeof r.shape, "%lld", (long long)cols);
     else snprintf(r.shape, sizeof r.shape, "%dx%d", SIDE, SIDE);
     if (c->op == OP_ASTYPE) snprintf(r.call, sizeof r.call, "{\"fn\": \"astype\", \"dtype\": \"float16\"}");
     else snprintf(r.call, sizeof r.call, "{\"fn\": \"%s\"}", op_names[c->op]);
@@ -193,7 +208,7 @@ static void run_case(const bench_case *c)
     free(got), free(ref);
     for (int k = 0; k < 3; k++) free(host[k]);
     if (r.status == BS_OK) {
-        s = bench_measure(ew_run, &call, c->dev, &r.st);
+        s = bench_measure(c->layout == L_ALLOC ? ew_run_alloc : ew_run, &call, c->dev, &r.st);
         if (s != ND_OK) bench_fail_nd(&r, op_names[c->op], s);
     }
     bench_note_copy_fraction(&r, c->dev, "elementwise");
@@ -209,7 +224,8 @@ int main(int argc, char **argv)
                "float32/float64 (log, sin, sigmoid: no strided case):\n"
                "contiguous n = 1, 100, 1e4, 1e5, 1e6, 1.6e7 (+2.56e8 on a GPU: all ops in full runs, add\n"
                "float32 with --quick), and 4096x4096 with broadcast row/column, strided (every 2nd element)\n"
-               "and transposed inputs. GPU: the raw D2D copy (cudaMemcpyAsync, 1.024 GB) as the ceiling.");
+               "and transposed inputs; add, multiply, exp of 1.6e7 allocating their result at every call\n"
+               "(layout alloc). GPU: the raw D2D copy (cudaMemcpyAsync, 1.024 GB) as the ceiling.");
     static const int64_t sizes[] = {1, 100, 10000, 100000, 1000000, 16000000, 256000000};
     const nd_dtype dtypes[2] = {ND_FLOAT32, ND_FLOAT64};
     for (int d = 0; d < bench_num_devices(); d++) {
@@ -220,8 +236,9 @@ int main(int argc, char **argv)
                 for (int t = 0; t < 2; t++) {
                     if (op == OP_ASTYPE && dtypes[t] != ND_FLOAT32) continue;
                     if (!op_has_layout(op, layout)) continue;
-                    int nsizes = layout == L_CONTIG ? 7 : 1;
-                    for (int si = 0; si < nsizes; si++) {
+                    int nsizes = layout == L_CONTIG ? 7 : layout == L_ALLOC ? 6 : 1, si0 = 0;
+                    if (layout == L_ALLOC) si0 = 5; /* 1.6e7 only */
+                    for (int si = si0; si < nsizes; si++) {
                         /* 2.56e8: GPU only; with --quick only add float32 (the
                          * bandwidth goal, against the D2D copy) */
                         if (layout == L_CONTIG && sizes[si] > 16000000 &&

@@ -316,6 +316,12 @@ def build_case(rec, np, xp, cache, cleanup=None):
     if fn in ("add", "multiply", "exp", "tanh", "log", "sin"):
         f = getattr(xp, fn)
         out = f(*ins)
+        if rec.get("layout") == "alloc":  # c = f(a, b) in a loop: a new result every call
+            res = [out]
+
+            def run():
+                res[0] = f(*ins)
+            return run, (lambda: res[0]), "allocates its result"
         return (lambda: f(*ins, out=out)), (lambda: out), ""
     if fn == "special":  # bench_special and bench_special_gamma: scipy.special's ufuncs (cupyx.scipy.special
         # on a GPU) into an existing out=; gelu and silu, which SciPy lacks, as the two ufunc calls a user writes
