@@ -283,6 +283,115 @@ ND_ISA_TARGET_AVX512 static inline __m512d nd_vm_sigmoid8(__m512d x)
 ND_VM_LOOP8(exp)
 ND_VM_LOOP8(tanh)
 ND_VM_LOOP8(sigmoid)
+
+/* ------------------------------------------------------------------ */
+/* float32 tanh on the AVX-512 and AVX2 paths                           */
+/* ------------------------------------------------------------------ */
+/* One formula over the whole range (no branch between small and large
+ * arguments, one division): with t = |x| and e = exp(-2t),
+ *   tanh(t) = (1 - e) / (1 + e) = h / d,  h = (1 - e) / 2,  d = (1 + e) / 2.
+ * n = round(-2t / ln2) (in [-27, 0]) and s = t + n ln2/2 (in [-ln2/4,
+ * ln2/4], one FMA, exact: the rest of ln2/2 below float would move tanh by
+ * under 0.06 ulp), so that e = 2^n exp(-2s) and, with g(s) = (1 -
+ * exp(-2s)) / 2 = s + s^2 G(s),
+ *   h = 2^n g + (1/2 - 2^(n-1)),   d = (1/2 + 2^(n-1)) - 2^n g,
+ * each one FMA from g with an exact constant (n >= -23; below, h rounds to
+ * 1/2 and tanh to 1 within 0.7 ulp). For n = 0 (t < ln2/4) h is g itself:
+ * small arguments lose nothing to cancellation, tiny ones give t. G has
+ * degree 4, fitted for the least relative error of g over the reduced
+ * range (2.3e-8, a quarter of an ulp, with the coefficients rounded to
+ * float: tests/vmath_tanh_fit.py). 2^n and 2^(n-1) come from the bits of
+ * the rounding sum (its magic constant 1.5 2^23 + 127 leaves n + 127 in
+ * the low bits). t is clamped to 9.5 first (tanh rounds to 1 from
+ * 9.0109); the sign of x goes back last (-0 gives -0) and a NaN gives
+ * x + x, as the scalar body. Exhaustively (all 2^32 inputs) within 1.93
+ * ulp of the correctly rounded tanh (src/cpu/vmath.h). Measured on an AMD
+ * EPYC (Zen 4), 4096 floats in L1, one thread, ns per element: AVX-512
+ * 0.26 against libmvec's 0.39; a division beat vrcp14ps with a Newton
+ * step and a residual correction (0.37). */
+#define ND_VM_TANHF_MAGIC 12583039.0f        /* 0x1.8p23 + 127 */
+#define ND_VM_TANHF_CLAMP 9.5f
+#define ND_VM_TANHF_M2LOG2E -2.885390043e+00f /* -2 / ln2 */
+#define ND_VM_TANHF_LN2H 3.465735912e-01f     /* ln2 / 2 */
+#define ND_VM_TANHF_G0 -9.999999404e-01f
+#define ND_VM_TANHF_G1 6.666616797e-01f
+#define ND_VM_TANHF_G2 -3.333376348e-01f
+#define ND_VM_TANHF_G3 1.338663548e-01f
+#define ND_VM_TANHF_G4 -4.442398995e-02f
+
+ND_ISA_TARGET_AVX512 static inline __m512 nd_vm_tanh16(__m512 x)
+{
+    /* vrangeps 0x0a: the smaller magnitude of x and the clamp, sign cleared */
+    const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(ND_VM_TANHF_CLAMP), 0x0a);
+    const __m512 kf = _mm512_fmadd_ps(t, _mm512_set1_ps(ND_VM_TANHF_M2LOG2E), _mm512_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m512 nf = _mm512_sub_ps(kf, _mm512_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m512i sb = _mm512_slli_epi32(_mm512_castps_si512(kf), 23);
+    const __m512 scale = _mm512_castsi512_ps(sb);                                               /* 2^n */
+    const __m512 hs = _mm512_castsi512_ps(_mm512_sub_epi32(sb, _mm512_set1_epi32(1 << 23))); /* 2^(n-1) */
+    const __m512 s = _mm512_fmadd_ps(nf, _mm512_set1_ps(ND_VM_TANHF_LN2H), t);
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(ND_VM_TANHF_G4), s, _mm512_set1_ps(ND_VM_TANHF_G3));
+    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(ND_VM_TANHF_G2));
+    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(ND_VM_TANHF_G1));
+    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(ND_VM_TANHF_G0));
+    const __m512 g = _mm512_fmadd_ps(q, _mm512_mul_ps(s, s), s);
+    const __m512 half = _mm512_set1_ps(0.5f);
+    const __m512 h = _mm512_fmadd_ps(scale, g, _mm512_sub_ps(half, hs));
+    const __m512 d = _mm512_fnmadd_ps(scale, g, _mm512_add_ps(half, hs));
+    const __m512 y = _mm512_div_ps(h, d);
+    /* y | (x & sign): the sign of x back */
+    const __m512 r = _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(y), _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN), 0xf8));
+    return _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+}
+
+/* The same on 8 lanes with AVX2 + FMA only */
+ND_ISA_TARGET_AVX2 static inline __m256 nd_vm_tanh8f(__m256 x)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 t = _mm256_min_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(ND_VM_TANHF_CLAMP));
+    const __m256 kf = _mm256_fmadd_ps(t, _mm256_set1_ps(ND_VM_TANHF_M2LOG2E), _mm256_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m256 nf = _mm256_sub_ps(kf, _mm256_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m256i sb = _mm256_slli_epi32(_mm256_castps_si256(kf), 23);
+    const __m256 scale = _mm256_castsi256_ps(sb);
+    const __m256 hs = _mm256_castsi256_ps(_mm256_sub_epi32(sb, _mm256_set1_epi32(1 << 23)));
+    const __m256 s = _mm256_fmadd_ps(nf, _mm256_set1_ps(ND_VM_TANHF_LN2H), t);
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(ND_VM_TANHF_G4), s, _mm256_set1_ps(ND_VM_TANHF_G3));
+    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(ND_VM_TANHF_G2));
+    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(ND_VM_TANHF_G1));
+    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(ND_VM_TANHF_G0));
+    const __m256 g = _mm256_fmadd_ps(q, _mm256_mul_ps(s, s), s);
+    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256 h = _mm256_fmadd_ps(scale, g, _mm256_sub_ps(half, hs));
+    const __m256 d = _mm256_fnmadd_ps(scale, g, _mm256_add_ps(half, hs));
+    const __m256 r = _mm256_or_ps(_mm256_div_ps(h, d), _mm256_and_ps(sign, x));
+    return _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+ND_ISA_TARGET_AVX512 static void nd_vm_tanh_f32_avx512(void *o_, const void *a_, int64_t n)
+{
+    float *o = (float *)o_;
+    const float *a = (const float *)a_;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, nd_vm_tanh16(_mm512_loadu_ps(a + i)));
+    if (i < n) { /* the tail: masked load (zeros beyond it) and store */
+        const __mmask16 k = (__mmask16)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_ps(o + i, k, nd_vm_tanh16(_mm512_maskz_loadu_ps(k, a + i)));
+    }
+}
+static const nd_vmath_kernel nd_vk_tanh_f32_avx512 = {nd_vm_tanh_f32_avx512, "nd"};
+
+ND_ISA_TARGET_AVX2 static void nd_vm_tanh_f32_avx2(void *o_, const void *a_, int64_t n)
+{
+    float *o = (float *)o_;
+    const float *a = (const float *)a_;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, nd_vm_tanh8f(_mm256_loadu_ps(a + i)));
+    if (i < n) { /* the tail: masked load (zeros beyond it) and store */
+        const __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        _mm256_maskstore_ps(o + i, k, nd_vm_tanh8f(_mm256_maskload_ps(a + i, k)));
+    }
+}
+static const nd_vmath_kernel nd_vk_tanh_f32_avx2 = {nd_vm_tanh_f32_avx2, "nd"};
 #endif
 
 nd_vmath_abs_c64_fn nd__vmath_abs_c64(nd_cpu_isa isa)
@@ -304,6 +413,8 @@ const nd_vmath_kernel *nd__vmath(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
         case ND_UNARY_SIGMOID: return &nd_vk_sigmoid_f64_avx512;
         default: break;
         }
+    if (op == ND_UNARY_TANH && t == ND_FLOAT32 && isa != ND_ISA_BASELINE)
+        return isa >= ND_ISA_AVX512 ? &nd_vk_tanh_f32_avx512 : &nd_vk_tanh_f32_avx2;
 #endif
     if (op == ND_UNARY_ERF || op == ND_UNARY_GELU || op == ND_UNARY_SILU || op == ND_UNARY_LGAMMA ||
         op == ND_UNARY_DIGAMMA)
