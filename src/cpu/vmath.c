@@ -110,11 +110,12 @@ static inline float nd_vm_sigmoid_body(float x)
     }                                                                                    \
     static const nd_vmath_kernel nd_vk_##name##_##isa = {nd_vm_##name##_loop_##isa, "nd"};
 
-/* Only the baseline path uses these: on AVX2 and AVX-512 libmvec's expf,
- * tanhf and (composed) sigmoid were faster at <= 4 ulp (AMD Zen 5, 4096
- * elements in L1, ns per element, ours / libmvec: AVX-512 exp 0.55 / 0.30,
- * tanh 0.86 / 0.39, sigmoid 0.74 / 0.49; AVX2 exp 0.78 / 0.41, tanh
- * 1.31 / 0.74, sigmoid 1.09 / 0.57). */
+/* Only the baseline path uses these: on AVX2 and AVX-512 libmvec's expf
+ * and (composed) sigmoid were faster at <= 4 ulp, and so was its tanhf
+ * (AMD Zen 5, 4096 elements in L1, ns per element, these bodies / libmvec:
+ * AVX-512 exp 0.55 / 0.30, tanh 0.86 / 0.39, sigmoid 0.74 / 0.49; AVX2 exp
+ * 0.78 / 0.41, tanh 1.31 / 0.74, sigmoid 1.09 / 0.57), which the
+ * intrinsics kernels below now replace (float32 tanh, 0.25 / 0.36). */
 ND_VM_LOOP(exp, , base)
 ND_VM_LOOP(tanh, , base)
 ND_VM_LOOP(sigmoid, , base)
@@ -295,20 +296,22 @@ ND_VM_LOOP8(sigmoid)
  * under 0.06 ulp), so that e = 2^n exp(-2s) and, with g(s) = (1 -
  * exp(-2s)) / 2 = s + s^2 G(s),
  *   h = 2^n g + (1/2 - 2^(n-1)),   d = (1/2 + 2^(n-1)) - 2^n g,
- * each one FMA from g with an exact constant (n >= -23; below, h rounds to
- * 1/2 and tanh to 1 within 0.7 ulp). For n = 0 (t < ln2/4) h is g itself:
+ * each one FMA from g with an exact constant (n >= -25; below, t > 8.83,
+ * where tanh is within 0.7 ulp of 1). For n = 0 (t < ln2/4) h is g itself:
  * small arguments lose nothing to cancellation, tiny ones give t. G has
  * degree 4, fitted for the least relative error of g over the reduced
- * range (2.3e-8, a quarter of an ulp, with the coefficients rounded to
- * float: tests/vmath_tanh_fit.py). 2^n and 2^(n-1) come from the bits of
+ * range (1.7e-8, under a third of an ulp, with the coefficients rounded to
+ * float: tests/vmath_tanh_fit.py; degree 3 gives 7.6 ulps). 2^n and 2^(n-1) come from the bits of
  * the rounding sum (its magic constant 1.5 2^23 + 127 leaves n + 127 in
  * the low bits). t is clamped to 9.5 first (tanh rounds to 1 from
  * 9.0109); the sign of x goes back last (-0 gives -0) and a NaN gives
  * x + x, as the scalar body. Exhaustively (all 2^32 inputs) within 1.93
- * ulp of the correctly rounded tanh (src/cpu/vmath.h). Measured on an AMD
- * EPYC (Zen 4), 4096 floats in L1, one thread, ns per element: AVX-512
- * 0.26 against libmvec's 0.39; a division beat vrcp14ps with a Newton
- * step and a residual correction (0.37). */
+ * ulp of tanh (src/cpu/vmath.h): the roundings of h, d and the quotient,
+ * largest around t = 0.52, where d is near 1/2. Measured on an AMD EPYC
+ * (Zen 4), 4096 floats in L1, one thread, ns per element: AVX-512 0.25
+ * against libmvec's 0.38 (its expf: 0.28), AVX2 0.36 against 0.74;
+ * vrcp14ps with a Newton step and a residual correction instead of the
+ * division took 0.37, a second Cody-Waite step (ln2/2's low part) 0.27. */
 #define ND_VM_TANHF_MAGIC 12583039.0f        /* 0x1.8p23 + 127 */
 #define ND_VM_TANHF_CLAMP 9.5f
 #define ND_VM_TANHF_M2LOG2E -2.885390043e+00f /* -2 / ln2 */
