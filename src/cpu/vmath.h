@@ -8,7 +8,8 @@
  * exactly a (in place) but must not otherwise overlap it. Every element
  * goes through the same vector code whatever n and its position: a tail
  * shorter than the vector width is loaded as one masked vector (the lanes
- * beyond it hold a copy of its first element) and run through the same
+ * beyond it hold a copy of its first element for libmvec, zeros for our
+ * intrinsics kernels; they are never stored) and run through the same
  * call (never a scalar libm remainder), and every lane is computed
  * independently of the others, so results do not depend on the layout,
  * the thread split or the alignment. They may
