@@ -87,7 +87,7 @@ static const vm_func g_funcs[] = {
     {VM_F(ARCTAN, arctan, atan, atanl), {{-2.0f, 2.0f}, {1e6f, 1e8f}, {1e-4f, 1e-3f}}, {{-2, 2}, {1e15, 1e17}, {1e-9, 1e-7}}},
     {VM_F(SINH, sinh, sinh, sinhl), {{-1.0f, 1.0f}, {80.0f, 90.0f}, {-90.0f, -80.0f}}, {{-1, 1}, {700, 711}, {-711, -700}}},
     {VM_F(COSH, cosh, cosh, coshl), {{-1.0f, 1.0f}, {80.0f, 90.0f}, {-90.0f, -80.0f}}, {{-1, 1}, {700, 711}, {-711, -700}}},
-    {VM_F(TANH, tanh, tanh, tanhl), {{0.5f, 0.75f}, {-0.75f, -0.5f}, {8.0f, 10.0f}}, {{0.5, 1}, {-1, -0.5}, {18, 20}}},
+    {VM_F(TANH, tanh, tanh, tanhl), {{0.5f, 0.75f}, {-0.75f, -0.15f}, {8.0f, 10.0f}}, {{0.5, 1}, {-1, -0.5}, {18, 20}}},
     {VM_F(ARCSINH, arcsinh, asinh, asinhl), {{-2.0f, 2.0f}, {1e18f, 1e20f}, {1e-4f, 1e-3f}}, {{-2, 2}, {1e150, 1e160}, {1e-9, 1e-7}}},
     {VM_F(ARCCOSH, arccosh, acosh, acoshl), {{1.0f, 1.1f}, {1.1f, 10.0f}, {1e18f, 1e20f}}, {{1, 1.001}, {1.1, 10}, {1e150, 1e160}}},
     {VM_F(ARCTANH, arctanh, atanh, atanhl), {{-1.0f, -0.9f}, {0.9f, 1.0f}, {-0.5f, 0.5f}}, {{-1, -0.999}, {0.999, 1}, {-0.5, 0.5}}},
@@ -334,8 +334,8 @@ END_TEST
 
 /* The kernels this machine has: libmvec's on AVX2 and AVX-512 (when the
  * build has it: glibc >= 2.35 on x86-64; float64 tanh is ours on libmvec's
- * exp, and on AVX-512 float64 exp, tanh and sigmoid are ours whole), ours
- * on the baseline path. */
+ * exp, on AVX-512 float64 exp, tanh and sigmoid are ours whole, and
+ * float32 tanh and sigmoid are ours on both), ours on the baseline path. */
 START_TEST(test_vmath_table)
 {
     ck_assert_ptr_nonnull(nd__vmath(ND_ISA_BASELINE, ND_UNARY_EXP, ND_FLOAT32));
@@ -355,14 +355,89 @@ START_TEST(test_vmath_table)
                 const nd_unary_op op = g_funcs[i].op;
                 const bool own512 = d && isa == ND_ISA_AVX512 &&
                                     (op == ND_UNARY_EXP || op == ND_UNARY_TANH || op == ND_UNARY_SIGMOID);
+                /* float32 tanh and sigmoid: ours (src/cpu/vmath.c) */
+                const bool own32 = !d && (op == ND_UNARY_TANH || op == ND_UNARY_SIGMOID);
                 /* erf, gelu, silu, lgamma, digamma: ours on both (src/cpu/vmath_special.c) */
                 const bool special = op == ND_UNARY_ERF || op == ND_UNARY_GELU || op == ND_UNARY_SILU ||
                                      op == ND_UNARY_LGAMMA || op == ND_UNARY_DIGAMMA;
-                const char *want = (d && op == ND_UNARY_TANH) || own512 || special ? "nd" : "libmvec";
+                const char *want = (d && op == ND_UNARY_TANH) || own512 || own32 || special ? "nd" : "libmvec";
                 VM_ASSERT(k && !strcmp(k->impl, want), "%s", g_funcs[i].name);
             }
 #endif
 #endif
+}
+END_TEST
+
+/* float32 tanh, ours on every path (the baseline's scalar body, the
+ * AVX2 and AVX-512 intrinsics): the special inputs bit for bit - a NaN
+ * gives x + x (its payload and sign kept), +-0 and subnormals themselves,
+ * +-1 from where tanh rounds to 1 (9.0109...) on, up to +-inf - and the
+ * function odd bit for bit over a sweep of every 9973rd pattern. */
+START_TEST(test_vmath_tanh32)
+{
+    const float one_from = 0x1.205968p+3f; /* the least float whose tanh rounds to 1 */
+    const float xs[] = {0.0f,     -0.0f,         0x1p-149f, -0x1p-149f, 0x1.fffffcp-127f, -FLT_MIN, 0x1p-12f,
+                        one_from, -one_from,     9.5f,      -9.5f,      1e10f,            FLT_MAX,  -FLT_MAX,
+                        INFINITY, -INFINITY,     NAN,       -NAN,       f_of(0x7f800001u), f_of(0xffc12345u),
+                        f_of(0x7fbfffffu)};
+    enum { N = sizeof xs / sizeof xs[0] };
+    for (int isa = 0; isa <= (int)nd__cpu_isa_detected(); isa++) {
+        const nd_vmath_kernel *k = nd__vmath((nd_cpu_isa)isa, ND_UNARY_TANH, ND_FLOAT32);
+        if (!k || strcmp(k->impl, "nd")) continue;
+        const char *path = nd__cpu_isa_name((nd_cpu_isa)isa);
+        float out[N];
+        k->fn(out, xs, N);
+        for (int i = 0; i < N; i++) {
+            const float x = xs[i];
+            const float want = isnan(x) ? x + x : fabsf(x) >= one_from ? copysignf(1.0f, x)
+                                                   : fabsf(x) < 0x1p-12f ? x : out[i];
+            VM_ASSERT(u_of(out[i]) == u_of(want), "tanh float32 %s: f(%a) = %a (0x%08x), want %a (0x%08x)", path,
+                      (double)x, (double)out[i], u_of(out[i]), (double)want, u_of(want));
+        }
+        float in[VM_CHUNK], pos[VM_CHUNK], neg[VM_CHUNK];
+        for (uint64_t u0 = 0; u0 < 0x80000000u; u0 += (uint64_t)VM_CHUNK * 9973) {
+            for (int i = 0; i < VM_CHUNK; i++) in[i] = f_of((uint32_t)((u0 + (uint64_t)i * 9973) & 0x7fffffffu));
+            k->fn(pos, in, VM_CHUNK);
+            for (int i = 0; i < VM_CHUNK; i++) in[i] = -in[i];
+            k->fn(neg, in, VM_CHUNK);
+            for (int i = 0; i < VM_CHUNK; i++)
+                VM_ASSERT(isnan(pos[i]) || u_of(neg[i]) == (u_of(pos[i]) ^ 0x80000000u), "tanh float32 %s odd at %a", path,
+                          (double)-in[i]);
+        }
+    }
+}
+END_TEST
+
+/* float32 sigmoid, ours on every path: the special inputs bit for bit -
+ * a NaN gives x + x, +-0 gives 1/2, +1 beyond where sigmoid rounds to 1
+ * (17.3287), +0 beyond where it rounds to 0 (-103.9721: e^x < 2^-150),
+ * and subnormal results, not flushed, between -103.97 and -87.34. */
+START_TEST(test_vmath_sigmoid32)
+{
+    const float one_beyond = 17.4f, zero_beyond = -103.98f;
+    const float xs[] = {0.0f,     -0.0f,   0x1p-149f,         -0x1p-149f,        one_beyond, 50.0f,  FLT_MAX,
+                        INFINITY, -INFINITY, -FLT_MAX,        zero_beyond,       -104.0f,    -200.0f, NAN,
+                        -NAN,     f_of(0x7f800001u), f_of(0xffc12345u), -103.9f, -100.0f, -90.0f};
+    enum { N = sizeof xs / sizeof xs[0] };
+    for (int isa = 0; isa <= (int)nd__cpu_isa_detected(); isa++) {
+        const nd_vmath_kernel *k = nd__vmath((nd_cpu_isa)isa, ND_UNARY_SIGMOID, ND_FLOAT32);
+        if (!k || strcmp(k->impl, "nd")) continue;
+        const char *path = nd__cpu_isa_name((nd_cpu_isa)isa);
+        float out[N];
+        k->fn(out, xs, N);
+        for (int i = 0; i < N; i++) {
+            const float x = xs[i];
+            const float want = isnan(x)            ? x + x
+                               : x >= one_beyond   ? 1.0f
+                               : x <= zero_beyond  ? 0.0f
+                               : fabsf(x) < 1e-30f ? 0.5f
+                                                   : out[i];
+            VM_ASSERT(u_of(out[i]) == u_of(want), "sigmoid float32 %s: f(%a) = %a (0x%08x), want %a (0x%08x)", path,
+                      (double)x, (double)out[i], u_of(out[i]), (double)want, u_of(want));
+            if (x > zero_beyond && x < -87.5f) /* a subnormal result, not flushed */
+                VM_ASSERT(out[i] > 0 && out[i] < FLT_MIN, "sigmoid float32 %s: f(%a) = %a", path, (double)x, (double)out[i]);
+        }
+    }
 }
 END_TEST
 
@@ -899,6 +974,8 @@ Suite *suite_vmath(void)
     tcase_add_test(tc, test_vmath_ulp64);
     tcase_add_test(tc, test_vmath_ulp_binary);
     tcase_add_test(tc, test_vmath_lengths);
+    tcase_add_test(tc, test_vmath_tanh32);
+    tcase_add_test(tc, test_vmath_sigmoid32);
     tcase_add_test(tc, test_vmath_public_binary);
     tcase_add_test(tc, test_vmath_public);
     tcase_add_test(tc, test_vmath_tiled_large);

@@ -110,11 +110,13 @@ static inline float nd_vm_sigmoid_body(float x)
     }                                                                                    \
     static const nd_vmath_kernel nd_vk_##name##_##isa = {nd_vm_##name##_loop_##isa, "nd"};
 
-/* Only the baseline path uses these: on AVX2 and AVX-512 libmvec's expf,
- * tanhf and (composed) sigmoid were faster at <= 4 ulp (AMD Zen 5, 4096
- * elements in L1, ns per element, ours / libmvec: AVX-512 exp 0.55 / 0.30,
- * tanh 0.86 / 0.39, sigmoid 0.74 / 0.49; AVX2 exp 0.78 / 0.41, tanh
- * 1.31 / 0.74, sigmoid 1.09 / 0.57). */
+/* Only the baseline path uses these: on AVX2 and AVX-512 libmvec's expf
+ * and (composed) sigmoid were faster at <= 4 ulp, and so was its tanhf
+ * (AMD Zen 5, 4096 elements in L1, ns per element, these bodies / libmvec:
+ * AVX-512 exp 0.55 / 0.30, tanh 0.86 / 0.39, sigmoid 0.74 / 0.49; AVX2 exp
+ * 0.78 / 0.41, tanh 1.31 / 0.74, sigmoid 1.09 / 0.57); the intrinsics
+ * kernels below replace libmvec's for tanh and sigmoid (AVX-512 / AVX2:
+ * tanh 0.25 / 0.36, sigmoid 0.26 / 0.46, AMD EPYC Zen 4). */
 ND_VM_LOOP(exp, , base)
 ND_VM_LOOP(tanh, , base)
 ND_VM_LOOP(sigmoid, , base)
@@ -283,6 +285,201 @@ ND_ISA_TARGET_AVX512 static inline __m512d nd_vm_sigmoid8(__m512d x)
 ND_VM_LOOP8(exp)
 ND_VM_LOOP8(tanh)
 ND_VM_LOOP8(sigmoid)
+
+/* ------------------------------------------------------------------ */
+/* float32 tanh on the AVX-512 and AVX2 paths                           */
+/* ------------------------------------------------------------------ */
+/* One formula over the whole range (no branch between small and large
+ * arguments, one division): with t = |x| and e = exp(-2t),
+ *   tanh(t) = (1 - e) / (1 + e) = h / d,  h = (1 - e) / 2,  d = (1 + e) / 2.
+ * n = round(-2t / ln2) (in [-27, 0]) and s = t + n ln2/2 (in [-ln2/4,
+ * ln2/4]; one FMA with ln2/2 rounded to float: its part below would move
+ * tanh by under 0.06 ulp), so that e = 2^n exp(-2s) and, with g(s) =
+ * (1 - exp(-2s)) / 2 = s + s^2 G(s),
+ *   h = 2^n g + (1/2 - 2^(n-1)),   d = (1/2 + 2^(n-1)) - 2^n g,
+ * each one FMA from g with an exact constant (n >= -25; below, t > 8.83,
+ * where tanh is within 0.7 ulp of 1). For n = 0 (t < ln2/4) h is g itself:
+ * small arguments lose nothing to cancellation, tiny ones give t. G has
+ * degree 4, fitted for the least relative error of g over the reduced
+ * range (1.7e-8, 0.29 units of 2^-24, with the coefficients rounded to
+ * float: tests/vmath_fit.py; degree 3 gives 7.6 units). 2^n and
+ * 2^(n-1) come from the bits of the rounding sum (its magic constant
+ * 1.5 2^23 + 127 leaves n + 127 in the low bits). t is clamped to 9.5 first (tanh rounds to 1 from
+ * 9.0109); the sign of x goes back last (-0 gives -0) and a NaN gives
+ * x + x, as the scalar body. Exhaustively (all 2^32 inputs) within 1.93
+ * ulp of tanh (src/cpu/vmath.h): the roundings of h, d and the quotient,
+ * largest around t = 0.52, where tanh is just below 1/2 (its ulp the
+ * smallest relative to it). Measured on an AMD EPYC
+ * (Zen 4), 4096 floats in L1, one thread, ns per element: AVX-512 0.25
+ * against libmvec's 0.38 (its expf: 0.28), AVX2 0.36 against 0.74;
+ * vrcp14ps with a Newton step and a residual correction instead of the
+ * division took 0.37, a second Cody-Waite step (ln2/2's low part) 0.27. */
+#define ND_VM_TANHF_MAGIC 12583039.0f        /* 0x1.8p23 + 127 */
+#define ND_VM_TANHF_CLAMP 9.5f
+#define ND_VM_TANHF_M2LOG2E -2.885390043e+00f /* -2 / ln2 */
+#define ND_VM_TANHF_LN2H 3.465735912e-01f     /* ln2 / 2 */
+#define ND_VM_TANHF_G0 -9.999999404e-01f
+#define ND_VM_TANHF_G1 6.666616797e-01f
+#define ND_VM_TANHF_G2 -3.333376348e-01f
+#define ND_VM_TANHF_G3 1.338663548e-01f
+#define ND_VM_TANHF_G4 -4.442398995e-02f
+
+ND_ISA_TARGET_AVX512 static inline __m512 nd_vm_tanh16(__m512 x)
+{
+    /* vrangeps 0x0a: the smaller magnitude of x and the clamp, sign cleared */
+    const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(ND_VM_TANHF_CLAMP), 0x0a);
+    const __m512 kf = _mm512_fmadd_ps(t, _mm512_set1_ps(ND_VM_TANHF_M2LOG2E), _mm512_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m512 nf = _mm512_sub_ps(kf, _mm512_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m512i sb = _mm512_slli_epi32(_mm512_castps_si512(kf), 23);
+    const __m512 scale = _mm512_castsi512_ps(sb);                                               /* 2^n */
+    const __m512 hs = _mm512_castsi512_ps(_mm512_sub_epi32(sb, _mm512_set1_epi32(1 << 23))); /* 2^(n-1) */
+    const __m512 s = _mm512_fmadd_ps(nf, _mm512_set1_ps(ND_VM_TANHF_LN2H), t);
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(ND_VM_TANHF_G4), s, _mm512_set1_ps(ND_VM_TANHF_G3));
+    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(ND_VM_TANHF_G2));
+    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(ND_VM_TANHF_G1));
+    q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(ND_VM_TANHF_G0));
+    const __m512 g = _mm512_fmadd_ps(q, _mm512_mul_ps(s, s), s);
+    const __m512 half = _mm512_set1_ps(0.5f);
+    const __m512 h = _mm512_fmadd_ps(scale, g, _mm512_sub_ps(half, hs));
+    const __m512 d = _mm512_fnmadd_ps(scale, g, _mm512_add_ps(half, hs));
+    const __m512 y = _mm512_div_ps(h, d);
+    /* y | (x & sign): the sign of x back */
+    const __m512 r = _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(y), _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN), 0xf8));
+    return _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+}
+
+/* The same on 8 lanes with AVX2 + FMA only */
+ND_ISA_TARGET_AVX2 static inline __m256 nd_vm_tanh8f(__m256 x)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 t = _mm256_min_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(ND_VM_TANHF_CLAMP));
+    const __m256 kf = _mm256_fmadd_ps(t, _mm256_set1_ps(ND_VM_TANHF_M2LOG2E), _mm256_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m256 nf = _mm256_sub_ps(kf, _mm256_set1_ps(ND_VM_TANHF_MAGIC));
+    const __m256i sb = _mm256_slli_epi32(_mm256_castps_si256(kf), 23);
+    const __m256 scale = _mm256_castsi256_ps(sb);
+    const __m256 hs = _mm256_castsi256_ps(_mm256_sub_epi32(sb, _mm256_set1_epi32(1 << 23)));
+    const __m256 s = _mm256_fmadd_ps(nf, _mm256_set1_ps(ND_VM_TANHF_LN2H), t);
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(ND_VM_TANHF_G4), s, _mm256_set1_ps(ND_VM_TANHF_G3));
+    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(ND_VM_TANHF_G2));
+    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(ND_VM_TANHF_G1));
+    q = _mm256_fmadd_ps(q, s, _mm256_set1_ps(ND_VM_TANHF_G0));
+    const __m256 g = _mm256_fmadd_ps(q, _mm256_mul_ps(s, s), s);
+    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256 h = _mm256_fmadd_ps(scale, g, _mm256_sub_ps(half, hs));
+    const __m256 d = _mm256_fnmadd_ps(scale, g, _mm256_add_ps(half, hs));
+    const __m256 r = _mm256_or_ps(_mm256_div_ps(h, d), _mm256_and_ps(sign, x));
+    return _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+
+/* ------------------------------------------------------------------ */
+/* float32 sigmoid on the AVX-512 and AVX2 paths                        */
+/* ------------------------------------------------------------------ */
+/* As the scalar body (src/shared/ops_math.h): e = exp(-|x|), never
+ * overflowing, then 1/(1+e) for x >= 0 and e/(1+e) below, one division.
+ * |x| is clamped to 104 (exp(-104) < 2^-150 rounds to +0); -|x| = n ln2 + r
+ * with n = round(-|x| / ln2) in [-150, 0] and |r| <= ln2/2 (Cody-Waite in
+ * two FMAs, the first exact), exp(r) = 1 + r P(r) with P of degree 5
+ * fitted for the least relative error of exp over the range (1.8e-8, 0.31
+ * units of 2^-24 with the coefficients in float: tests/vmath_fit.py), and
+ * 2^n applied so that a subnormal e rounds once (vscalefps on AVX-512; two
+ * factors 2^(n/2) on AVX2, as the scalar body). sigmoid(+-0) = 1/2,
+ * sigmoid(+inf) = 1, sigmoid(-inf) = +0, and a NaN gives x + x.
+ * Exhaustively within 2.40 ulp (x < 0: the roundings of e, 1 + e and the
+ * quotient; libmvec's expf composed so gave 3.63). Measured as tanh
+ * above: AVX-512 0.26 ns an element against libmvec's expf composed 0.49,
+ * AVX2 0.46 against 0.63. */
+#define ND_VM_SIGF_CLAMP 104.0f
+#define ND_VM_SIGF_LOG2E 1.442695022e+00f
+#define ND_VM_SIGF_LN2_HI 6.931471825e-01f  /* 0x1.62e43p-1 */
+#define ND_VM_SIGF_LN2_LO -1.904654212e-09f /* ln2 - the above */
+#define ND_VM_SIGF_P0 1.000000000e+00f
+#define ND_VM_SIGF_P1 4.999999404e-01f
+#define ND_VM_SIGF_P2 1.666642874e-01f
+#define ND_VM_SIGF_P3 4.166801274e-02f
+#define ND_VM_SIGF_P4 8.374316618e-03f
+#define ND_VM_SIGF_P5 1.384346629e-03f
+
+ND_ISA_TARGET_AVX512 static inline __m512 nd_vm_sigmoid16(__m512 x)
+{
+    /* vrangeps 0x0e: the smaller magnitude of x and the clamp, sign set: -|x| */
+    const __m512 a = _mm512_range_ps(x, _mm512_set1_ps(ND_VM_SIGF_CLAMP), 0x0e);
+    const __m512 nf = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(ND_VM_SIGF_LOG2E)),
+                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(ND_VM_SIGF_LN2_HI), a);
+    r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(ND_VM_SIGF_LN2_LO), r);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(ND_VM_SIGF_P5), r, _mm512_set1_ps(ND_VM_SIGF_P4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ND_VM_SIGF_P3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ND_VM_SIGF_P2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ND_VM_SIGF_P1));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(ND_VM_SIGF_P0));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    const __m512 e = _mm512_scalef_ps(p, nf);
+    const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
+    const __m512 y = _mm512_div_ps(_mm512_mask_mov_ps(e, pos, _mm512_set1_ps(1.0f)),
+                                   _mm512_add_ps(e, _mm512_set1_ps(1.0f)));
+    return _mm512_mask_add_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+}
+
+/* The same on 8 lanes with AVX2 + FMA only */
+ND_ISA_TARGET_AVX2 static inline __m256 nd_vm_sigmoid8f(__m256 x)
+{
+    /* -|x| (x | sign), clamped; a NaN becomes the clamp (vmaxps gives its
+     * second operand) and is put back last */
+    const __m256 a = _mm256_max_ps(_mm256_or_ps(x, _mm256_set1_ps(-0.0f)), _mm256_set1_ps(-ND_VM_SIGF_CLAMP));
+    const __m256 nf = _mm256_round_ps(_mm256_mul_ps(a, _mm256_set1_ps(ND_VM_SIGF_LOG2E)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(ND_VM_SIGF_LN2_HI), a);
+    r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(ND_VM_SIGF_LN2_LO), r);
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(ND_VM_SIGF_P5), r, _mm256_set1_ps(ND_VM_SIGF_P4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ND_VM_SIGF_P3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ND_VM_SIGF_P2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ND_VM_SIGF_P1));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(ND_VM_SIGF_P0));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    /* 2^n as 2^n1 2^n2, n1 = floor(n/2), n2 = n - n1, both in [-75, 0] */
+    const __m256i n = _mm256_cvtps_epi32(nf), n1 = _mm256_srai_epi32(n, 1), n2 = _mm256_sub_epi32(n, n1);
+    const __m256i bias = _mm256_set1_epi32(127);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    const __m256 e = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 num = _mm256_blendv_ps(e, one, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+    const __m256 y = _mm256_div_ps(num, _mm256_add_ps(e, one));
+    return _mm256_blendv_ps(y, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+/* whole vectors, then the tail through the same function (masked load:
+ * zeros beyond the end, never stored) */
+#define ND_VM_LOOP_F32(name)                                                                             \
+    ND_ISA_TARGET_AVX512 static void nd_vm_##name##_f32_avx512(void *o_, const void *a_, int64_t n)       \
+    {                                                                                                    \
+        float *o = (float *)o_;                                                                          \
+        const float *a = (const float *)a_;                                                              \
+        int64_t i = 0;                                                                                   \
+        for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, nd_vm_##name##16(_mm512_loadu_ps(a + i)));  \
+        if (i < n) {                                                                                     \
+            const __mmask16 k = (__mmask16)((1u << (n - i)) - 1u);                                        \
+            _mm512_mask_storeu_ps(o + i, k, nd_vm_##name##16(_mm512_maskz_loadu_ps(k, a + i)));           \
+        }                                                                                                \
+    }                                                                                                    \
+    ND_ISA_TARGET_AVX2 static void nd_vm_##name##_f32_avx2(void *o_, const void *a_, int64_t n)           \
+    {                                                                                                    \
+        float *o = (float *)o_;                                                                          \
+        const float *a = (const float *)a_;                                                              \
+        int64_t i = 0;                                                                                   \
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, nd_vm_##name##8f(_mm256_loadu_ps(a + i)));    \
+        if (i < n) {                                                                                     \
+            const __m256i k =                                                                            \
+                _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); \
+            _mm256_maskstore_ps(o + i, k, nd_vm_##name##8f(_mm256_maskload_ps(a + i, k)));                \
+        }                                                                                                \
+    }                                                                                                    \
+    static const nd_vmath_kernel nd_vk_##name##_f32_avx512 = {nd_vm_##name##_f32_avx512, "nd"};           \
+    static const nd_vmath_kernel nd_vk_##name##_f32_avx2 = {nd_vm_##name##_f32_avx2, "nd"};
+ND_VM_LOOP_F32(tanh)
+ND_VM_LOOP_F32(sigmoid)
 #endif
 
 nd_vmath_abs_c64_fn nd__vmath_abs_c64(nd_cpu_isa isa)
@@ -304,6 +501,10 @@ const nd_vmath_kernel *nd__vmath(nd_cpu_isa isa, nd_unary_op op, nd_dtype t)
         case ND_UNARY_SIGMOID: return &nd_vk_sigmoid_f64_avx512;
         default: break;
         }
+    if (op == ND_UNARY_TANH && t == ND_FLOAT32 && isa != ND_ISA_BASELINE)
+        return isa >= ND_ISA_AVX512 ? &nd_vk_tanh_f32_avx512 : &nd_vk_tanh_f32_avx2;
+    if (op == ND_UNARY_SIGMOID && t == ND_FLOAT32 && isa != ND_ISA_BASELINE)
+        return isa >= ND_ISA_AVX512 ? &nd_vk_sigmoid_f32_avx512 : &nd_vk_sigmoid_f32_avx2;
 #endif
     if (op == ND_UNARY_ERF || op == ND_UNARY_GELU || op == ND_UNARY_SILU || op == ND_UNARY_LGAMMA ||
         op == ND_UNARY_DIGAMMA)
