@@ -22,7 +22,8 @@ static atomic_ullong g_allocs, g_fresh;
  * first, of 128 KiB and more) straight back to the kernel, and a fresh
  * mapping costs a page fault and the kernel's zeroing of every page: about
  * one more pass over the memory for an op that allocates its result (c =
- * a * b on 64 MB operands: the zeroing alone took a third of its time).
+ * a * b of 1.6e7 float32, AMD Zen 4: 10 ms with 33 page faults a call,
+ * 4.4-5 ms from a kept block).
  * So blocks of BIG_BLOCK bytes and more (2 MiB aligned, huge pages) are
  * kept when their array goes and handed to the next allocation of the
  * same rounded size, as CuPy's and PyTorch's device pools do, whole (never
