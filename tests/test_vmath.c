@@ -368,32 +368,47 @@ START_TEST(test_vmath_table)
 }
 END_TEST
 
+/* Run op's float32 kernel of every path that has our own ("nd") on
+ * xs[0..n) and hand each result to check(path, x, got), which asserts. */
+typedef void (*vm_special_check)(const char *path, float x, float got);
+static void vm_specials32(nd_unary_op op, const float *xs, int n, vm_special_check check)
+{
+    float out[64];
+    ck_assert_int_le(n, 64);
+    for (int isa = 0; isa <= (int)nd__cpu_isa_detected(); isa++) {
+        const nd_vmath_kernel *k = nd__vmath((nd_cpu_isa)isa, op, ND_FLOAT32);
+        if (!k || strcmp(k->impl, "nd")) continue;
+        k->fn(out, xs, n);
+        for (int i = 0; i < n; i++) check(nd__cpu_isa_name((nd_cpu_isa)isa), xs[i], out[i]);
+    }
+}
+
 /* float32 tanh, ours on every path (the baseline's scalar body, the
  * AVX2 and AVX-512 intrinsics): the special inputs bit for bit - a NaN
  * gives x + x (its payload and sign kept), +-0 and subnormals themselves,
  * +-1 from where tanh rounds to 1 (9.0109...) on, up to +-inf - and the
  * function odd bit for bit over a sweep of every 9973rd pattern. */
+#define VM_TANH_ONE_FROM 0x1.205968p+3f /* the least float whose tanh rounds to 1 */
+static void tanh32_special(const char *path, float x, float got)
+{
+    const float want = isnan(x) ? x + x : fabsf(x) >= VM_TANH_ONE_FROM ? copysignf(1.0f, x)
+                                       : fabsf(x) < 0x1p-12f ? x : got;
+    VM_ASSERT(u_of(got) == u_of(want), "tanh float32 %s: f(%a) = %a (0x%08x), want %a (0x%08x)", path, (double)x,
+              (double)got, u_of(got), (double)want, u_of(want));
+}
+
 START_TEST(test_vmath_tanh32)
 {
-    const float one_from = 0x1.205968p+3f; /* the least float whose tanh rounds to 1 */
+    const float one_from = VM_TANH_ONE_FROM;
     const float xs[] = {0.0f,     -0.0f,         0x1p-149f, -0x1p-149f, 0x1.fffffcp-127f, -FLT_MIN, 0x1p-12f,
                         one_from, -one_from,     9.5f,      -9.5f,      1e10f,            FLT_MAX,  -FLT_MAX,
                         INFINITY, -INFINITY,     NAN,       -NAN,       f_of(0x7f800001u), f_of(0xffc12345u),
                         f_of(0x7fbfffffu)};
-    enum { N = sizeof xs / sizeof xs[0] };
+    vm_specials32(ND_UNARY_TANH, xs, (int)(sizeof xs / sizeof xs[0]), tanh32_special);
     for (int isa = 0; isa <= (int)nd__cpu_isa_detected(); isa++) {
         const nd_vmath_kernel *k = nd__vmath((nd_cpu_isa)isa, ND_UNARY_TANH, ND_FLOAT32);
         if (!k || strcmp(k->impl, "nd")) continue;
         const char *path = nd__cpu_isa_name((nd_cpu_isa)isa);
-        float out[N];
-        k->fn(out, xs, N);
-        for (int i = 0; i < N; i++) {
-            const float x = xs[i];
-            const float want = isnan(x) ? x + x : fabsf(x) >= one_from ? copysignf(1.0f, x)
-                                                   : fabsf(x) < 0x1p-12f ? x : out[i];
-            VM_ASSERT(u_of(out[i]) == u_of(want), "tanh float32 %s: f(%a) = %a (0x%08x), want %a (0x%08x)", path,
-                      (double)x, (double)out[i], u_of(out[i]), (double)want, u_of(want));
-        }
         float in[VM_CHUNK], pos[VM_CHUNK], neg[VM_CHUNK];
         for (uint64_t u0 = 0; u0 < 0x80000000u; u0 += (uint64_t)VM_CHUNK * 9973) {
             for (int i = 0; i < VM_CHUNK; i++) in[i] = f_of((uint32_t)((u0 + (uint64_t)i * 9973) & 0x7fffffffu));
@@ -412,32 +427,27 @@ END_TEST
  * a NaN gives x + x, +-0 gives 1/2, +1 beyond where sigmoid rounds to 1
  * (17.3287), +0 beyond where it rounds to 0 (-103.9721: e^x < 2^-150),
  * and subnormal results, not flushed, between -103.97 and -87.34. */
+#define VM_SIG_ONE_BEYOND 17.4f
+#define VM_SIG_ZERO_BEYOND -103.98f
+static void sigmoid32_special(const char *path, float x, float got)
+{
+    const float want = isnan(x)                   ? x + x
+                       : x >= VM_SIG_ONE_BEYOND  ? 1.0f
+                       : x <= VM_SIG_ZERO_BEYOND ? 0.0f
+                       : fabsf(x) < 1e-30f       ? 0.5f
+                                                 : got;
+    VM_ASSERT(u_of(got) == u_of(want), "sigmoid float32 %s: f(%a) = %a (0x%08x), want %a (0x%08x)", path, (double)x,
+              (double)got, u_of(got), (double)want, u_of(want));
+    if (x > VM_SIG_ZERO_BEYOND && x < -87.5f) /* a subnormal result, not flushed */
+        VM_ASSERT(got > 0 && got < FLT_MIN, "sigmoid float32 %s: f(%a) = %a", path, (double)x, (double)got);
+}
+
 START_TEST(test_vmath_sigmoid32)
 {
-    const float one_beyond = 17.4f, zero_beyond = -103.98f;
-    const float xs[] = {0.0f,     -0.0f,   0x1p-149f,         -0x1p-149f,        one_beyond, 50.0f,  FLT_MAX,
-                        INFINITY, -INFINITY, -FLT_MAX,        zero_beyond,       -104.0f,    -200.0f, NAN,
+    const float xs[] = {0.0f,     -0.0f,   0x1p-149f,         -0x1p-149f,        VM_SIG_ONE_BEYOND, 50.0f,  FLT_MAX,
+                        INFINITY, -INFINITY, -FLT_MAX,        VM_SIG_ZERO_BEYOND, -104.0f,          -200.0f, NAN,
                         -NAN,     f_of(0x7f800001u), f_of(0xffc12345u), -103.9f, -100.0f, -90.0f};
-    enum { N = sizeof xs / sizeof xs[0] };
-    for (int isa = 0; isa <= (int)nd__cpu_isa_detected(); isa++) {
-        const nd_vmath_kernel *k = nd__vmath((nd_cpu_isa)isa, ND_UNARY_SIGMOID, ND_FLOAT32);
-        if (!k || strcmp(k->impl, "nd")) continue;
-        const char *path = nd__cpu_isa_name((nd_cpu_isa)isa);
-        float out[N];
-        k->fn(out, xs, N);
-        for (int i = 0; i < N; i++) {
-            const float x = xs[i];
-            const float want = isnan(x)            ? x + x
-                               : x >= one_beyond   ? 1.0f
-                               : x <= zero_beyond  ? 0.0f
-                               : fabsf(x) < 1e-30f ? 0.5f
-                                                   : out[i];
-            VM_ASSERT(u_of(out[i]) == u_of(want), "sigmoid float32 %s: f(%a) = %a (0x%08x), want %a (0x%08x)", path,
-                      (double)x, (double)out[i], u_of(out[i]), (double)want, u_of(want));
-            if (x > zero_beyond && x < -87.5f) /* a subnormal result, not flushed */
-                VM_ASSERT(out[i] > 0 && out[i] < FLT_MIN, "sigmoid float32 %s: f(%a) = %a", path, (double)x, (double)out[i]);
-        }
-    }
+    vm_specials32(ND_UNARY_SIGMOID, xs, (int)(sizeof xs / sizeof xs[0]), sigmoid32_special);
 }
 END_TEST
 
