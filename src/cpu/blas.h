@@ -42,6 +42,8 @@
 #define cblas_dnrm2 scipy_cblas_dnrm2
 #define cblas_strsm scipy_cblas_strsm
 #define cblas_dtrsm scipy_cblas_dtrsm
+#define cblas_ctrsm scipy_cblas_ctrsm
+#define cblas_ztrsm scipy_cblas_ztrsm
 #define openblas_set_num_threads scipy_openblas_set_num_threads
 #define openblas_get_num_threads scipy_openblas_get_num_threads
 #define openblas_get_corename scipy_openblas_get_corename

@@ -19,6 +19,11 @@ ND_INTERNAL void nd__blas_threads_sync(void);
  * from the library's own threads (nested pairs counted; src/cpu/threads.c). */
 ND_INTERNAL void nd__blas_single_begin(void);
 ND_INTERNAL void nd__blas_single_end(void);
+/* While a long BLAS/LAPACK routine runs: the pool's idle workers keep
+ * polling (yielding) between its parallel sections instead of sleeping;
+ * calls nest and may come from several threads. */
+ND_INTERNAL void nd__pool_linger_begin(void);
+ND_INTERNAL void nd__pool_linger_end(void);
 /* src/cpu/cast.c */
 ND_INTERNAL nd_status nd__cpu_cast(nd_array *dst, const nd_array *src);
 ND_INTERNAL nd_status nd__cpu_fill(nd_array *dst, const void *value);

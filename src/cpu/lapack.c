@@ -3,8 +3,9 @@
  * src/cpu/lapack.h; no LAPACKE, no new dependency).
  *
  * Decisions:
- *  - One routine per op, as NumPy: getrf, gesv, potrf ('L'), geqrf,
- *    orgqr/ungqr, gesdd (NumPy's svd; when it reports info > 0 the
+ *  - One routine per op, as NumPy: getrf (with scipy-openblas32 inside
+ *    our blocked driver, la_lu below), gesv (as getrf + getrs), potrf
+ *    ('L'), geqrf, orgqr/ungqr, gesdd (NumPy's svd; when it reports info > 0 the
  *    matrix is restored from a copy and ?gesvd_ tried, which converges in
  *    cases gesdd's divide and conquer does not), syevd/heevd, geev.
  *  - Workspaces: one LAPACK query (lwork = -1) per call (all matrices of
@@ -236,6 +237,95 @@ static void la_zero_upper(char *a, int64_t n, size_t isz)
         }                                                                                             \
     } while (0)
 
+/* ------------------------------------------------------------------ */
+/* LU of one matrix                                                    */
+/* ------------------------------------------------------------------ */
+/* OpenBLAS's getrf runs its parallel version (from 100 x 100) on
+ * OpenBLAS's own threads (exec_blas_async), not through the callback that
+ * puts every other parallel section of OpenBLAS on our pool
+ * (src/cpu/threads.c). Those threads then spin for about 2^28 cycles, a
+ * tenth of a second, after each LU, on the cores our pool needs: on the
+ * 2-core AMD EPYC a multiply of 2^20 float32 right after det of 512 x 512
+ * took 166 us instead of 68, and the two sets of threads slowed the LU
+ * itself. So where the callback is installed (scipy-openblas32) the LU is
+ * ours: LAPACK's right-looking blocked algorithm (what the reference
+ * dgetrf does), panels of LA_LU_NB columns factored by OpenBLAS's getrf
+ * on one thread (its recursive kernel), then the panel's row interchanges
+ * applied left and right (laswp), the triangular solve for U's block row
+ * (trsm) and the trailing update (gemm), both on our pool through the
+ * callback (nd__pool_linger keeps its workers awake in between). Below
+ * LA_LU_BLOCKED_N the matrix is a single panel (a single panel was as
+ * fast at 192 x 192). Measured on that machine, float64, best of 10-30:
+ * det of 256 x 256 0.35 ms (OpenBLAS's getrf on one thread 0.43), 512 x
+ * 512 1.8 ms (one thread 2.7, OpenBLAS's parallel getrf 3.3-4.4), 1024 x
+ * 1024 10.4 ms (16.3), 2048 x 2048 76 ms (86); panels of 96-128 columns
+ * did best at 1024 and 2048. Partial pivoting and info as getrf's (info:
+ * the first exactly zero pivot, 1-based; the factorization completes). */
+#define LA_LU_NB 128
+#define LA_LU_BLOCKED_N (2 * LA_LU_NB)
+
+/* U12 = L11^-1 U12 (unit lower), A22 -= L21 U12, column-major, leading
+ * dimension ld */
+static void la_lu_update(nd_dtype t, li jb, li nc, const void *l11, void *u12, const void *l21, void *a22, li ld)
+{
+    static const float pf[2] = {1, 0}, mf[2] = {-1, 0};
+    static const double pd[2] = {1, 0}, md[2] = {-1, 0};
+    const enum CBLAS_ORDER o = CblasColMajor;
+    const enum CBLAS_TRANSPOSE nt = CblasNoTrans;
+    switch (t) {
+    case ND_FLOAT32:
+        cblas_strsm(o, CblasLeft, CblasLower, nt, CblasUnit, jb, nc, 1.0f, l11, ld, u12, ld);
+        cblas_sgemm(o, nt, nt, nc, nc, jb, -1.0f, l21, ld, u12, ld, 1.0f, a22, ld);
+        break;
+    case ND_FLOAT64:
+        cblas_dtrsm(o, CblasLeft, CblasLower, nt, CblasUnit, jb, nc, 1.0, l11, ld, u12, ld);
+        cblas_dgemm(o, nt, nt, nc, nc, jb, -1.0, l21, ld, u12, ld, 1.0, a22, ld);
+        break;
+    case ND_COMPLEX64:
+        cblas_ctrsm(o, CblasLeft, CblasLower, nt, CblasUnit, jb, nc, pf, l11, ld, u12, ld);
+        cblas_cgemm(o, nt, nt, nc, nc, jb, mf, l21, ld, u12, ld, pf, a22, ld);
+        break;
+    default:
+        cblas_ztrsm(o, CblasLeft, CblasLower, nt, CblasUnit, jb, nc, pd, l11, ld, u12, ld);
+        cblas_zgemm(o, nt, nt, nc, nc, jb, md, l21, ld, u12, ld, pd, a22, ld);
+        break;
+    }
+}
+
+/* getrf of the n x n column-major a (ipiv 1-based, info as getrf's) */
+static void la_lu(const la_job *j, void *a, li *ipiv, li *info)
+{
+    const nd_dtype t = j->t;
+    li n = j->n;
+    *info = 0;
+#if defined(ND_BLAS_SCIPY_OPENBLAS)
+    const li nb = n < LA_LU_BLOCKED_N ? n : LA_LU_NB;
+    const bool single = true; /* every getrf on one thread */
+#else
+    const li nb = n; /* no callback: OpenBLAS's threads (or BLIS's) serve every call alike */
+    const bool single = false;
+#endif
+    char *A = a;
+    for (li k = 0; k < n; k += nb) {
+        li jb = n - k < nb ? n - k : nb, mk = n - k, kinfo = 0, k1 = k + 1, k2 = k + jb, inc = 1;
+        char *akk = A + ((size_t)k * (size_t)n + (size_t)k) * j->isz;
+        if (single) nd__blas_single_begin();
+        LA4(t, sgetrf_, dgetrf_, cgetrf_, zgetrf_, &mk, &jb, (void *)akk, &n, ipiv + k, &kinfo);
+        if (single) nd__blas_single_end();
+        if (kinfo > 0 && *info == 0) *info = kinfo + k;
+        if (nb == n) break;
+        for (li i = k; i < k2; i++) ipiv[i] += k;
+        if (k > 0) LA4(t, slaswp_, dlaswp_, claswp_, zlaswp_, &k, (void *)A, &n, &k1, &k2, ipiv, &inc);
+        if (k2 < n) {
+            li nc = n - k2;
+            char *akr = A + ((size_t)k2 * (size_t)n + (size_t)k) * j->isz;
+            LA4(t, slaswp_, dlaswp_, claswp_, zlaswp_, &nc, (void *)(A + (size_t)k2 * (size_t)n * j->isz), &n,
+                &k1, &k2, ipiv, &inc);
+            la_lu_update(t, jb, nc, akk, akr, akk + (size_t)jb * j->isz, akr + (size_t)jb * j->isz, n);
+        }
+    }
+}
+
 /* Matrix i with the chunk's scratch s; false after recording an error. */
 static bool la_one(la_job *j, int64_t i, char *s)
 {
@@ -251,12 +341,17 @@ static bool la_one(la_job *j, int64_t i, char *s)
     switch (c->op) {
     case ND_LA_GETRF:
         base = "getrf";
-        LA4(t, sgetrf_, dgetrf_, cgetrf_, zgetrf_, &n, &n, a, &n, (li *)j->ipiv + (size_t)i * n, &info);
+        la_lu(j, a, (li *)j->ipiv + (size_t)i * n, &info);
         break;
-    case ND_LA_GESV:
-        base = "gesv";
-        LA4(t, sgesv_, dgesv_, cgesv_, zgesv_, &n, &j->nrhs, a, &n, iwork, bm, &n, &info);
+    case ND_LA_GESV: { /* gesv: the LU, then the solve when U has no zero pivot */
+        const char tr = 'N';
+        base = "getrf";
+        la_lu(j, a, iwork, &info);
+        if (info != 0) break;
+        base = "getrs";
+        LA4(t, sgetrs_, dgetrs_, cgetrs_, zgetrs_, &tr, &n, &j->nrhs, a, &n, iwork, bm, &n, &info, 1);
         break;
+    }
     case ND_LA_POTRF: {
         char uplo = 'L';
         base = "potrf";
@@ -440,8 +535,10 @@ nd_status nd__cpu_la(nd_la_call *c)
     if (j.cpx) j.flops *= 4;
     const bool small = j.flops < LA_PAR_FLOPS;
     if (small) nd__blas_single_begin();
-    la_chunk(&j, 0, c->batch); /* on this thread: see the header */
+    else nd__pool_linger_begin(); /* its BLAS calls run on the pool: src/cpu/threads.c */
+    la_chunk(&j, 0, c->batch);    /* on this thread: see the header */
     if (small) nd__blas_single_end();
+    else nd__pool_linger_end();
     int err = atomic_load(&j.err);
     if (err == ND_ERR_NOMEM)
         return nd__err(ND_ERR_NOMEM, "la", "out of memory allocating a %zu-byte LAPACK workspace", j.scratch);

@@ -25,6 +25,7 @@
 #define cgesvd_ scipy_cgesvd_
 #define cgetrf_ scipy_cgetrf_
 #define cgetrs_ scipy_cgetrs_
+#define claswp_ scipy_claswp_
 #define cheevd_ scipy_cheevd_
 #define cpotrf_ scipy_cpotrf_
 #define cungqr_ scipy_cungqr_
@@ -35,6 +36,7 @@
 #define dgesvd_ scipy_dgesvd_
 #define dgetrf_ scipy_dgetrf_
 #define dgetrs_ scipy_dgetrs_
+#define dlaswp_ scipy_dlaswp_
 #define dorgqr_ scipy_dorgqr_
 #define dpotrf_ scipy_dpotrf_
 #define dsyevd_ scipy_dsyevd_
@@ -45,6 +47,7 @@
 #define sgesvd_ scipy_sgesvd_
 #define sgetrf_ scipy_sgetrf_
 #define sgetrs_ scipy_sgetrs_
+#define slaswp_ scipy_slaswp_
 #define sorgqr_ scipy_sorgqr_
 #define spotrf_ scipy_spotrf_
 #define ssyevd_ scipy_ssyevd_
@@ -55,6 +58,7 @@
 #define zgesvd_ scipy_zgesvd_
 #define zgetrf_ scipy_zgetrf_
 #define zgetrs_ scipy_zgetrs_
+#define zlaswp_ scipy_zlaswp_
 #define zheevd_ scipy_zheevd_
 #define zpotrf_ scipy_zpotrf_
 #define zungqr_ scipy_zungqr_
@@ -68,8 +72,13 @@ void sgetrf_(const LI *m, const LI *n, float *a, const LI *lda, LI *ipiv, LI *in
 void dgetrf_(const LI *m, const LI *n, double *a, const LI *lda, LI *ipiv, LI *info);
 void cgetrf_(const LI *m, const LI *n, void *a, const LI *lda, LI *ipiv, LI *info);
 void zgetrf_(const LI *m, const LI *n, void *a, const LI *lda, LI *ipiv, LI *info);
-/* getrs: not called by the CPU backend (it solves with gesv); the emulated
- * cuSOLVER and cuBLAS stand-ins (tests/emu) use it */
+/* row interchanges of an LU's pivots (the CPU backend's own blocked LU) */
+void slaswp_(const LI *n, float *a, const LI *lda, const LI *k1, const LI *k2, const LI *ipiv, const LI *incx);
+void dlaswp_(const LI *n, double *a, const LI *lda, const LI *k1, const LI *k2, const LI *ipiv, const LI *incx);
+void claswp_(const LI *n, void *a, const LI *lda, const LI *k1, const LI *k2, const LI *ipiv, const LI *incx);
+void zlaswp_(const LI *n, void *a, const LI *lda, const LI *k1, const LI *k2, const LI *ipiv, const LI *incx);
+/* getrs: the solve after the CPU backend's LU (gesv's second half), and the
+ * emulated cuSOLVER and cuBLAS stand-ins (tests/emu) */
 void sgetrs_(const char *trans, const LI *n, const LI *nrhs, const float *a, const LI *lda, const LI *ipiv, float *b,
              const LI *ldb, LI *info, size_t ltrans);
 void dgetrs_(const char *trans, const LI *n, const LI *nrhs, const double *a, const LI *lda, const LI *ipiv, double *b,
