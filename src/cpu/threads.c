@@ -54,13 +54,17 @@
  * a waiting caller sleeps: ~120 us / ~30 us. Short, so that spinning
  * threads do not steal the cores of a loaded machine for long. While a
  * LAPACK routine runs (nd__pool_linger_begin/end) an idle worker goes on
- * polling past that, yielding its core at each poll, instead of sleeping:
- * LAPACK alternates serial stretches longer than the spin (the panel of a
- * bidiagonal or tridiagonal reduction, the merges of divide and conquer)
- * with parallel BLAS calls that run on the pool (the OpenBLAS callback
- * below), and each futex wake cost tens of microseconds on the VM: svd
- * 1024 x 1024 made about 1200 futex calls, 220 with the linger, and
- * svd, eigh and qr of 1024 x 1024 float64 took 2-5% less time. */
+ * polling past that instead of sleeping, as OpenBLAS's own threads would
+ * (they spin a tenth of a second after each call), yielding its core
+ * every 256 polls: LAPACK alternates serial stretches longer than the
+ * spin (the panel of a bidiagonal or tridiagonal reduction, the merges of
+ * divide and conquer) with parallel BLAS calls that run on the pool (the
+ * OpenBLAS callback below), and each futex wake cost tens of microseconds
+ * on the VM. svd of 1024 x 1024 made about 1200 futex calls, 220 with the
+ * linger. Measured on the 2-core AMD EPYC, float64 1024 x 1024, five
+ * interleaved runs of bench_linalg: svd 338-341 ms (sleeping: 353-379;
+ * a sched_yield at every poll: 347-361, the scheduler's cost), eigh
+ * 114-117 (120-130), qr 73-76 (77-78). */
 #define WORKER_SPIN 2000
 #define CALLER_SPIN 500
 #define MAX_WORKERS 255
@@ -232,6 +236,7 @@ static void *worker_main(void *arg)
     for (;;) {
         uint32_t w;
         int spins = 0;
+        unsigned polls = 0;
         while ((w = atomic_load_explicit(&P.wake, memory_order_acquire)) == seen) {
             if (atomic_load_explicit(&P.stop, memory_order_relaxed)) return NULL;
             if (++spins < WORKER_SPIN) {
@@ -239,7 +244,8 @@ static void *worker_main(void *arg)
                 continue;
             }
             if (atomic_load_explicit(&P.linger, memory_order_relaxed) > 0) {
-                sched_yield();
+                if ((++polls & 255u) == 0) sched_yield(); /* now and then: a loaded machine's other threads */
+                else cpu_relax();
                 continue;
             }
             atomic_fetch_add(&P.sleepers, 1);
