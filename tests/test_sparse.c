@@ -685,15 +685,31 @@ END_TEST
 
 /* SpMV on matrices whose rows vary in length (0 to 40 entries: the
  * vectorised path of the AVX-512 CPU, rows longer than its 8 or 16 lanes
- * included) and whose rows all hold 5 entries (the scalar loop), float32
- * and float64, both index dtypes: exact data, exact results. */
+ * included), rows of 0 to 8 with some of 9 to 12 and two of 1500 (many
+ * times the lanes, among short rows), and rows that all hold 5 entries
+ * (the scalar loop), float32 and float64, both index dtypes: exact data,
+ * exact results. */
 START_TEST(spmv_rows)
 {
     for (int vi = 0; vi < 2; vi++)
         for (int ii = 0; ii < 2; ii++)
-            for (int regular = 0; regular < 2; regular++) {
+            for (int kind = 0; kind < 3; kind++) {
                 nd_dtype t = VT[vi], it = IT[ii];
-                raw r = gen(t, 300, 200, 40, true);
+                const bool regular = kind == 1;
+                raw r = gen(t, 300, 200, kind == 2 ? 1500 : 40, true);
+                if (kind == 2) { /* 0 to 8 entries a row, 9 to 12 every 37th, rows 50 and 201: 1500 */
+                    memset(r.ref, 0, 300 * 200 * sizeof(cplx));
+                    r.nnz = 0;
+                    for (int64_t i = 0; i < 300; i++) {
+                        int n = i == 50 || i == 201 ? 1500 : i % 37 == 0 ? 9 + (int)(rnd() % 4) : (int)(rnd() % 9);
+                        for (int q = 0; q < n; q++, r.nnz++) {
+                            r.indices[r.nnz] = (int64_t)(rnd() % 200);
+                            r.data[r.nnz] = rval(t);
+                            r.ref[i * 200 + r.indices[r.nnz]] += r.data[r.nnz];
+                        }
+                        r.indptr[i + 1] = r.nnz;
+                    }
+                }
                 if (regular) { /* five entries a row */
                     memset(r.ref, 0, 300 * 200 * sizeof(cplx));
                     r.nnz = 0;
@@ -717,8 +733,8 @@ START_TEST(spmv_rows)
                 for (int64_t i = 0; i < 300; i++)
                     if (got[i] != ref[i])
                         ck_assert_msg(false, "%s/%s %s rows: y[%lld] is %g, want %g", nd_dtype_name(t),
-                                      nd_dtype_name(it), regular ? "regular" : "varying", (long long)i, creal(got[i]),
-                                      creal(ref[i]));
+                                      nd_dtype_name(it), regular ? "regular" : kind ? "long" : "varying", (long long)i,
+                                      creal(got[i]), creal(ref[i]));
                 free(got);
                 free(x);
                 free(ref);
