@@ -6,6 +6,7 @@
  *   inv       10,000 batched 4x4 float32         goal >= 3x
  *   solve     10,000 batched 4x4 float32, b 10,000x4x1: informative (the
  *             GPU's batched LU; key solve/float32/10000x4x4/batched)
+ *   inv       1024x1024 float64: informative (one large LU and its solve)
  *   det 512, cholesky 1024, qr 1024 (reduced), norm ('fro') of 4096x4096
  *   float32, multi_dot of 4 float64 matrices (A 512x64, B 64x512, C[:, :32]
  *   512x32, B[:32, :] 32x512: three inputs, as bench_record holds at most
@@ -28,10 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { L_SOLVE, L_SVD, L_EIGH, L_INV, L_DET, L_CHOL, L_QR, L_NORM, L_MDOT, L_SOLVEB, NOPS };
-/* L_SOLVEB: the batched solve, "solve" on both sides */
-static const char *const op_names[NOPS] = {"solve", "svd", "eigh", "inv", "det", "cholesky", "qr", "norm", "multi_dot",
-                                           "solve"};
+enum { L_SOLVE, L_SVD, L_EIGH, L_INV, L_DET, L_CHOL, L_QR, L_NORM, L_MDOT, L_SOLVEB, L_INVM, NOPS };
+/* L_SOLVEB: the batched solve, "solve" on both sides; L_INVM: inv of one
+ * large matrix, "inv" on both sides */
+static const char *const op_names[NOPS] = {"solve", "svd", "eigh", "inv",       "det",   "cholesky",
+                                           "qr",    "norm", "multi_dot", "solve", "inv"};
 /* the transform applied to input 0 (bench_worker.py: "prep") */
 enum { P_NONE, P_DIAG, P_DET, P_SYM, P_SPD };
 static const char *const prep_names[] = {"none", "diag", "det", "sym", "spd"};
@@ -56,7 +58,7 @@ static int la_run(void *p)
     case L_SOLVE: case L_SOLVEB: return nd_linalg_solve(&c->o1, c->in[0], c->in[1]);
     case L_SVD: return nd_linalg_svd(&c->o1, &c->o2, &c->o3, c->in[0], false);
     case L_EIGH: return nd_linalg_eigh(&c->o1, &c->o2, c->in[0], 'L');
-    case L_INV: return nd_linalg_inv(&c->o1, c->in[0]);
+    case L_INV: case L_INVM: return nd_linalg_inv(&c->o1, c->in[0]);
     case L_DET: return nd_linalg_det(&c->o1, c->in[0]);
     case L_CHOL: return nd_linalg_cholesky(&c->o1, c->in[0], false);
     case L_QR: return nd_linalg_qr(&c->o2, &c->o1, c->in[0], ND_QR_REDUCED);
@@ -68,7 +70,7 @@ static int la_run(void *p)
 static int prep_of(int op)
 {
     switch (op) {
-    case L_SOLVE: case L_SOLVEB: case L_INV: return P_DIAG;
+    case L_SOLVE: case L_SOLVEB: case L_INV: case L_INVM: return P_DIAG;
     case L_DET: return P_DET;
     case L_EIGH: return P_SYM;
     case L_CHOL: return P_SPD;
@@ -250,6 +252,16 @@ static void run_case(const bench_case *c)
                             break;
                         }
                     }
+        } else if (op == L_INVM) { /* sampled entries of A A^-1 = I */
+            for (int64_t i = 0; i < n && r.status == BS_OK; i += 97)
+                for (int64_t j = 0; j < n; j += 89) {
+                    long double acc = 0;
+                    for (int64_t k = 0; k < n; k++) acc += (long double)h[0][i * n + k] * got[k * n + j];
+                    if (fabsl(acc - (i == j)) > 1e-12) {
+                        wrong(&r, "A inv(A) entry %.17g, want %.17g", (double)acc, (double)(i == j));
+                        break;
+                    }
+                }
         } else if (op == L_DET) { /* LU with partial pivoting in long double */
             long double *m = malloc(sizeof(long double) * (size_t)(n * n)), det = 1;
             for (int64_t i = 0; i < n * n; i++) m[i] = h[0][i];
@@ -330,8 +342,8 @@ int main(int argc, char **argv)
 {
     bench_init(argc, argv, "bench_linalg",
                "numpy.linalg: solve 2048 (b 2048x16), svd 1024 (full_matrices=False), eigh 1024 (float64), batched\n"
-               "inv and solve of 10,000 4x4 float32, det 512, cholesky 1024, qr 1024, norm of 4096x4096 float32, multi_dot of\n"
-               "4 matrices; inputs made well-conditioned the same way as the NumPy side.");
+               "inv and solve of 10,000 4x4 float32, inv 1024, det 512, cholesky 1024, qr 1024, norm of 4096x4096 float32,\n"
+               "multi_dot of 4 matrices; inputs made well-conditioned the same way as the NumPy side.");
     for (int d = 0; d < bench_num_devices(); d++)
         for (int op = 0; op < NOPS; op++) {
             bench_case c = {.op = op, .dtype = ND_FLOAT64, .layout = 0, .dev = bench_device(d)};
@@ -343,6 +355,7 @@ int main(int argc, char **argv)
                 c.p[0] = 4, c.p[1] = 10000, c.dtype = ND_FLOAT32, shape = "10000x4x4", layout = "batched";
                 break;
             case L_DET: c.p[0] = 512, shape = "512x512"; break;
+            case L_INVM: c.p[0] = 1024, shape = "1024x1024"; break;
             case L_NORM: c.p[0] = 4096, c.dtype = ND_FLOAT32, shape = "4096x4096", layout = "fro"; break;
             default: shape = "512x64x512x32x512"; break;
             }
