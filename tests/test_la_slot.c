@@ -366,20 +366,31 @@ START_TEST(la_gesv)
 }
 END_TEST
 
+/* b random n x n matrices of e's dtype with matrix 1's column zc zeroed,
+ * factored by the slot: their values in *a0 (malloc'd), the factors in
+ * *a, the pivots in *ip, info[0, b) */
+static void getrf_zero_col(const env *e, int64_t n, int64_t b, int64_t zc, cd **a0, nd_array **a, nd_array **ip,
+                           int32_t *info)
+{
+    *a0 = malloc(sizeof(cd) * (size_t)(b * n * n));
+    fill(e, *a0, b * n * n);
+    for (int64_t r = 0; r < n; r++) AT(*a0 + n * n, r, zc, n) = 0;
+    *a = up(e, e->t, *a0, b, n, n), *ip = up_i32(e, b, n);
+    nd_la_call c = mk_call(ND_LA_GETRF, b, n, n, info);
+    c.a = *a, c.ipiv = *ip;
+    run_la(e, &c);
+}
+
 START_TEST(la_getrf_singular)
 {
     env e = env_of(_i);
     const int64_t ns[] = {1, 4, 17, 40};
     for (int q = 0; q < 4; q++) {
         int64_t n = ns[q], b = 3, zc = n / 2;
-        cd *a0 = malloc(sizeof(cd) * (size_t)(b * n * n));
-        fill(&e, a0, b * n * n);
-        for (int64_t r = 0; r < n; r++) AT(a0 + n * n, r, zc, n) = 0;
-        nd_array *a = up(&e, e.t, a0, b, n, n), *ip = up_i32(&e, b, n);
+        cd *a0;
+        nd_array *a, *ip;
         int32_t info[3];
-        nd_la_call c = mk_call(ND_LA_GETRF, b, n, n, info);
-        c.a = a, c.ipiv = ip;
-        run_la(&e, &c);
+        getrf_zero_col(&e, n, b, zc, &a0, &a, &ip, info);
         ck_assert_msg(info[0] == 0 && info[2] == 0 && info[1] == zc + 1, "%s getrf n=%lld: info %d %d %d, want 0 %lld 0",
                       e.name, (long long)n, info[0], info[1], info[2], (long long)(zc + 1));
         /* the factorisation is complete all the same */
@@ -406,14 +417,10 @@ START_TEST(la_getrf_blocked)
     const int64_t ns[] = {256, 301};
     for (int q = 0; q < 2; q++) {
         const int64_t n = ns[q], b = 2, zc = 200; /* matrix 1: column 200 zero, in the second panel */
-        cd *a0 = malloc(sizeof(cd) * (size_t)(b * n * n));
-        fill(&e, a0, b * n * n);
-        for (int64_t r = 0; r < n; r++) AT(a0 + n * n, r, zc, n) = 0;
-        nd_array *a = up(&e, e.t, a0, b, n, n), *ip = up_i32(&e, b, n);
+        cd *a0;
+        nd_array *a, *ip;
         int32_t info[2];
-        nd_la_call c = mk_call(ND_LA_GETRF, b, n, n, info);
-        c.a = a, c.ipiv = ip;
-        run_la(&e, &c);
+        getrf_zero_col(&e, n, b, zc, &a0, &a, &ip, info);
         ck_assert_msg(info[0] == 0 && info[1] == zc + 1, "%s getrf n=%lld: info %d %d, want 0 %lld", e.name,
                       (long long)n, info[0], info[1], (long long)(zc + 1));
         cd *lu = down(a);
