@@ -19,9 +19,9 @@ ND_INTERNAL void nd__blas_threads_sync(void);
  * from the library's own threads (nested pairs counted; src/cpu/threads.c). */
 ND_INTERNAL void nd__blas_single_begin(void);
 ND_INTERNAL void nd__blas_single_end(void);
-/* While a long BLAS/LAPACK routine runs: the pool's idle workers keep
- * polling (yielding) between its parallel sections instead of sleeping;
- * calls nest and may come from several threads. */
+/* While a long LAPACK routine whose BLAS calls run on the pool runs: the
+ * pool's idle workers keep polling between its parallel sections instead
+ * of sleeping; calls nest and may come from several threads. */
 ND_INTERNAL void nd__pool_linger_begin(void);
 ND_INTERNAL void nd__pool_linger_end(void);
 /* src/cpu/cast.c */

@@ -5,9 +5,10 @@
  * Decisions:
  *  - One routine per op, as NumPy: getrf (with scipy-openblas32 inside
  *    our blocked driver, la_lu below), gesv (as getrf + getrs), potrf
- *    ('L'), geqrf, orgqr/ungqr, gesdd (NumPy's svd; when it reports info > 0 the
- *    matrix is restored from a copy and ?gesvd_ tried, which converges in
- *    cases gesdd's divide and conquer does not), syevd/heevd, geev.
+ *    ('L'), geqrf, orgqr/ungqr, gesdd (NumPy's svd; when it reports
+ *    info > 0 the matrix is restored from a copy and ?gesvd_ tried, which
+ *    converges in cases gesdd's divide and conquer does not),
+ *    syevd/heevd, geev.
  *  - Workspaces: one LAPACK query (lwork = -1) per call (all matrices of
  *    a batch have the same shape), then one block per worker chunk from
  *    the library's allocator door (nd__aligned_alloc), freed on every
@@ -534,11 +535,19 @@ nd_status nd__cpu_la(nd_la_call *c)
     if (c->op >= ND_LA_GESVD) j.flops *= 10;
     if (j.cpx) j.flops *= 4;
     const bool small = j.flops < LA_PAR_FLOPS;
+    /* the pool's workers stay awake through the routine where its BLAS
+     * calls run on the pool (the scipy-openblas32 callback,
+     * src/cpu/threads.c); elsewhere the BLAS's own threads need the cores */
+#if defined(ND_BLAS_SCIPY_OPENBLAS)
+    const bool linger = !small;
+#else
+    const bool linger = false;
+#endif
     if (small) nd__blas_single_begin();
-    else nd__pool_linger_begin(); /* its BLAS calls run on the pool: src/cpu/threads.c */
-    la_chunk(&j, 0, c->batch);    /* on this thread: see the header */
+    if (linger) nd__pool_linger_begin();
+    la_chunk(&j, 0, c->batch); /* on this thread: see the header */
+    if (linger) nd__pool_linger_end();
     if (small) nd__blas_single_end();
-    else nd__pool_linger_end();
     int err = atomic_load(&j.err);
     if (err == ND_ERR_NOMEM)
         return nd__err(ND_ERR_NOMEM, "la", "out of memory allocating a %zu-byte LAPACK workspace", j.scratch);

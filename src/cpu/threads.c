@@ -187,7 +187,7 @@ static struct {
     atomic_int caller_waiting;
     _Alignas(64) _Atomic uint32_t wake;  /* bumped per job (futex of the workers) */
     atomic_int sleepers;
-    atomic_int linger;                   /* > 0: idle workers poll (yielding) instead of sleeping */
+    atomic_int linger;                   /* > 0: idle workers poll instead of sleeping */
     atomic_int maxw;                     /* workers that may join the job */
     atomic_int stop;
     _Alignas(64) atomic_int busy;        /* one job at a time */
