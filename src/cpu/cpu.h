@@ -19,6 +19,14 @@ ND_INTERNAL void nd__blas_threads_sync(void);
  * from the library's own threads (nested pairs counted; src/cpu/threads.c). */
 ND_INTERNAL void nd__blas_single_begin(void);
 ND_INTERNAL void nd__blas_single_end(void);
+/* 1 where OpenBLAS runs its parallel sections on the pool: scipy-openblas32,
+ * through its threading callback (src/cpu/threads.c). The distribution's
+ * OpenBLAS and BLIS keep threads of their own. */
+#if defined(ND_BLAS_SCIPY_OPENBLAS)
+#define ND_BLAS_ON_POOL 1
+#else
+#define ND_BLAS_ON_POOL 0
+#endif
 /* While a long LAPACK routine whose BLAS calls run on the pool runs: the
  * pool's idle workers keep polling between its parallel sections instead
  * of sleeping; calls nest and may come from several threads. */

@@ -248,7 +248,7 @@ static void la_zero_upper(char *a, int64_t n, size_t isz)
  * tenth of a second, after each LU, on the cores our pool needs: on the
  * 2-core AMD EPYC a multiply of 2^20 float32 right after det of 512 x 512
  * took 166 us instead of 68, and the two sets of threads slowed the LU
- * itself. So where the callback is installed (scipy-openblas32) the LU is
+ * itself. So where the callback is installed (ND_BLAS_ON_POOL) the LU is
  * ours: LAPACK's right-looking blocked algorithm (what the reference
  * dgetrf does), panels of LA_LU_NB columns factored by OpenBLAS's getrf
  * on one thread (its recursive kernel), then the panel's row interchanges
@@ -299,13 +299,10 @@ static void la_lu(const la_job *j, void *a, li *ipiv, li *info)
     const nd_dtype t = j->t;
     li n = j->n;
     *info = 0;
-#if defined(ND_BLAS_SCIPY_OPENBLAS)
-    const li nb = n < LA_LU_BLOCKED_N ? n : LA_LU_NB;
-    const bool single = true; /* every getrf on one thread */
-#else
-    const li nb = n; /* no callback: OpenBLAS's threads (or BLIS's) serve every call alike */
-    const bool single = false;
-#endif
+    /* without the callback the BLAS's own threads serve every call alike:
+     * its getrf whole, as it comes */
+    const li nb = !ND_BLAS_ON_POOL || n < LA_LU_BLOCKED_N ? n : LA_LU_NB;
+    const bool single = ND_BLAS_ON_POOL; /* every getrf on one thread */
     char *A = a;
     for (li k = 0; k < n; k += nb) {
         li jb = n - k < nb ? n - k : nb, mk = n - k, kinfo = 0, k1 = k + 1, k2 = k + jb, inc = 1;
@@ -536,13 +533,8 @@ nd_status nd__cpu_la(nd_la_call *c)
     if (j.cpx) j.flops *= 4;
     const bool small = j.flops < LA_PAR_FLOPS;
     /* the pool's workers stay awake through the routine where its BLAS
-     * calls run on the pool (the scipy-openblas32 callback,
-     * src/cpu/threads.c); elsewhere the BLAS's own threads need the cores */
-#if defined(ND_BLAS_SCIPY_OPENBLAS)
-    const bool linger = !small;
-#else
-    const bool linger = false;
-#endif
+     * calls run on the pool; elsewhere the BLAS's own threads need the cores */
+    const bool linger = ND_BLAS_ON_POOL && !small;
     if (small) nd__blas_single_begin();
     if (linger) nd__pool_linger_begin();
     la_chunk(&j, 0, c->batch); /* on this thread: see the header */

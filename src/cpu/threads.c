@@ -528,7 +528,7 @@ void nd__iter_run(const nd_iter *it, nd_loop_fn loop, const void *ctx, int64_t c
  * indexes after those of OpenBLAS's own threads (whose count is the most
  * threads OpenBLAS was ever set to use, less the caller); the index
  * selects the member's buffers, nothing else. */
-#if defined(ND_BLAS_SCIPY_OPENBLAS)
+#if ND_BLAS_ON_POOL
 typedef void (*nd_ob_dojob)(int member, void *jobdata, int dojob_data);
 typedef struct {
     nd_ob_dojob dojob;
