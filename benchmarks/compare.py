@@ -331,7 +331,36 @@ def machine_kind(envs, nproc):
     # AVX-512 (Zen 2 and Zen 5 VMs): records of a lower path say so in
     # their name, so they never overwrite or pass for the AVX-512 ones
     first = (path or "").split()[0] if path else ""
-    return kind + ("-" + first if first and first != "avx512" else "")
+    return kind + amd_generation(cpu) + ("-" + first if first and first != "avx512" else "")
+
+
+def amd_generation(cpu_name):
+    """"-zen4", "-zen5", ... for an AMD CPU whose name does not say it.
+
+    A VM's CPU name is often just "AMD EPYC" for Zen 2, Zen 4 and Zen 5
+    alike, which differ in vector width, caches and the BLAS kernels that
+    run, so without this their records would share a name and the newest
+    would overwrite the other. The generation comes from the family and
+    model numbers in /proc/cpuinfo (AMD's published ranges)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = f.read(8192)
+        vendor = re.search(r"^vendor_id\s*:\s*(\S+)", info, re.M).group(1)
+        fam = int(re.search(r"^cpu family\s*:\s*(\d+)", info, re.M).group(1))
+        model = int(re.search(r"^model\s*:\s*(\d+)", info, re.M).group(1))
+    except (OSError, AttributeError, ValueError):
+        return ""
+    if vendor != "AuthenticAMD" or re.search(r"zen", cpu_name, re.I):
+        return ""
+    if fam == 23:
+        gen = "zen2" if model >= 0x30 else "zen1"
+    elif fam == 25:
+        gen = "zen4" if (model >> 4) in (0x1, 0x6, 0x7, 0xA) else "zen3"
+    elif fam == 26:
+        gen = "zen5"
+    else:
+        return ""
+    return "-" + gen
 
 
 class State:

@@ -22,6 +22,18 @@ want_warn=0
 if grep -q 'generic kernels' <<<"$blas" && grep -Eq '(^|has )avx(2|512)' <<<"$path"; then want_warn=1; fi
 got_warn=0; grep -q '^warning: the BLAS runs generic kernels' <<<"$out" && got_warn=1
 [ $want_warn = $got_warn ] || { echo "$out"; fail "BLAS warning line: expected $want_warn, got $got_warn"; }
+# OPENBLAS_CORETYPE forcing an AVX2 core on an AVX-512 CPU gets its own
+# warning (OpenBLAS only: BLIS ignores the variable)
+if grep -q '^OpenBLAS' <<<"$blas"; then
+  forced=$(OPENBLAS_CORETYPE=Haswell "$bin" 2>&1)
+  fblas=$(sed -n 's/^  BLAS *//p' <<<"$forced")
+  want_warn=0
+  if grep -q 'core Haswell' <<<"$fblas" && grep -Eq '^avx512' <<<"$path"; then want_warn=1; fi
+  got_warn=0; grep -q '^warning: OPENBLAS_CORETYPE=Haswell makes the BLAS run its Haswell kernels' <<<"$forced" && got_warn=1
+  [ $want_warn = $got_warn ] || { echo "$forced"; fail "OPENBLAS_CORETYPE=Haswell warning line: expected $want_warn, got $got_warn"; }
+  auto=$(env -u OPENBLAS_CORETYPE "$bin" 2>&1)
+  ! grep -q '^warning: OPENBLAS_CORETYPE' <<<"$auto" || { echo "$auto"; fail "a core warning without OPENBLAS_CORETYPE"; }
+fi
 low=$(ND_CPU_ISA=baseline "$bin" | sed -n 's/^  CPU path *//p')
 grep -q '^baseline' <<<"$low" || fail "ND_CPU_ISA=baseline does not give the baseline path (got '$low')"
 json=$("$bin" --json 2>&1) || { echo "$json"; fail "ndgpu-info --json exit status"; }

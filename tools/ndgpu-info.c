@@ -202,14 +202,32 @@ static void collect(dev_report *r, nd_device d)
 static void blas_warning(char *dst, size_t cap, const build_fields *f)
 {
     dst[0] = '\0';
-    if (!strstr(f->blas, "generic kernels")) return;
     const char *has = strstr(f->cpu_path, "the CPU has ");
     const char *cpu = has ? has + 12 : f->cpu_path;
     if (strncmp(cpu, "avx512", 6) != 0 && strncmp(cpu, "avx2", 4) != 0) return;
+    if (strstr(f->blas, "generic kernels")) {
+        snprintf(dst, cap,
+                 "the BLAS runs generic kernels on a CPU with %.*s: matmul, linalg and einsum run several times "
+                 "slower; build with BLAS=scipy-openblas (docs/blas.md)",
+                 (int)strcspn(cpu, " )"), cpu);
+        return;
+    }
+    /* OPENBLAS_CORETYPE set to an AVX2 core on an AVX-512 CPU (some
+     * machines set it for every process): OpenBLAS obeys it, and GEMM runs
+     * at about half the speed its automatic choice would give. */
+    const char *forced = getenv("OPENBLAS_CORETYPE");
+    const char *core = strstr(f->blas, "core ");
+    if (!forced || !*forced || !core || strncmp(cpu, "avx512", 6) != 0) return;
+    core += 5;
+    int len = (int)strcspn(core, " ,)");
+    static const char *const avx512_cores[] = {"SkylakeX", "Cooperlake", "CooperLake", "SapphireRapids", "skx", "zen4",
+                                               "zen5"};
+    for (size_t i = 0; i < sizeof avx512_cores / sizeof avx512_cores[0]; i++)
+        if ((int)strlen(avx512_cores[i]) == len && strncmp(core, avx512_cores[i], (size_t)len) == 0) return;
     snprintf(dst, cap,
-             "the BLAS runs generic kernels on a CPU with %.*s: matmul, linalg and einsum run several times "
-             "slower; build with BLAS=scipy-openblas (docs/blas.md)",
-             (int)strcspn(cpu, " )"), cpu);
+             "OPENBLAS_CORETYPE=%s makes the BLAS run its %.*s kernels on a CPU with avx512: matmul, linalg and "
+             "einsum run up to 2x slower; unset it to let OpenBLAS choose (docs/blas.md)",
+             forced, len, core);
 }
 
 static void print_text(const build_fields *f, const dev_report *devs, int ndev, int ngpu)
