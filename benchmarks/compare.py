@@ -1056,6 +1056,10 @@ def main():
             # the fused expressions' second reference (their *_numexpr rows;
             # without it those rows read n/a)
             ensure_module("numexpr", "numexpr", not args.no_install, log)
+        if any(b in benches for b in ("special", "special_gamma", "sparse")):
+            # the twins of scipy.special's ufuncs and of scipy.sparse (without
+            # SciPy those rows have neither a ratio nor a result check)
+            ensure_module("scipy", "scipy", not args.no_install, log)
     if args.no_cupy:
         st.cupy_why = "CuPy not run (--no-cupy)"
 
