@@ -277,15 +277,24 @@ static void sp_rows(sp_ctx *c, sp_rows_fn fn, int64_t rows, const void *ptr, boo
 #undef SORT_IDX
 
 /* ---- SpMV on the AVX-512 path (float32/float64 values, k == 1) ----
- * One row at a time, its entries in vectors of W lanes: the column
- * indices and values loaded under a mask, x gathered under the same mask,
- * products accumulated lane-wise (fused multiply-add), the lanes summed at
- * the row's end. A row of fewer than W entries is one masked step with no
- * branch on its length, so that rows of random lengths (a power-law
- * matrix) do not mispredict and the gathers of many rows are in flight at
- * once. Rows of one length (a stencil) predict well in the scalar loop,
- * which is faster for them than a gather and a lane sum per row: a
- * matrix takes the vector loop when its row lengths vary (sp_irregular). */
+ * One row at a time, its entries in vectors of L lanes (256-bit gathers:
+ * four float64 or eight float32, four float32 with int64 indices): two
+ * accumulators over the full pairs of vectors, one more full vector when
+ * more than L entries remain, then the last 0 to L entries loaded and
+ * gathered under a mask, the lanes summed at the row's end. A row of at
+ * most L entries (most rows of a power-law matrix) is one masked step with
+ * no loop, so that rows of random lengths do not mispredict and the
+ * gathers of many rows are in flight at once. 256-bit gathers, not 512:
+ * on an AMD EPYC Zen 5 (2 threads, a power-law matrix of 1e6 rows and
+ * 7.9e6 entries) this loop took 4.2-5.8 ms where the same loop with 8-wide
+ * 512-bit masked gathers took 6.8-7.7 ms and a scalar loop 6.0-7.8
+ * (interleaved runs; one thread: 10.1 ms against 14.1 and 15.3); most
+ * rows hold 1 to 4 entries, for which the 512-bit loop paid a full-width
+ * gather and a three-step lane sum. Not measured yet on Intel or Zen 4
+ * (the 512-bit loop's figures there: docs/sparse.md). Rows of one length
+ * (a stencil) predict well in the scalar loop, which is faster for them
+ * than a gather and a lane sum per row: a matrix takes the vector loop
+ * when its row lengths vary (sp_irregular). */
 #if ND_ISA_X86
 /* whether row lengths vary: at 64 places spread over the matrix, a row's
  * length differs from the next row's at least once in four (decided once
@@ -306,47 +315,58 @@ static bool sp_irregular(const void *ap, bool i64, int64_t rows)
     }
     return n > 0 && 4 * changes >= n;
 }
-#define SP_SPMV512(NAME, IT_, VT_, W, MASK, LOADIDX, IDXV, GATHER, VEC, ZERO, LOADV, FMA, RED)             \
-    ND_ISA_TARGET_AVX512 static void NAME(sp_ctx *c, int64_t r0, int64_t r1)                             \
-    {                                                                                                     \
-        const IT_ *ap = c->ap, *ai = c->ai;                                                               \
-        const VT_ *ad = c->ad, *x = c->x;                                                                 \
-        VT_ *y = c->y;                                                                                    \
-        int64_t p = ap[r0];                                                                               \
-        for (int64_t r = r0; r < r1; r++) {                                                               \
-            int64_t e = ap[r + 1];                                                                        \
-            VEC acc = ZERO();                                                                             \
-            for (; p + W <= e; p += W) {                                                                  \
-                MASK m = (MASK)-1;                                                                        \
-                IDXV idx = LOADIDX(m, ai + p);                                                            \
-                acc = FMA(LOADV(m, ad + p), GATHER(ZERO(), m, idx, x, sizeof(VT_)), acc);                 \
-            }                                                                                             \
-            MASK m = (MASK)((1u << (e - p)) - 1u);                                                        \
-            IDXV idx = LOADIDX(m, ai + p);                                                                \
-            acc = FMA(LOADV(m, ad + p), GATHER(ZERO(), m, idx, x, sizeof(VT_)), acc);                     \
-            y[r] = RED(acc);                                                                              \
-            p = e;                                                                                        \
-        }                                                                                                 \
+#define SP_SPMV256(NAME, IT_, VT_, L, VEC, IDXV, LOADIDX, MLOADIDX, GATHER, MGATHER, ZERO, LOADV, MLOADV, FMA, ADD, RED) \
+    ND_ISA_TARGET_AVX512 static void NAME(sp_ctx *c, int64_t r0, int64_t r1)                                   \
+    {                                                                                                           \
+        const IT_ *ap = c->ap, *ai = c->ai;                                                                     \
+        const VT_ *ad = c->ad, *x = c->x;                                                                       \
+        VT_ *y = c->y;                                                                                          \
+        int64_t p = ap[r0];                                                                                     \
+        for (int64_t r = r0; r < r1; r++) {                                                                     \
+            int64_t e = ap[r + 1];                                                                              \
+            VEC a0 = ZERO(), a1 = ZERO();                                                                       \
+            for (; p + 2 * (L) <= e; p += 2 * (L)) {                                                            \
+                a0 = FMA(LOADV(ad + p), GATHER(x, (IDXV)LOADIDX((const void *)(ai + p)), sizeof(VT_)), a0);      \
+                a1 = FMA(LOADV(ad + p + (L)), GATHER(x, (IDXV)LOADIDX((const void *)(ai + p + (L))), sizeof(VT_)), \
+                         a1);                                                                                   \
+            }                                                                                                   \
+            if (e - p > (L)) {                                                                                  \
+                a0 = FMA(LOADV(ad + p), GATHER(x, (IDXV)LOADIDX((const void *)(ai + p)), sizeof(VT_)), a0);      \
+                p += (L);                                                                                       \
+            }                                                                                                   \
+            __mmask8 m = (__mmask8)((1u << (e - p)) - 1u);                                                      \
+            a1 = FMA(MLOADV(m, ad + p), MGATHER(ZERO(), m, MLOADIDX(m, ai + p), x, sizeof(VT_)), a1);           \
+            y[r] = RED(ADD(a0, a1));                                                                            \
+            p = e;                                                                                              \
+        }                                                                                                       \
     }
-SP_SPMV512(spmv512_i32_f64, int32_t, double, 8, __mmask8, _mm256_maskz_loadu_epi32, __m256i,
-           _mm512_mask_i32gather_pd, __m512d, _mm512_setzero_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd,
-           _mm512_reduce_add_pd)
-SP_SPMV512(spmv512_i64_f64, int64_t, double, 8, __mmask8, _mm512_maskz_loadu_epi64, __m512i,
-           _mm512_mask_i64gather_pd, __m512d, _mm512_setzero_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd,
-           _mm512_reduce_add_pd)
-SP_SPMV512(spmv512_i32_f32, int32_t, float, 16, __mmask16, _mm512_maskz_loadu_epi32, __m512i,
-           _mm512_mask_i32gather_ps, __m512, _mm512_setzero_ps, _mm512_maskz_loadu_ps, _mm512_fmadd_ps,
-           _mm512_reduce_add_ps)
-ND_ISA_TARGET_AVX512 static inline float sp_red256_ps(__m256 v)
+ND_ISA_TARGET_AVX512 static inline double sp_red256_pd(__m256d v)
 {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+ND_ISA_TARGET_AVX512 static inline float sp_red128_ps(__m128 s)
+{
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
 }
-SP_SPMV512(spmv512_i64_f32, int64_t, float, 8, __mmask8, _mm512_maskz_loadu_epi64, __m512i,
-           _mm512_mask_i64gather_ps, __m256, _mm256_setzero_ps, _mm256_maskz_loadu_ps, _mm256_fmadd_ps,
-           sp_red256_ps)
-#undef SP_SPMV512
+ND_ISA_TARGET_AVX512 static inline float sp_red256_ps(__m256 v)
+{
+    return sp_red128_ps(_mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)));
+}
+SP_SPMV256(spmv512_i32_f64, int32_t, double, 4, __m256d, __m128i, _mm_loadu_si128, _mm_maskz_loadu_epi32,
+           _mm256_i32gather_pd, _mm256_mmask_i32gather_pd, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_maskz_loadu_pd,
+           _mm256_fmadd_pd, _mm256_add_pd, sp_red256_pd)
+SP_SPMV256(spmv512_i64_f64, int64_t, double, 4, __m256d, __m256i, _mm256_loadu_si256, _mm256_maskz_loadu_epi64,
+           _mm256_i64gather_pd, _mm256_mmask_i64gather_pd, _mm256_setzero_pd, _mm256_loadu_pd, _mm256_maskz_loadu_pd,
+           _mm256_fmadd_pd, _mm256_add_pd, sp_red256_pd)
+SP_SPMV256(spmv512_i32_f32, int32_t, float, 8, __m256, __m256i, _mm256_loadu_si256, _mm256_maskz_loadu_epi32,
+           _mm256_i32gather_ps, _mm256_mmask_i32gather_ps, _mm256_setzero_ps, _mm256_loadu_ps, _mm256_maskz_loadu_ps,
+           _mm256_fmadd_ps, _mm256_add_ps, sp_red256_ps)
+SP_SPMV256(spmv512_i64_f32, int64_t, float, 4, __m128, __m256i, _mm256_loadu_si256, _mm256_maskz_loadu_epi64,
+           _mm256_i64gather_ps, _mm256_mmask_i64gather_ps, _mm_setzero_ps, _mm_loadu_ps, _mm_maskz_loadu_ps,
+           _mm_fmadd_ps, _mm_add_ps, sp_red128_ps)
+#undef SP_SPMV256
 #endif
 
 /* ---- SpMV/SpMM of float16/bfloat16 values: products and sums in float32
