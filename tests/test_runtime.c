@@ -124,9 +124,33 @@ START_TEST(cpu_keeps_large_blocks)
     ck_assert_int_eq(points_hit, points_fresh);
     ck_assert_int_eq(nd__alloc_live(), live0);
 
-    /* small arrays are glibc's: never kept */
+    /* blocks from 1 MiB are kept too, rounded to 64 KiB: 1e6 float32
+     * (4000000 bytes) keeps 62 x 64 KiB and gives them to the next array
+     * of that size, with its own values */
+    {
+        const size_t before = cpu_stats().cached, mid = (size_t)62 << 16;
+        nd_array *m = cpu_full(1000000, 4.0f);
+        void *pm = nd_data(m);
+        ck_assert_uint_eq((uintptr_t)pm % 64, 0);
+        nd_release(m);
+        ck_assert_uint_eq(cpu_stats().cached, before + mid);
+        const unsigned long long fresh = cpu_stats().device_allocs;
+        nd_array *m2 = cpu_full(999990, 5.0f); /* 3999960 bytes: the same 64 KiB multiple */
+        ck_assert_ptr_eq(nd_data(m2), pm);
+        ck_assert_uint_eq(cpu_stats().device_allocs, fresh);
+        ck_assert_uint_eq(cpu_stats().cached, before);
+        expect_all(m2, 5.0f);
+        nd_release(m2);
+        ck_assert_uint_eq(cpu_stats().cached, before + mid);
+        ND_OK_OR_FAIL(nd_memory_release_cached(nd_cpu()));
+    }
+
+    /* small arrays are glibc's: never kept (below 1 MiB) */
     const size_t before = cpu_stats().cached;
     nd_array *e = cpu_full(1000, 3.0f);
+    nd_release(e);
+    int64_t under = (int64_t)(1 << 18) - 16; /* 1 MiB - 64 bytes */
+    e = cpu_full(under, 3.0f);
     nd_release(e);
     ck_assert_uint_eq(cpu_stats().cached, before);
 
