@@ -16,6 +16,7 @@
  * devices' results bit for bit (exact data: equal bits). */
 #include <complex.h>
 
+#include "cpu/cpu.h" /* nd__sp_stream_min */
 #include "test_util.h"
 
 typedef double complex cplx;
@@ -746,6 +747,78 @@ START_TEST(spmv_rows)
 }
 END_TEST
 
+/* SpMV writing y by streaming stores, the path of products that move
+ * 32 MiB and more, taken here on small ones (nd__sp_stream_min(0)) and on
+ * one thread, so that one part holds whole 4096-byte blocks of y (5 of
+ * float64, 2 of float32) and a partial last one: regular rows (the scalar
+ * loop) and rows of 0 to 9 entries with a few of 40 (the vector loop),
+ * into a fresh y and into an out view that starts 3 elements into a
+ * poisoned array (rows before y's first 64-byte boundary); then again on
+ * the default threads. */
+START_TEST(spmv_stream)
+{
+    const int64_t rows = 3001, cols = 50;
+    const int threads0 = nd_get_num_threads();
+    nd__sp_stream_min(0);
+    for (int pass = 0; pass < 2; pass++) {
+        ND_OK_OR_FAIL(nd_set_num_threads(pass == 0 ? 1 : threads0));
+        for (int vi = 0; vi < 2; vi++)
+            for (int ii = 0; ii < 2; ii++)
+                for (int regular = 0; regular < 2; regular++)
+                    for (int off = 0; off <= 3; off += 3) {
+                        nd_dtype t = VT[vi], it = IT[ii];
+                        raw r = {.rows = rows, .cols = cols};
+                        r.indptr = calloc((size_t)rows + 1, sizeof(int64_t));
+                        r.indices = calloc((size_t)rows * 40, sizeof(int64_t));
+                        r.data = calloc((size_t)rows * 40, sizeof(cplx));
+                        for (int64_t i = 0; i < rows; i++) {
+                            int n = regular ? 5 : i % 101 == 0 ? 40 : (int)(rnd() % 10);
+                            for (int q = 0; q < n; q++, r.nnz++) {
+                                r.indices[r.nnz] = regular ? (i * 7 + q * 9) % cols : q + (int64_t)(rnd() % 10);
+                                r.data[r.nnz] = rval(t);
+                            }
+                            r.indptr[i + 1] = r.nnz;
+                        }
+                        nd_sparse *a = mk(&r, t, it);
+                        cplx *x = calloc((size_t)cols, sizeof *x), *got;
+                        for (int64_t j = 0; j < cols; j++) x[j] = rval(t);
+                        nd_array *xa = arr_vals(t, cols, x), *y = NULL, *big = NULL;
+                        const int64_t nbig = rows + 8;
+                        if (off) {
+                            ND_OK_OR_FAIL(nd_full(&big, t, 1, &nbig, nd_scalar_float(-99.0), DEV()));
+                            nd_range rg = {off, off + rows, 1};
+                            ND_OK_OR_FAIL(nd_slice(&y, big, 1, &rg));
+                        }
+                        ND_OK_OR_FAIL(nd_sparse_matmul(&y, a, xa));
+                        ck_assert_int_eq(read_arr(y, &got), rows);
+                        for (int64_t i = 0; i < rows; i++) {
+                            cplx want = 0; /* exact: quarters times quarters, at most 40 terms */
+                            for (int64_t p = r.indptr[i]; p < r.indptr[i + 1]; p++) want += r.data[p] * x[r.indices[p]];
+                            if (got[i] != want)
+                                ck_assert_msg(false, "%s/%s %s rows, %d threads, y at +%d: y[%lld] is %g, want %g",
+                                              nd_dtype_name(t), nd_dtype_name(it), regular ? "regular" : "varying",
+                                              nd_get_num_threads(), off, (long long)i, creal(got[i]), creal(want));
+                        }
+                        free(got);
+                        if (off) { /* nothing written outside the view */
+                            ck_assert_int_eq(read_arr(big, &got), nbig);
+                            for (int64_t i = 0; i < nbig; i++)
+                                if (i < off || i >= off + rows) ck_assert_msg(got[i] == -99.0, "big[%lld] written", (long long)i);
+                            free(got);
+                        }
+                        free(x);
+                        nd_release(xa);
+                        nd_release(y);
+                        nd_release(big);
+                        nd_sparse_release(a);
+                        raw_free(&r);
+                    }
+    }
+    nd__sp_stream_min(-1);
+    ND_OK_OR_FAIL(nd_set_num_threads(threads0));
+}
+END_TEST
+
 START_TEST(elementwise)
 {
     for (int vi = 0; vi < 4; vi++)
@@ -1355,6 +1428,7 @@ Suite *suite_sparse(void)
     tcase_add_test(tc, triplets_and_canonical);
     tcase_add_test(tc, products);
     tcase_add_test(tc, spmv_rows);
+    tcase_add_test(tc, spmv_stream);
     tcase_add_test(tc, triplets_long_rows);
     tcase_add_test(tc, half_values);
     tcase_add_test(tc, elementwise);

@@ -30,6 +30,9 @@ ND_INTERNAL void nd__blas_single_end(void);
 /* While a long LAPACK routine whose BLAS calls run on the pool runs: the
  * pool's idle workers keep polling between its parallel sections instead
  * of sleeping; calls nest and may come from several threads. */
+/* The size from which an SpMV writes y by streaming stores (src/cpu/sparse.c);
+ * a negative value restores the default. For the tests. */
+ND_INTERNAL void nd__sp_stream_min(int64_t bytes);
 ND_INTERNAL void nd__pool_linger_begin(void);
 ND_INTERNAL void nd__pool_linger_end(void);
 /* src/cpu/cast.c */

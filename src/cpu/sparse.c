@@ -32,6 +32,9 @@ typedef struct sp_ctx {
     void *tp, *ti, *td; /* scratch CSR */
     int64_t *hist, nch, nkeys; /* FROM_COO: per-chunk key histograms, chunks, keys */
     void *tk;                   /* FROM_COO: where the keys go (NULL: nowhere) */
+    void (*inner)(struct sp_ctx *, int64_t, int64_t); /* SpMV streaming y: the row loop */
+    bool i64;                   /* SpMV streaming y: the index type */
+    int64_t vsz;                /* SpMV streaming y: the value size (4, 8) */
     atomic_int nomem;
 } sp_ctx;
 
@@ -410,6 +413,69 @@ static sp_rows_fn sp_spmv_fast(bool i64, nd_dtype vt, int64_t k, const void *ap,
     return NULL;
 }
 
+/* ---- SpMV writing y with streaming stores ----
+ * A product that moves at least SP_STREAM_BYTES of matrix and vectors
+ * evicts y from the caches before anything reads it again, and a plain
+ * store of y reads every line of it first (read for ownership): y is
+ * written with streaming stores instead, one more tenth of the traffic
+ * saved. The row loop (scalar or vector) computes a block of
+ * SP_STREAM_BLOCK bytes of y into an L1 buffer (its row pointers shifted to
+ * the block's first row), which then goes out by 32-byte streaming stores;
+ * the rows before the first 64-byte boundary of y and the last partial
+ * block are written as usual. 5-point Laplacian of 1e6 rows on an AMD EPYC
+ * Zen 5, two threads: 1.75-1.80 ms against 2.10-2.16 (a stand-alone copy of
+ * the scalar loop, interleaved). nd__sp_stream_min lets the tests take this
+ * path on small matrices. */
+#define SP_STREAM_BYTES ((int64_t)32 << 20)
+#define SP_STREAM_BLOCK 4096
+static int64_t g_sp_stream_min = SP_STREAM_BYTES;
+void nd__sp_stream_min(int64_t bytes) { g_sp_stream_min = bytes < 0 ? SP_STREAM_BYTES : bytes; }
+#if ND_ISA_X86
+ND_ISA_TARGET_AVX2 static void sp_spmv_stream(sp_ctx *c, int64_t r0, int64_t r1)
+{
+    const size_t vsz = (size_t)c->vsz;
+    const int64_t block = SP_STREAM_BLOCK / (int64_t)vsz;
+    char *y = c->y;
+    int64_t r = r0;
+    const size_t mis = (uintptr_t)(y + (size_t)r0 * vsz) % 64;
+    if (mis % vsz == 0) r += (int64_t)(((64 - mis) % 64) / vsz);
+    if (r + block > r1) {
+        c->inner(c, r0, r1);
+        return;
+    }
+    if (r > r0) c->inner(c, r0, r);
+    _Alignas(64) unsigned char buf[SP_STREAM_BLOCK];
+    sp_ctx t = {.k = 1, .ai = c->ai, .ad = c->ad, .x = c->x, .y = buf};
+    for (; r + block <= r1; r += block) {
+        t.ap = c->i64 ? (const void *)((const int64_t *)c->ap + r) : (const void *)((const int32_t *)c->ap + r);
+        c->inner(&t, 0, block);
+        char *d = y + (size_t)r * vsz;
+        for (int k = 0; k < SP_STREAM_BLOCK; k += 32)
+            _mm256_stream_ps((float *)(void *)(d + k), _mm256_load_ps((const float *)(const void *)(buf + k)));
+    }
+    _mm_sfence(); /* the streamed lines are visible before the pool reports the part done */
+    if (r < r1) c->inner(c, r, r1);
+}
+#endif
+/* Whether an SpMV (k == 1) of these sizes writes y by streaming stores,
+ * and if so c set up for it (the row loop moves to c->inner). */
+static bool sp_spmv_streams(sp_ctx *c, sp_rows_fn *fn, nd_dtype vt, bool i64, int64_t rows, int64_t nnz)
+{
+#if ND_ISA_X86
+    const int64_t vsz = vt == ND_FLOAT64 ? 8 : vt == ND_FLOAT32 ? 4 : 0;
+    if (c->k != 1 || !vsz || nd__cpu_isa() < ND_ISA_AVX2 || (uintptr_t)c->y % (uintptr_t)vsz) return false;
+    if (nnz * (vsz + (i64 ? 8 : 4)) + rows * 2 * vsz < g_sp_stream_min) return false;
+    c->inner = *fn;
+    c->i64 = i64;
+    c->vsz = vsz;
+    *fn = sp_spmv_stream;
+    return true;
+#else
+    (void)c, (void)fn, (void)vt, (void)i64, (void)rows, (void)nnz;
+    return false;
+#endif
+}
+
 typedef struct sp_fns {
     sp_rows_fn spmm, todense, fd_count, fd_fill, canon, compact, gm_count, gm_fill, binop, muldense, rowsums, diag,
         ga_count, ga_fill;
@@ -695,8 +761,9 @@ nd_status nd__cpu_sparse(nd_sp_call *call)
     if (call->y) c.y = nd__ptr(call->y);
     switch (call->op) {
     case ND_SP_SPMM: {
-        sp_rows_fn fast = sp_spmv_fast(i64, vt, call->k, c.ap, a->rows);
-        sp_rows(&c, fast ? fast : f->spmm, a->rows, c.ap, i64, call->k);
+        sp_rows_fn fast = sp_spmv_fast(i64, vt, call->k, c.ap, a->rows), fn = fast ? fast : f->spmm;
+        sp_spmv_streams(&c, &fn, vt, i64, a->rows, c.nnz);
+        sp_rows(&c, fn, a->rows, c.ap, i64, call->k);
         return ND_OK;
     }
     case ND_SP_TO_DENSE:
