@@ -876,7 +876,9 @@ def output_path(args, kind, date):
     if os.path.isdir(args.out) or args.out.endswith(os.sep):
         os.makedirs(args.out, exist_ok=True)
         return os.path.join(args.out, name)
-    return args.out
+    # the record is JSON: a name without the extension gets it, so that its
+    # .log, .md and .png lie beside "<name>.json", not beside "<name>"
+    return args.out if args.out.endswith(".json") else args.out + ".json"
 
 
 def write_record(st, args, threads, logpath, complete):
