@@ -21,7 +21,9 @@ extern "C" {
  * from 4 MiB on 2 MiB aligned, with transparent huge pages) and keeps the
  * same accounting; it keeps freed blocks of 4 MiB and more for the next
  * array of the same size (rounded to 2 MiB), because a fresh block of that
- * size costs the kernel's zeroing of every page: at most 16 blocks and
+ * size costs the kernel's zeroing of every page, and blocks of 1 to 4 MiB
+ * (rounded to 64 KiB), whose return to glibc costs a merge of its small
+ * free chunks: at most 16 blocks and
  * 1/16 of the physical memory (at most 4 GiB), the oldest given up first,
  * within the limit, returned by nd_memory_release_cached (cached counts
  * them). Environment ND_POOL selects the allocator when a device is first
