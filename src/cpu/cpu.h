@@ -30,6 +30,13 @@ ND_INTERNAL void nd__blas_single_end(void);
 /* While a long LAPACK routine whose BLAS calls run on the pool runs: the
  * pool's idle workers keep polling between its parallel sections instead
  * of sleeping; calls nest and may come from several threads. */
+#if ND_ISA_X86
+/* d[0, n) = s[0, n) with streaming stores (no read for ownership of d's
+ * lines): n a multiple of 32, d 32-byte aligned, s 64-byte aligned. The
+ * caller issues _mm_sfence() before another thread reads d. Used by the
+ * elementwise flat path, fused expressions and SpMV (src/cpu/elementwise.c). */
+ND_INTERNAL void nd_cpu_stream_row(char *d, const char *s, int64_t n);
+#endif
 /* The size from which an SpMV writes y by streaming stores (src/cpu/sparse.c);
  * a negative value restores the default. For the tests. */
 ND_INTERNAL void nd__sp_stream_min(int64_t bytes);

@@ -334,9 +334,8 @@ __attribute__((target("avx"))) static void nd_cpu_tile_transpose(char *dst, cons
             memcpy(dst + (ii * ND_CPU_TILE_J + jj) * (int64_t)isz, src + jj * si + ii * (int64_t)isz, isz);
 }
 
-/* d[0, n) = s[0, n) with streaming stores: n a multiple of 32, d 32-byte
- * aligned, s 64-byte aligned. */
-__attribute__((target("avx"))) static void nd_cpu_stream_row(char *d, const char *s, int64_t n)
+/* (cpu.h) */
+__attribute__((target("avx"))) void nd_cpu_stream_row(char *d, const char *s, int64_t n)
 {
     for (int64_t k = 0; k < n; k += 32)
         _mm256_stream_ps((float *)(void *)(d + k), _mm256_load_ps((const float *)(const void *)(s + k)));

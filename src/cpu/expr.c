@@ -59,16 +59,6 @@ typedef struct {
  * unfused ops' flat path does. */
 #define EXPR_STREAM_BYTES ((int64_t)16 << 20)
 
-#if ND_ISA_X86
-/* d[0, n) = s[0, n) with streaming stores: n a multiple of 32, d 32-byte
- * aligned, s 64-byte aligned. */
-ND_ISA_TARGET_AVX2 static void expr_stream_row(char *d, const char *s, int64_t n)
-{
-    for (int64_t k = 0; k < n; k += 32)
-        _mm256_stream_ps((float *)(void *)(d + k), _mm256_load_ps((const float *)(const void *)(s + k)));
-}
-#endif
-
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 /* The iteration of nd__iter_init (src/core/iter.c) over nops operands of
@@ -178,7 +168,7 @@ static void expr_block(const expr_job *j, char *const *base, const int64_t *iste
 #if ND_ISA_X86
         if (last_stream) {
             const int64_t nb = n * steps[0];
-            if (((uintptr_t)out & 31) == 0 && nb % 32 == 0) expr_stream_row(out, args[0], nb);
+            if (((uintptr_t)out & 31) == 0 && nb % 32 == 0) nd_cpu_stream_row(out, args[0], nb);
             else memcpy(out, args[0], (size_t)nb);
         }
 #else

@@ -449,9 +449,7 @@ ND_ISA_TARGET_AVX2 static void sp_spmv_stream(sp_ctx *c, int64_t r0, int64_t r1)
     for (; r + block <= r1; r += block) {
         t.ap = c->i64 ? (const void *)((const int64_t *)c->ap + r) : (const void *)((const int32_t *)c->ap + r);
         c->inner(&t, 0, block);
-        char *d = y + (size_t)r * vsz;
-        for (int k = 0; k < SP_STREAM_BLOCK; k += 32)
-            _mm256_stream_ps((float *)(void *)(d + k), _mm256_load_ps((const float *)(const void *)(buf + k)));
+        nd_cpu_stream_row(y + (size_t)r * vsz, (const char *)buf, SP_STREAM_BLOCK);
     }
     _mm_sfence(); /* the streamed lines are visible before the pool reports the part done */
     if (r < r1) c->inner(c, r, r1);
